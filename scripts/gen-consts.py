@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""gen-consts.py - derives every curve constant zk/ uses and writes zk/curve_consts.h.
+
+Inputs are the defining parameters of each curve (moduli, curve coefficients, generators,
+the BN/BLS parameter x, the quadratic non-residue used by ffjavascript for roots of unity).
+Everything else is computed here with Python integers and checked with assertions (generators
+on their curves and of order r, roots of unity of exact order), so the C side holds only
+constants whose derivation is written down next to them.
+
+Run: python3 scripts/gen-consts.py > zk/curve_consts.h
+"""
+
+def limbs(v, n):
+    return [(v >> (64 * i)) & (2**64 - 1) for i in range(n)]
+
+def carr(name, v, n):
+    return "static const uint64_t %s[%d] = {%s};" % (
+        name, n, ", ".join("0x%016xull" % x for x in limbs(v, n)))
+
+class F2:
+    """Fp2 = Fp[u]/(u^2 + 1), for checking the G2 constants."""
+    def __init__(s, p, a, b): s.p, s.a, s.b = p, a % p, b % p
+    def __add__(s, o): return F2(s.p, s.a + o.a, s.b + o.b)
+    def __sub__(s, o): return F2(s.p, s.a - o.a, s.b - o.b)
+    def __mul__(s, o): return F2(s.p, s.a * o.a - s.b * o.b, s.a * o.b + s.b * o.a)
+    def __eq__(s, o): return s.a == o.a and s.b == o.b
+    def inv(s):
+        d = pow(s.a * s.a + s.b * s.b, s.p - 2, s.p)
+        return F2(s.p, s.a * d, -s.b * d)
+    def iszero(s): return s.a == 0 and s.b == 0
+
+def ec_add(P, Q, zero):
+    """Affine addition on y^2 = x^3 + b (None is infinity); generic over field classes."""
+    if P is None: return Q
+    if Q is None: return P
+    x1, y1 = P; x2, y2 = Q
+    if x1 == x2:
+        if (y1 + y2).iszero(): return None
+        lam = (x1 * x1 * F(3, x1)) * (y1 + y1).inv()
+    else:
+        lam = (y2 - y1) * (x2 - x1).inv()
+    x3 = lam * lam - x1 - x2
+    return (x3, lam * (x1 - x3) - y1)
+
+def F(v, like):
+    return F2(like.p, v, 0) if isinstance(like, F2) else F1(like.p, v)
+
+class F1:
+    def __init__(s, p, a): s.p, s.a = p, a % p
+    def __add__(s, o): return F1(s.p, s.a + o.a)
+    def __sub__(s, o): return F1(s.p, s.a - o.a)
+    def __mul__(s, o): return F1(s.p, s.a * o.a)
+    def __eq__(s, o): return s.a == o.a
+    def inv(s): return F1(s.p, pow(s.a, s.p - 2, s.p))
+    def iszero(s): return s.a == 0
+
+def ec_mul(P, k):
+    R = None
+    while k:
+        if k & 1: R = ec_add(R, P, None)
+        P = ec_add(P, P, None); k >>= 1
+    return R
+
+def on_curve(P, b):
+    x, y = P
+    return y * y == x * x * x + b
+
+CURVES = [
+    dict(name="bn254", snark="bn128", q=21888242871839275222246405745257275088696311157297823662689037894645226208583,
+         r=21888242871839275222246405745257275088548364400416034343698204186575808495617,
+         nq=4, b=3, xi=(9, 1), twist="D", x=4965661367192848881, x_neg=False,
+         g1=(1, 2),
+         g2=((10857046999023057135944570762232829481370756359578518086990519993285655852781,
+              11559732032986387107991004021392285783925812861821192530917403151452391805634),
+             (8495653923123431417604973247489272438418190587263600148770280649306958101930,
+              4082367875863433681332203403145435568316851327593401208105741076214120093531))),
+    dict(name="bls12_381", snark="bls12381",
+         q=0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab,
+         r=0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001,
+         nq=6, b=4, xi=(1, 1), twist="M", x=0xd201000000010000, x_neg=True,
+         g1=(0x17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb,
+             0x08b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1),
+         g2=((0x024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8,
+              0x13e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e),
+             (0x0ce5d527727d6e118cc9cdc6da2e351aadfd9baa8cbdd3a76d429a695160d12c923ac9cc3baca289e193548608b82801,
+              0x0606c4a02ea734cc32acd2b02bc28b99cb3e287e85a763af267492ab572e99ab3f370d275cec1da1aaa9075ff05f79be))),
+]
+
+def field_block(pre, p, n, out):
+    R = 2**(64 * n)
+    out.append("/* %s: p = %d (%d-bit, %d limbs). R = 2^%d. */" % (pre, p, p.bit_length(), n, 64 * n))
+    out.append("/* p, little-endian 64-bit limbs */")
+    out.append(carr(pre + "_P", p, n))
+    out.append("/* R mod p: Montgomery form of 1 */")
+    out.append(carr(pre + "_ONE", R % p, n))
+    out.append("/* R^2 mod p: multiplying by it converts to Montgomery form */")
+    out.append(carr(pre + "_R2", R * R % p, n))
+    out.append("/* -p^-1 mod 2^64: the Montgomery reduction factor */")
+    out.append("static const uint64_t %s_INV = 0x%016xull;" % (pre, (-pow(p, -1, 2**64)) % 2**64))
+    out.append("/* p - 2, the exponent of inversion by Fermat's little theorem */")
+    out.append(carr(pre + "_PM2", p - 2, n))
+    return R
+
+def main():
+    out = ["/* curve_consts.h - GENERATED by scripts/gen-consts.py; do not edit by hand.",
+           " * Each constant's derivation is in the comment above it and in the script, which",
+           " * asserts every property it relies on (generators on curve and of order r, roots of",
+           " * unity of exact order). All field elements are in Montgomery form, R = 2^(64*limbs). */",
+           "#ifndef ZKA_CURVE_CONSTS_H", "#define ZKA_CURVE_CONSTS_H", "#include <stdint.h>", ""]
+    for c in CURVES:
+        q, r, nq, nm = c["q"], c["r"], c["nq"], c["name"].upper()
+        Rq = field_block(nm + "_FQ", q, nq, out)
+        Rr = field_block(nm + "_FR", r, 4, out)
+        mq = lambda v: v * Rq % q
+        # Fr two-adicity and the ffjavascript root of unity: w = nqr^t, r - 1 = 2^s t.
+        s, t = 0, r - 1
+        while t % 2 == 0: s, t = s + 1, t // 2
+        nqr = 2
+        while pow(nqr, (r - 1) // 2, r) != r - 1: nqr += 1
+        assert nqr == 5
+        w = pow(nqr, t, r)
+        assert pow(w, 2**s, r) == 1 and pow(w, 2**(s - 1), r) != 1
+        out.append("/* Fr two-adicity s: r - 1 = 2^s * t, t odd */")
+        out.append("#define %s_FR_S %d" % (nm, s))
+        out.append("/* primitive 2^s-th root of unity as ffjavascript picks it: 5^t (5 = smallest QNR mod r) */")
+        out.append(carr(nm + "_FR_ROOT", w * Rr % r, 4))
+        # G1
+        Fq = lambda v: F1(q, v)
+        g1 = (Fq(c["g1"][0]), Fq(c["g1"][1]))
+        assert on_curve(g1, Fq(c["b"])) and ec_mul(g1, r) is None
+        out.append("/* G1: y^2 = x^3 + %d; b in Montgomery form */" % c["b"])
+        out.append(carr(nm + "_G1_B", mq(c["b"]), nq))
+        out.append("/* G1 generator (affine, Montgomery), checked on curve and of order r */")
+        out.append(carr(nm + "_G1_GX", mq(c["g1"][0]), nq))
+        out.append(carr(nm + "_G1_GY", mq(c["g1"][1]), nq))
+        # G2 twist coefficient
+        xi = F2(q, *c["xi"])
+        b2 = F2(q, c["b"], 0) * (xi.inv() if c["twist"] == "D" else xi)
+        (gx0, gx1), (gy0, gy1) = c["g2"]
+        g2 = (F2(q, gx0, gx1), F2(q, gy0, gy1))
+        assert on_curve(g2, b2) and ec_mul(g2, r) is None
+        out.append("/* G2 twist: y^2 = x^3 + b' over Fq2 = Fq[u]/(u^2+1), %s-type: b' = %s with xi = %d + %du */"
+                   % (c["twist"], "b / xi" if c["twist"] == "D" else "b * xi", c["xi"][0], c["xi"][1]))
+        out.append(carr(nm + "_G2_B0", mq(b2.a), nq))
+        out.append(carr(nm + "_G2_B1", mq(b2.b), nq))
+        out.append("/* G2 generator x = x0 + x1 u, y = y0 + y1 u (Montgomery), checked on curve and of order r */")
+        for nmx, v in (("X0", gx0), ("X1", gx1), ("Y0", gy0), ("Y1", gy1)):
+            out.append(carr(nm + "_G2_G" + nmx, mq(v), nq))
+        out.append("/* xi, the cubic non-residue of Fq6 = Fq2[v]/(v^3 - xi), Montgomery */")
+        out.append(carr(nm + "_XI0", mq(c["xi"][0]), nq))
+        out.append(carr(nm + "_XI1", mq(c["xi"][1]), nq))
+        # pairing parameters
+        x = c["x"]
+        if c["name"] == "bn254":
+            loop = 6 * x + 2
+            out.append("/* optimal ate loop count 6x+2 for x = %d (BN parameter) */" % x)
+        else:
+            loop = x
+            out.append("/* ate loop count |x|, x = -0x%x (BLS parameter, negative) */" % x)
+        out.append("static const uint64_t %s_ATE_LOOP[2] = {0x%016xull, 0x%016xull};" % (nm, loop & (2**64 - 1), loop >> 64))
+        out.append("#define %s_ATE_LOOP_BITS %d" % (nm, loop.bit_length()))
+        out.append("#define %s_ATE_NEG %d" % (nm, 1 if c["x_neg"] else 0))
+        # final exponent: after the easy part f^(p^6-1), raise to (p^2+1)(p^4-p^2+1)/r
+        assert (q**4 - q**2 + 1) % r == 0
+        e = (q**2 + 1) * ((q**4 - q**2 + 1) // r)
+        ne = (e.bit_length() + 63) // 64
+        out.append("/* final exponentiation after f^(p^6-1): e = (p^2+1)(p^4-p^2+1)/r, %d bits */" % e.bit_length())
+        out.append(carr(nm + "_FINAL_EXP", e, ne))
+        out.append("#define %s_FINAL_EXP_LIMBS %d" % (nm, ne))
+        out.append("/* r as plain limbs, the scalar of subgroup checks */")
+        out.append(carr(nm + "_R_PLAIN", r, 4))
+        out.append("")
+    out.append("#endif")
+    print("\n".join(out))
+
+main()
