@@ -1,0 +1,27 @@
+/* bench.c - `zkarena bench KIND`: dispatches to the benchmarks, each of which prints a table. */
+#include "tools/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct zka_cmd benches[] = {
+	/* ZKA_BENCH_BEGIN */
+	{"ring", zka_bench_ring, "cross-process ring handoff latency and throughput vs pipe and eventfd"},
+	/* ZKA_BENCH_END */
+};
+
+int zka_cmd_bench(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		FILE *f = argc < 2 ? stderr : stdout;
+		fprintf(f, "usage: zkarena bench KIND [ARGS...]\n\nkinds:\n");
+		for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++)
+			fprintf(f, "  %-8s %s\n", benches[i].name, benches[i].summary);
+		return argc < 2 ? 2 : 0;
+	}
+	for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++)
+		if (!strcmp(argv[1], benches[i].name))
+			return benches[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "zkarena bench: unknown benchmark '%s'\n", argv[1]);
+	return 2;
+}

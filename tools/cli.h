@@ -1,0 +1,27 @@
+/* cli.h - the subcommands of the `zkarena` CLI.
+ *
+ * Each subcommand is one function taking the argument vector that starts at its own name
+ * (argv[0] = "prove", ...) and returning the process exit status: 0 success, 1 a well-formed
+ * but negative answer (verify: invalid proof), 2 bad usage or bad input. Subcommands never
+ * call exit(); they print one-line errors to stderr as "zkarena <cmd>: <what>: <problem>". */
+#ifndef ZKA_CLI_H
+#define ZKA_CLI_H
+
+typedef int (*zka_cmd_fn)(int argc, char **argv);
+
+struct zka_cmd {
+	const char *name;
+	zka_cmd_fn fn;
+	const char *summary;
+};
+
+int zka_cmd_prove(int argc, char **argv);
+int zka_cmd_verify(int argc, char **argv);
+int zka_cmd_setup(int argc, char **argv);
+int zka_cmd_arena(int argc, char **argv);
+int zka_cmd_bench(int argc, char **argv);
+
+/* Benchmarks, dispatched by `zkarena bench KIND`. */
+int zka_bench_ring(int argc, char **argv);
+
+#endif

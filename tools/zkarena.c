@@ -1,0 +1,37 @@
+/* zkarena.c - entry point of the `zkarena` CLI: dispatches to the subcommands of cli.h. */
+#include "tools/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct zka_cmd cmds[] = {
+	/* ZKA_CMDS_BEGIN: one line per subcommand */
+	{"arena", zka_cmd_arena, "create, destroy or inspect a shared-memory arena"},
+	{"bench", zka_cmd_bench, "run a benchmark (ring, ...) and print a table"},
+	/* ZKA_CMDS_END */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: zkarena COMMAND [ARGS...]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(f, "\n`zkarena COMMAND --help` describes each command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "zkarena: unknown command '%s' (try zkarena --help)\n", argv[1]);
+	return 2;
+}
