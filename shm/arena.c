@@ -1,0 +1,757 @@
+/* arena.c - the shared-memory arena: create/open/close/destroy, header, owners, NUMA, faults.
+ *
+ * ==== Design notes ====
+ *
+ * Objects. One POSIX shm object "/zkarena-NAME" (mode 0600):
+ *   [header 4 KiB: checksummed geometry | recovery mutex | counters]
+ *   [owner table: u64 ident per entry (pid:22 | start-ticks:42), 0 = empty]
+ *   [circuit table] [job table] [slot table] [rings: 4 system + user rings]
+ *   [pad to 2 MiB] [slot data: nslots x slot_stride (2 MiB multiple)]
+ * Every in-arena reference is an index or an offset. The geometry is copied into the handle
+ * once at open, after validation (magic, version, checksum, recomputed layout, object size);
+ * nothing is ever re-read from the header afterwards, so a scribbled header cannot move a
+ * process's view. Indices read from records or ring cells are bounds-checked before use.
+ *
+ * State words (one _Atomic uint64_t per record, changed only by CAS; gen bumps on each change):
+ *   slot: state:4 owner:12 job:24 gen:24      job: state:4 owner:12 slot:24 attempts:8 gen:16
+ *
+ * Job states:
+ *   FREE -> FILLING(me) -> SUBMITTED -> SYNTHESIZING(w, slot) -> READY(slot) -> PROVING(g, slot)
+ *     -> DONE | FAILED(reason) -> FREE
+ *   SYNTHESIZING(dead) -> SUBMITTED (attempts+1) | FAILED (attempts == max_attempts)
+ *   SYNTHESIZING(w) -> FAILED (bad witness)      PROVING(dead) -> READY      FILLING(dead) -> FREE
+ * Slot states:
+ *   FREE -> WRITING(w) -> WRITING(w, job) -> READY(job) -> PROVING(g, job) -> FREE
+ *   WRITING(dead) -> FREE       PROVING(dead) -> READY (job not terminal) | FREE (job terminal)
+ *
+ * Transition table (function: transition [ring touched]):
+ *   zka_job_submit       job FREE -> FILLING(me)                 [pop free-jobs]
+ *                        job FILLING(me) -> SUBMITTED             [push submitted]
+ *   zka_slot_acquire     slot FREE -> WRITING(me, none)           [pop free-slots]
+ *   zka_job_take         job SUBMITTED -> SYNTHESIZING(me, s)     [pop submitted]
+ *                        slot WRITING(me, none) -> WRITING(me, j)
+ *   zka_slot_release     slot WRITING(me, none) -> FREE           [push free-slots]
+ *   zka_slot_ready       slot WRITING(me, j) -> READY(j)          [push ready]  (commit point)
+ *                        job SYNTHESIZING(*, s) -> READY(s)       (roll-forward, anyone)
+ *   zka_job_fail_synth   job SYNTHESIZING(me) -> FAILED; slot WRITING(me) -> FREE [push free]
+ *   zka_slot_take_ready  slot READY(j) -> PROVING(me, j)          [pop ready]
+ *                        job READY|SYNTHESIZING(*, s) -> PROVING(me, s)
+ *   zka_job_finish       job PROVING(me) -> DONE | FAILED; slot PROVING(me) -> FREE [push free]
+ *   zka_job_release      job DONE|FAILED -> FREE                  [push free-jobs]
+ *   zka_arena_recover    every "(dead)" transition above, each by one CAS from the exact word
+ *                        that was judged dead, under the recovery mutex.
+ *
+ * Invariants:
+ *   I1. A record's state word changes only by CAS from a word the changer has just read; the
+ *       generation field makes every transition's "from" word unique (no ABA).
+ *   I2. Ring binding: for each system ring R with state S(R) (free-slots: slot FREE, ready:
+ *       slot READY, submitted: job SUBMITTED, free-jobs: job FREE), every transition into or out
+ *       of S(R) happens while holding R's mutex, and the ring's content changes by one commit
+ *       store (tail for push, head for pop) after the CAS. Hence whenever R's mutex is free,
+ *       {records in S(R)} == entries of R, each exactly once.
+ *   I3. A process that dies holding R's mutex leaves at most one CAS uncommitted; the next
+ *       locker gets EOWNERDEAD and rebuilds R from the table (keeping the old order for entries
+ *       still in S(R), appending the missing ones, dropping stale/out-of-range/duplicate ones).
+ *       Tables are authoritative; rings are derived.
+ *   I4. Owned states (FILLING, SYNTHESIZING, PROVING, WRITING) name an owner entry whose ident
+ *       (pid, start time) was registered before the record was taken. Only the owner, or a
+ *       recoverer that judged the owner dead, changes an owned record.
+ *   I5. Slot READY/PROVING with job j implies job j's synthesis is complete: the slot CAS is the
+ *       commit point of synthesis and job j may lag in SYNTHESIZING(*, s); anyone may roll it
+ *       forward. A job is terminal (DONE/FAILED) before its slot goes back to FREE.
+ *   I6. One recoverer at a time (robust recovery mutex); each recovered record moves by one CAS
+ *       from the exact dead word, so two recoverers (or a recoverer that died and its successor)
+ *       never requeue a record twice. An owner entry is reaped only after no record names it.
+ *   I7. attempts (in the job word) counts failed attempts; it changes in the same CAS as the
+ *       state, so it can never be incremented twice for one death. A job is tried at most
+ *       max_attempts times.
+ *   I8. Futex words (ring seqs, job done_seq) are bumped after the state change they announce;
+ *       waiters are counted before they re-read the state, and wakes are issued only when the
+ *       count is non-zero. A waiter that dies leaves its count raised: that costs spurious wake
+ *       calls, never a lost wake-up. Recovery wakes every ring waiter (covers a wakee that died
+ *       before consuming its wake-up).
+ */
+#include "shm/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <xxhash.h>
+#ifdef ZKA_HAVE_NUMA
+#include <numa.h>
+#include <numaif.h>
+#endif
+
+int64_t zka__now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- fault injection ---- */
+const char *const zka__fault_steps[] = {
+	"ring.locked",        "ring.push.entered",  "ring.push.cell",      "ring.pop.left",
+	"ring.repair.cells",  "job.submit.filling", "job.take.popped",     "slot.ready.committed",
+	"slot.take_ready.taken", "job.finish.done", "job.fail.failed",     "recover.mid",
+	"owner.registered",   NULL};
+int zka__fault_armed;
+static char fault_step[64];
+static char fault_action = 'k';
+static unsigned fault_nth = 1, fault_hits;
+
+void zka__fault_set(const char *step, char action, unsigned nth)
+{
+	zka__fault_armed = 0;
+	if (!step)
+		return;
+	snprintf(fault_step, sizeof fault_step, "%s", step);
+	fault_action = action == 's' ? 's' : 'k';
+	fault_nth = nth ? nth : 1;
+	fault_hits = 0;
+	zka__fault_armed = 1;
+}
+
+static void fault_from_env(void)
+{
+	static int done;
+	if (done)
+		return;
+	done = 1;
+	const char *e = getenv("ZKA_FAULT");
+	if (!e || !*e)
+		return;
+	char step[64];
+	snprintf(step, sizeof step, "%s", e);
+	char action = 'k';
+	unsigned nth = 1;
+	char *at = strchr(step, '@');
+	if (at) {
+		*at = 0;
+		nth = (unsigned)strtoul(at + 1, NULL, 10);
+	}
+	char *colon = strchr(step, ':');
+	if (colon) {
+		*colon = 0;
+		action = colon[1];
+	}
+	zka__fault_set(step, action, nth);
+}
+
+void zka__fault_hit(const char *step)
+{
+	if (strcmp(step, fault_step) != 0 || ++fault_hits != fault_nth)
+		return;
+	zka__fault_armed = 0;
+	raise(fault_action == 's' ? SIGSTOP : SIGKILL);
+}
+
+/* ---- names ---- */
+int zka_arena_shm_name(const char *name, char *out, size_t outsz)
+{
+	size_t n = name ? strnlen(name, ZKA_NAME_MAX + 1) : 0;
+	if (n == 0 || n > ZKA_NAME_MAX || name[0] == '.')
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '-' || c == '_' || c == '.'))
+			return -EINVAL;
+	}
+	if (out && (size_t)snprintf(out, outsz, "/zkarena-%s", name) >= outsz)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* ---- layout ---- */
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+/* Computes every offset of g from its counts; -EINVAL when the counts are out of range. */
+static int layout(struct zka__geom *g)
+{
+	if (g->nslots < 1 || g->nslots > ZKA_MAX_INDEX || g->njobs < 1 || g->njobs > ZKA_MAX_INDEX ||
+	    g->nowners < 1 || g->nowners > ZKA_MAX_OWNERS || g->ncircuits < 1 ||
+	    g->ncircuits > 4096 || g->max_attempts < 1 || g->max_attempts > 255 ||
+	    g->nrings < ZKA_SYS_RINGS || g->nrings > ZKA_SYS_RINGS + ZKA_MAX_USER_RINGS ||
+	    g->slot_bytes < 1 || g->slot_bytes > (1ULL << 44) ||
+	    (g->nrings > ZKA_SYS_RINGS && (g->user_ring_cap < 1 || g->user_ring_cap > (1u << 20))))
+		return -EINVAL;
+	g->hdr_bytes = ZKA_HDR_BYTES;
+	g->slot_stride = align_up(g->slot_bytes, ZKA_SLOT_ALIGN);
+	uint64_t off = ZKA_HDR_BYTES;
+	g->owners_off = off;
+	off = align_up(off + (uint64_t)g->nowners * 8, 64);
+	g->circuits_off = off;
+	off = align_up(off + (uint64_t)g->ncircuits * sizeof(struct zka__circuit), 64);
+	g->jobs_off = off;
+	off = align_up(off + (uint64_t)g->njobs * sizeof(struct zka__job), 64);
+	g->slots_off = off;
+	off = align_up(off + (uint64_t)g->nslots * sizeof(struct zka__slot), 64);
+	for (uint32_t r = 0; r < ZKA_SYS_RINGS + ZKA_MAX_USER_RINGS; r++) {
+		uint64_t cap = 0;
+		if (r == ZKA_RING_FREE_SLOTS || r == ZKA_RING_READY_SLOTS)
+			cap = g->nslots;
+		else if (r == ZKA_RING_SUBMITTED_JOBS || r == ZKA_RING_FREE_JOBS)
+			cap = g->njobs;
+		else if (r < g->nrings)
+			cap = g->user_ring_cap;
+		g->ring_cap[r] = cap;
+		g->rings_off[r] = 0;
+		if (cap) {
+			g->rings_off[r] = off;
+			off = align_up(off + sizeof(struct zka__ring) + cap * 4, 64);
+		}
+	}
+	g->data_off = align_up(off, ZKA_SLOT_ALIGN);
+	if (g->slot_stride > (UINT64_MAX - g->data_off) / g->nslots)
+		return -EINVAL;
+	g->total_bytes = g->data_off + g->slot_stride * g->nslots;
+	return 0;
+}
+
+static uint64_t geom_sum(const struct zka__geom *g)
+{
+	return XXH64(g, offsetof(struct zka__geom, checksum), ZKA_MAGIC);
+}
+
+/* ---- NUMA ---- */
+static int arena_numa_bind(void *p, uint64_t len, int node, int quiet, const char **msg)
+{
+#ifdef ZKA_HAVE_NUMA
+	if (numa_available() < 0 || numa_max_node() < 1) {
+		if (node > 0) {
+			*msg = "NUMA node does not exist on this machine (single node)";
+			return -EINVAL;
+		}
+		if (!quiet)
+			fprintf(stderr, "zkarena arena: NUMA: this machine has a single node (or no "
+					"NUMA support); binding skipped\n");
+		return 0;
+	}
+	if (node > numa_max_node()) {
+		*msg = "NUMA node does not exist on this machine";
+		return -EINVAL;
+	}
+	unsigned long mask[16] = {0};
+	mask[node / (8 * sizeof(unsigned long))] |= 1UL << (node % (8 * sizeof(unsigned long)));
+	if (mbind(p, len, MPOL_BIND, mask, sizeof mask * 8, 0) != 0) {
+		int e = errno;
+		*msg = "mbind(MPOL_BIND) failed";
+		return -e;
+	}
+	return 0;
+#else
+	(void)p;
+	(void)len;
+	(void)node;
+	(void)msg;
+	if (!quiet)
+		fprintf(stderr, "zkarena arena: NUMA: built without libnuma; binding skipped\n");
+	return 0;
+#endif
+}
+
+int zka_slot_numa_node(const struct zka_arena *a, uint32_t slot)
+{
+	if (slot >= a->g.nslots)
+		return -ERANGE;
+#ifdef ZKA_HAVE_NUMA
+	enum { N = 8 };
+	void *pages[N];
+	int status[N];
+	long pg = sysconf(_SC_PAGESIZE);
+	uint64_t npages = a->g.slot_stride / (uint64_t)pg;
+	unsigned char *base = a->base + a->g.data_off + (uint64_t)slot * a->g.slot_stride;
+	for (int i = 0; i < N; i++)
+		pages[i] = base + (npages * (uint64_t)i / N) * (uint64_t)pg;
+	if (move_pages(0, N, pages, NULL, status, 0) != 0)
+		return -errno;
+	for (int i = 0; i < N; i++) {
+		if (status[i] < 0)
+			return status[i];
+		if (status[i] != status[0])
+			return -EXDEV;
+	}
+	return status[0];
+#else
+	return -ENOSYS;
+#endif
+}
+
+/* ---- owners ---- */
+int zka__proc_start(pid_t pid, uint64_t *start, char *state)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	int e = errno;
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -e : -EIO;
+	buf[n] = 0;
+	char *p = strrchr(buf, ')'); /* comm may contain spaces and ')' */
+	if (!p || p[1] != ' ')
+		return -EIO;
+	p += 2;
+	*state = *p;
+	/* p is at field 3; the start time is field 22 */
+	for (int f = 3; f < 22; f++) {
+		p = strchr(p, ' ');
+		if (!p)
+			return -EIO;
+		p++;
+	}
+	*start = strtoull(p, NULL, 10);
+	return 0;
+}
+
+void zka__owner_info(const struct zka_arena *a, uint32_t idx, struct zka_owner_info *o)
+{
+	memset(o, 0, sizeof *o);
+	if (idx >= a->g.nowners)
+		return;
+	/* acquire: pairs with the registering CAS; the ident is self-contained anyway */
+	uint64_t id = atomic_load_explicit(&owners(a)[idx], memory_order_acquire);
+	if (!id)
+		return;
+	o->pid = (int32_t)(id & ((1u << 22) - 1));
+	o->start = id >> 22;
+	o->alive = zka__owner_alive(a, idx);
+}
+
+int zka__owner_alive(const struct zka_arena *a, uint32_t idx)
+{
+	if (idx >= a->g.nowners)
+		return 0;
+	/* acquire: see zka__owner_info */
+	uint64_t id = atomic_load_explicit(&owners(a)[idx], memory_order_acquire);
+	if (!id)
+		return 0;
+	pid_t pid = (pid_t)(id & ((1u << 22) - 1));
+	uint64_t start;
+	char st;
+	int rc = zka__proc_start(pid, &start, &st);
+	if (rc == -ENOENT || rc == -ESRCH)
+		return 0;
+	if (rc < 0)
+		return 1; /* cannot tell: never recover a possibly live owner */
+	if (st == 'Z' || st == 'X' || (start & ((1ULL << 42) - 1)) != (id >> 22))
+		return 0;
+	return 1;
+}
+
+static pthread_mutex_t self_mu = PTHREAD_MUTEX_INITIALIZER;
+
+int zka__self(struct zka_arena *a, uint32_t *idx)
+{
+	if (a->flags & ZKA_OPEN_RDONLY)
+		return -EROFS;
+	pid_t me = getpid();
+	pthread_mutex_lock(&self_mu);
+	int rc = 0;
+	if (a->owner_pid == me && a->owner_idx != ZKA_OWNER_NONE) {
+		*idx = a->owner_idx;
+		goto out;
+	}
+	uint64_t start;
+	char st;
+	rc = zka__proc_start(me, &start, &st);
+	if (rc < 0)
+		goto out;
+	if ((uint32_t)me >= (1u << 22)) {
+		rc = -EOVERFLOW;
+		goto out;
+	}
+	uint64_t ident = w_owner_ident(me, start);
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < a->g.nowners; i++) {
+			uint64_t zero = 0;
+			/* acq_rel: claims the entry; our later record CASes (seq_cst) follow it, so
+			 * anyone who sees our index in a record sees our ident (I4). */
+			if (atomic_compare_exchange_strong_explicit(&owners(a)[i], &zero, ident,
+								    memory_order_acq_rel,
+								    memory_order_relaxed)) {
+				a->owner_pid = me;
+				a->owner_idx = i;
+				*idx = i;
+				ZKA_FAULT("owner.registered");
+				goto out;
+			}
+		}
+		if (pass == 0) {
+			pthread_mutex_unlock(&self_mu);
+			zka_arena_recover(a); /* reaps dead owners */
+			pthread_mutex_lock(&self_mu);
+		}
+	}
+	rc = -ENOSPC;
+out:
+	pthread_mutex_unlock(&self_mu);
+	return rc;
+}
+
+/* ---- create / open ---- */
+static int init_mutex(pthread_mutex_t *mu)
+{
+	pthread_mutexattr_t at;
+	int rc = pthread_mutexattr_init(&at);
+	if (rc)
+		return -rc;
+	rc = pthread_mutexattr_setpshared(&at, PTHREAD_PROCESS_SHARED);
+	if (!rc)
+		rc = pthread_mutexattr_setrobust(&at, PTHREAD_MUTEX_ROBUST);
+	if (!rc)
+		rc = pthread_mutex_init(mu, &at);
+	pthread_mutexattr_destroy(&at);
+	return -rc;
+}
+
+int zka__ring_init(pthread_mutex_t *mu)
+{
+	return init_mutex(mu);
+}
+
+static void prefault(unsigned char *p, uint64_t len)
+{
+#ifdef MADV_POPULATE_WRITE
+	if (madvise(p, len, MADV_POPULATE_WRITE) == 0)
+		return;
+#endif
+	long pg = sysconf(_SC_PAGESIZE);
+	for (uint64_t o = 0; o < len; o += (uint64_t)pg)
+		((volatile unsigned char *)p)[o] = 0; /* private zero page fault-in, not a sync word */
+}
+
+int zka_arena_create(const char *name, const struct zka_arena_params *p, struct zka_arena **out,
+		     const char **msg)
+{
+	const char *dummy;
+	if (!msg)
+		msg = &dummy;
+	*msg = NULL;
+	char shm[ZKA_NAME_MAX + 16];
+	int fd = -1, rc, created = 0;
+	struct zka_arena *a = NULL;
+	void *base = MAP_FAILED;
+	struct zka__geom g;
+	fault_from_env();
+	memset(&g, 0, sizeof g);
+	if ((rc = zka_arena_shm_name(name, shm, sizeof shm)) < 0) {
+		*msg = "invalid name (use 1-64 of [A-Za-z0-9._-], not starting with '.')";
+		goto err;
+	}
+	g.magic = 0; /* set last */
+	g.version = ZKA_VERSION;
+	g.nslots = p->nslots;
+	g.slot_bytes = p->slot_bytes;
+	g.njobs = p->njobs ? p->njobs : (p->nslots * 4 < 64 ? 64 : p->nslots * 4);
+	g.nowners = p->nowners ? p->nowners : 1024;
+	g.ncircuits = p->ncircuits ? p->ncircuits : 16;
+	g.max_attempts = p->max_attempts ? p->max_attempts : 3;
+	g.nrings = ZKA_SYS_RINGS + p->nuser_rings;
+	g.user_ring_cap = p->nuser_rings ? (p->user_ring_cap ? p->user_ring_cap : 64) : 0;
+	g.numa_node = p->numa_node;
+	g.epoch_ns = zka__now_ns();
+	if (p->nuser_rings > ZKA_MAX_USER_RINGS || p->numa_node < -1 || p->numa_node > 1023 ||
+	    (rc = layout(&g)) < 0) {
+		rc = -EINVAL;
+		*msg = "geometry out of range (slots 1..16M, jobs 1..16M, owners 1..4094, "
+		       "max-attempts 1..255, slot-bytes 1..16T)";
+		goto err;
+	}
+	if (!(a = calloc(1, sizeof *a))) {
+		rc = -ENOMEM;
+		goto err;
+	}
+	fd = shm_open(shm, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rc = -errno;
+		*msg = rc == -EEXIST ? "arena already exists" : "shm_open failed";
+		goto err;
+	}
+	created = 1;
+	if (ftruncate(fd, (off_t)g.total_bytes) != 0) {
+		rc = -errno;
+		*msg = "ftruncate failed";
+		goto err;
+	}
+	base = mmap(NULL, g.total_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		rc = -errno;
+		*msg = "mmap failed";
+		goto err;
+	}
+	if (g.numa_node >= 0 &&
+	    (rc = arena_numa_bind(base, g.total_bytes, g.numa_node, 0, msg)) < 0)
+		goto err;
+	/* Bound before any page exists: fallocate and pre-fault obey the shared policy. */
+	rc = posix_fallocate(fd, 0, (off_t)g.total_bytes);
+	if (rc != 0) {
+		rc = -rc;
+		*msg = rc == -ENOSPC ? "not enough space in /dev/shm for the arena"
+				     : "posix_fallocate failed";
+		goto err;
+	}
+	prefault(base, g.total_bytes);
+
+	a->base = base;
+	a->size = g.total_bytes;
+	a->g = g;
+	a->owner_idx = ZKA_OWNER_NONE;
+	snprintf(a->name, sizeof a->name, "%s", name);
+	struct zka__hdr *h = hdr(a);
+	h->g = g;
+	if ((rc = init_mutex(&h->recover_mu)) < 0) {
+		*msg = "pthread_mutex_init failed";
+		goto err;
+	}
+	atomic_init(&h->next_serial, 0);
+	for (uint32_t i = 0; i < g.nslots; i++) {
+		struct zka__slot *s = slot_rec(a, i);
+		atomic_init(&s->word, w_slot(ZKA_SLOT_FREE, ZKA_OWNER_NONE, ZKA_NONE, 0));
+		atomic_init(&s->data_off, g.data_off + (uint64_t)i * g.slot_stride);
+		atomic_init(&s->data_size, g.slot_stride);
+	}
+	for (uint32_t i = 0; i < g.njobs; i++)
+		atomic_init(&job_rec(a, i)->word,
+			    w_job(ZKA_JOB_FREE, ZKA_OWNER_NONE, ZKA_NONE, 0, 0));
+	for (uint32_t i = 0; i < g.ncircuits; i++)
+		atomic_init(&circ_rec(a, i)->word, (uint64_t)ZKA_CIRCUIT_FREE | ZKA_OWNER_NONE << 4);
+	for (uint32_t r = 0; r < g.nrings; r++) {
+		struct zka__ring *R = ring_at(a, r);
+		if ((rc = init_mutex(&R->mu)) < 0) {
+			*msg = "pthread_mutex_init failed";
+			goto err;
+		}
+		uint32_t fill = r == ZKA_RING_FREE_SLOTS ? g.nslots
+				: r == ZKA_RING_FREE_JOBS ? g.njobs
+							  : 0;
+		for (uint32_t i = 0; i < fill; i++)
+			atomic_init(&R->cells[i], i);
+		atomic_init(&R->head, 0);
+		atomic_init(&R->tail, fill);
+	}
+	g.magic = ZKA_MAGIC;
+	g.checksum = geom_sum(&g);
+	a->g = g;
+	h->g.checksum = g.checksum;
+	/* release: every initialising store above happens-before an opener's check of magic */
+	atomic_store_explicit((_Atomic uint64_t *)&h->g.magic, ZKA_MAGIC, memory_order_release);
+	if (msync(base, ZKA_HDR_BYTES, MS_ASYNC) != 0) {
+		/* tmpfs: nothing to flush; ignore */
+	}
+	close(fd);
+	*out = a;
+	return 0;
+err:
+	if (base != MAP_FAILED)
+		munmap(base, g.total_bytes);
+	if (fd >= 0)
+		close(fd);
+	if (created)
+		shm_unlink(shm);
+	free(a);
+	if (!*msg)
+		*msg = strerror(-rc);
+	return rc;
+}
+
+int zka_arena_open(const char *name, int flags, struct zka_arena **out, const char **msg)
+{
+	const char *dummy;
+	if (!msg)
+		msg = &dummy;
+	*msg = NULL;
+	char shm[ZKA_NAME_MAX + 16];
+	int fd = -1, rc;
+	struct zka_arena *a = NULL;
+	void *base = MAP_FAILED;
+	uint64_t maplen = 0;
+	struct stat stt;
+	fault_from_env();
+	if ((rc = zka_arena_shm_name(name, shm, sizeof shm)) < 0) {
+		*msg = "invalid name (use 1-64 of [A-Za-z0-9._-], not starting with '.')";
+		goto err;
+	}
+	int ro = flags & ZKA_OPEN_RDONLY;
+	fd = shm_open(shm, (ro ? O_RDONLY : O_RDWR) | O_CLOEXEC, 0);
+	if (fd < 0) {
+		rc = -errno;
+		*msg = rc == -ENOENT ? "no such arena" : "shm_open failed";
+		goto err;
+	}
+	if (fstat(fd, &stt) != 0) {
+		rc = -errno;
+		goto err;
+	}
+	if ((uint64_t)stt.st_size < ZKA_HDR_BYTES) {
+		rc = -EINVAL;
+		*msg = "truncated: smaller than the arena header";
+		goto err;
+	}
+	maplen = (uint64_t)stt.st_size;
+	base = mmap(NULL, maplen, PROT_READ | (ro ? 0 : PROT_WRITE), MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		rc = -errno;
+		*msg = "mmap failed";
+		goto err;
+	}
+	struct zka__geom g;
+	/* acquire: pairs with the creator's release store of magic */
+	uint64_t magic = atomic_load_explicit((_Atomic uint64_t *)base, memory_order_acquire);
+	memcpy(&g, base, sizeof g);
+	if (magic != ZKA_MAGIC) {
+		rc = -EBADMSG;
+		*msg = "bad magic: not a zkarena arena (or still being created)";
+		goto err;
+	}
+	if (g.version != ZKA_VERSION) {
+		rc = -EPROTO;
+		*msg = "arena has another layout version than this build";
+		goto err;
+	}
+	if (geom_sum(&g) != g.checksum) {
+		rc = -EBADMSG;
+		*msg = "header checksum mismatch: corrupt header";
+		goto err;
+	}
+	struct zka__geom chk = g;
+	if (layout(&chk) < 0 || memcmp(&chk, &g, offsetof(struct zka__geom, checksum)) != 0) {
+		rc = -EBADMSG;
+		*msg = "header geometry is inconsistent";
+		goto err;
+	}
+	if (maplen < g.total_bytes) {
+		rc = -EINVAL;
+		*msg = "truncated: object is smaller than its header says";
+		goto err;
+	}
+	if (!(a = calloc(1, sizeof *a))) {
+		rc = -ENOMEM;
+		goto err;
+	}
+	a->base = base;
+	a->size = maplen;
+	a->g = g;
+	a->flags = flags;
+	a->owner_idx = ZKA_OWNER_NONE;
+	snprintf(a->name, sizeof a->name, "%s", name);
+	close(fd);
+	if (!(flags & (ZKA_OPEN_RDONLY | ZKA_OPEN_NORECOVER)))
+		zka_arena_recover(a);
+	*out = a;
+	return 0;
+err:
+	if (base != MAP_FAILED)
+		munmap(base, maplen);
+	if (fd >= 0)
+		close(fd);
+	free(a);
+	if (!*msg)
+		*msg = strerror(-rc);
+	return rc;
+}
+
+/* Does any record name owner idx? */
+static int owner_in_use(const struct zka_arena *a, uint32_t idx)
+{
+	for (uint32_t i = 0; i < a->g.nslots; i++) {
+		/* relaxed: a scan of our own records, no ordering needed */
+		uint64_t w = atomic_load_explicit(&slot_rec(a, i)->word, memory_order_relaxed);
+		if (w_owner(w) == idx)
+			return 1;
+	}
+	for (uint32_t i = 0; i < a->g.njobs; i++) {
+		uint64_t w = atomic_load_explicit(&job_rec(a, i)->word, memory_order_relaxed);
+		if (w_owner(w) == idx)
+			return 1;
+	}
+	for (uint32_t i = 0; i < a->g.ncircuits; i++) {
+		uint64_t w = atomic_load_explicit(&circ_rec(a, i)->word, memory_order_relaxed);
+		if (w_owner(w) == idx)
+			return 1;
+	}
+	return 0;
+}
+
+int zka__owner_in_use(const struct zka_arena *a, uint32_t idx)
+{
+	return owner_in_use(a, idx);
+}
+
+void zka_arena_close(struct zka_arena *a)
+{
+	if (!a)
+		return;
+	if (a->owner_idx != ZKA_OWNER_NONE && a->owner_pid == getpid() &&
+	    !owner_in_use(a, a->owner_idx)) {
+		uint64_t id = atomic_load_explicit(&owners(a)[a->owner_idx], memory_order_relaxed);
+		/* release: our record CASes (all undone, per the scan) precede freeing the entry */
+		atomic_compare_exchange_strong_explicit(&owners(a)[a->owner_idx], &id, 0,
+							memory_order_release, memory_order_relaxed);
+	}
+	munmap(a->base, a->size);
+	free(a);
+}
+
+int zka_arena_destroy(const char *name)
+{
+	char shm[ZKA_NAME_MAX + 16];
+	int rc = zka_arena_shm_name(name, shm, sizeof shm);
+	if (rc < 0)
+		return rc;
+	if (shm_unlink(shm) != 0)
+		return -errno;
+	return 0;
+}
+
+void zka_arena_geometry(const struct zka_arena *a, struct zka_arena_geometry *o)
+{
+	memset(o, 0, sizeof *o);
+	o->version = a->g.version;
+	o->nslots = a->g.nslots;
+	o->njobs = a->g.njobs;
+	o->nowners = a->g.nowners;
+	o->ncircuits = a->g.ncircuits;
+	o->max_attempts = a->g.max_attempts;
+	o->nrings = a->g.nrings;
+	o->numa_node = a->g.numa_node;
+	o->slot_bytes = a->g.slot_bytes;
+	o->slot_stride = a->g.slot_stride;
+	o->total_bytes = a->g.total_bytes;
+	o->data_off = a->g.data_off;
+	o->epoch_ns = a->g.epoch_ns;
+}
+
+static const char *const counter_names[ZKA_C_COUNT] = {
+	"pushes",        "pops",          "waits",        "wakes",          "timeouts",
+	"recover_runs",  "recovered",     "owners_reaped", "ring_repairs",  "quarantined",
+	"cleanup_failures", "jobs_submitted", "jobs_done", "jobs_failed"};
+
+const char *zka_counter_name(int c)
+{
+	return c >= 0 && c < ZKA_C_COUNT ? counter_names[c] : "?";
+}
+
+uint64_t zka_arena_counter(const struct zka_arena *a, int c)
+{
+	if (c < 0 || c >= ZKA_C_COUNT)
+		return 0;
+	/* relaxed: statistics */
+	return atomic_load_explicit(&hdr(a)->counters[c], memory_order_relaxed);
+}

@@ -1,0 +1,930 @@
+/* table.c - job, slot and circuit transitions, recovery and the invariant checker.
+ * The transition table and invariants (I1-I8) are at the top of arena.c. All record CASes are
+ * seq_cst: a transition orders every field written before it (paths, times, reason) before the
+ * new state becomes visible, and every later read of those fields after a reader's load. */
+#include "shm/internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int zka__owner_in_use(const struct zka_arena *a, uint32_t idx);
+void zka__ring_repair_locked(struct zka_arena *a, int r);
+
+#define LOCK_MS 5000 /* ring locks inside transitions/recovery: a live holder never takes long */
+
+static uint64_t ld(_Atomic uint64_t *w)
+{
+	return atomic_load(w); /* seq_cst: see the file comment */
+}
+static int cas(_Atomic uint64_t *w, uint64_t *expect, uint64_t desired)
+{
+	return atomic_compare_exchange_strong(w, expect, desired); /* seq_cst */
+}
+
+static void count_slot(struct zka_arena *a, uint32_t st)
+{
+	atomic_fetch_add_explicit(&hdr(a)->into_slot_state[st & 7], 1, memory_order_relaxed);
+}
+static void count_job(struct zka_arena *a, uint32_t st)
+{
+	atomic_fetch_add_explicit(&hdr(a)->into_job_state[st & 15], 1, memory_order_relaxed);
+}
+
+static uint64_t slot_next(uint64_t w, uint32_t st, uint32_t owner, uint32_t job)
+{
+	return w_slot(st, owner, job, w_slot_gen(w) + 1);
+}
+static uint64_t job_next(uint64_t w, uint32_t st, uint32_t owner, uint32_t slot, uint32_t att)
+{
+	return w_job(st, owner, slot, att, w_job_gen(w) + 1);
+}
+
+uint32_t zka__ring_table_n(const struct zka_arena *a, int r)
+{
+	switch (r) {
+	case ZKA_RING_FREE_SLOTS:
+	case ZKA_RING_READY_SLOTS:
+		return a->g.nslots;
+	case ZKA_RING_SUBMITTED_JOBS:
+	case ZKA_RING_FREE_JOBS:
+		return a->g.njobs;
+	default:
+		return 0;
+	}
+}
+
+int zka__ring_member(const struct zka_arena *a, int r, uint32_t idx)
+{
+	if (idx >= zka__ring_table_n(a, r))
+		return -ERANGE;
+	switch (r) {
+	case ZKA_RING_FREE_SLOTS:
+		return w_state(ld(&slot_rec(a, idx)->word)) == ZKA_SLOT_FREE;
+	case ZKA_RING_READY_SLOTS:
+		return w_state(ld(&slot_rec(a, idx)->word)) == ZKA_SLOT_READY;
+	case ZKA_RING_SUBMITTED_JOBS:
+		return w_state(ld(&job_rec(a, idx)->word)) == ZKA_JOB_SUBMITTED;
+	case ZKA_RING_FREE_JOBS:
+		return w_state(ld(&job_rec(a, idx)->word)) == ZKA_JOB_FREE;
+	}
+	return -EINVAL;
+}
+
+/* ---- ring callbacks: each runs under the ring's mutex (I2) ---- */
+struct xctx {
+	uint64_t expect, desired; /* enter: exact CAS */
+	uint32_t me, link;        /* leave: new owner and link */
+	uint64_t got;             /* leave: the word installed */
+};
+
+static int enter_slot(struct zka_arena *a, uint32_t idx, void *c)
+{
+	struct xctx *x = c;
+	uint64_t e = x->expect;
+	return cas(&slot_rec(a, idx)->word, &e, x->desired) ? 0 : -EBUSY;
+}
+static int enter_job(struct zka_arena *a, uint32_t idx, void *c)
+{
+	struct xctx *x = c;
+	uint64_t e = x->expect;
+	return cas(&job_rec(a, idx)->word, &e, x->desired) ? 0 : -EBUSY;
+}
+/* free-slots: FREE -> WRITING(me, none) */
+static int leave_free_slot(struct zka_arena *a, uint32_t idx, void *c)
+{
+	struct xctx *x = c;
+	uint64_t w = ld(&slot_rec(a, idx)->word);
+	if (w_state(w) != ZKA_SLOT_FREE)
+		return -EAGAIN;
+	x->got = slot_next(w, ZKA_SLOT_WRITING, x->me, ZKA_NONE);
+	return cas(&slot_rec(a, idx)->word, &w, x->got) ? 0 : -EAGAIN;
+}
+/* ready: READY(j) -> PROVING(me, j) */
+static int leave_ready_slot(struct zka_arena *a, uint32_t idx, void *c)
+{
+	struct xctx *x = c;
+	uint64_t w = ld(&slot_rec(a, idx)->word);
+	if (w_state(w) != ZKA_SLOT_READY)
+		return -EAGAIN;
+	x->got = slot_next(w, ZKA_SLOT_PROVING, x->me, w_link(w));
+	return cas(&slot_rec(a, idx)->word, &w, x->got) ? 0 : -EAGAIN;
+}
+/* submitted: SUBMITTED -> SYNTHESIZING(me, slot) */
+static int leave_submitted_job(struct zka_arena *a, uint32_t idx, void *c)
+{
+	struct xctx *x = c;
+	uint64_t w = ld(&job_rec(a, idx)->word);
+	if (w_state(w) != ZKA_JOB_SUBMITTED)
+		return -EAGAIN;
+	x->got = job_next(w, ZKA_JOB_SYNTHESIZING, x->me, x->link, w_job_attempts(w));
+	return cas(&job_rec(a, idx)->word, &w, x->got) ? 0 : -EAGAIN;
+}
+/* free-jobs: FREE -> FILLING(me) */
+static int leave_free_job(struct zka_arena *a, uint32_t idx, void *c)
+{
+	struct xctx *x = c;
+	uint64_t w = ld(&job_rec(a, idx)->word);
+	if (w_state(w) != ZKA_JOB_FREE)
+		return -EAGAIN;
+	x->got = job_next(w, ZKA_JOB_FILLING, x->me, ZKA_NONE, 0);
+	return cas(&job_rec(a, idx)->word, &w, x->got) ? 0 : -EAGAIN;
+}
+
+static int push_slot(struct zka_arena *a, int r, uint32_t idx, uint64_t expect, uint64_t desired)
+{
+	struct xctx x = {.expect = expect, .desired = desired};
+	struct zka__ring_ops ops = {.enter = enter_slot, .ctx = &x};
+	int rc = zka__ring_push(a, r, idx, LOCK_MS, &ops);
+	if (rc == 0)
+		count_slot(a, w_state(desired));
+	return rc;
+}
+static int push_job(struct zka_arena *a, int r, uint32_t idx, uint64_t expect, uint64_t desired)
+{
+	struct xctx x = {.expect = expect, .desired = desired};
+	struct zka__ring_ops ops = {.enter = enter_job, .ctx = &x};
+	int rc = zka__ring_push(a, r, idx, LOCK_MS, &ops);
+	if (rc == 0)
+		count_job(a, w_state(desired));
+	return rc;
+}
+
+static void copy_str(char *dst, const char *src, size_t n)
+{
+	size_t l = strnlen(src, n - 1);
+	memcpy(dst, src, l);
+	memset(dst + l, 0, n - l);
+}
+
+/* Bumps the job's futex word and wakes its waiters (I8). */
+static void job_announce(struct zka__job *J)
+{
+	atomic_fetch_add(&J->done_seq, 1); /* seq_cst: after the state CAS, before reading waiters */
+	if (atomic_load(&J->waiters))
+		zka__futex_wake(&J->done_seq, INT_MAX);
+}
+
+/* Reads slot s's word and checks it is in state st owned by me. */
+static int my_slot(struct zka_arena *a, uint32_t s, uint32_t st, uint32_t *me, uint64_t *w)
+{
+	int rc = zka__self(a, me);
+	if (rc < 0)
+		return rc;
+	if (s >= a->g.nslots)
+		return -ERANGE;
+	*w = ld(&slot_rec(a, s)->word);
+	if (w_state(*w) != st || w_owner(*w) != *me)
+		return -EPERM;
+	return 0;
+}
+
+/* ---- transitions ---- */
+
+/* job FREE -> FILLING(me) -> SUBMITTED. Any process. */
+int zka_job_submit(struct zka_arena *a, const struct zka_job_spec *sp, uint64_t *id,
+		   int timeout_ms)
+{
+	uint32_t me, j;
+	int rc;
+	if (!sp->witness_path || !sp->out_dir || strnlen(sp->witness_path, ZKA_PATH_MAX) >= ZKA_PATH_MAX ||
+	    strnlen(sp->out_dir, ZKA_PATH_MAX) >= ZKA_PATH_MAX || sp->max_attempts > 255 ||
+	    (sp->circuit != ZKA_NONE && sp->circuit >= a->g.ncircuits))
+		return -EINVAL;
+	if ((rc = zka__self(a, &me)) < 0)
+		return rc;
+	struct xctx x = {.me = me};
+	struct zka__ring_ops ops = {.leave = leave_free_job, .ctx = &x};
+	if ((rc = zka__ring_pop(a, ZKA_RING_FREE_JOBS, &j, timeout_ms, &ops)) < 0)
+		return rc == -ETIMEDOUT ? -EAGAIN : rc;
+	count_job(a, ZKA_JOB_FILLING);
+	struct zka__job *J = job_rec(a, j);
+	uint64_t serial = atomic_fetch_add(&hdr(a)->next_serial, 1) + 1;
+	atomic_store(&J->serial, serial);
+	atomic_store(&J->user_tag, sp->user_tag);
+	atomic_store(&J->circuit, sp->circuit);
+	atomic_store(&J->max_attempts, sp->max_attempts ? sp->max_attempts : a->g.max_attempts);
+	atomic_store(&J->synth_count, 0);
+	atomic_store(&J->t_submit, zka__now_ns());
+	atomic_store(&J->t_synth_start, 0);
+	atomic_store(&J->t_synth_end, 0);
+	atomic_store(&J->t_prove_start, 0);
+	atomic_store(&J->t_prove_end, 0);
+	copy_str(J->witness_path, sp->witness_path, ZKA_PATH_MAX);
+	copy_str(J->out_dir, sp->out_dir, ZKA_PATH_MAX);
+	memset(J->reason, 0, ZKA_REASON_MAX);
+	ZKA_FAULT("job.submit.filling");
+	uint64_t w = x.got;
+	if ((rc = push_job(a, ZKA_RING_SUBMITTED_JOBS, j, w,
+			   job_next(w, ZKA_JOB_SUBMITTED, ZKA_OWNER_NONE, ZKA_NONE, 0))) < 0)
+		return rc; /* the record stays FILLING(me): recovered when we die */
+	cnt(a, ZKA_C_JOBS_SUBMITTED, 1);
+	*id = serial << 24 | j;
+	return 0;
+}
+
+/* slot FREE -> WRITING(me, none). Workers. */
+int zka_slot_acquire(struct zka_arena *a, uint32_t *slot, int timeout_ms)
+{
+	uint32_t me;
+	int rc = zka__self(a, &me);
+	if (rc < 0)
+		return rc;
+	struct xctx x = {.me = me};
+	struct zka__ring_ops ops = {.leave = leave_free_slot, .ctx = &x};
+	if ((rc = zka__ring_pop(a, ZKA_RING_FREE_SLOTS, slot, timeout_ms, &ops)) < 0)
+		return rc;
+	count_slot(a, ZKA_SLOT_WRITING);
+	atomic_store(&slot_rec(a, *slot)->used_bytes, 0);
+	return 0;
+}
+
+/* job SUBMITTED -> SYNTHESIZING(me, slot); slot WRITING(me, none) -> WRITING(me, job).
+ * Only the worker holding slot. */
+int zka_job_take(struct zka_arena *a, uint32_t slot, uint32_t *job, int timeout_ms)
+{
+	uint32_t me, j;
+	uint64_t sw;
+	int rc = my_slot(a, slot, ZKA_SLOT_WRITING, &me, &sw);
+	if (rc < 0)
+		return rc;
+	if (w_link(sw) != ZKA_NONE)
+		return -EBUSY;
+	struct xctx x = {.me = me, .link = slot};
+	struct zka__ring_ops ops = {.leave = leave_submitted_job, .ctx = &x};
+	if ((rc = zka__ring_pop(a, ZKA_RING_SUBMITTED_JOBS, &j, timeout_ms, &ops)) < 0)
+		return rc;
+	count_job(a, ZKA_JOB_SYNTHESIZING);
+	struct zka__job *J = job_rec(a, j);
+	atomic_fetch_add(&J->synth_count, 1);
+	atomic_store(&J->t_synth_start, zka__now_ns());
+	ZKA_FAULT("job.take.popped");
+	if (!cas(&slot_rec(a, slot)->word, &sw, slot_next(sw, ZKA_SLOT_WRITING, me, j)))
+		return -EBADMSG; /* our own slot changed under us: arena corrupt */
+	*job = j;
+	return 0;
+}
+
+/* slot WRITING(me, none) -> FREE. Only the worker holding slot, before zka_job_take. */
+int zka_slot_release(struct zka_arena *a, uint32_t slot)
+{
+	uint32_t me;
+	uint64_t sw;
+	int rc = my_slot(a, slot, ZKA_SLOT_WRITING, &me, &sw);
+	if (rc < 0)
+		return rc;
+	if (w_link(sw) != ZKA_NONE)
+		return -EBUSY;
+	return push_slot(a, ZKA_RING_FREE_SLOTS, slot, sw,
+			 slot_next(sw, ZKA_SLOT_FREE, ZKA_OWNER_NONE, ZKA_NONE));
+}
+
+/* Roll job j forward from SYNTHESIZING(*, s) to READY(s) (I5). Anyone. */
+static void job_roll_ready(struct zka_arena *a, uint32_t j, uint32_t s)
+{
+	struct zka__job *J = job_rec(a, j);
+	uint64_t w = ld(&J->word);
+	while (w_state(w) == ZKA_JOB_SYNTHESIZING && w_link(w) == s) {
+		if (cas(&J->word, &w,
+			job_next(w, ZKA_JOB_READY, ZKA_OWNER_NONE, s, w_job_attempts(w)))) {
+			count_job(a, ZKA_JOB_READY);
+			break;
+		}
+	}
+}
+
+/* slot WRITING(me, j) -> READY(j) [ready ring], then job -> READY. Only the slot's worker. */
+int zka_slot_ready(struct zka_arena *a, uint32_t slot)
+{
+	uint32_t me;
+	uint64_t sw;
+	int rc = my_slot(a, slot, ZKA_SLOT_WRITING, &me, &sw);
+	if (rc < 0)
+		return rc;
+	uint32_t j = w_link(sw);
+	if (j >= a->g.njobs)
+		return -EINVAL;
+	uint64_t jw = ld(&job_rec(a, j)->word);
+	if (w_state(jw) != ZKA_JOB_SYNTHESIZING || w_owner(jw) != me || w_link(jw) != slot)
+		return -EBADMSG;
+	atomic_store(&job_rec(a, j)->t_synth_end, zka__now_ns());
+	if ((rc = push_slot(a, ZKA_RING_READY_SLOTS, slot, sw,
+			    slot_next(sw, ZKA_SLOT_READY, ZKA_OWNER_NONE, j))) < 0)
+		return rc;
+	ZKA_FAULT("slot.ready.committed");
+	job_roll_ready(a, j, slot);
+	return 0;
+}
+
+/* job SYNTHESIZING(me) -> FAILED(reason); slot WRITING(me, j) -> FREE. The slot's worker. */
+int zka_job_fail_synth(struct zka_arena *a, uint32_t slot, const char *reason)
+{
+	uint32_t me;
+	uint64_t sw;
+	int rc = my_slot(a, slot, ZKA_SLOT_WRITING, &me, &sw);
+	if (rc < 0)
+		return rc;
+	uint32_t j = w_link(sw);
+	if (j >= a->g.njobs)
+		return -EINVAL;
+	struct zka__job *J = job_rec(a, j);
+	uint64_t jw = ld(&J->word);
+	if (w_state(jw) != ZKA_JOB_SYNTHESIZING || w_owner(jw) != me || w_link(jw) != slot)
+		return -EBADMSG;
+	copy_str(J->reason, reason ? reason : "synthesis failed", ZKA_REASON_MAX);
+	atomic_store(&J->t_synth_end, zka__now_ns());
+	if (!cas(&J->word, &jw, job_next(jw, ZKA_JOB_FAILED, ZKA_OWNER_NONE, slot, w_job_attempts(jw))))
+		return -EBADMSG;
+	count_job(a, ZKA_JOB_FAILED);
+	cnt(a, ZKA_C_JOBS_FAILED, 1);
+	job_announce(J);
+	ZKA_FAULT("job.fail.failed");
+	return push_slot(a, ZKA_RING_FREE_SLOTS, slot, sw,
+			 slot_next(sw, ZKA_SLOT_FREE, ZKA_OWNER_NONE, ZKA_NONE));
+}
+
+/* slot READY(j) -> PROVING(me, j) [ready ring]; job READY|SYNTHESIZING(*, s) -> PROVING(me).
+ * Provers. A slot whose job is inconsistent is quarantined back to FREE and skipped. */
+int zka_slot_take_ready(struct zka_arena *a, uint32_t *slot, uint32_t *job, int timeout_ms)
+{
+	uint32_t me, s;
+	int rc = zka__self(a, &me);
+	if (rc < 0)
+		return rc;
+	for (;;) {
+		struct xctx x = {.me = me};
+		struct zka__ring_ops ops = {.leave = leave_ready_slot, .ctx = &x};
+		if ((rc = zka__ring_pop(a, ZKA_RING_READY_SLOTS, &s, timeout_ms, &ops)) < 0)
+			return rc;
+		count_slot(a, ZKA_SLOT_PROVING);
+		ZKA_FAULT("slot.take_ready.taken");
+		uint32_t j = w_link(x.got);
+		if (j < a->g.njobs) {
+			struct zka__job *J = job_rec(a, j);
+			uint64_t jw = ld(&J->word);
+			while ((w_state(jw) == ZKA_JOB_READY || w_state(jw) == ZKA_JOB_SYNTHESIZING) &&
+			       w_link(jw) == s) {
+				if (cas(&J->word, &jw,
+					job_next(jw, ZKA_JOB_PROVING, me, s, w_job_attempts(jw)))) {
+					count_job(a, ZKA_JOB_PROVING);
+					atomic_store(&J->t_prove_start, zka__now_ns());
+					*slot = s;
+					*job = j;
+					return 0;
+				}
+			}
+		}
+		/* inconsistent pair: quarantine the slot (its a/b/c belong to no live job) */
+		cnt(a, ZKA_C_QUARANTINED, 1);
+		if (push_slot(a, ZKA_RING_FREE_SLOTS, s, x.got,
+			      slot_next(x.got, ZKA_SLOT_FREE, ZKA_OWNER_NONE, ZKA_NONE)) < 0)
+			cnt(a, ZKA_C_CLEANUP_FAILURES, 1);
+	}
+}
+
+/* job PROVING(me) -> DONE | FAILED(reason); slot PROVING(me, j) -> FREE. The slot's prover. */
+int zka_job_finish(struct zka_arena *a, uint32_t slot, const char *reason)
+{
+	uint32_t me;
+	uint64_t sw;
+	int rc = my_slot(a, slot, ZKA_SLOT_PROVING, &me, &sw);
+	if (rc < 0)
+		return rc;
+	uint32_t j = w_link(sw);
+	if (j >= a->g.njobs)
+		return -EINVAL;
+	struct zka__job *J = job_rec(a, j);
+	uint64_t jw = ld(&J->word);
+	if (w_state(jw) != ZKA_JOB_PROVING || w_owner(jw) != me || w_link(jw) != slot)
+		return -EBADMSG;
+	if (reason)
+		copy_str(J->reason, reason, ZKA_REASON_MAX);
+	atomic_store(&J->t_prove_end, zka__now_ns());
+	uint32_t st = reason ? ZKA_JOB_FAILED : ZKA_JOB_DONE;
+	if (!cas(&J->word, &jw, job_next(jw, st, ZKA_OWNER_NONE, slot, w_job_attempts(jw))))
+		return -EBADMSG;
+	count_job(a, st);
+	cnt(a, reason ? ZKA_C_JOBS_FAILED : ZKA_C_JOBS_DONE, 1);
+	job_announce(J);
+	ZKA_FAULT("job.finish.done");
+	return push_slot(a, ZKA_RING_FREE_SLOTS, slot, sw,
+			 slot_next(sw, ZKA_SLOT_FREE, ZKA_OWNER_NONE, ZKA_NONE));
+}
+
+/* Copies a validated snapshot of job j. */
+int zka_job_info(const struct zka_arena *a, uint32_t j, struct zka_job_info *o)
+{
+	memset(o, 0, sizeof *o);
+	if (j >= a->g.njobs)
+		return -ERANGE;
+	struct zka__job *J = job_rec(a, j);
+	uint64_t w = ld(&J->word);
+	uint32_t st = w_state(w);
+	o->state = (st >= ZKA_JOB_FREE && st <= ZKA_JOB_FAILED) ? (int)st : 0;
+	o->owner = w_owner(w) == ZKA_OWNER_NONE ? ZKA_NONE : w_owner(w);
+	o->slot = w_link(w);
+	o->attempts = w_job_attempts(w);
+	o->gen = w_job_gen(w);
+	if (o->owner != ZKA_NONE)
+		zka__owner_info(a, o->owner, &o->who);
+	uint64_t serial = atomic_load(&J->serial);
+	o->id = serial << 24 | j;
+	o->user_tag = atomic_load(&J->user_tag);
+	o->circuit = atomic_load(&J->circuit);
+	o->max_attempts = atomic_load(&J->max_attempts);
+	o->synth_count = atomic_load(&J->synth_count);
+	o->t_submit = atomic_load(&J->t_submit);
+	o->t_synth_start = atomic_load(&J->t_synth_start);
+	o->t_synth_end = atomic_load(&J->t_synth_end);
+	o->t_prove_start = atomic_load(&J->t_prove_start);
+	o->t_prove_end = atomic_load(&J->t_prove_end);
+	/* text fields: copied, then forced NUL-terminated (never trusted) */
+	memcpy(o->witness_path, J->witness_path, ZKA_PATH_MAX);
+	o->witness_path[ZKA_PATH_MAX - 1] = 0;
+	memcpy(o->out_dir, J->out_dir, ZKA_PATH_MAX);
+	o->out_dir[ZKA_PATH_MAX - 1] = 0;
+	memcpy(o->reason, J->reason, ZKA_REASON_MAX);
+	o->reason[ZKA_REASON_MAX - 1] = 0;
+	if (o->slot != ZKA_NONE && o->slot >= a->g.nslots)
+		o->state = 0;
+	if (o->circuit != ZKA_NONE && o->circuit >= a->g.ncircuits)
+		o->state = 0;
+	return 0;
+}
+
+int zka_slot_info(const struct zka_arena *a, uint32_t s, struct zka_slot_info *o)
+{
+	memset(o, 0, sizeof *o);
+	if (s >= a->g.nslots)
+		return -ERANGE;
+	struct zka__slot *S = slot_rec(a, s);
+	uint64_t w = ld(&S->word);
+	uint32_t st = w_state(w);
+	o->state = (st >= ZKA_SLOT_FREE && st <= ZKA_SLOT_PROVING) ? (int)st : 0;
+	o->owner = w_owner(w) == ZKA_OWNER_NONE ? ZKA_NONE : w_owner(w);
+	o->job = w_link(w);
+	o->gen = w_slot_gen(w);
+	if (o->owner != ZKA_NONE)
+		zka__owner_info(a, o->owner, &o->who);
+	o->data_off = atomic_load(&S->data_off);
+	o->data_size = atomic_load(&S->data_size);
+	o->used_bytes = atomic_load(&S->used_bytes);
+	if (o->job != ZKA_NONE && o->job >= a->g.njobs)
+		o->state = 0;
+	if (o->data_off != a->g.data_off + (uint64_t)s * a->g.slot_stride ||
+	    o->data_size != a->g.slot_stride)
+		o->state = 0;
+	return 0;
+}
+
+void *zka_slot_data(struct zka_arena *a, uint32_t s, uint64_t *size)
+{
+	if (s >= a->g.nslots)
+		return NULL;
+	/* computed from the private geometry; the record's copy must agree */
+	uint64_t off = a->g.data_off + (uint64_t)s * a->g.slot_stride;
+	if (atomic_load(&slot_rec(a, s)->data_off) != off ||
+	    atomic_load(&slot_rec(a, s)->data_size) != a->g.slot_stride)
+		return NULL;
+	if (size)
+		*size = a->g.slot_stride;
+	return a->base + off;
+}
+
+int zka_slot_set_used(struct zka_arena *a, uint32_t s, uint64_t used)
+{
+	if (s >= a->g.nslots || used > a->g.slot_stride)
+		return -ERANGE;
+	atomic_store(&slot_rec(a, s)->used_bytes, used);
+	return 0;
+}
+
+/* Waits for job id to be terminal. Clients. */
+int zka_job_wait(struct zka_arena *a, uint64_t id, int timeout_ms, struct zka_job_info *info)
+{
+	uint32_t j = zka_job_index(id);
+	if (j >= a->g.njobs)
+		return -ERANGE;
+	struct zka__job *J = job_rec(a, j);
+	struct timespec dl;
+	zka__deadline(&dl, timeout_ms);
+	int rc = 0;
+	int ro = a->flags & ZKA_OPEN_RDONLY;
+	if (!ro)
+		atomic_fetch_add(&J->waiters, 1); /* seq_cst: counted before reading seq/state (I8) */
+	for (;;) {
+		uint32_t seq = atomic_load(&J->done_seq);
+		uint64_t w = ld(&J->word);
+		uint32_t st = w_state(w);
+		if (atomic_load(&J->serial) != id >> 24 || st == ZKA_JOB_FREE ||
+		    st == ZKA_JOB_FILLING) {
+			rc = -ESTALE;
+			break;
+		}
+		if (st == ZKA_JOB_DONE || st == ZKA_JOB_FAILED) {
+			if (info)
+				zka_job_info(a, j, info);
+			rc = st == ZKA_JOB_DONE ? 0 : 1;
+			break;
+		}
+		if (timeout_ms == 0) {
+			rc = -ETIMEDOUT;
+			break;
+		}
+		cnt(a, ZKA_C_WAITS, 1);
+		if (zka__futex_wait(&J->done_seq, seq, timeout_ms < 0 ? NULL : &dl) == -ETIMEDOUT) {
+			timeout_ms = 0; /* one last look */
+		}
+	}
+	if (!ro)
+		atomic_fetch_sub(&J->waiters, 1);
+	return rc;
+}
+
+/* job DONE|FAILED -> FREE [free-jobs]. Clients, after wait. */
+int zka_job_release(struct zka_arena *a, uint64_t id)
+{
+	uint32_t j = zka_job_index(id), me;
+	if (j >= a->g.njobs)
+		return -ERANGE;
+	int rc = zka__self(a, &me);
+	if (rc < 0)
+		return rc;
+	struct zka__job *J = job_rec(a, j);
+	uint64_t w = ld(&J->word);
+	if (atomic_load(&J->serial) != id >> 24)
+		return -ESTALE;
+	if (w_state(w) != ZKA_JOB_DONE && w_state(w) != ZKA_JOB_FAILED)
+		return -EBUSY;
+	if ((rc = push_job(a, ZKA_RING_FREE_JOBS, j, w,
+			   job_next(w, ZKA_JOB_FREE, ZKA_OWNER_NONE, ZKA_NONE, 0))) < 0)
+		return rc == -EBUSY ? -ESTALE : rc;
+	job_announce(J); /* waiters see -ESTALE */
+	return 0;
+}
+
+/* ---- circuits ---- */
+int zka_circuit_claim(struct zka_arena *a, const struct zka_circuit_key *k, uint32_t *idx)
+{
+	uint32_t me;
+	if (!k->key_path || strnlen(k->key_path, ZKA_PATH_MAX) >= ZKA_PATH_MAX)
+		return -EINVAL;
+	int rc = zka__self(a, &me);
+	if (rc < 0)
+		return rc;
+	for (uint32_t i = 0; i < a->g.ncircuits; i++) {
+		struct zka__circuit *C = circ_rec(a, i);
+		uint64_t w = ld(&C->word);
+		uint32_t st = w_state(w);
+		if ((st == ZKA_CIRCUIT_LOADED || st == ZKA_CIRCUIT_LOADING) &&
+		    atomic_load(&C->key_size) == k->key_size &&
+		    atomic_load(&C->key_mtime_ns) == k->key_mtime_ns &&
+		    atomic_load(&C->header_hash) == k->header_hash &&
+		    strncmp(C->key_path, k->key_path, ZKA_PATH_MAX) == 0) {
+			*idx = i;
+			return (int)st;
+		}
+	}
+	for (uint32_t i = 0; i < a->g.ncircuits; i++) {
+		struct zka__circuit *C = circ_rec(a, i);
+		uint64_t w = ld(&C->word);
+		if (w_state(w) != ZKA_CIRCUIT_FREE)
+			continue;
+		uint64_t nw = ZKA_CIRCUIT_LOADING | (uint64_t)me << 4 | ((w >> 16) + 1) << 16;
+		if (!cas(&C->word, &w, nw))
+			continue;
+		copy_str(C->key_path, k->key_path, ZKA_PATH_MAX);
+		memset(C->params_shm, 0, ZKA_SHM_NAME_MAX);
+		atomic_store(&C->key_size, k->key_size);
+		atomic_store(&C->key_mtime_ns, k->key_mtime_ns);
+		atomic_store(&C->header_hash, k->header_hash);
+		*idx = i;
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+int zka_circuit_publish(struct zka_arena *a, uint32_t idx, const char *params_shm)
+{
+	uint32_t me;
+	if (idx >= a->g.ncircuits || (params_shm && strnlen(params_shm, ZKA_SHM_NAME_MAX) >= ZKA_SHM_NAME_MAX))
+		return -EINVAL;
+	int rc = zka__self(a, &me);
+	if (rc < 0)
+		return rc;
+	struct zka__circuit *C = circ_rec(a, idx);
+	uint64_t w = ld(&C->word);
+	if (w_state(w) != ZKA_CIRCUIT_LOADING || w_owner(w) != me)
+		return -EPERM;
+	if (params_shm)
+		copy_str(C->params_shm, params_shm, ZKA_SHM_NAME_MAX);
+	uint64_t nw = (params_shm ? ZKA_CIRCUIT_LOADED : ZKA_CIRCUIT_FREE) |
+		      (uint64_t)ZKA_OWNER_NONE << 4 | ((w >> 16) + 1) << 16;
+	return cas(&C->word, &w, nw) ? 0 : -EBADMSG;
+}
+
+int zka_circuit_info(const struct zka_arena *a, uint32_t idx, struct zka_circuit_info *o)
+{
+	memset(o, 0, sizeof *o);
+	if (idx >= a->g.ncircuits)
+		return -ERANGE;
+	struct zka__circuit *C = circ_rec(a, idx);
+	uint64_t w = ld(&C->word);
+	o->state = w_state(w) >= ZKA_CIRCUIT_FREE && w_state(w) <= ZKA_CIRCUIT_LOADED ? (int)w_state(w) : 0;
+	o->owner = w_owner(w) == ZKA_OWNER_NONE ? ZKA_NONE : w_owner(w);
+	memcpy(o->key_path, C->key_path, ZKA_PATH_MAX);
+	o->key_path[ZKA_PATH_MAX - 1] = 0;
+	memcpy(o->params_shm, C->params_shm, ZKA_SHM_NAME_MAX);
+	o->params_shm[ZKA_SHM_NAME_MAX - 1] = 0;
+	o->key_size = atomic_load(&C->key_size);
+	o->key_mtime_ns = atomic_load(&C->key_mtime_ns);
+	o->header_hash = atomic_load(&C->header_hash);
+	return 0;
+}
+
+/* ---- recovery ---- */
+
+/* Is the owner named by word w dead? An owner index out of range or naming an empty entry is
+ * corrupt (I4 says registration precedes use, and only recovery reaps): treated as dead. */
+static int owner_dead(struct zka_arena *a, uint32_t o)
+{
+	if (o == ZKA_OWNER_NONE)
+		return 0;
+	if (o >= a->g.nowners)
+		return 1;
+	if (o == a->owner_idx && a->owner_pid == getpid())
+		return 0;
+	return !zka__owner_alive(a, o);
+}
+
+static int job_owned_state(uint32_t st)
+{
+	return st == ZKA_JOB_FILLING || st == ZKA_JOB_SYNTHESIZING || st == ZKA_JOB_PROVING;
+}
+static int slot_owned_state(uint32_t st)
+{
+	return st == ZKA_SLOT_WRITING || st == ZKA_SLOT_PROVING;
+}
+
+/* Recovers job j if its owner is dead. Returns 1 when a record moved. */
+static int recover_job(struct zka_arena *a, uint32_t j)
+{
+	struct zka__job *J = job_rec(a, j);
+	uint64_t w = ld(&J->word);
+	uint32_t st = w_state(w), s = w_link(w);
+	if (!job_owned_state(st) || !owner_dead(a, w_owner(w)))
+		return 0;
+	int rc;
+	switch (st) {
+	case ZKA_JOB_FILLING:
+		rc = push_job(a, ZKA_RING_FREE_JOBS, j, w,
+			      job_next(w, ZKA_JOB_FREE, ZKA_OWNER_NONE, ZKA_NONE, 0));
+		break;
+	case ZKA_JOB_SYNTHESIZING: {
+		/* I5: a READY/PROVING slot bound to j means synthesis completed: roll forward */
+		if (s < a->g.nslots) {
+			uint64_t sw = ld(&slot_rec(a, s)->word);
+			if ((w_state(sw) == ZKA_SLOT_READY || w_state(sw) == ZKA_SLOT_PROVING) &&
+			    w_link(sw) == j) {
+				job_roll_ready(a, j, s);
+				return 1;
+			}
+		}
+		uint32_t att = w_job_attempts(w) + 1;
+		uint32_t max = atomic_load(&J->max_attempts);
+		if (max < 1 || max > 255)
+			max = a->g.max_attempts;
+		if (att >= max) {
+			snprintf(J->reason, ZKA_REASON_MAX,
+				 "synthesis worker died %u time(s) (max_attempts %u)", att, max);
+			if (!cas(&J->word, &w, job_next(w, ZKA_JOB_FAILED, ZKA_OWNER_NONE, s, att))) {
+				rc = -EBUSY;
+				break;
+			}
+			count_job(a, ZKA_JOB_FAILED);
+			cnt(a, ZKA_C_JOBS_FAILED, 1);
+			job_announce(J);
+			rc = 0;
+		} else {
+			rc = push_job(a, ZKA_RING_SUBMITTED_JOBS, j, w,
+				      job_next(w, ZKA_JOB_SUBMITTED, ZKA_OWNER_NONE, ZKA_NONE, att));
+		}
+		break;
+	}
+	case ZKA_JOB_PROVING:
+		/* the slot keeps its a/b/c: back to READY, no re-synthesis; the slot follows */
+		rc = cas(&J->word, &w, job_next(w, ZKA_JOB_READY, ZKA_OWNER_NONE, s, w_job_attempts(w)))
+			     ? 0
+			     : -EBUSY;
+		if (rc == 0)
+			count_job(a, ZKA_JOB_READY);
+		break;
+	default:
+		return 0;
+	}
+	if (rc == -EBUSY)
+		return 0; /* the record moved on: someone else handled it */
+	if (rc < 0) {
+		cnt(a, ZKA_C_CLEANUP_FAILURES, 1);
+		return 0;
+	}
+	return 1;
+}
+
+static int recover_slot(struct zka_arena *a, uint32_t s)
+{
+	struct zka__slot *S = slot_rec(a, s);
+	uint64_t w = ld(&S->word);
+	uint32_t st = w_state(w), j = w_link(w);
+	if (!slot_owned_state(st) || !owner_dead(a, w_owner(w)))
+		return 0;
+	int rc, to_ready = 0;
+	if (st == ZKA_SLOT_PROVING && j < a->g.njobs) {
+		uint64_t jw = ld(&job_rec(a, j)->word);
+		uint32_t js = w_state(jw);
+		/* the job is READY again (recover_job) or was never moved (died between the two
+		 * CASes of take_ready): the slot goes back to READY; a terminal job frees it */
+		to_ready = (js == ZKA_JOB_READY || js == ZKA_JOB_SYNTHESIZING) && w_link(jw) == s;
+		if (js == ZKA_JOB_PROVING && w_link(jw) == s) {
+			recover_job(a, j); /* job's owner is dead too (same process) */
+			jw = ld(&job_rec(a, j)->word);
+			to_ready = w_state(jw) == ZKA_JOB_READY && w_link(jw) == s;
+		}
+	}
+	if (to_ready)
+		rc = push_slot(a, ZKA_RING_READY_SLOTS, s, w,
+			       slot_next(w, ZKA_SLOT_READY, ZKA_OWNER_NONE, j));
+	else
+		rc = push_slot(a, ZKA_RING_FREE_SLOTS, s, w,
+			       slot_next(w, ZKA_SLOT_FREE, ZKA_OWNER_NONE, ZKA_NONE));
+	if (rc == -EBUSY)
+		return 0;
+	if (rc < 0) {
+		cnt(a, ZKA_C_CLEANUP_FAILURES, 1);
+		return 0;
+	}
+	return 1;
+}
+
+static int recover_circuit(struct zka_arena *a, uint32_t i)
+{
+	struct zka__circuit *C = circ_rec(a, i);
+	uint64_t w = ld(&C->word);
+	if (w_state(w) != ZKA_CIRCUIT_LOADING || !owner_dead(a, w_owner(w)))
+		return 0;
+	uint64_t nw = ZKA_CIRCUIT_FREE | (uint64_t)ZKA_OWNER_NONE << 4 | ((w >> 16) + 1) << 16;
+	return cas(&C->word, &w, nw) ? 1 : 0;
+}
+
+int zka_arena_recover(struct zka_arena *a)
+{
+	if (a->flags & ZKA_OPEN_RDONLY)
+		return -EROFS;
+	struct zka__hdr *h = hdr(a);
+	int rc = zka__robust_lock(&h->recover_mu, LOCK_MS);
+	if (rc < 0) {
+		cnt(a, ZKA_C_CLEANUP_FAILURES, 1);
+		return rc;
+	}
+	cnt(a, ZKA_C_RECOVER_RUNS, 1);
+	int n = 0;
+	/* jobs first: a SYNTHESIZING job's fate depends on its slot's state (I5) */
+	for (uint32_t j = 0; j < a->g.njobs; j++) {
+		n += recover_job(a, j);
+		if (j == a->g.njobs / 2)
+			ZKA_FAULT("recover.mid");
+	}
+	for (uint32_t s = 0; s < a->g.nslots; s++)
+		n += recover_slot(a, s);
+	for (uint32_t i = 0; i < a->g.ncircuits; i++)
+		n += recover_circuit(a, i);
+	/* a second job pass: SYNTHESIZING jobs whose slot moved during the slot pass */
+	for (uint32_t j = 0; j < a->g.njobs; j++)
+		n += recover_job(a, j);
+	/* reap dead owner entries no record names any more (I6) */
+	for (uint32_t o = 0; o < a->g.nowners; o++) {
+		uint64_t id = atomic_load(&owners(a)[o]);
+		if (!id || !owner_dead(a, o) || zka__owner_in_use(a, o))
+			continue;
+		/* seq_cst CAS: frees the entry only if it still holds the dead ident */
+		if (atomic_compare_exchange_strong(&owners(a)[o], &id, 0))
+			cnt(a, ZKA_C_OWNERS_REAPED, 1);
+	}
+	cnt(a, ZKA_C_RECOVERED, (uint64_t)n);
+	pthread_mutex_unlock(&h->recover_mu);
+	zka__ring_kick_all(a);
+	return n;
+}
+
+/* ---- invariant check (quiescent arena) ---- */
+#define FAIL(...)                                                                                  \
+	do {                                                                                       \
+		if (err)                                                                           \
+			snprintf(err, errsz, __VA_ARGS__);                                         \
+		rc = -EUCLEAN;                                                                     \
+		goto out;                                                                          \
+	} while (0)
+
+int zka_arena_check(struct zka_arena *a, char *err, size_t errsz)
+{
+	int rc = 0;
+	uint32_t nmax = a->g.nslots > a->g.njobs ? a->g.nslots : a->g.njobs;
+	unsigned char *seen = calloc(nmax, 1);
+	if (!seen)
+		return -ENOMEM;
+	for (int r = 0; r < (int)ZKA_SYS_RINGS; r++) {
+		struct zka__ring *R = ring_at(a, r);
+		uint32_t n = zka__ring_table_n(a, r), cap = (uint32_t)a->g.ring_cap[r];
+		memset(seen, 0, nmax);
+		int lr = zka__robust_lock(&R->mu, LOCK_MS);
+		if (lr < 0)
+			FAIL("ring %s: cannot lock (%d)", zka_ring_name(r), lr);
+		if (lr == 1)
+			zka__ring_repair_locked(a, r);
+		uint32_t head = atomic_load(&R->head), tail = atomic_load(&R->tail);
+		if (tail - head > cap) {
+			pthread_mutex_unlock(&R->mu);
+			FAIL("ring %s: span %u > capacity %u", zka_ring_name(r), tail - head, cap);
+		}
+		for (uint32_t i = head; i != tail; i++) {
+			uint32_t idx = atomic_load(&R->cells[i % cap]);
+			if (idx >= n || seen[idx] || zka__ring_member(a, r, idx) != 1) {
+				pthread_mutex_unlock(&R->mu);
+				FAIL("ring %s: entry %u (index %u) %s", zka_ring_name(r), i - head, idx,
+				     idx >= n ? "out of range" : seen[idx] ? "duplicated" : "not in the ring's state");
+			}
+			seen[idx] = 1;
+		}
+		for (uint32_t idx = 0; idx < n; idx++)
+			if (!seen[idx] && zka__ring_member(a, r, idx) == 1) {
+				pthread_mutex_unlock(&R->mu);
+				FAIL("ring %s: record %u is in the ring's state but not in the ring",
+				     zka_ring_name(r), idx);
+			}
+		pthread_mutex_unlock(&R->mu);
+	}
+	for (uint32_t s = 0; s < a->g.nslots; s++) {
+		struct zka_slot_info si;
+		zka_slot_info(a, s, &si);
+		if (!si.state)
+			FAIL("slot %u: corrupt record", s);
+		if (slot_owned_state((uint32_t)si.state) != (si.owner != ZKA_NONE))
+			FAIL("slot %u: %s with owner %u", s, zka_slot_state_name(si.state), si.owner);
+		if (si.state == ZKA_SLOT_FREE && si.job != ZKA_NONE)
+			FAIL("slot %u: FREE but bound to job %u", s, si.job);
+		if (si.state == ZKA_SLOT_READY || si.state == ZKA_SLOT_PROVING ||
+		    (si.state == ZKA_SLOT_WRITING && si.job != ZKA_NONE)) {
+			uint64_t jw = ld(&job_rec(a, si.job)->word);
+			uint32_t js = w_state(jw);
+			int ok = w_link(jw) == s &&
+				 (si.state == ZKA_SLOT_WRITING ? js == ZKA_JOB_SYNTHESIZING
+				  : si.state == ZKA_SLOT_READY ? (js == ZKA_JOB_READY || js == ZKA_JOB_SYNTHESIZING)
+							       : (js == ZKA_JOB_PROVING || js == ZKA_JOB_READY || js == ZKA_JOB_SYNTHESIZING ||
+								  js == ZKA_JOB_DONE || js == ZKA_JOB_FAILED));
+			if (!ok)
+				FAIL("slot %u: %s bound to job %u in state %s (slot link %u)", s,
+				     zka_slot_state_name(si.state), si.job, zka_job_state_name((int)js),
+				     w_link(jw));
+		}
+	}
+	for (uint32_t j = 0; j < a->g.njobs; j++) {
+		struct zka_job_info ji;
+		zka_job_info(a, j, &ji);
+		if (!ji.state)
+			FAIL("job %u: corrupt record", j);
+		if (job_owned_state((uint32_t)ji.state) != (ji.owner != ZKA_NONE))
+			FAIL("job %u: %s with owner %u", j, zka_job_state_name(ji.state), ji.owner);
+		if (ji.state == ZKA_JOB_READY || ji.state == ZKA_JOB_PROVING) {
+			uint64_t sw = ld(&slot_rec(a, ji.slot)->word);
+			uint32_t ss = w_state(sw);
+			if (w_link(sw) != j ||
+			    (ji.state == ZKA_JOB_READY ? ss != ZKA_SLOT_READY && ss != ZKA_SLOT_PROVING
+						       : ss != ZKA_SLOT_PROVING))
+				FAIL("job %u: %s but slot %u is %s bound to %u", j,
+				     zka_job_state_name(ji.state), ji.slot, zka_slot_state_name((int)ss),
+				     w_link(sw));
+		}
+		if (ji.attempts > ji.max_attempts)
+			FAIL("job %u: attempts %u > max %u", j, ji.attempts, ji.max_attempts);
+	}
+out:
+	free(seen);
+	return rc;
+}
+
+const char *zka_slot_state_name(int s)
+{
+	static const char *const n[] = {"CORRUPT", "FREE", "WRITING", "READY", "PROVING"};
+	return s >= 0 && s <= 4 ? n[s] : "CORRUPT";
+}
+
+const char *zka_job_state_name(int s)
+{
+	static const char *const n[] = {"CORRUPT",      "FREE",  "FILLING", "SUBMITTED",
+					"SYNTHESIZING", "READY", "PROVING", "DONE",
+					"FAILED"};
+	return s >= 0 && s <= 8 ? n[s] : "CORRUPT";
+}

@@ -1,0 +1,206 @@
+/* zka_arena.h - the shared-memory arena: slot and job tables, futex-backed rings, recovery.
+ *
+ * An arena is one POSIX shm object "/zkarena-NAME" (mode 0600) that outlives every process.
+ * It holds a checksummed header, an owner table (one entry per attached process), a table of
+ * loaded circuits, the job table, the slot table, rings of 32-bit indices and the slots' data
+ * (each slot 2 MiB aligned). Everything inside is an offset or an index, bounds-checked on read.
+ *
+ * Conventions: every function returns 0 (or a documented non-negative value) or -errno, and
+ * never aborts on bad arena contents. Timeouts are in milliseconds: < 0 waits forever, 0 tries
+ * once. A process attaches with zka_arena_open (which runs recovery); after fork() the child
+ * may keep using the parent's handle: it registers itself as a new owner on first use.
+ * The state machines and invariants are described at the top of shm/arena.c.
+ */
+#ifndef ZKA_ARENA_H
+#define ZKA_ARENA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ZKA_NAME_MAX 64     /* arena name: [A-Za-z0-9._-]{1,64}, not starting with '.' */
+#define ZKA_PATH_MAX 512    /* witness path, output dir, key path (NUL included) */
+#define ZKA_REASON_MAX 256  /* failure reason text (NUL included) */
+#define ZKA_SHM_NAME_MAX 64 /* params shm object name (NUL included) */
+#define ZKA_NONE 0xFFFFFFu  /* "no index" in job/slot/circuit references */
+#define ZKA_SLOT_ALIGN (2u << 20)
+
+struct zka_arena;
+
+/* ---- geometry, create, open ---- */
+struct zka_arena_params {
+	uint32_t nslots;       /* >= 1 */
+	uint64_t slot_bytes;   /* >= 1; rounded up to 2 MiB per slot */
+	uint32_t njobs;        /* 0: default 4 * nslots (min 64) */
+	uint32_t nowners;      /* 0: default 1024; at most 4094 */
+	uint32_t ncircuits;    /* 0: default 16 */
+	uint32_t max_attempts; /* 0: default 3; at most 255 */
+	int numa_node;         /* -1: no binding */
+	uint32_t nuser_rings;  /* plain rings (not bound to a table), at most 8 */
+	uint32_t user_ring_cap;/* capacity of each plain ring (0: 64) */
+};
+
+enum { ZKA_OPEN_RDONLY = 1, ZKA_OPEN_NORECOVER = 2, ZKA_OPEN_QUIET = 4 };
+
+/* Validates NAME and writes "/zkarena-NAME" to out (size >= ZKA_NAME_MAX + 10). -EINVAL if bad. */
+int zka_arena_shm_name(const char *name, char *out, size_t outsz);
+/* Creates, sizes (posix_fallocate), NUMA-binds and pre-faults a new arena; -EEXIST if it exists,
+ * -ENOSPC when /dev/shm is too small. *msg (may be NULL) gets a static one-line explanation. */
+int zka_arena_create(const char *name, const struct zka_arena_params *p, struct zka_arena **out,
+		     const char **msg);
+/* Maps an existing arena after checking magic, version, checksum, size and geometry;
+ * then (unless NORECOVER/RDONLY) runs zka_arena_recover. -EPROTO: other layout version,
+ * -EBADMSG: bad magic/checksum/geometry, -EINVAL: truncated object. *msg explains. */
+int zka_arena_open(const char *name, int flags, struct zka_arena **out, const char **msg);
+/* Unmaps; releases this process's owner entry when it owns no record. NULL is fine. */
+void zka_arena_close(struct zka_arena *a);
+/* Removes the shm object (mapped handles stay valid until closed). */
+int zka_arena_destroy(const char *name);
+
+/* ---- introspection ---- */
+struct zka_arena_geometry {
+	uint32_t version, nslots, njobs, nowners, ncircuits, max_attempts, nrings;
+	int32_t numa_node;
+	uint64_t slot_bytes, slot_stride, total_bytes, data_off;
+	int64_t epoch_ns; /* creation time, CLOCK_REALTIME */
+};
+void zka_arena_geometry(const struct zka_arena *a, struct zka_arena_geometry *g);
+
+enum zka_counter {
+	ZKA_C_PUSHES, ZKA_C_POPS, ZKA_C_WAITS, ZKA_C_WAKES, ZKA_C_TIMEOUTS,
+	ZKA_C_RECOVER_RUNS, ZKA_C_RECOVERED, ZKA_C_OWNERS_REAPED, ZKA_C_RING_REPAIRS,
+	ZKA_C_QUARANTINED, ZKA_C_CLEANUP_FAILURES, ZKA_C_JOBS_SUBMITTED, ZKA_C_JOBS_DONE,
+	ZKA_C_JOBS_FAILED, ZKA_C_COUNT
+};
+const char *zka_counter_name(int c);
+uint64_t zka_arena_counter(const struct zka_arena *a, int c);
+
+/* Rings. The system rings are bound to a table state: a record is in its ring iff it is in
+ * that state. User rings (zka_arena_params.nuser_rings) are plain bounded MPMC rings. */
+enum zka_ring_id {
+	ZKA_RING_FREE_SLOTS, ZKA_RING_READY_SLOTS, ZKA_RING_SUBMITTED_JOBS, ZKA_RING_FREE_JOBS,
+	ZKA_RING_USER0
+};
+const char *zka_ring_name(int ring);
+/* Entries in the ring now (>= 0), or -errno. */
+int zka_ring_depth(const struct zka_arena *a, int ring);
+int zka_ring_capacity(const struct zka_arena *a, int ring);
+/* Plain ring operations (user rings only, -EPERM on system rings): blocking with timeout;
+ * -ETIMEDOUT when the ring stays full/empty, -ERANGE on an index >= 2^31. */
+int zka_ring_push(struct zka_arena *a, int ring, uint32_t idx, int timeout_ms);
+int zka_ring_pop(struct zka_arena *a, int ring, uint32_t *idx, int timeout_ms);
+
+/* ---- states ---- */
+enum zka_slot_state { ZKA_SLOT_FREE = 1, ZKA_SLOT_WRITING, ZKA_SLOT_READY, ZKA_SLOT_PROVING };
+enum zka_job_state {
+	ZKA_JOB_FREE = 1, ZKA_JOB_FILLING, ZKA_JOB_SUBMITTED, ZKA_JOB_SYNTHESIZING, ZKA_JOB_READY,
+	ZKA_JOB_PROVING, ZKA_JOB_DONE, ZKA_JOB_FAILED
+};
+enum zka_circuit_state { ZKA_CIRCUIT_FREE = 1, ZKA_CIRCUIT_LOADING, ZKA_CIRCUIT_LOADED };
+const char *zka_slot_state_name(int s);
+const char *zka_job_state_name(int s);
+
+struct zka_owner_info {
+	int32_t pid;    /* 0: owner entry empty / no owner */
+	uint64_t start; /* start time, clock ticks after boot (/proc/PID/stat field 22) */
+	int alive;
+};
+
+struct zka_slot_info {
+	int state; /* 0: record corrupt (quarantined) */
+	uint32_t owner, job, gen; /* owner/job ZKA_NONE when none */
+	struct zka_owner_info who;
+	uint64_t data_off, data_size, used_bytes;
+};
+int zka_slot_info(const struct zka_arena *a, uint32_t slot, struct zka_slot_info *out);
+/* Base pointer and size of a slot's data region; only for the slot's owner or its prover. */
+void *zka_slot_data(struct zka_arena *a, uint32_t slot, uint64_t *size);
+int zka_slot_set_used(struct zka_arena *a, uint32_t slot, uint64_t used);
+/* NUMA node of the slot's pages (sampled with move_pages): >= 0 node; -EXDEV mixed; -ENOSYS
+ * without NUMA support; other -errno from move_pages. */
+int zka_slot_numa_node(const struct zka_arena *a, uint32_t slot);
+
+struct zka_job_spec {
+	uint32_t circuit;  /* index into the circuit table, or ZKA_NONE */
+	const char *witness_path, *out_dir; /* < ZKA_PATH_MAX each */
+	uint32_t max_attempts; /* 0: the arena's default */
+	uint64_t user_tag;     /* free for the caller (tests use it) */
+};
+struct zka_job_info {
+	int state; /* 0: record corrupt */
+	uint32_t owner, slot, attempts, max_attempts, circuit, synth_count, gen;
+	struct zka_owner_info who;
+	uint64_t id, user_tag;
+	int64_t t_submit, t_synth_start, t_synth_end, t_prove_start, t_prove_end; /* ns, REALTIME */
+	char witness_path[ZKA_PATH_MAX], out_dir[ZKA_PATH_MAX], reason[ZKA_REASON_MAX];
+};
+/* Job ids are (serial << 24 | index): unique for the arena's life. */
+static inline uint32_t zka_job_index(uint64_t id)
+{
+	return (uint32_t)(id & 0xFFFFFFu);
+}
+int zka_job_info(const struct zka_arena *a, uint32_t job, struct zka_job_info *out);
+
+/* ---- transitions (each is one function; see the table in shm/arena.c) ---- */
+/* Submit: FREE -> FILLING(me) -> SUBMITTED, pushed to the submitted ring; *id = job id.
+ * -EAGAIN when the job table stays full for timeout_ms. */
+int zka_job_submit(struct zka_arena *a, const struct zka_job_spec *spec, uint64_t *id,
+		   int timeout_ms);
+/* Worker, step 1: pop a FREE slot -> WRITING(me). Blocks on the free-slot ring. */
+int zka_slot_acquire(struct zka_arena *a, uint32_t *slot, int timeout_ms);
+/* Worker, step 2: pop a SUBMITTED job -> SYNTHESIZING(me, slot), bind slot WRITING(me, job). */
+int zka_job_take(struct zka_arena *a, uint32_t slot, uint32_t *job, int timeout_ms);
+/* Worker: slot WRITING(me) -> FREE (no job bound, e.g. shutting down). */
+int zka_slot_release(struct zka_arena *a, uint32_t slot);
+/* Worker, step 3: slot WRITING(me, job) -> READY (pushed to the ready ring), job -> READY. */
+int zka_slot_ready(struct zka_arena *a, uint32_t slot);
+/* Worker: the job is bad (witness): job SYNTHESIZING(me) -> FAILED(reason), slot -> FREE. */
+int zka_job_fail_synth(struct zka_arena *a, uint32_t slot, const char *reason);
+/* Prover, step 1: pop a READY slot -> PROVING(me), its job -> PROVING(me). */
+int zka_slot_take_ready(struct zka_arena *a, uint32_t *slot, uint32_t *job, int timeout_ms);
+/* Prover, step 2: job PROVING(me) -> DONE (reason NULL) or FAILED(reason); slot -> FREE.
+ * Wakes the job's waiters and one worker blocked on the free-slot ring. */
+int zka_job_finish(struct zka_arena *a, uint32_t slot, const char *reason);
+/* Client: wait until the job is DONE (returns 0) or FAILED (returns 1; reason in info).
+ * -ESTALE: the id no longer names that job; -ETIMEDOUT. Blocks on the job's futex word. */
+int zka_job_wait(struct zka_arena *a, uint64_t id, int timeout_ms, struct zka_job_info *info);
+/* Client: DONE/FAILED -> FREE (record reusable). -EBUSY when not terminal. */
+int zka_job_release(struct zka_arena *a, uint64_t id);
+
+/* ---- circuits loaded (the table only; loading is the pipeline's job) ---- */
+struct zka_circuit_key {
+	const char *key_path;
+	uint64_t key_size;
+	int64_t key_mtime_ns;
+	uint64_t header_hash;
+};
+struct zka_circuit_info {
+	int state;
+	uint32_t owner;
+	char key_path[ZKA_PATH_MAX], params_shm[ZKA_SHM_NAME_MAX];
+	uint64_t key_size, header_hash;
+	int64_t key_mtime_ns;
+};
+/* Finds a LOADED or LOADING circuit with this exact key: returns its state (> 0) and index;
+ * else claims a FREE entry as LOADING(me) and returns 0 (the caller loads, then publishes). */
+int zka_circuit_claim(struct zka_arena *a, const struct zka_circuit_key *k, uint32_t *idx);
+/* LOADING(me) -> LOADED with the params shm object's name; or -> FREE when name is NULL. */
+int zka_circuit_publish(struct zka_arena *a, uint32_t idx, const char *params_shm);
+int zka_circuit_info(const struct zka_arena *a, uint32_t idx, struct zka_circuit_info *out);
+
+/* ---- recovery, checking ---- */
+/* Moves records of dead owners back (see arena.c), reaps dead owner entries, wakes all ring
+ * waiters. Any process may call it at any time. Returns the number of records recovered. */
+int zka_arena_recover(struct zka_arena *a);
+/* Checks every invariant that holds when no process is mid-operation (debug/test use):
+ * each slot/job in exactly one place, rings exact, links consistent. 0 or -EUCLEAN; when
+ * err is not NULL, writes the first violation there. */
+int zka_arena_check(struct zka_arena *a, char *err, size_t errsz);
+
+/* ---- fault injection (inert unless armed) ---- */
+/* Arms: at the nth (1-based) hit of STEP this process stops (action 's': SIGSTOP) or dies
+ * ('k': SIGKILL). Also armed from the environment: ZKA_FAULT=step[:k|s][@n]. NULL disarms. */
+void zka__fault_set(const char *step, char action, unsigned nth);
+/* NULL-terminated list of the fault step names. */
+extern const char *const zka__fault_steps[];
+
+#endif
