@@ -1,0 +1,333 @@
+/* groth16_tmpl.h - the Groth16 CPU prover and verifier for one curve, plus the byte-level
+ * operations of its zka_curve object. Included once per curve by curve_bn254.c and
+ * curve_bls12_381.c after the curve's instance header, with CURVE and CC defined.
+ *
+ * Prover (the snarkjs construction, so that snarkjs keys give proofs snarkjs accepts):
+ *   1. a = A w, b = B w (rows of the key's coefficient list), c = a .* b.
+ *   2. For x in a, b, c: inverse NTT over the n-domain, scale coefficient j by inc^j (inc a
+ *      primitive 2n-th root of unity), forward NTT: x evaluated on the odd points of the
+ *      2n-domain, where Z = x^n - 1 is constant; h = a*b - c there. The key's H points are
+ *      [L_{2i+1}(tau)/delta]_1, which absorb the constant.
+ *   3. MSMs: pi_a = sum A_i w_i, B1 = sum B1_i w_i, pi_b = sum B2_i w_i, C over the private
+ *      signals, H over h; then randomisation by r and s.
+ */
+#include "zk/groth16.h"
+#include "zk/tmpl.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define MSM_G ZKA_CAT2(CURVE, g1)
+#include "zk/msm_tmpl.h"
+#define MSM_G ZKA_CAT2(CURVE, g2)
+#include "zk/msm_tmpl.h"
+#include "zk/ntt_tmpl.h"
+
+#define R(n) ZKA_CAT2(CURVE, fr_##n)
+#define Q(n) ZKA_CAT2(CURVE, fq_##n)
+#define Q2(n) ZKA_CAT2(CURVE, fq2_##n)
+#define G1(n) ZKA_CAT2(CURVE, g1_##n)
+#define G2(n) ZKA_CAT2(CURVE, g2_##n)
+#define X(n) ZKA_CAT2(CURVE, n)
+#define RT R(t)
+
+
+static double X(now)(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- byte-level operations of the zka_curve object ---- */
+static void X(fq_to_mont_b)(void *out, const void *in)
+{
+	Q(t) t;
+	memcpy(&t, in, sizeof t);
+	Q(to_mont)(&t, &t);
+	memcpy(out, &t, sizeof t);
+}
+static void X(fq_from_mont_b)(void *out, const void *in)
+{
+	Q(t) t;
+	memcpy(&t, in, sizeof t);
+	Q(from_mont)(&t, &t);
+	memcpy(out, &t, sizeof t);
+}
+static void X(fr_to_mont_b)(void *out, const void *in)
+{
+	RT t;
+	memcpy(&t, in, sizeof t);
+	R(to_mont)(&t, &t);
+	memcpy(out, &t, sizeof t);
+}
+static void X(fr_from_mont_b)(void *out, const void *in)
+{
+	RT t;
+	memcpy(&t, in, sizeof t);
+	R(from_mont)(&t, &t);
+	memcpy(out, &t, sizeof t);
+}
+static int X(g1_check_b)(const void *p)
+{
+	G1(aff) a;
+	memcpy(&a, p, sizeof a);
+	if (!Q(is_canonical)(&a.x) || !Q(is_canonical)(&a.y) || !G1(aff_on_curve)(&a))
+		return ZKA_ENOTONCURVE;
+	return G1(aff_in_group)(&a) ? 0 : ZKA_ENOTINGROUP;
+}
+static int X(g2_check_b)(const void *p)
+{
+	G2(aff) a;
+	memcpy(&a, p, sizeof a);
+	if (!Q(is_canonical)(&a.x.c0) || !Q(is_canonical)(&a.x.c1) ||
+	    !Q(is_canonical)(&a.y.c0) || !Q(is_canonical)(&a.y.c1) || !G2(aff_on_curve)(&a))
+		return ZKA_ENOTONCURVE;
+	return G2(aff_in_group)(&a) ? 0 : ZKA_ENOTINGROUP;
+}
+
+/* ---- prover ---- */
+
+/* See zka_compute_abc in groth16.h. */
+int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, compute_abc))(const zka_pk *pk, const zka_witness *w,
+						  uint64_t (*a)[4], uint64_t (*b)[4],
+						  uint64_t (*c)[4], const zka_prove_opts *o)
+{
+	(void)o;
+	if (w->n != pk->n_vars)
+		return -EINVAL;
+	size_t n = pk->domain_size;
+	RT *wm = malloc((size_t)w->n * sizeof *wm);
+	if (!wm)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < w->n; i++) {
+		memcpy(&wm[i], w->w[i], sizeof wm[i]);
+		R(to_mont)(&wm[i], &wm[i]);
+	}
+	RT *A = (RT *)a, *B = (RT *)b, *C = (RT *)c;
+	memset(A, 0, n * sizeof *A);
+	memset(B, 0, n * sizeof *B);
+	for (uint32_t i = 0; i < pk->n_coefs; i++) {
+		const zka_coef *e = &pk->coefs[i];
+		if (e->row >= n || e->signal >= pk->n_vars || e->matrix > 1) {
+			free(wm);
+			return -EINVAL;
+		}
+		RT v, t;
+		memcpy(&v, e->value, sizeof v);
+		R(mul)(&t, &v, &wm[e->signal]);
+		RT *dst = e->matrix == 0 ? &A[e->row] : &B[e->row];
+		R(add)(dst, dst, &t);
+	}
+	for (size_t i = 0; i < n; i++)
+		R(mul)(&C[i], &A[i], &B[i]);
+	free(wm);
+	return 0;
+}
+
+struct X(hpass) {
+	RT *x[3];
+	int k, threads, err;
+};
+
+/* x -> evaluations on the odd points of the 2n-domain (see the header comment, step 2). */
+static void X(coset_fn)(void *ctx, size_t begin, size_t end, int tid)
+{
+	(void)tid;
+	struct X(hpass) *h = ctx;
+	RT inc;
+	X(ntt_root)(&inc, h->k + 1);
+	for (size_t i = begin; i < end; i++) {
+		int e = X(ntt_ntt)(h->x[i], h->k, 1, h->threads);
+		if (!e) {
+			X(ntt_shift)(h->x[i], (size_t)1 << h->k, &inc, h->threads);
+			e = X(ntt_ntt)(h->x[i], h->k, 0, h->threads);
+		}
+		if (e)
+			h->err = e;
+	}
+}
+
+/* out = p * k for a standard-form scalar */
+static void X(g1_mulk)(G1(jac) *out, const G1(jac) *p, const uint64_t *k)
+{
+	G1(mul)(out, p, k, 4);
+}
+
+static void X(g1_load)(G1(jac) *out, const uint8_t *bytes)
+{
+	G1(aff) a;
+	memcpy(&a, bytes, sizeof a);
+	G1(from_aff)(out, &a);
+}
+
+static void X(g2_load)(G2(jac) *out, const uint8_t *bytes)
+{
+	G2(aff) a;
+	memcpy(&a, bytes, sizeof a);
+	G2(from_aff)(out, &a);
+}
+
+/* See zka_prove_abc in groth16.h. */
+int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, prove_abc))(const zka_pk *pk, uint64_t (*a)[4],
+						uint64_t (*b)[4], uint64_t (*c)[4],
+						const uint64_t (*w)[4], const zka_rs *rs,
+						zka_proof *proof, const zka_prove_opts *o,
+						zka_prove_times *t)
+{
+	int threads = zka_par_threads(o ? o->threads : 0);
+	size_t n = pk->domain_size;
+	double t0 = X(now)(), t1, t2, t3;
+	if (n == 0 || (n & (n - 1)) || pk->log_domain + 1 > (uint32_t)ZKA_CAT2(CC, FR_S) ||
+	    ((size_t)1 << pk->log_domain) != n || pk->n_vars < pk->n_public + 1)
+		return -EINVAL;
+
+	/* H: three independent transforms, run side by side when there are threads to spare */
+	struct X(hpass) hp = {.x = {(RT *)a, (RT *)b, (RT *)c}, .k = (int)pk->log_domain};
+	int outer = threads >= 3 ? 3 : 1;
+	hp.threads = threads / outer > 0 ? threads / outer : 1;
+	zka_par_for(outer, 3, X(coset_fn), &hp);
+	if (hp.err)
+		return hp.err;
+	RT *A = (RT *)a, *B = (RT *)b, *C = (RT *)c;
+	uint64_t (*h)[4] = a; /* h overwrites a, in standard form for the MSM */
+	for (size_t i = 0; i < n; i++) {
+		RT v;
+		R(mul)(&v, &A[i], &B[i]);
+		R(sub)(&v, &v, &C[i]);
+		R(from_mont)(&v, &v);
+		memcpy(h[i], v.v, sizeof h[i]);
+	}
+	t1 = X(now)();
+
+	G1(jac) pa, pb1, pc, ph, tmp, d1;
+	G2(jac) pb, tmp2;
+	int e;
+	size_t npriv = pk->n_vars - pk->n_public - 1;
+	if ((e = G1(msm)(&pa, (const G1(aff) *)pk->A, w, pk->n_vars, threads)) ||
+	    (e = G1(msm)(&pb1, (const G1(aff) *)pk->B1, w, pk->n_vars, threads)) ||
+	    (e = G1(msm)(&pc, (const G1(aff) *)pk->C, w + pk->n_public + 1, npriv, threads)) ||
+	    (e = G1(msm)(&ph, (const G1(aff) *)pk->H, (const uint64_t(*)[4])h, n, threads)))
+		return e;
+	t2 = X(now)();
+	if ((e = G2(msm)(&pb, (const G2(aff) *)pk->B2, w, pk->n_vars, threads)))
+		return e;
+	t3 = X(now)();
+
+	/* randomisation: A += alpha1 + r delta1; B += beta2 + s delta2; B1 += beta1 + s delta1;
+	 * C += H + s A + r B1 - r s delta1 */
+	X(g1_load)(&d1, pk->delta1);
+	X(g1_load)(&tmp, pk->alpha1);
+	G1(add)(&pa, &pa, &tmp);
+	X(g1_mulk)(&tmp, &d1, rs->r);
+	G1(add)(&pa, &pa, &tmp);
+
+	X(g2_load)(&tmp2, pk->beta2);
+	G2(add)(&pb, &pb, &tmp2);
+	X(g2_load)(&tmp2, pk->delta2);
+	G2(mul)(&tmp2, &tmp2, rs->s, 4);
+	G2(add)(&pb, &pb, &tmp2);
+
+	X(g1_load)(&tmp, pk->beta1);
+	G1(add)(&pb1, &pb1, &tmp);
+	X(g1_mulk)(&tmp, &d1, rs->s);
+	G1(add)(&pb1, &pb1, &tmp);
+
+	G1(add)(&pc, &pc, &ph);
+	X(g1_mulk)(&tmp, &pa, rs->s);
+	G1(add)(&pc, &pc, &tmp);
+	X(g1_mulk)(&tmp, &pb1, rs->r);
+	G1(add)(&pc, &pc, &tmp);
+	RT rr, ss;
+	memcpy(rr.v, rs->r, sizeof rr.v);
+	memcpy(ss.v, rs->s, sizeof ss.v);
+	R(to_mont)(&rr, &rr);
+	R(to_mont)(&ss, &ss);
+	R(mul)(&rr, &rr, &ss);
+	R(from_mont)(&rr, &rr);
+	X(g1_mulk)(&tmp, &d1, rr.v);
+	G1(neg)(&tmp, &tmp);
+	G1(add)(&pc, &pc, &tmp);
+
+	G1(aff) oa, oc;
+	G2(aff) ob;
+	G1(to_aff)(&oa, &pa);
+	G2(to_aff)(&ob, &pb);
+	G1(to_aff)(&oc, &pc);
+	memset(proof, 0, sizeof *proof);
+	memcpy(proof->a, &oa, sizeof oa);
+	memcpy(proof->b, &ob, sizeof ob);
+	memcpy(proof->c, &oc, sizeof oc);
+	if (t) {
+		t->ntt = t1 - t0;
+		t->msm_g1 = t2 - t1;
+		t->msm_g2 = t3 - t2;
+		t->total = X(now)() - t0;
+	}
+	return 0;
+}
+
+/* See zka_verify in groth16.h. */
+int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, verify))(const zka_vk *vk, const uint64_t (*pub)[4],
+					     uint32_t n_pub, const zka_proof *proof,
+					     const char **why)
+{
+	static const char *msg_count = "number of public inputs does not match the key's nPublic";
+	static const char *msg_pub = "a public input is not less than the scalar field modulus";
+	if (n_pub != vk->n_public) {
+		*why = msg_count;
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < n_pub; i++) {
+		RT v;
+		memcpy(v.v, pub[i], sizeof v.v);
+		if (!R(is_canonical)(&v)) {
+			*why = msg_pub;
+			return -EINVAL;
+		}
+	}
+	int ca = X(g1_check_b)(proof->a), cb = X(g2_check_b)(proof->b),
+	    cc = X(g1_check_b)(proof->c);
+	if (ca || cb || cc) {
+		*why = (ca == ZKA_ENOTONCURVE || cb == ZKA_ENOTONCURVE || cc == ZKA_ENOTONCURVE)
+			       ? "a proof point is not on the curve"
+			       : "a proof point is not in the prime-order subgroup";
+		return -EINVAL;
+	}
+	/* vk_x = IC_0 + sum pub_i IC_i */
+	G1(jac) vx, t;
+	X(g1_load)(&vx, vk->IC);
+	size_t g1b = sizeof(G1(aff));
+	for (uint32_t i = 0; i < n_pub; i++) {
+		X(g1_load)(&t, vk->IC + (i + 1) * g1b);
+		G1(mul)(&t, &t, pub[i], 4);
+		G1(add)(&vx, &vx, &t);
+	}
+	G1(aff) p[4];
+	G2(aff) q[4];
+	memcpy(&p[0], proof->a, sizeof p[0]);
+	G1(aff_neg)(&p[0], &p[0]);
+	memcpy(&q[0], proof->b, sizeof q[0]);
+	memcpy(&p[1], vk->alpha1, sizeof p[1]);
+	memcpy(&q[1], vk->beta2, sizeof q[1]);
+	G1(to_aff)(&p[2], &vx);
+	memcpy(&q[2], vk->gamma2, sizeof q[2]);
+	memcpy(&p[3], proof->c, sizeof p[3]);
+	memcpy(&q[3], vk->delta2, sizeof q[3]);
+	int ok = X(pair_check)(p, q, 4);
+	if (ok < 0) {
+		*why = "degenerate pairing input";
+		return -EINVAL;
+	}
+	*why = ok ? NULL : "the pairing equation does not hold";
+	return ok;
+}
+
+#undef RT
+#undef R
+#undef Q
+#undef Q2
+#undef G1
+#undef G2
+#undef X
