@@ -555,7 +555,8 @@ int zka_job_release(struct zka_arena *a, uint64_t id)
 		return rc;
 	struct zka__job *J = job_rec(a, j);
 	uint64_t w = ld(&J->word);
-	if (atomic_load(&J->serial) != id >> 24)
+	if (atomic_load(&J->serial) != id >> 24 || w_state(w) == ZKA_JOB_FREE ||
+	    w_state(w) == ZKA_JOB_FILLING)
 		return -ESTALE;
 	if (w_state(w) != ZKA_JOB_DONE && w_state(w) != ZKA_JOB_FAILED)
 		return -EBUSY;
