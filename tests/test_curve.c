@@ -1,0 +1,396 @@
+/* test_curve.c - G1/G2 group laws, G1 against an independent GMP affine implementation,
+ * the pairing's bilinearity and non-degeneracy, NTT round trips and against a naive DFT, MSM
+ * against naive sums. Every run draws fresh random scalars. */
+#include "tests/testutil.h"
+#include "zk/bls12_381.h"
+#include "zk/bn254.h"
+#include "zk/curve.h"
+
+#include <gmp.h>
+#include <stdlib.h>
+
+#define CURVE bn254
+#define CC BN254
+#include "zk/ntt_tmpl.h"
+#define MSM_G bn254_g1
+#include "zk/msm_tmpl.h"
+#define MSM_G bn254_g2
+#include "zk/msm_tmpl.h"
+#undef CURVE
+#undef CC
+#define CURVE bls12_381
+#define CC BLS12_381
+#include "zk/ntt_tmpl.h"
+#define MSM_G bls12_381_g1
+#include "zk/msm_tmpl.h"
+#define MSM_G bls12_381_g2
+#include "zk/msm_tmpl.h"
+#undef CURVE
+#undef CC
+
+/* a fresh scalar < r (plain form); bits limits it to that many low bits when < 256 */
+static void rand_scalar(uint64_t k[4], const uint64_t *r, int bits)
+{
+	do {
+		zka_test_random(k, 32);
+		k[3] &= 0x7fffffffffffffffull;
+		for (int i = 0; i < 4; i++) {
+			int lo = 64 * i;
+			if (bits <= lo)
+				k[i] = 0;
+			else if (bits < lo + 64)
+				k[i] &= (1ull << (bits - lo)) - 1;
+		}
+	} while (!zka_lt_modulus(k, r, 4));
+}
+
+/* ---- an independent affine G1 in GMP: the oracle for the Montgomery/Jacobian code ---- */
+typedef struct {
+	mpz_t x, y;
+	int inf;
+} gpt;
+
+static void g_add(gpt *r, const gpt *a, const gpt *b, const mpz_t p)
+{
+	if (a->inf) {
+		mpz_set(r->x, b->x), mpz_set(r->y, b->y), r->inf = b->inf;
+		return;
+	}
+	if (b->inf) {
+		mpz_set(r->x, a->x), mpz_set(r->y, a->y), r->inf = a->inf;
+		return;
+	}
+	mpz_t l, t, x3;
+	mpz_inits(l, t, x3, NULL);
+	if (mpz_cmp(a->x, b->x) == 0) {
+		mpz_add(t, a->y, b->y);
+		mpz_mod(t, t, p);
+		if (mpz_sgn(t) == 0) {
+			r->inf = 1;
+			goto out;
+		}
+		mpz_mul(l, a->x, a->x);
+		mpz_mul_ui(l, l, 3);
+		mpz_mul_ui(t, a->y, 2);
+	} else {
+		mpz_sub(l, b->y, a->y);
+		mpz_sub(t, b->x, a->x);
+	}
+	mpz_mod(t, t, p);
+	mpz_invert(t, t, p);
+	mpz_mul(l, l, t);
+	mpz_mod(l, l, p);
+	mpz_mul(x3, l, l);
+	mpz_sub(x3, x3, a->x);
+	mpz_sub(x3, x3, b->x);
+	mpz_mod(x3, x3, p);
+	mpz_sub(t, a->x, x3);
+	mpz_mul(t, t, l);
+	mpz_sub(t, t, a->y);
+	mpz_mod(r->y, t, p);
+	mpz_set(r->x, x3);
+	r->inf = 0;
+out:
+	mpz_clears(l, t, x3, NULL);
+}
+
+#define G1_ORACLE_TEST(C, CCN, NQ)                                                                 \
+	static void test_g1_oracle_##C(void)                                                       \
+	{                                                                                          \
+		mpz_t p;                                                                           \
+		mpz_init(p);                                                                       \
+		mpz_import(p, NQ, -1, 8, 0, 0, CCN##_FQ_P);                                        \
+		C##_g1_aff g;                                                                      \
+		C##_g1_gen(&g);                                                                    \
+		C##_fq_t gx, gy;                                                                   \
+		C##_fq_from_mont(&gx, &g.x);                                                       \
+		C##_fq_from_mont(&gy, &g.y);                                                       \
+		for (int it = 0; it < 8; it++) {                                                   \
+			uint64_t k[4];                                                             \
+			rand_scalar(k, CCN##_FR_P, it < 2 ? 3 : 256);                              \
+			if (it == 0)                                                               \
+				k[0] = 2, k[1] = k[2] = k[3] = 0; /* 2G, a known small multiple */ \
+			gpt base, acc, t;                                                          \
+			mpz_inits(base.x, base.y, acc.x, acc.y, t.x, t.y, NULL);                   \
+			mpz_import(base.x, NQ, -1, 8, 0, 0, gx.v);                                 \
+			mpz_import(base.y, NQ, -1, 8, 0, 0, gy.v);                                 \
+			base.inf = 0;                                                              \
+			acc.inf = 1;                                                               \
+			for (int b = 255; b >= 0; b--) {                                           \
+				g_add(&t, &acc, &acc, p);                                          \
+				mpz_set(acc.x, t.x), mpz_set(acc.y, t.y), acc.inf = t.inf;         \
+				if ((k[b / 64] >> (b % 64)) & 1) {                                 \
+					g_add(&t, &acc, &base, p);                                 \
+					mpz_set(acc.x, t.x), mpz_set(acc.y, t.y), acc.inf = t.inf; \
+				}                                                                  \
+			}                                                                          \
+			C##_g1_jac j;                                                              \
+			C##_g1_from_aff(&j, &g);                                                   \
+			C##_g1_mul(&j, &j, k, 4);                                                  \
+			C##_g1_aff a;                                                              \
+			C##_g1_to_aff(&a, &j);                                                     \
+			C##_fq_from_mont(&a.x, &a.x);                                              \
+			C##_fq_from_mont(&a.y, &a.y);                                              \
+			mpz_import(t.x, NQ, -1, 8, 0, 0, a.x.v);                                   \
+			mpz_import(t.y, NQ, -1, 8, 0, 0, a.y.v);                                   \
+			CU_ASSERT_FATAL(!acc.inf);                                                 \
+			CU_ASSERT_FATAL(mpz_cmp(t.x, acc.x) == 0 && mpz_cmp(t.y, acc.y) == 0);     \
+			mpz_clears(base.x, base.y, acc.x, acc.y, t.x, t.y, NULL);                  \
+		}                                                                                  \
+		mpz_clear(p);                                                                      \
+	}
+G1_ORACLE_TEST(bn254, BN254, 4)
+G1_ORACLE_TEST(bls12_381, BLS12_381, 6)
+
+/* Group laws in G (G1 or G2): (a+b)P = aP + bP, commutativity, associativity, mixed addition
+ * equals full addition, doubling equals self-addition, rP = 0, P - P = 0, affine round trip. */
+#define GROUP_LAW_TEST(C, G, CCN)                                                                  \
+	static void test_laws_##C##_##G(void)                                                      \
+	{                                                                                          \
+		C##_##G##_aff g;                                                                   \
+		C##_##G##_gen(&g);                                                                 \
+		CU_ASSERT_FATAL(C##_##G##_aff_in_group(&g));                                       \
+		C##_##G##_jac P, A, B, S, T, U;                                                    \
+		C##_##G##_from_aff(&P, &g);                                                        \
+		for (int it = 0; it < 4; it++) {                                                   \
+			uint64_t a[4], b[4], s[4];                                                 \
+			rand_scalar(a, CCN##_FR_P, 200);                                           \
+			rand_scalar(b, CCN##_FR_P, 200);                                           \
+			uint64_t c = 0;                                                            \
+			for (int i = 0; i < 4; i++) {                                              \
+				unsigned __int128 t = (unsigned __int128)a[i] + b[i] + c;           \
+				s[i] = (uint64_t)t;                                                \
+				c = (uint64_t)(t >> 64);                                           \
+			}                                                                          \
+			C##_##G##_mul(&A, &P, a, 4);                                               \
+			C##_##G##_mul(&B, &P, b, 4);                                               \
+			C##_##G##_mul(&S, &P, s, 4);                                               \
+			C##_##G##_add(&T, &A, &B);                                                 \
+			CU_ASSERT_FATAL(C##_##G##_eq(&T, &S));                                     \
+			C##_##G##_add(&U, &B, &A);                                                 \
+			CU_ASSERT_FATAL(C##_##G##_eq(&T, &U));                                     \
+			C##_##G##_add(&T, &T, &P);                                                 \
+			C##_##G##_add(&U, &B, &P);                                                 \
+			C##_##G##_add(&U, &A, &U);                                                 \
+			CU_ASSERT_FATAL(C##_##G##_eq(&T, &U));                                     \
+			C##_##G##_aff ba;                                                          \
+			C##_##G##_to_aff(&ba, &B);                                                 \
+			CU_ASSERT_FATAL(C##_##G##_aff_on_curve(&ba));                              \
+			C##_##G##_add_aff(&T, &A, &ba);                                            \
+			CU_ASSERT_FATAL(C##_##G##_eq(&T, &S));                                     \
+			C##_##G##_from_aff(&T, &ba);                                               \
+			CU_ASSERT_FATAL(C##_##G##_eq(&T, &B));                                     \
+			C##_##G##_dbl(&T, &A);                                                     \
+			C##_##G##_add(&U, &A, &A);                                                 \
+			CU_ASSERT_FATAL(C##_##G##_eq(&T, &U));                                     \
+			C##_##G##_add_aff(&U, &B, &ba); /* mixed doubling path */                  \
+			C##_##G##_dbl(&T, &B);                                                     \
+			CU_ASSERT_FATAL(C##_##G##_eq(&T, &U));                                     \
+			C##_##G##_neg(&T, &A);                                                     \
+			C##_##G##_add(&T, &T, &A);                                                 \
+			CU_ASSERT_FATAL(C##_##G##_is_inf(&T));                                     \
+			C##_##G##_mul(&T, &A, CCN##_R_PLAIN, 4);                                   \
+			CU_ASSERT_FATAL(C##_##G##_is_inf(&T));                                     \
+		}                                                                                  \
+		/* a point off the curve and the all-zero infinity encoding */                    \
+		C##_##G##_aff bad = g;                                                             \
+		bad.y = g.x;                                                                       \
+		CU_ASSERT(!C##_##G##_aff_on_curve(&bad));                                          \
+		CU_ASSERT(!C##_##G##_aff_in_group(&bad));                                          \
+		memset(&bad, 0, sizeof bad);                                                       \
+		CU_ASSERT(C##_##G##_aff_is_inf(&bad) && C##_##G##_aff_on_curve(&bad));             \
+	}
+GROUP_LAW_TEST(bn254, g1, BN254)
+GROUP_LAW_TEST(bn254, g2, BN254)
+GROUP_LAW_TEST(bls12_381, g1, BLS12_381)
+GROUP_LAW_TEST(bls12_381, g2, BLS12_381)
+
+/* e(aP, bQ) = e(P, Q)^(ab), e(P, Q) != 1, e(P, Q)^r = 1, e(P, Q1 + Q2) = e(P, Q1) e(P, Q2). */
+#define PAIRING_TEST(C, CCN)                                                                       \
+	static void test_pairing_##C(void)                                                         \
+	{                                                                                          \
+		C##_g1_aff g, ga;                                                                  \
+		C##_g2_aff h, hb;                                                                  \
+		C##_g1_gen(&g);                                                                    \
+		C##_g2_gen(&h);                                                                    \
+		uint64_t a[4], b[4];                                                               \
+		rand_scalar(a, CCN##_FR_P, 256);                                                   \
+		rand_scalar(b, CCN##_FR_P, 256);                                                   \
+		C##_g1_jac j;                                                                      \
+		C##_g2_jac k;                                                                      \
+		C##_g1_from_aff(&j, &g);                                                           \
+		C##_g1_mul(&j, &j, a, 4);                                                          \
+		C##_g1_to_aff(&ga, &j);                                                            \
+		C##_g2_from_aff(&k, &h);                                                           \
+		C##_g2_mul(&k, &k, b, 4);                                                          \
+		C##_g2_to_aff(&hb, &k);                                                            \
+		C##_fq12_t e, eab, t;                                                              \
+		CU_ASSERT_FATAL(C##_pair_pairing(&e, &g, &h) == 0);                                \
+		CU_ASSERT_FATAL(!C##_fq12_is_one(&e));                                             \
+		C##_fq12_pow(&t, &e, CCN##_R_PLAIN, 4);                                            \
+		CU_ASSERT_FATAL(C##_fq12_is_one(&t));                                              \
+		CU_ASSERT_FATAL(C##_pair_pairing(&eab, &ga, &hb) == 0);                            \
+		C##_fr_t fa, fb;                                                                   \
+		memcpy(fa.v, a, 32);                                                               \
+		memcpy(fb.v, b, 32);                                                               \
+		C##_fr_to_mont(&fa, &fa);                                                          \
+		C##_fr_to_mont(&fb, &fb);                                                          \
+		C##_fr_mul(&fa, &fa, &fb);                                                         \
+		C##_fr_from_mont(&fa, &fa);                                                        \
+		C##_fq12_pow(&t, &e, fa.v, 4);                                                     \
+		CU_ASSERT_FATAL(C##_fq12_eq(&t, &eab));                                            \
+		/* linearity in the second argument, and the multi-pairing check */               \
+		C##_g2_aff q2;                                                                     \
+		C##_g2_jac k2;                                                                     \
+		C##_g2_from_aff(&k2, &h);                                                          \
+		C##_g2_add_aff(&k2, &k2, &hb);                                                     \
+		C##_g2_to_aff(&q2, &k2);                                                           \
+		C##_fq12_t e1, e2, e3;                                                             \
+		C##_pair_pairing(&e1, &ga, &h);                                                    \
+		C##_pair_pairing(&e2, &ga, &hb);                                                   \
+		C##_pair_pairing(&e3, &ga, &q2);                                                   \
+		C##_fq12_mul(&e1, &e1, &e2);                                                       \
+		CU_ASSERT_FATAL(C##_fq12_eq(&e1, &e3));                                            \
+		C##_g1_aff ps[2];                                                                  \
+		C##_g2_aff qs[2];                                                                  \
+		ps[0] = ga;                                                                        \
+		qs[0] = hb;                                                                        \
+		C##_g1_aff_neg(&ps[1], &ga);                                                       \
+		qs[1] = hb;                                                                        \
+		CU_ASSERT_FATAL(C##_pair_check(ps, qs, 2) == 1);                                   \
+		qs[1] = h;                                                                         \
+		CU_ASSERT_FATAL(C##_pair_check(ps, qs, 2) == 0);                                   \
+	}
+PAIRING_TEST(bn254, BN254)
+PAIRING_TEST(bls12_381, BLS12_381)
+
+/* NTT: root orders, agreement with a naive DFT, inverse round trip, coset shift. */
+#define NTT_TEST(C, CCN)                                                                           \
+	static void test_ntt_##C(void)                                                             \
+	{                                                                                          \
+		C##_fr_t w, one;                                                                   \
+		C##_fr_one(&one);                                                                  \
+		C##_ntt_root(&w, CCN##_FR_S);                                                      \
+		for (int i = 0; i < CCN##_FR_S - 1; i++)                                           \
+			C##_fr_sqr(&w, &w);                                                        \
+		CU_ASSERT_FATAL(!C##_fr_eq(&w, &one));                                             \
+		C##_fr_sqr(&w, &w);                                                                \
+		CU_ASSERT_FATAL(C##_fr_eq(&w, &one));                                              \
+		for (int k = 0; k <= 13; k += (k < 6 ? 1 : 7)) {                                   \
+			size_t n = (size_t)1 << k;                                                 \
+			C##_fr_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);           \
+			CU_ASSERT_FATAL(a && b);                                                   \
+			for (size_t i = 0; i < n; i++) {                                           \
+				rand_scalar(a[i].v, CCN##_FR_P, 256);                              \
+				b[i] = a[i];                                                       \
+			}                                                                          \
+			CU_ASSERT_FATAL(C##_ntt_ntt(b, k, 0, 2) == 0);                             \
+			if (k <= 6) { /* naive DFT */                                              \
+				C##_fr_t wk;                                                       \
+				C##_ntt_root(&wk, k);                                              \
+				for (size_t i = 0; i < n; i++) {                                   \
+					C##_fr_t s, x, wi;                                         \
+					C##_fr_zero(&s);                                           \
+					uint64_t e[1] = {i};                                       \
+					C##_fr_pow(&wi, &wk, e, 1);                                \
+					C##_fr_t pw;                                               \
+					C##_fr_one(&pw);                                           \
+					for (size_t j = 0; j < n; j++) {                           \
+						C##_fr_mul(&x, &a[j], &pw);                        \
+						C##_fr_add(&s, &s, &x);                            \
+						C##_fr_mul(&pw, &pw, &wi);                         \
+					}                                                          \
+					CU_ASSERT_FATAL(C##_fr_eq(&s, &b[i]));                     \
+				}                                                                  \
+			}                                                                          \
+			CU_ASSERT_FATAL(C##_ntt_ntt(b, k, 1, 2) == 0);                             \
+			for (size_t i = 0; i < n; i++)                                             \
+				CU_ASSERT_FATAL(C##_fr_eq(&a[i], &b[i]));                          \
+			C##_fr_t g;                                                                \
+			C##_ntt_root(&g, k + 1);                                                   \
+			C##_ntt_shift(b, n, &g, 2);                                                \
+			C##_fr_t pw;                                                               \
+			C##_fr_one(&pw);                                                           \
+			for (size_t i = 0; i < n; i++) {                                           \
+				C##_fr_t x;                                                        \
+				C##_fr_mul(&x, &a[i], &pw);                                        \
+				CU_ASSERT_FATAL(C##_fr_eq(&x, &b[i]));                             \
+				C##_fr_mul(&pw, &pw, &g);                                          \
+			}                                                                          \
+			free(a);                                                                   \
+			free(b);                                                                   \
+		}                                                                                  \
+	}
+NTT_TEST(bn254, BN254)
+NTT_TEST(bls12_381, BLS12_381)
+
+/* MSM against the naive sum of k_i P_i, at several sizes, with many scalars 0 and 1. */
+#define MSM_TEST(C, G, CCN)                                                                        \
+	static void test_msm_##C##_##G(void)                                                       \
+	{                                                                                          \
+		static const size_t sizes[] = {1, 2, 3, 31, 100, 257};                             \
+		C##_##G##_aff g;                                                                   \
+		C##_##G##_gen(&g);                                                                 \
+		for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {                   \
+			size_t n = sizes[si];                                                      \
+			C##_##G##_aff *p = malloc(n * sizeof *p);                                  \
+			C##_##G##_jac *pj = malloc(n * sizeof *pj);                                \
+			uint64_t(*k)[4] = malloc(n * sizeof *k);                                   \
+			CU_ASSERT_FATAL(p && pj && k);                                             \
+			C##_##G##_jac acc, t, got;                                                 \
+			C##_##G##_set_inf(&acc);                                                   \
+			for (size_t i = 0; i < n; i++) {                                           \
+				uint64_t s[4];                                                     \
+				rand_scalar(s, CCN##_FR_P, 64);                                    \
+				C##_##G##_from_aff(&pj[i], &g);                                    \
+				C##_##G##_mul(&pj[i], &pj[i], s, 4);                               \
+				uint32_t sel = (uint32_t)zka_test_rand64() % 4;                    \
+				rand_scalar(k[i], CCN##_FR_P, 256);                                \
+				if (sel == 0)                                                      \
+					memset(k[i], 0, 32);                                       \
+				if (sel == 1)                                                      \
+					memset(k[i], 0, 32), k[i][0] = 1;                          \
+			}                                                                          \
+			if (n > 2)                                                                 \
+				C##_##G##_set_inf(&pj[1]); /* a point at infinity in the key */    \
+			for (size_t i = 0; i < n; i++) {                                           \
+				C##_##G##_to_aff(&p[i], &pj[i]);                                   \
+				C##_##G##_mul(&t, &pj[i], k[i], 4);                                \
+				C##_##G##_add(&acc, &acc, &t);                                     \
+			}                                                                          \
+			for (int thr = 1; thr <= 3; thr += 2) {                                    \
+				CU_ASSERT_FATAL(                                                   \
+				    C##_##G##_msm(&got, p, (const uint64_t(*)[4])k, n, thr) == 0); \
+				CU_ASSERT_FATAL(C##_##G##_eq(&got, &acc));                         \
+			}                                                                          \
+			free(p);                                                                   \
+			free(pj);                                                                  \
+			free(k);                                                                   \
+		}                                                                                  \
+	}
+MSM_TEST(bn254, g1, BN254)
+MSM_TEST(bn254, g2, BN254)
+MSM_TEST(bls12_381, g1, BLS12_381)
+MSM_TEST(bls12_381, g2, BLS12_381)
+
+int main(void)
+{
+	static const zka_test_case cases[] = {
+	    {"bn254 G1 vs GMP affine oracle", test_g1_oracle_bn254},
+	    {"bls12-381 G1 vs GMP affine oracle", test_g1_oracle_bls12_381},
+	    {"bn254 G1 laws", test_laws_bn254_g1},
+	    {"bn254 G2 laws", test_laws_bn254_g2},
+	    {"bls12-381 G1 laws", test_laws_bls12_381_g1},
+	    {"bls12-381 G2 laws", test_laws_bls12_381_g2},
+	    {"bn254 pairing", test_pairing_bn254},
+	    {"bls12-381 pairing", test_pairing_bls12_381},
+	    {"bn254 NTT", test_ntt_bn254},
+	    {"bls12-381 NTT", test_ntt_bls12_381},
+	    {"bn254 MSM G1", test_msm_bn254_g1},
+	    {"bn254 MSM G2", test_msm_bn254_g2},
+	    {"bls12-381 MSM G1", test_msm_bls12_381_g1},
+	    {"bls12-381 MSM G2", test_msm_bls12_381_g2},
+	    {NULL, NULL}};
+	zka_test_suite("curve", cases);
+	return zka_test_run();
+}
