@@ -43,6 +43,10 @@ typedef struct zka_vk {
 	uint32_t n_public;
 	uint8_t *alpha1, *beta2, *gamma2, *delta2;
 	uint8_t *IC; /* n_public + 1 G1 points */
+	/* Optional e(alpha1, beta2) as snarkjs's vk_alphabeta_12, or NULL: 12*n8q bytes,
+	 * Montgomery, tower order c0.c0.c0, c0.c0.c1, c0.c1.c0, ..., c1.c2.c1 (ffjavascript's
+	 * Gt.toObject nesting). Owned by the key; zka_vk_free must free it. */
+	uint8_t *alphabeta12;
 } zka_vk;
 
 /* A proof: affine Montgomery points. */

@@ -1,0 +1,115 @@
+/* wtns.c - see wtns.h. Layout: snarkjs 0.7.6 wtns_utils.js. */
+#include "zk/wtns.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zk/binfile.h"
+#include "zk/fmt_err.h"
+
+/* Reads and validates the two sections. */
+int zka_wtns_read(const char *path, zka_witness *w, char *err, size_t errlen)
+{
+	zka_binfile bf;
+	const uint8_t *p;
+	uint64_t size;
+	memset(w, 0, sizeof *w);
+	int ret = zka_binfile_open(&bf, path, "wtns", 2, 2, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = zka_binfile_section(&bf, 1, UINT64_MAX, &p, &size, err, errlen);
+	if (ret < 0)
+		goto err;
+	uint32_t n8 = size >= 4 ? zka_le32(p) : 0;
+	if (n8 != 32) {
+		ret = -EINVAL;
+		zka_fmt_err(err, errlen, path, "unsupported field element size n8=%" PRIu32, n8);
+		goto err;
+	}
+	if (size != 4 + (uint64_t)n8 + 4) {
+		ret = -EINVAL;
+		zka_fmt_err(err, errlen, path,
+			    "section 1: wrong size (expected %" PRIu64 " bytes, found %" PRIu64 ")",
+			    4 + (uint64_t)n8 + 4, size);
+		goto err;
+	}
+	uint64_t prime[4];
+	memcpy(prime, p + 4, 32);
+	const zka_curve *c = zka_curve_by_r(prime, n8);
+	if (!c) {
+		ret = -EINVAL;
+		zka_fmt_err(err, errlen, path, "prime does not match any supported curve");
+		goto err;
+	}
+	uint32_t n = zka_le32(p + 4 + n8);
+	if (n == 0) {
+		ret = -EINVAL;
+		zka_fmt_err(err, errlen, path, "empty witness (nWitness = 0)");
+		goto err;
+	}
+	ret = zka_binfile_section(&bf, 2, (uint64_t)n * n8, &p, NULL, err, errlen);
+	if (ret < 0)
+		goto err;
+	w->w = malloc((size_t)n * sizeof *w->w);
+	if (!w->w) {
+		ret = -ENOMEM;
+		zka_fmt_err(err, errlen, path, "out of memory for %" PRIu32 " values", n);
+		goto err;
+	}
+	memcpy(w->w, p, (size_t)n * n8);
+	for (uint32_t i = 0; i < n; i++)
+		if (!zka_lt_modulus(w->w[i], c->r, 4)) {
+			ret = -EINVAL;
+			zka_fmt_err(err, errlen, path, "witness value %" PRIu32 " is not below the prime", i);
+			goto err;
+		}
+	if (w->w[0][0] != 1 || w->w[0][1] || w->w[0][2] || w->w[0][3]) {
+		ret = -EINVAL;
+		zka_fmt_err(err, errlen, path, "witness value 0 is not 1");
+		goto err;
+	}
+	w->curve = c;
+	w->n = n;
+	zka_binfile_close(&bf);
+	return 0;
+err:
+	zka_binfile_close(&bf);
+	free(w->w);
+	memset(w, 0, sizeof *w);
+	return ret;
+}
+
+/* Writes header and values into a temporary file, then renames it into place. */
+int zka_wtns_write(const char *path, const zka_witness *w, char *err, size_t errlen)
+{
+	zka_binw bw;
+	int ret;
+	if (!w->curve || !w->n || !w->w) {
+		zka_fmt_err(err, errlen, path, "cannot write an empty witness");
+		return -EINVAL;
+	}
+	const zka_curve *c = w->curve;
+	ret = zka_binw_open(&bw, path, "wtns", 2, 2);
+	if (ret < 0) {
+		zka_fmt_err(err, errlen, path, "cannot create: %s", strerror(-ret));
+		return ret;
+	}
+	if ((ret = zka_binw_begin(&bw, 1)) < 0 || (ret = zka_binw_u32(&bw, c->n8r)) < 0 ||
+	    (ret = zka_binw_write(&bw, c->r, c->n8r)) < 0 || (ret = zka_binw_u32(&bw, w->n)) < 0 ||
+	    (ret = zka_binw_end(&bw)) < 0 || (ret = zka_binw_begin(&bw, 2)) < 0 ||
+	    (ret = zka_binw_write(&bw, w->w, (size_t)w->n * c->n8r)) < 0 ||
+	    (ret = zka_binw_end(&bw)) < 0)
+		goto err;
+	ret = zka_binw_commit(&bw);
+	if (ret < 0) {
+		zka_fmt_err(err, errlen, path, "cannot write: %s", strerror(-ret));
+		return ret;
+	}
+	return 0;
+err:
+	zka_fmt_err(err, errlen, path, "cannot write: %s", strerror(-ret));
+	zka_binw_abort(&bw);
+	return ret;
+}

@@ -1,0 +1,429 @@
+/* zkey.c - see zkey.h. Section layout: snarkjs 0.7.6 zkey_new.js / zkey_utils.js. */
+#include "zk/zkey.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zk/binfile.h"
+#include "zk/fmt_err.h"
+
+enum {
+	ZK_HEADER = 1,
+	ZK_GROTH_HEADER = 2,
+	ZK_IC = 3,
+	ZK_COEFS = 4,
+	ZK_A = 5,
+	ZK_B1 = 6,
+	ZK_B2 = 7,
+	ZK_C = 8,
+	ZK_H = 9,
+	ZK_CONTRIB = 10,
+};
+
+/* Frees every buffer of pk and zeroes it (the file-format layer's own cleanup, so the error
+ * paths do not depend on the prover's zka_pk_free). */
+static void zka_zkey_clear(zka_pk *pk)
+{
+	uint8_t **bufs[] = {&pk->alpha1, &pk->beta1, &pk->beta2, &pk->gamma2, &pk->delta1,
+			    &pk->delta2, &pk->IC,    &pk->A,     &pk->B1,     &pk->B2,
+			    &pk->C,      &pk->H};
+	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+		free(*bufs[i]);
+	free(pk->coefs);
+	memset(pk, 0, sizeof *pk);
+}
+
+/* Returns a malloc'ed copy of n bytes (at least 1 byte allocated) or NULL. */
+static uint8_t *zka_dup(const uint8_t *src, uint64_t n)
+{
+	uint8_t *d = malloc(n ? (size_t)n : 1);
+	if (d && n)
+		memcpy(d, src, (size_t)n);
+	return d;
+}
+
+/* Checks n points (G1 when g2 == 0) stored at p (8-byte aligned): coordinates < q, and when
+ * full, on the curve and in the subgroup. Returns 0 or -EINVAL with "what[i]: problem". */
+static int zka_check_points(const zka_curve *c, const uint8_t *p, uint64_t n, int g2, int full,
+			    const char *what, int indexed, const char *path, char *err, size_t errlen)
+{
+	size_t ncoord = g2 ? 4 : 2, sz = ncoord * c->n8q;
+	char idx[32] = "";
+	for (uint64_t i = 0; i < n; i++, p += sz) {
+		if (indexed)
+			snprintf(idx, sizeof idx, "[%" PRIu64 "]", i);
+		for (size_t k = 0; k < ncoord; k++)
+			if (!zka_lt_modulus(p + k * c->n8q, c->q, c->n8q / 8)) {
+				zka_fmt_err(err, errlen, path, "%s%s: coordinate %zu not below q", what,
+					    idx, k);
+				return -EINVAL;
+			}
+		if (!full)
+			continue;
+		int r = g2 ? c->g2_check(p) : c->g1_check(p);
+		if (r) {
+			zka_fmt_err(err, errlen, path, "%s%s: point %s", what, idx,
+				    r == ZKA_ENOTINGROUP ? "not in the subgroup" : "not on the curve");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static const char *zka_protocol_name(uint32_t p)
+{
+	switch (p) {
+	case 2:
+		return " (plonk)";
+	case 10:
+		return " (fflonk)";
+	default:
+		return "";
+	}
+}
+
+/* Copies a point section of exactly n points of size sz into *out and checks it. */
+static int zka_read_points(const zka_binfile *bf, uint32_t id, uint64_t n, int g2, int full,
+			   const char *what, const zka_curve *c, uint8_t **out, char *err,
+			   size_t errlen)
+{
+	const uint8_t *p;
+	uint64_t sz = (g2 ? 4 : 2) * (uint64_t)c->n8q;
+	int ret = zka_binfile_section(bf, id, n * sz, &p, NULL, err, errlen);
+	if (ret < 0)
+		return ret;
+	*out = zka_dup(p, n * sz);
+	if (!*out) {
+		zka_fmt_err(err, errlen, bf->path, "out of memory reading section %" PRIu32, id);
+		return -ENOMEM;
+	}
+	return zka_check_points(c, *out, n, g2, full, what, 1, bf->path, err, errlen);
+}
+
+int zka_zkey_read(const char *path, zka_pk *pk, char *err, size_t errlen)
+{
+	return zka_zkey_read_flags(path, pk, 0, err, errlen);
+}
+
+/* The reader; see zkey.h for the checks. */
+int zka_zkey_read_flags(const char *path, zka_pk *pk, unsigned flags, char *err, size_t errlen)
+{
+	zka_binfile bf;
+	const uint8_t *p;
+	uint64_t size;
+	int ret;
+	int all = (flags & ZKA_ZKEY_CHECK_ALL_POINTS) != 0;
+	memset(pk, 0, sizeof *pk);
+	ret = zka_binfile_open(&bf, path, "zkey", 1, 1, err, errlen);
+	if (ret < 0)
+		return ret;
+
+	/* section 1: the protocol */
+	ret = zka_binfile_section(&bf, ZK_HEADER, 4, &p, NULL, err, errlen);
+	if (ret < 0)
+		goto err;
+	uint32_t protocol = zka_le32(p);
+	if (protocol != 1) {
+		ret = -EINVAL;
+		zka_fmt_err(err, errlen, path, "unknown protocol %" PRIu32 "%s (only 1, groth16, is supported)",
+			    protocol, zka_protocol_name(protocol));
+		goto err;
+	}
+
+	/* section 2: curve, sizes and the header points */
+	ret = zka_binfile_section(&bf, ZK_GROTH_HEADER, UINT64_MAX, &p, &size, err, errlen);
+	if (ret < 0)
+		goto err;
+	zka_bincur cur = {p, size, 0};
+	const uint8_t *f = zka_bincur_take(&cur, 4);
+	uint32_t n8q = f ? zka_le32(f) : 0;
+	if (!f || n8q == 0 || n8q > 64 || n8q % 8) {
+		ret = -EINVAL;
+		zka_fmt_err(err, errlen, path, "section 2: unsupported n8q %" PRIu32, n8q);
+		goto err;
+	}
+	uint64_t qbuf[8] = {0}, rbuf[8] = {0};
+	if (!(f = zka_bincur_take(&cur, n8q)))
+		goto short2;
+	memcpy(qbuf, f, n8q);
+	const zka_curve *c = zka_curve_by_q(qbuf, n8q);
+	if (!c) {
+		ret = -EINVAL;
+		zka_fmt_err(err, errlen, path, "q does not match any supported curve");
+		goto err;
+	}
+	if (!(f = zka_bincur_take(&cur, 4)))
+		goto short2;
+	uint32_t n8r = zka_le32(f);
+	if (n8r != c->n8r) {
+		ret = -EINVAL;
+		zka_fmt_err(err, errlen, path, "n8r %" PRIu32 " does not match %s (expected %" PRIu32 ")",
+			    n8r, c->pretty, c->n8r);
+		goto err;
+	}
+	if (!(f = zka_bincur_take(&cur, n8r)))
+		goto short2;
+	memcpy(rbuf, f, n8r);
+	if (memcmp(rbuf, c->r, n8r) != 0) {
+		ret = -EINVAL;
+		zka_fmt_err(err, errlen, path, "r does not match the group order of %s", c->pretty);
+		goto err;
+	}
+	if (!(f = zka_bincur_take(&cur, 12)))
+		goto short2;
+	pk->curve = c;
+	pk->n_vars = zka_le32(f);
+	pk->n_public = zka_le32(f + 4);
+	pk->domain_size = zka_le32(f + 8);
+	size_t sG1 = zka_g1_bytes(c), sG2 = zka_g2_bytes(c);
+	uint64_t want2 = 4 + (uint64_t)n8q + 4 + n8r + 12 + 3 * sG1 + 3 * sG2;
+	if (size != want2) {
+		ret = -EINVAL;
+		zka_fmt_err(err, errlen, path,
+			    "section 2: wrong size (expected %" PRIu64 " bytes, found %" PRIu64 ")", want2,
+			    size);
+		goto err;
+	}
+	if (pk->n_vars == 0 || pk->n_public >= pk->n_vars) {
+		ret = -EINVAL;
+		zka_fmt_err(err, errlen, path, "nPublic %" PRIu32 " must be below nVars %" PRIu32,
+			    pk->n_public, pk->n_vars);
+		goto err;
+	}
+	uint32_t d = pk->domain_size;
+	if (d == 0 || (d & (d - 1))) {
+		ret = -EINVAL;
+		zka_fmt_err(err, errlen, path, "domainSize %" PRIu32 " is not a power of two", d);
+		goto err;
+	}
+	pk->log_domain = (uint32_t)__builtin_ctz(d);
+	if (pk->log_domain + 1 > c->fr_s) {
+		ret = -EINVAL;
+		zka_fmt_err(err, errlen, path, "domainSize 2^%" PRIu32 " too large for %s", pk->log_domain,
+			    c->pretty);
+		goto err;
+	}
+	struct {
+		uint8_t **dst;
+		int g2;
+		const char *name;
+	} hp[] = {{&pk->alpha1, 0, "alpha1"}, {&pk->beta1, 0, "beta1"},   {&pk->beta2, 1, "beta2"},
+		  {&pk->gamma2, 1, "gamma2"}, {&pk->delta1, 0, "delta1"}, {&pk->delta2, 1, "delta2"}};
+	for (size_t i = 0; i < sizeof hp / sizeof hp[0]; i++) {
+		size_t sz = hp[i].g2 ? sG2 : sG1;
+		f = zka_bincur_take(&cur, sz);
+		*hp[i].dst = zka_dup(f, sz);
+		if (!*hp[i].dst)
+			goto nomem;
+		ret = zka_check_points(c, *hp[i].dst, 1, hp[i].g2, 1, hp[i].name, 0, path, err,
+				       errlen);
+		if (ret < 0)
+			goto err;
+	}
+
+	/* section 3: IC */
+	ret = zka_read_points(&bf, ZK_IC, pk->n_public + 1ull, 0, 1, "IC", c, &pk->IC, err, errlen);
+	if (ret < 0)
+		goto err;
+
+	/* section 4: the coefficients of A and B */
+	ret = zka_binfile_section(&bf, ZK_COEFS, UINT64_MAX, &p, &size, err, errlen);
+	if (ret < 0)
+		goto err;
+	uint64_t scoef = 12 + (uint64_t)n8r;
+	if (size < 4 || size != 4 + (uint64_t)zka_le32(p) * scoef) {
+		ret = -EINVAL;
+		zka_fmt_err(err, errlen, path,
+			    "section 4: wrong size (%" PRIu64 " bytes for %" PRIu32 " coefficients)", size,
+			    size < 4 ? 0 : zka_le32(p));
+		goto err;
+	}
+	pk->n_coefs = zka_le32(p);
+	pk->coefs = malloc(pk->n_coefs ? pk->n_coefs * sizeof *pk->coefs : 1);
+	if (!pk->coefs)
+		goto nomem;
+	for (uint32_t i = 0; i < pk->n_coefs; i++) {
+		const uint8_t *e = p + 4 + i * scoef;
+		zka_coef *k = &pk->coefs[i];
+		k->matrix = zka_le32(e);
+		k->row = zka_le32(e + 4);
+		k->signal = zka_le32(e + 8);
+		k->pad = 0;
+		memcpy(k->value, e + 12, 32);
+		if (k->matrix > 1 || k->row >= d || k->signal >= pk->n_vars) {
+			ret = -EINVAL;
+			zka_fmt_err(err, errlen, path,
+				    "coefficient %" PRIu32 ": matrix %" PRIu32 ", row %" PRIu32
+				    ", signal %" PRIu32 " out of range (domainSize %" PRIu32
+				    ", nVars %" PRIu32 ")",
+				    i, k->matrix, k->row, k->signal, d, pk->n_vars);
+			goto err;
+		}
+		if (!zka_lt_modulus(k->value, c->r, 4)) {
+			ret = -EINVAL;
+			zka_fmt_err(err, errlen, path, "coefficient %" PRIu32 ": value not below r", i);
+			goto err;
+		}
+		c->fr_from_mont(k->value, k->value);
+	}
+
+	/* sections 5..9: the proving key's point vectors */
+	ret = zka_read_points(&bf, ZK_A, pk->n_vars, 0, all, "A", c, &pk->A, err, errlen);
+	if (ret < 0)
+		goto err;
+	ret = zka_read_points(&bf, ZK_B1, pk->n_vars, 0, all, "B1", c, &pk->B1, err, errlen);
+	if (ret < 0)
+		goto err;
+	ret = zka_read_points(&bf, ZK_B2, pk->n_vars, 1, all, "B2", c, &pk->B2, err, errlen);
+	if (ret < 0)
+		goto err;
+	ret = zka_read_points(&bf, ZK_C, (uint64_t)pk->n_vars - pk->n_public - 1, 0, all, "C", c,
+			      &pk->C, err, errlen);
+	if (ret < 0)
+		goto err;
+	ret = zka_read_points(&bf, ZK_H, d, 0, all, "H", c, &pk->H, err, errlen);
+	if (ret < 0)
+		goto err;
+	/* section 10 (MPC contributions) is not needed to prove and is not read */
+
+	zka_binfile_close(&bf);
+	return 0;
+short2:
+	ret = -EINVAL;
+	zka_fmt_err(err, errlen, path, "section 2 truncated (%" PRIu64 " bytes)", size);
+	goto err;
+nomem:
+	ret = -ENOMEM;
+	zka_fmt_err(err, errlen, path, "out of memory");
+err:
+	zka_binfile_close(&bf);
+	zka_zkey_clear(pk);
+	return ret;
+}
+
+/* Returns 0 when pk is complete and self-consistent enough to be written, else -EINVAL. */
+static int zka_zkey_check_pk(const zka_pk *pk, const char **why)
+{
+	*why = NULL;
+	if (!pk->curve)
+		*why = "no curve";
+	else if (pk->n_public >= pk->n_vars)
+		*why = "nPublic must be below nVars";
+	else if (!pk->domain_size || (pk->domain_size & (pk->domain_size - 1)))
+		*why = "domainSize is not a power of two";
+	else if (!pk->alpha1 || !pk->beta1 || !pk->beta2 || !pk->gamma2 || !pk->delta1 ||
+		 !pk->delta2 || !pk->IC || !pk->A || !pk->B1 || !pk->B2 || !pk->H ||
+		 (!pk->C && pk->n_vars - pk->n_public - 1 > 0) || (!pk->coefs && pk->n_coefs))
+		*why = "missing point or coefficient buffer";
+	return *why ? -EINVAL : 0;
+}
+
+/* Writes one section of the key; returns 0 or -errno. */
+static int zka_zkey_write_section(zka_binw *w, const zka_pk *pk, uint32_t id)
+{
+	const zka_curve *c = pk->curve;
+	size_t sG1 = zka_g1_bytes(c), sG2 = zka_g2_bytes(c);
+	int ret = zka_binw_begin(w, id);
+	if (ret < 0)
+		return ret;
+	switch (id) {
+	case ZK_HEADER:
+		ret = zka_binw_u32(w, 1);
+		break;
+	case ZK_GROTH_HEADER:
+		if ((ret = zka_binw_u32(w, c->n8q)) < 0 || (ret = zka_binw_write(w, c->q, c->n8q)) < 0 ||
+		    (ret = zka_binw_u32(w, c->n8r)) < 0 || (ret = zka_binw_write(w, c->r, c->n8r)) < 0 ||
+		    (ret = zka_binw_u32(w, pk->n_vars)) < 0 ||
+		    (ret = zka_binw_u32(w, pk->n_public)) < 0 ||
+		    (ret = zka_binw_u32(w, pk->domain_size)) < 0 ||
+		    (ret = zka_binw_write(w, pk->alpha1, sG1)) < 0 ||
+		    (ret = zka_binw_write(w, pk->beta1, sG1)) < 0 ||
+		    (ret = zka_binw_write(w, pk->beta2, sG2)) < 0 ||
+		    (ret = zka_binw_write(w, pk->gamma2, sG2)) < 0 ||
+		    (ret = zka_binw_write(w, pk->delta1, sG1)) < 0 ||
+		    (ret = zka_binw_write(w, pk->delta2, sG2)) < 0)
+			return ret;
+		break;
+	case ZK_IC:
+		ret = zka_binw_write(w, pk->IC, (pk->n_public + 1ull) * sG1);
+		break;
+	case ZK_COEFS:
+		ret = zka_binw_u32(w, pk->n_coefs);
+		for (uint32_t i = 0; ret == 0 && i < pk->n_coefs; i++) {
+			const zka_coef *k = &pk->coefs[i];
+			uint8_t e[12 + 32];
+			uint64_t v[4];
+			memcpy(e, &k->matrix, 4);
+			memcpy(e + 4, &k->row, 4);
+			memcpy(e + 8, &k->signal, 4);
+			c->fr_to_mont(v, k->value); /* Montgomery c*R -> the file's c*R^2 */
+			memcpy(e + 12, v, 32);
+			ret = zka_binw_write(w, e, 12 + c->n8r);
+		}
+		break;
+	case ZK_A:
+		ret = zka_binw_write(w, pk->A, (size_t)pk->n_vars * sG1);
+		break;
+	case ZK_B1:
+		ret = zka_binw_write(w, pk->B1, (size_t)pk->n_vars * sG1);
+		break;
+	case ZK_B2:
+		ret = zka_binw_write(w, pk->B2, (size_t)pk->n_vars * sG2);
+		break;
+	case ZK_C:
+		ret = zka_binw_write(w, pk->C, (size_t)(pk->n_vars - pk->n_public - 1) * sG1);
+		break;
+	case ZK_H:
+		ret = zka_binw_write(w, pk->H, (size_t)pk->domain_size * sG1);
+		break;
+	case ZK_CONTRIB: {
+		uint8_t cs_hash[64] = {0};
+		if ((ret = zka_binw_write(w, cs_hash, sizeof cs_hash)) == 0)
+			ret = zka_binw_u32(w, 0);
+		break;
+	}
+	default:
+		ret = -EINVAL;
+	}
+	if (ret < 0)
+		return ret;
+	return zka_binw_end(w);
+}
+
+/* Writes the key section by section into a temporary file, then renames it into place. */
+int zka_zkey_write(const char *path, const zka_pk *pk, int snarkjs_setup_order, char *err,
+		   size_t errlen)
+{
+	static const uint32_t plain[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+	static const uint32_t setup[10] = {1, 2, 4, 3, 9, 8, 5, 6, 7, 10};
+	const uint32_t *order = snarkjs_setup_order ? setup : plain;
+	const char *why;
+	zka_binw w;
+	int ret = zka_zkey_check_pk(pk, &why);
+	if (ret < 0) {
+		zka_fmt_err(err, errlen, path, "cannot write key: %s", why);
+		return ret;
+	}
+	ret = zka_binw_open(&w, path, "zkey", 1, 10);
+	if (ret < 0) {
+		zka_fmt_err(err, errlen, path, "cannot create: %s", strerror(-ret));
+		return ret;
+	}
+	for (int i = 0; i < 10; i++) {
+		ret = zka_zkey_write_section(&w, pk, order[i]);
+		if (ret < 0)
+			goto err;
+	}
+	ret = zka_binw_commit(&w);
+	if (ret < 0) {
+		zka_fmt_err(err, errlen, path, "cannot write: %s", strerror(-ret));
+		return ret;
+	}
+	return 0;
+err:
+	zka_fmt_err(err, errlen, path, "cannot write: %s", strerror(-ret));
+	zka_binw_abort(&w);
+	return ret;
+}
