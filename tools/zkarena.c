@@ -6,6 +6,8 @@
 
 static const struct zka_cmd cmds[] = {
 	/* ZKA_CMDS_BEGIN: one line per subcommand */
+	{"prove", zka_cmd_prove, "prove: circuit.zkey witness.wtns proof.json public.json"},
+	{"verify", zka_cmd_verify, "verify: verification_key.json public.json proof.json"},
 	{"arena", zka_cmd_arena, "create, destroy or inspect a shared-memory arena"},
 	{"bench", zka_cmd_bench, "run a benchmark (ring, ...) and print a table"},
 	/* ZKA_CMDS_END */

@@ -1,0 +1,239 @@
+/* cmd_prove.c - `zkarena prove [options] circuit.zkey witness.wtns proof.json public.json`:
+ * the snarkjs/rapidsnark-compatible prover command, on the CPU or (--gpu) on a CUDA device. */
+#include "tools/cli.h"
+#include "zk/decimal.h"
+#include "zk/groth16.h"
+#include "zk/json_io.h"
+#include "zk/r1cs.h"
+#include "zk/wtns.h"
+#include "zk/zkey.h"
+#ifdef ZKA_HAVE_CUDA
+#include "cuda/zka_gpu.h"
+#endif
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: zkarena prove [options] circuit.zkey witness.wtns proof.json public.json\n"
+		"\n"
+		"Proves with a snarkjs Groth16 key (BN254 or BLS12-381, taken from the key) and a\n"
+		"circom witness; writes proof.json and public.json as snarkjs does, atomically.\n"
+		"The proof is verified before it is written (unless --no-verify).\n"
+		"\n"
+		"options:\n"
+		"  --r1cs FILE      check that the witness satisfies the circuit first and name the\n"
+		"                   first failing constraint instead of proving\n"
+		"  --gpu            prove on a CUDA device (zkarena must be built with CUDA)\n"
+		"  --device N       CUDA device index for --gpu (default 0)\n"
+		"  --threads N      CPU threads (default: one per online CPU)\n"
+		"  --no-verify      skip the self-check of the proof\n"
+		"  --times          print per-stage times to stderr\n"
+		"  --r DEC --s DEC  fixed prover randomness (testing only: reusing r, s with two\n"
+		"                   witnesses leaks them); default: fresh from getrandom(2)\n"
+		"  -h, --help       this text\n"
+		"\n"
+		"exit status: 0 proof written; 2 bad usage or bad input (nothing written);\n"
+		"1 the proof could not be produced (nothing written).\n");
+}
+
+/* Proves on the GPU; returns 0, or -errno with err set. */
+static int prove_gpu(const zka_pk *pk, const zka_witness *w, const zka_rs *rs, int device,
+		     zka_proof *proof, zka_prove_times *t, char *err, size_t errlen)
+{
+#ifdef ZKA_HAVE_CUDA
+	zka_gpu *g = NULL;
+	zka_gpu_key *key = NULL;
+	size_t n = pk->domain_size;
+	uint64_t(*a)[4] = NULL, (*b)[4] = NULL, (*c)[4] = NULL;
+	int ret = zka_gpu_open(&g, device, err, errlen);
+	if (ret)
+		goto err;
+	fprintf(stderr, "zkarena prove: device %d: %s\n", device, zka_gpu_device_name(g));
+	ret = -ENOMEM;
+	a = malloc(n * sizeof *a);
+	b = malloc(n * sizeof *b);
+	c = malloc(n * sizeof *c);
+	if (!a || !b || !c) {
+		snprintf(err, errlen, "out of memory for a, b, c (%zu entries)", n);
+		goto err;
+	}
+	ret = zka_compute_abc(pk, w, a, b, c, NULL);
+	if (ret) {
+		snprintf(err, errlen, "computing a, b, c failed (%s)", strerror(-ret));
+		goto err;
+	}
+	/* the buffers are ours and not pinned: register them once for full-speed copies */
+	if ((ret = zka_gpu_register(g, a, n * sizeof *a, err, errlen)) ||
+	    (ret = zka_gpu_register(g, b, n * sizeof *b, err, errlen)) ||
+	    (ret = zka_gpu_register(g, c, n * sizeof *c, err, errlen)) ||
+	    (ret = zka_gpu_register(g, w->w, (size_t)w->n * sizeof *w->w, err, errlen)))
+		goto err;
+	fprintf(stderr, "zkarena prove: registered a, b, c and the witness with "
+			"cudaHostRegister (pinned, no staging copy)\n");
+	if ((ret = zka_gpu_key_load(g, pk, &key, err, errlen)))
+		goto err;
+	ret = zka_gpu_prove(g, key, (const uint64_t(*)[4])a, (const uint64_t(*)[4])b,
+			    (const uint64_t(*)[4])c, (const uint64_t(*)[4])w->w, rs, proof, t, err,
+			    errlen);
+err:
+	zka_gpu_key_free(key);
+	zka_gpu_close(g); /* unregisters what it registered */
+	free(a);
+	free(b);
+	free(c);
+	return ret;
+#else
+	(void)pk, (void)w, (void)rs, (void)device, (void)proof, (void)t;
+	snprintf(err, errlen, "--gpu: this zkarena was built without CUDA (no nvcc at build time)");
+	return -ENOTSUP;
+#endif
+}
+
+int zka_cmd_prove(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"r1cs", required_argument, 0, 'c'}, {"gpu", no_argument, 0, 'g'},
+	    {"device", required_argument, 0, 'd'}, {"threads", required_argument, 0, 't'},
+	    {"no-verify", no_argument, 0, 'n'},	   {"times", no_argument, 0, 'T'},
+	    {"r", required_argument, 0, 'r'},	   {"s", required_argument, 0, 's'},
+	    {"help", no_argument, 0, 'h'},	   {0, 0, 0, 0}};
+	const char *r1cs_path = NULL, *r_dec = NULL, *s_dec = NULL;
+	int gpu = 0, device = 0, threads = 0, verify = 1, times = 0, opt;
+	char err[512] = "";
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c': r1cs_path = optarg; break;
+		case 'g': gpu = 1; break;
+		case 'd': device = atoi(optarg); break;
+		case 't':
+			threads = atoi(optarg);
+			if (threads < 1 || threads > 1024) {
+				fprintf(stderr, "zkarena prove: --threads: '%s' is not a count in 1..1024\n", optarg);
+				return 2;
+			}
+			break;
+		case 'n': verify = 0; break;
+		case 'T': times = 1; break;
+		case 'r': r_dec = optarg; break;
+		case 's': s_dec = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (argc - optind != 4) {
+		fprintf(stderr, "zkarena prove: expected 4 arguments: circuit.zkey witness.wtns "
+				"proof.json public.json (see --help)\n");
+		return 2;
+	}
+	if ((r_dec == NULL) != (s_dec == NULL)) {
+		fprintf(stderr, "zkarena prove: --r and --s go together\n");
+		return 2;
+	}
+	const char *zkey = argv[optind], *wtns = argv[optind + 1], *proof_path = argv[optind + 2],
+		   *public_path = argv[optind + 3];
+	zka_pk pk = {0};
+	zka_witness w = {0};
+	zka_r1cs cs = {0};
+	zka_vk vk = {0};
+	zka_proof proof;
+	zka_rs rs;
+	zka_prove_times t = {0};
+	int status = 2, ret;
+
+	if (zka_zkey_read(zkey, &pk, err, sizeof err) || zka_wtns_read(wtns, &w, err, sizeof err))
+		goto err;
+	if (w.curve != pk.curve) {
+		snprintf(err, sizeof err, "%s: witness is for %s but %s is a %s key", wtns,
+			 w.curve->pretty, zkey, pk.curve->pretty);
+		goto err;
+	}
+	if (w.n != pk.n_vars) {
+		snprintf(err, sizeof err, "%s: witness has %u values but %s expects %u", wtns, w.n,
+			 zkey, pk.n_vars);
+		goto err;
+	}
+	if (r1cs_path) {
+		uint32_t bad = 0;
+		if (zka_r1cs_read(r1cs_path, &cs, err, sizeof err))
+			goto err;
+		if (cs.curve != pk.curve || cs.n_wires != pk.n_vars) {
+			snprintf(err, sizeof err, "%s: circuit (%s, %u wires) does not match %s (%s, %u signals)",
+				 r1cs_path, cs.curve->pretty, cs.n_wires, zkey, pk.curve->pretty, pk.n_vars);
+			goto err;
+		}
+		ret = zka_r1cs_check(&cs, &w, &bad);
+		if (ret == 1) {
+			snprintf(err, sizeof err, "%s: witness does not satisfy constraint %u of %s", wtns,
+				 bad, r1cs_path);
+			goto err;
+		}
+		if (ret) {
+			snprintf(err, sizeof err, "%s: cannot check the witness against %s (%s)", wtns,
+				 r1cs_path, strerror(-ret));
+			goto err;
+		}
+	}
+	if (r_dec) {
+		if (zka_dec_parse(r_dec, rs.r, 32, pk.curve->r, 4) ||
+		    zka_dec_parse(s_dec, rs.s, 32, pk.curve->r, 4)) {
+			snprintf(err, sizeof err, "--r/--s: not a decimal integer below the group order");
+			goto err;
+		}
+	} else if ((ret = zka_rs_random(&rs, pk.curve))) {
+		snprintf(err, sizeof err, "getrandom: %s", strerror(-ret));
+		status = 1;
+		goto err;
+	}
+	zka_prove_opts po = {.threads = threads};
+	status = 1;
+	if (gpu)
+		ret = prove_gpu(&pk, &w, &rs, device, &proof, &t, err, sizeof err);
+	else
+		ret = zka_prove(&pk, &w, &rs, &proof, &po, &t);
+	if (ret) {
+		if (!err[0])
+			snprintf(err, sizeof err, "proving failed: %s", strerror(-ret));
+		goto err;
+	}
+	proof.curve = pk.curve;
+	const uint64_t(*pub)[4] = (const uint64_t(*)[4])(w.w + 1);
+	if (verify) {
+		const char *why = NULL;
+		if ((ret = zka_vk_from_pk(&vk, &pk))) {
+			snprintf(err, sizeof err, "out of memory");
+			goto err;
+		}
+		if (zka_verify(&vk, pub, pk.n_public, &proof, &why) != 1) {
+			snprintf(err, sizeof err, "the new proof does not verify (%s); nothing written",
+				 why ? why : "?");
+			goto err;
+		}
+	}
+	if (zka_proof_write_json(proof_path, &proof, err, sizeof err))
+		goto err;
+	if (zka_public_write_json(public_path, pk.curve, pub, pk.n_public, err, sizeof err)) {
+		unlink(proof_path); /* never leave half of the output */
+		goto err;
+	}
+	if (times)
+		fprintf(stderr, "zkarena prove: %s, %u constraints domain, abc %.3f s, ntt %.3f s, "
+				"msm G1 %.3f s, msm G2 %.3f s, total %.3f s\n",
+			pk.curve->pretty, pk.domain_size, t.abc, t.ntt, t.msm_g1, t.msm_g2, t.total);
+	status = 0;
+err:
+	if (status)
+		fprintf(stderr, "zkarena prove: %s\n", err);
+	zka_pk_free(&pk);
+	zka_witness_free(&w);
+	zka_r1cs_free(&cs);
+	zka_vk_free(&vk);
+	return status;
+}

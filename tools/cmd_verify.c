@@ -1,0 +1,70 @@
+/* cmd_verify.c - `zkarena verify verification_key.json public.json proof.json`, the argument
+ * order of snarkjs groth16 verify. */
+#include "tools/cli.h"
+#include "zk/groth16.h"
+#include "zk/json_io.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: zkarena verify verification_key.json public.json proof.json\n"
+		   "\n"
+		   "Verifies a Groth16 proof (BN254 or BLS12-381, from the key's \"curve\").\n"
+		   "Prints OK, or INVALID with the reason.\n"
+		   "exit status: 0 valid; 1 well-formed but invalid; 2 bad usage or malformed input.\n");
+}
+
+int zka_cmd_verify(int argc, char **argv)
+{
+	static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	int opt;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (opt == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		usage(stderr);
+		return 2;
+	}
+	if (argc - optind != 3) {
+		fprintf(stderr, "zkarena verify: expected 3 arguments: verification_key.json "
+				"public.json proof.json (see --help)\n");
+		return 2;
+	}
+	char err[512] = "";
+	zka_vk vk = {0};
+	zka_proof proof;
+	uint64_t(*pub)[4] = NULL;
+	uint32_t n = 0;
+	int status = 2;
+	const char *why = NULL;
+	if (zka_vk_read_json(argv[optind], &vk, err, sizeof err) ||
+	    zka_public_read_json(argv[optind + 1], vk.curve, &pub, &n, err, sizeof err) ||
+	    zka_proof_read_json(argv[optind + 2], vk.curve, &proof, err, sizeof err))
+		goto out;
+	if (n != vk.n_public) {
+		snprintf(err, sizeof err, "%s: %u public values but the key has nPublic = %u",
+			 argv[optind + 1], n, vk.n_public);
+		goto out;
+	}
+	int ok = zka_verify(&vk, (const uint64_t(*)[4])pub, n, &proof, &why);
+	if (ok == 1) {
+		printf("OK\n");
+		status = 0;
+	} else if (ok == 0) {
+		printf("INVALID: %s\n", why);
+		status = 1;
+	} else {
+		snprintf(err, sizeof err, "%s: %s", argv[optind + 2], why ? why : "malformed");
+	}
+out:
+	if (status == 2)
+		fprintf(stderr, "zkarena verify: %s\n", err);
+	zka_vk_free(&vk);
+	free(pub);
+	return status;
+}
