@@ -194,6 +194,48 @@ void zka__ring_repair_locked(struct zka_arena *a, int r)
 	repair(a, r);
 }
 
+/* Recovery's audit of a bound ring: under the mutex, checks I2 (entries valid, unique, in the
+ * ring's state, and every member present) and repairs the ring when it does not hold (planted
+ * or scribbled cells). Returns 1 when repaired, 0 when sound, -errno. */
+int zka__ring_audit(struct zka_arena *a, int r, int timeout_ms)
+{
+	struct zka__ring *R = ring_at(a, r);
+	uint32_t n = zka__ring_table_n(a, r), cap = (uint32_t)a->g.ring_cap[r];
+	if (!n)
+		return 0;
+	struct timespec dl;
+	zka__deadline(&dl, timeout_ms);
+	int rc = ring_lock(a, r, &dl);
+	if (rc < 0)
+		return rc;
+	unsigned char *seen = calloc(n, 1);
+	if (!seen) {
+		pthread_mutex_unlock(&R->mu);
+		return -ENOMEM;
+	}
+	/* relaxed under the mutex */
+	uint32_t head = atomic_load_explicit(&R->head, memory_order_relaxed);
+	uint32_t tail = atomic_load_explicit(&R->tail, memory_order_relaxed);
+	int bad = tail - head > cap;
+	uint32_t members = 0;
+	for (uint32_t i = head; !bad && i != tail; i++) {
+		uint32_t idx = atomic_load_explicit(&R->cells[i % cap], memory_order_relaxed);
+		if (idx >= n || seen[idx] || zka__ring_member(a, r, idx) != 1)
+			bad = 1;
+		else
+			seen[idx] = 1;
+	}
+	for (uint32_t idx = 0; !bad && idx < n; idx++)
+		members += zka__ring_member(a, r, idx) == 1;
+	if (!bad && members != tail - head)
+		bad = 1;
+	free(seen);
+	if (bad)
+		repair(a, r);
+	pthread_mutex_unlock(&R->mu);
+	return bad;
+}
+
 int zka__ring_push(struct zka_arena *a, int r, uint32_t idx, int timeout_ms,
 		   const struct zka__ring_ops *ops)
 {

@@ -13,6 +13,7 @@
 
 int zka__owner_in_use(const struct zka_arena *a, uint32_t idx);
 void zka__ring_repair_locked(struct zka_arena *a, int r);
+int zka__ring_audit(struct zka_arena *a, int r, int timeout_ms);
 
 #define LOCK_MS 5000 /* ring locks inside transitions/recovery: a live holder never takes long */
 
@@ -814,6 +815,10 @@ int zka_arena_recover(struct zka_arena *a)
 		if (atomic_compare_exchange_strong(&owners(a)[o], &id, 0))
 			cnt(a, ZKA_C_OWNERS_REAPED, 1);
 	}
+	/* tables are authoritative: rings that disagree with them are rebuilt (I2, I3) */
+	for (int r = 0; r < (int)ZKA_SYS_RINGS; r++)
+		if (zka__ring_audit(a, r, 200) == -ENOMEM)
+			cnt(a, ZKA_C_CLEANUP_FAILURES, 1); /* busy (live holder): audited next time */
 	cnt(a, ZKA_C_RECOVERED, (uint64_t)n);
 	pthread_mutex_unlock(&h->recover_mu);
 	zka__ring_kick_all(a);

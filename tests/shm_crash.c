@@ -60,6 +60,7 @@ static void finish_arena(struct zka_arena *a)
 }
 
 static _Atomic uint32_t *corrupt_count; /* shared with children */
+static uint32_t work_us;                 /* chaos children: simulated synthesis/proving time */
 
 /* A worker's step: one job synthesized into one slot (the slot gets the job's tag). */
 static int worker_once(struct zka_arena *a, int timeout)
@@ -76,6 +77,8 @@ static int worker_once(struct zka_arena *a, int timeout)
 	zka_job_info(a, j, &ji);
 	uint64_t *d = zka_slot_data(a, s, NULL);
 	d[0] = ji.user_tag;
+	if (work_us)
+		usleep(rnd(work_us));
 	d[1] = ~ji.user_tag;
 	return zka_slot_ready(a, s);
 }
@@ -90,6 +93,8 @@ static int prover_once(struct zka_arena *a, int timeout)
 	struct zka_job_info ji;
 	zka_job_info(a, j, &ji);
 	uint64_t *d = zka_slot_data(a, s, NULL);
+	if (work_us)
+		usleep(rnd(work_us));
 	if (d[0] != ji.user_tag || d[1] != ~ji.user_tag)
 		atomic_fetch_add(corrupt_count, 1);
 	return zka_job_finish(a, s, NULL);
@@ -358,7 +363,7 @@ static void test_concurrent_recoverers(void)
  * the parent SIGKILLs random children; after each round everyone is killed, recovery runs and
  * the invariants are checked; at the end the pipeline drains and every submitted token is in
  * exactly one job, DONE (or FAILED after max_attempts), its data intact at proving time. */
-enum { T = 240, NKIDS = 4 };
+enum { T = 1500, NKIDS = 4 };
 struct chaos_shared {
 	_Atomic uint32_t next_tok;
 	_Atomic uint32_t submitted[T];
@@ -368,6 +373,7 @@ static void chaos_child(struct zka_arena *a, int role, struct chaos_shared *sh)
 {
 	rs ^= (uint64_t)getpid() * 0x9E3779B97F4A7C15ULL;
 	rs |= 1;
+	work_us = 1500;
 	if (rnd(2)) {
 		int n = 0;
 		while (zka__fault_steps[n])
