@@ -174,7 +174,7 @@ int zka_binfile_section(const zka_binfile *bf, uint32_t id, uint64_t want_size, 
 	const zka_binsec *s = zka_binfile_find(bf, id);
 	if (!s) {
 		zka_fmt_err(err, errlen, bf->path, "section %" PRIu32 " missing", id);
-		return -ENOENT;
+		return -EINVAL;
 	}
 	if (want_size != UINT64_MAX && s->size != want_size) {
 		zka_fmt_err(err, errlen, bf->path,

@@ -41,8 +41,9 @@ void zka_binfile_close(zka_binfile *bf);
 const zka_binsec *zka_binfile_find(const zka_binfile *bf, uint32_t id);
 
 /* Finds the required section id and checks its size: when want_size is not UINT64_MAX the
- * payload must be exactly want_size bytes. Sets *p and *size. Returns 0, -ENOENT (missing) or
- * -EINVAL (wrong size, "section N: wrong size (expected X bytes, found Y)"). */
+ * payload must be exactly want_size bytes. Sets *p and *size. Returns 0 or -EINVAL (a missing
+ * section, "section N missing", is a malformed file too; or "section N: wrong size (expected X
+ * bytes, found Y)"). Use zka_binfile_find for optional sections. */
 int zka_binfile_section(const zka_binfile *bf, uint32_t id, uint64_t want_size, const uint8_t **p,
 			uint64_t *size, char *err, size_t errlen);
 
