@@ -6,6 +6,7 @@
 #define CURVE bls12_381
 #define CC BLS12_381
 #include "zk/groth16_tmpl.h"
+#include "zk/setup_tmpl.h"
 
 const zka_curve zka_curve_bls12_381 = {
 	.id = ZKA_BLS12_381,

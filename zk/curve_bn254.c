@@ -6,6 +6,7 @@
 #define CURVE bn254
 #define CC BN254
 #include "zk/groth16_tmpl.h"
+#include "zk/setup_tmpl.h"
 
 const zka_curve zka_curve_bn254 = {
 	.id = ZKA_BN254,

@@ -136,5 +136,81 @@ static inline int M(msm)(M(jac) *out, const M(aff) *p, const uint64_t (*k)[4], s
 	return err;
 }
 
+
+/* ---- fixed-base batch multiplication: out[i] = k[i] * base (used by setup) ---- */
+
+#define M_FB_C 8 /* window bits: 32 windows of 255 precomputed multiples each */
+
+struct M(fb_ctx) {
+	const M(aff) *table; /* 32 x 255: table[w*255 + d-1] = d 2^(8w) base */
+	const uint64_t (*k)[4];
+	M(aff) *out;
+	int err;
+};
+
+static void M(fb_fn)(void *vctx, size_t begin, size_t end, int tid)
+{
+	(void)tid;
+	struct M(fb_ctx) *x = vctx;
+	size_t chunk = 1024;
+	M(jac) *j = malloc(chunk * sizeof *j);
+	void *scratch = malloc(chunk * 2 * sizeof(j->X));
+	if (!j || !scratch) {
+		x->err = -12;
+		free(j);
+		free(scratch);
+		return;
+	}
+	for (size_t b = begin; b < end; b += chunk) {
+		size_t m = end - b < chunk ? end - b : chunk;
+		for (size_t i = 0; i < m; i++) {
+			M(set_inf)(&j[i]);
+			for (int w = 0; w < 256 / M_FB_C; w++) {
+				uint32_t d = M(digit)(x->k[b + i], w * M_FB_C, M_FB_C);
+				if (d)
+					M(add_aff)(&j[i], &j[i], &x->table[(size_t)w * 255 + d - 1]);
+			}
+		}
+		M(batch_to_aff)(&x->out[b], j, m, scratch);
+	}
+	free(j);
+	free(scratch);
+}
+
+/* out[i] = k[i] * base for n standard-form scalars; returns 0 or -ENOMEM. */
+static inline int M(fixed_base)(M(aff) *out, const M(aff) *base, const uint64_t (*k)[4], size_t n,
+				int threads)
+{
+	size_t nt = (size_t)(256 / M_FB_C) * 255;
+	M(jac) *tj = malloc(nt * sizeof *tj);
+	M(aff) *ta = malloc(nt * sizeof *ta);
+	void *scratch = malloc(nt * 2 * sizeof(tj->X));
+	int err = -12;
+	if (!tj || !ta || !scratch)
+		goto out;
+	M(jac) pw;
+	M(from_aff)(&pw, base);
+	for (int w = 0; w < 256 / M_FB_C; w++) {
+		M(jac) acc;
+		M(set_inf)(&acc);
+		for (int d = 0; d < 255; d++) {
+			M(add)(&acc, &acc, &pw);
+			tj[(size_t)w * 255 + (size_t)d] = acc;
+		}
+		for (int d = 0; d < M_FB_C; d++)
+			M(dbl)(&pw, &pw);
+	}
+	M(batch_to_aff)(ta, tj, nt, scratch);
+	struct M(fb_ctx) x = {.table = ta, .k = k, .out = out};
+	zka_par_for(n < 2048 ? 1 : threads, n, M(fb_fn), &x);
+	err = x.err;
+out:
+	free(tj);
+	free(ta);
+	free(scratch);
+	return err;
+}
+#undef M_FB_C
+
 #undef M
 #undef MSM_G
