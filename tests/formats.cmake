@@ -2,3 +2,4 @@
 add_library(zka_fmt_testlib STATIC ${CMAKE_CURRENT_SOURCE_DIR}/fmt_testlib.c)
 target_link_libraries(zka_fmt_testlib PUBLIC zka_core zka_testutil)
 zka_test(test_formats test_formats.c LIBS zka_fmt_testlib zka_core LABELS formats)
+zka_test(test_fmt_json test_fmt_json.c LIBS zka_fmt_testlib zka_core LABELS formats)
