@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# run.sh ZKARENA FIXDIR - interop with snarkjs 0.7.6 on both curves: circuits compiled by
+# circom2 and keyed by a local snarkjs ceremony (made once into FIXDIR by make-fixtures.sh).
+# Prints one line per check and a closing "N passed, N failed"; exits non-zero on a failure.
+set -uo pipefail
+zk=$1
+fx=$2
+here=$(cd "$(dirname "$0")" && pwd)
+snarkjs="node $here/node_modules/snarkjs/cli.js"
+if [ ! -f "$fx/.done" ]; then
+	rm -rf "$fx"
+	"$here/make-fixtures.sh" "$fx" >/dev/null || { echo "fixture generation failed"; echo "0 passed, 1 failed"; exit 1; }
+	touch "$fx/.done"
+fi
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   $*"; }
+ko() { fail=$((fail + 1)); echo "FAIL $*"; }
+# expect CODE DESCRIPTION CMD...: runs CMD, checks its exit status
+expect() {
+	local want=$1 what=$2
+	shift 2
+	"$@" >"$t/out" 2>&1
+	local got=$?
+	if [ "$got" = "$want" ]; then ok "$what"; else ko "$what (exit $got, wanted $want): $(tail -c 300 "$t/out")"; fi
+}
+# json_edit FILE EXPR: edits JSON with node (EXPR sees the parsed value as j)
+json_edit() { node -e "const fs=require('fs');let j=JSON.parse(fs.readFileSync('$1'));$2;fs.writeFileSync('$1',JSON.stringify(j))"; }
+
+for c in bn128 bls12381; do
+	d=$fx/$c
+	# zkarena proves, snarkjs and zkarena verify (key after contribute: sections 1..10)
+	expect 0 "$c: zkarena prove mix" "$zk" prove "$d/mix.zkey" "$d/mix.wtns" "$t/p.json" "$t/pub.json"
+	expect 0 "$c: snarkjs accepts zkarena's proof" $snarkjs groth16 verify "$d/mix.vk.json" "$t/pub.json" "$t/p.json"
+	expect 0 "$c: zkarena accepts its own proof" "$zk" verify "$d/mix.vk.json" "$t/pub.json" "$t/p.json"
+	# the key as `groth16 setup` wrote it: sections 1,2,4,3,9,8,5,6,7,10
+	expect 0 "$c: zkarena prove with a setup-order zkey" "$zk" prove "$d/mix.setup.zkey" "$d/mix.wtns" "$t/p2.json" "$t/pub2.json"
+	expect 0 "$c: snarkjs accepts it" $snarkjs groth16 verify "$d/mix.setup.vk.json" "$t/pub2.json" "$t/p2.json"
+	# snarkjs proves, zkarena verifies
+	expect 0 "$c: snarkjs prove mix" $snarkjs groth16 prove "$d/mix.zkey" "$d/mix.wtns" "$t/sp.json" "$t/spub.json"
+	expect 0 "$c: zkarena accepts snarkjs's proof" "$zk" verify "$d/mix.vk.json" "$t/spub.json" "$t/sp.json"
+	if cmp -s "$t/pub.json" "$t/spub.json"; then ok "$c: public.json identical to snarkjs's"; else ko "$c: public.json differs from snarkjs's"; fi
+	# tampered proofs: valid points, wrong proof (pi_a and pi_c swapped)
+	cp "$t/sp.json" "$t/tam.json"
+	json_edit "$t/tam.json" "const a=j.pi_a;j.pi_a=j.pi_c;j.pi_c=a"
+	expect 1 "$c: snarkjs rejects swapped pi_a/pi_c" $snarkjs groth16 verify "$d/mix.vk.json" "$t/spub.json" "$t/tam.json"
+	expect 1 "$c: zkarena rejects swapped pi_a/pi_c" "$zk" verify "$d/mix.vk.json" "$t/spub.json" "$t/tam.json"
+	# a coordinate changed: off the curve
+	cp "$t/sp.json" "$t/tam.json"
+	json_edit "$t/tam.json" "j.pi_a[0]=(BigInt(j.pi_a[0])+1n).toString()"
+	expect 1 "$c: snarkjs rejects a changed coordinate" $snarkjs groth16 verify "$d/mix.vk.json" "$t/spub.json" "$t/tam.json"
+	expect 2 "$c: zkarena rejects a changed coordinate (not on curve)" "$zk" verify "$d/mix.vk.json" "$t/spub.json" "$t/tam.json"
+	# a public input changed
+	cp "$t/spub.json" "$t/tpub.json"
+	json_edit "$t/tpub.json" "j[j.length-1]=(BigInt(j[j.length-1])+1n).toString()"
+	expect 1 "$c: snarkjs rejects a changed public input" $snarkjs groth16 verify "$d/mix.vk.json" "$t/tpub.json" "$t/sp.json"
+	expect 1 "$c: zkarena rejects a changed public input" "$zk" verify "$d/mix.vk.json" "$t/tpub.json" "$t/sp.json"
+	# no public signals: public.json is [] as snarkjs writes it
+	expect 0 "$c: zkarena prove nopub" "$zk" prove "$d/nopub.zkey" "$d/nopub.wtns" "$t/np.json" "$t/npub.json"
+	if [ "$(tr -d ' \n' < "$t/npub.json")" = "[]" ]; then ok "$c: public.json is [] without public signals"; else ko "$c: public.json is '$(cat "$t/npub.json")'"; fi
+	expect 0 "$c: snarkjs accepts the nopub proof" $snarkjs groth16 verify "$d/nopub.vk.json" "$t/npub.json" "$t/np.json"
+	# a key from zkarena setup --insecure, used by snarkjs and by zkarena
+	expect 0 "$c: zkarena setup --insecure" "$zk" setup --insecure --seed $RANDOM "$d/mix.r1cs" "$t/s.zkey" "$t/s.vk.json"
+	expect 0 "$c: snarkjs proves with zkarena's key" $snarkjs groth16 prove "$t/s.zkey" "$d/mix.wtns" "$t/ssp.json" "$t/sspub.json"
+	expect 0 "$c: snarkjs verifies with zkarena's vk" $snarkjs groth16 verify "$t/s.vk.json" "$t/sspub.json" "$t/ssp.json"
+	expect 0 "$c: zkarena proves with its key" "$zk" prove "$t/s.zkey" "$d/mix.wtns" "$t/zsp.json" "$t/zspub.json"
+	expect 0 "$c: snarkjs accepts that proof" $snarkjs groth16 verify "$t/s.vk.json" "$t/zspub.json" "$t/zsp.json"
+	expect 2 "$c: setup refuses without --insecure" "$zk" setup "$d/mix.r1cs" "$t/x.zkey" "$t/x.json"
+	# a witness that does not satisfy the circuit: --r1cs names the constraint, writes nothing
+	cp "$d/mix.wtns" "$t/bad.wtns"
+	sz=$(stat -c %s "$t/bad.wtns")
+	printf '\x02' | dd of="$t/bad.wtns" bs=1 seek=$((sz - 32)) conv=notrunc status=none
+	rm -f "$t/bp.json" "$t/bpub.json"
+	expect 2 "$c: --r1cs rejects an unsatisfying witness" "$zk" prove --r1cs "$d/mix.r1cs" "$d/mix.zkey" "$t/bad.wtns" "$t/bp.json" "$t/bpub.json"
+	if grep -q "constraint" "$t/out" && [ ! -e "$t/bp.json" ] && [ ! -e "$t/bpub.json" ]; then ok "$c: names the constraint, no output"; else ko "$c: unsatisfying witness: $(cat "$t/out")"; fi
+	# bad inputs: wrong witness for the key, truncated key
+	expect 2 "$c: witness of another circuit" "$zk" prove "$d/mix.zkey" "$d/nopub.wtns" "$t/bp.json" "$t/bpub.json"
+	head -c 3000 "$d/mix.zkey" > "$t/trunc.zkey"
+	expect 2 "$c: truncated zkey" "$zk" prove "$t/trunc.zkey" "$d/mix.wtns" "$t/bp.json" "$t/bpub.json"
+	if [ ! -e "$t/bp.json" ] && [ ! -e "$t/bpub.json" ]; then ok "$c: no partial output after errors"; else ko "$c: output left behind after an error"; fi
+done
+# a witness of the other curve
+expect 2 "witness of the other curve" "$zk" prove "$fx/bn128/mix.zkey" "$fx/bls12381/mix.wtns" "$t/bp.json" "$t/bpub.json"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
