@@ -274,8 +274,12 @@ int zka_slot_numa_node(const struct zka_arena *a, uint32_t slot)
 	long pg = sysconf(_SC_PAGESIZE);
 	uint64_t npages = a->g.slot_stride / (uint64_t)pg;
 	unsigned char *base = a->base + a->g.data_off + (uint64_t)slot * a->g.slot_stride;
-	for (int i = 0; i < N; i++)
+	for (int i = 0; i < N; i++) {
 		pages[i] = base + (npages * (uint64_t)i / N) * (uint64_t)pg;
+		/* read fault: maps the existing shmem page into this process, so that
+		 * move_pages can report it (data read, not a sync word) */
+		(void)*(volatile const unsigned char *)pages[i];
+	}
 	if (move_pages(0, N, pages, NULL, status, 0) != 0)
 		return -errno;
 	for (int i = 0; i < N; i++) {

@@ -1,0 +1,471 @@
+/* cmd_arena.c - `zkarena arena create|destroy|status|recover|check`: manage a shared-memory
+ * arena (shm/zka_arena.h). */
+#include "shm/zka_arena.h"
+#include "tools/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define ERR(...)                                                                                   \
+	do {                                                                                       \
+		fprintf(stderr, "zkarena arena: " __VA_ARGS__);                                    \
+		fputc('\n', stderr);                                                               \
+	} while (0)
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: zkarena arena COMMAND NAME [OPTIONS]\n"
+		"\n"
+		"An arena is the POSIX shm object /dev/shm/zkarena-NAME (mode 0600) holding the job\n"
+		"and slot tables, the rings and the slots. NAME: 1-64 of [A-Za-z0-9._-], not starting\n"
+		"with '.'.\n"
+		"\n"
+		"commands:\n"
+		"  create NAME --slots K --slot-bytes B [--jobs J] [--numa-node N] [--max-attempts M]\n"
+		"              [--owners O] [--circuits C]\n"
+		"      Creates, sizes (posix_fallocate) and pre-faults the arena; fails at once when\n"
+		"      /dev/shm is too small. Each slot holds B bytes rounded up to 2 MiB (sizes take\n"
+		"      K, M, G suffixes, powers of 1024). Defaults: J = 4*K (at least 64), M = 3,\n"
+		"      O = 1024 attached processes, C = 16 loaded circuits. --numa-node binds the\n"
+		"      memory to node N (mbind MPOL_BIND) before it is touched; on a machine with one\n"
+		"      node it says so and goes on.\n"
+		"  destroy NAME\n"
+		"      Removes the shm object; processes that have it mapped keep their mapping.\n"
+		"  status NAME [--json] [--all-jobs]\n"
+		"      Geometry, ring depths, counters, each slot's state, owner (pid) and NUMA node,\n"
+		"      and every job that is not FREE (--all-jobs: every job). Read-only: it runs no\n"
+		"      recovery and registers no owner.\n"
+		"  recover NAME\n"
+		"      Moves records of dead processes back (as every process does on attach) and\n"
+		"      prints how many moved.\n"
+		"  check NAME\n"
+		"      Recovers, then checks the table/ring invariants; exit 1 when one is broken\n"
+		"      (meaningful when no process is mid-operation).\n");
+}
+
+/* Parses "123", "4K", "2M", "1G" (powers of 1024). */
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	unsigned shift = 0;
+	if (*end) {
+		switch (*end) {
+		case 'k': case 'K': shift = 10; break;
+		case 'm': case 'M': shift = 20; break;
+		case 'g': case 'G': shift = 30; break;
+		case 't': case 'T': shift = 40; break;
+		default: return -EINVAL;
+		}
+		end++;
+		if (*end == 'i' && end[1] == 'B')
+			end += 2;
+		else if (*end == 'B')
+			end++;
+		if (*end)
+			return -EINVAL;
+	}
+	if (shift && v > (UINT64_MAX >> shift))
+		return -ERANGE;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+static int parse_u32(const char *opt, const char *s, uint32_t max, uint32_t *out)
+{
+	uint64_t v;
+	if (parse_size(s, &v) < 0 || v > max) {
+		ERR("%s: '%s' is not a number in 0..%u", opt, s ? s : "", max);
+		return -EINVAL;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int cmd_create(int argc, char **argv)
+{
+	static const struct option opts[] = {{"slots", required_argument, 0, 's'},
+					     {"slot-bytes", required_argument, 0, 'b'},
+					     {"jobs", required_argument, 0, 'j'},
+					     {"numa-node", required_argument, 0, 'n'},
+					     {"max-attempts", required_argument, 0, 'm'},
+					     {"owners", required_argument, 0, 'o'},
+					     {"circuits", required_argument, 0, 'c'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
+	struct zka_arena_params p = {.numa_node = -1};
+	int have_slots = 0, have_bytes = 0, c;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		uint32_t v;
+		switch (c) {
+		case 's':
+			if (parse_u32("--slots", optarg, 0xFFFFFE, &p.nslots) < 0)
+				return 2;
+			have_slots = 1;
+			break;
+		case 'b':
+			if (parse_size(optarg, &p.slot_bytes) < 0 || p.slot_bytes == 0) {
+				ERR("--slot-bytes: '%s' is not a size (N, NK, NM, NG)", optarg);
+				return 2;
+			}
+			have_bytes = 1;
+			break;
+		case 'j':
+			if (parse_u32("--jobs", optarg, 0xFFFFFE, &p.njobs) < 0)
+				return 2;
+			break;
+		case 'n':
+			if (parse_u32("--numa-node", optarg, 1023, &v) < 0)
+				return 2;
+			p.numa_node = (int)v;
+			break;
+		case 'm':
+			if (parse_u32("--max-attempts", optarg, 255, &p.max_attempts) < 0)
+				return 2;
+			break;
+		case 'o':
+			if (parse_u32("--owners", optarg, 4094, &p.nowners) < 0)
+				return 2;
+			break;
+		case 'c':
+			if (parse_u32("--circuits", optarg, 4096, &p.ncircuits) < 0)
+				return 2;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			ERR("create: unknown or incomplete option '%s' (try --help)", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		ERR("create: expected one NAME (try --help)");
+		return 2;
+	}
+	if (!have_slots || !have_bytes || p.nslots == 0) {
+		ERR("create: --slots (>= 1) and --slot-bytes are required");
+		return 2;
+	}
+	const char *name = argv[optind], *msg;
+	struct zka_arena *a;
+	int rc = zka_arena_create(name, &p, &a, &msg);
+	if (rc < 0) {
+		ERR("%s: %s (%s)", name, msg, strerror(-rc));
+		return 2;
+	}
+	struct zka_arena_geometry g;
+	zka_arena_geometry(a, &g);
+	printf("created arena %s: /dev/shm/zkarena-%s, %" PRIu64 " bytes, %u slots of %" PRIu64
+	       " bytes (stride %" PRIu64 "), %u jobs, max_attempts %u\n",
+	       name, name, g.total_bytes, g.nslots, g.slot_bytes, g.slot_stride, g.njobs,
+	       g.max_attempts);
+	zka_arena_close(a);
+	return 0;
+}
+
+static int open_named(int argc, char **argv, const char *cmd, int flags, struct zka_arena **a,
+		      int *json, int *all)
+{
+	static const struct option opts[] = {{"json", no_argument, 0, 'J'},
+					     {"all-jobs", no_argument, 0, 'A'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
+	int c;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		if ((c == 'J' && json) || (c == 'A' && all)) {
+			*(c == 'J' ? json : all) = 1;
+			continue;
+		}
+		ERR("%s: unknown option '%s' (try --help)", cmd, argv[optind - 1]);
+		return 2;
+	}
+	if (optind != argc - 1) {
+		ERR("%s: expected one NAME (try --help)", cmd);
+		return 2;
+	}
+	const char *name = argv[optind], *msg;
+	if (!a) {
+		int rc = zka_arena_destroy(name);
+		if (rc < 0) {
+			ERR("%s: %s", name, rc == -ENOENT ? "no such arena" : rc == -EINVAL ? "invalid name" : strerror(-rc));
+			return 2;
+		}
+		return -1;
+	}
+	int rc = zka_arena_open(name, flags, a, &msg);
+	if (rc < 0) {
+		ERR("%s: %s (%s)", name, msg, strerror(-rc));
+		return 2;
+	}
+	return -1;
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20 || ch >= 0x7f)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+static const char *circuit_state_name(int s)
+{
+	return s == ZKA_CIRCUIT_FREE ? "FREE" : s == ZKA_CIRCUIT_LOADING ? "LOADING" : s == ZKA_CIRCUIT_LOADED ? "LOADED" : "CORRUPT";
+}
+
+static void node_text(int node, char *buf, size_t n)
+{
+	if (node >= 0)
+		snprintf(buf, n, "%d", node);
+	else if (node == -EXDEV)
+		snprintf(buf, n, "mixed");
+	else if (node == -ENOSYS)
+		snprintf(buf, n, "n/a");
+	else
+		snprintf(buf, n, "?(%s)", strerror(-node));
+}
+
+static int cmd_status(int argc, char **argv)
+{
+	struct zka_arena *a = NULL;
+	int json = 0, all = 0;
+	int rc = open_named(argc, argv, "status", ZKA_OPEN_RDONLY, &a, &json, &all);
+	if (rc >= 0)
+		return rc;
+	struct zka_arena_geometry g;
+	zka_arena_geometry(a, &g);
+	int slot_counts[5] = {0}, job_counts[9] = {0};
+	for (uint32_t s = 0; s < g.nslots; s++) {
+		struct zka_slot_info si;
+		zka_slot_info(a, s, &si);
+		slot_counts[si.state]++;
+	}
+	for (uint32_t j = 0; j < g.njobs; j++) {
+		struct zka_job_info ji;
+		zka_job_info(a, j, &ji);
+		job_counts[ji.state]++;
+	}
+	const char *name = argv[argc - 1];
+	if (json) {
+		printf("{\"name\":");
+		json_str(name);
+		printf(",\"geometry\":{\"version\":%u,\"slots\":%u,\"slot_bytes\":%" PRIu64
+		       ",\"slot_stride\":%" PRIu64 ",\"jobs\":%u,\"owners\":%u,\"circuits\":%u,"
+		       "\"max_attempts\":%u,\"numa_node\":%d,\"total_bytes\":%" PRIu64
+		       ",\"data_off\":%" PRIu64 ",\"epoch_ns\":%" PRId64 "},",
+		       g.version, g.nslots, g.slot_bytes, g.slot_stride, g.njobs, g.nowners,
+		       g.ncircuits, g.max_attempts, g.numa_node, g.total_bytes, g.data_off, g.epoch_ns);
+		printf("\"rings\":{");
+		for (uint32_t r = 0; r < g.nrings; r++)
+			printf("%s\"%s\":{\"depth\":%d,\"capacity\":%d}", r ? "," : "", zka_ring_name((int)r),
+			       zka_ring_depth(a, (int)r), zka_ring_capacity(a, (int)r));
+		printf("},\"counters\":{");
+		for (int c = 0; c < ZKA_C_COUNT; c++)
+			printf("%s\"%s\":%" PRIu64, c ? "," : "", zka_counter_name(c), zka_arena_counter(a, c));
+		printf("},\"slot_states\":{");
+		for (int s = 0; s <= 4; s++)
+			printf("%s\"%s\":%d", s ? "," : "", zka_slot_state_name(s), slot_counts[s]);
+		printf("},\"job_states\":{");
+		for (int s = 0; s <= 8; s++)
+			printf("%s\"%s\":%d", s ? "," : "", zka_job_state_name(s), job_counts[s]);
+		printf("},\"slots\":[");
+		for (uint32_t s = 0; s < g.nslots; s++) {
+			struct zka_slot_info si;
+			zka_slot_info(a, s, &si);
+			char node[64];
+			node_text(zka_slot_numa_node(a, s), node, sizeof node);
+			printf("%s{\"index\":%u,\"state\":\"%s\",\"owner_pid\":%d,\"owner_alive\":%s,"
+			       "\"job\":%d,\"data_off\":%" PRIu64 ",\"data_size\":%" PRIu64
+			       ",\"used_bytes\":%" PRIu64 ",\"numa_node\":",
+			       s ? "," : "", s, zka_slot_state_name(si.state), si.who.pid,
+			       si.who.alive ? "true" : "false", si.job == ZKA_NONE ? -1 : (int)si.job,
+			       si.data_off, si.data_size, si.used_bytes);
+			json_str(node);
+			putchar('}');
+		}
+		printf("],\"jobs\":[");
+		int first = 1;
+		for (uint32_t j = 0; j < g.njobs; j++) {
+			struct zka_job_info ji;
+			zka_job_info(a, j, &ji);
+			if (!all && ji.state == ZKA_JOB_FREE)
+				continue;
+			printf("%s{\"index\":%u,\"id\":%" PRIu64 ",\"state\":\"%s\",\"owner_pid\":%d,"
+			       "\"slot\":%d,\"attempts\":%u,\"max_attempts\":%u,\"synth_count\":%u,"
+			       "\"circuit\":%d,\"t_submit\":%" PRId64 ",\"t_synth_start\":%" PRId64
+			       ",\"t_synth_end\":%" PRId64 ",\"t_prove_start\":%" PRId64
+			       ",\"t_prove_end\":%" PRId64 ",\"witness\":",
+			       first ? "" : ",", j, ji.id, zka_job_state_name(ji.state), ji.who.pid,
+			       ji.slot == ZKA_NONE ? -1 : (int)ji.slot, ji.attempts, ji.max_attempts,
+			       ji.synth_count, ji.circuit == ZKA_NONE ? -1 : (int)ji.circuit,
+			       ji.t_submit, ji.t_synth_start, ji.t_synth_end, ji.t_prove_start,
+			       ji.t_prove_end);
+			json_str(ji.witness_path);
+			printf(",\"out_dir\":");
+			json_str(ji.out_dir);
+			printf(",\"reason\":");
+			json_str(ji.reason);
+			putchar('}');
+			first = 0;
+		}
+		printf("],\"circuits\":[");
+		first = 1;
+		for (uint32_t i = 0; i < g.ncircuits; i++) {
+			struct zka_circuit_info ci;
+			zka_circuit_info(a, i, &ci);
+			if (ci.state == ZKA_CIRCUIT_FREE)
+				continue;
+			printf("%s{\"index\":%u,\"state\":\"%s\",\"key_path\":", first ? "" : ",", i,
+			       circuit_state_name(ci.state));
+			json_str(ci.key_path);
+			printf(",\"key_size\":%" PRIu64 ",\"params_shm\":", ci.key_size);
+			json_str(ci.params_shm);
+			putchar('}');
+			first = 0;
+		}
+		printf("]}\n");
+		zka_arena_close(a);
+		return 0;
+	}
+	char t[64];
+	time_t sec = (time_t)(g.epoch_ns / 1000000000);
+	struct tm tm;
+	strftime(t, sizeof t, "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&sec, &tm));
+	printf("arena %s (/dev/shm/zkarena-%s), layout version %u, created %s\n", name, name,
+	       g.version, t);
+	printf("  %u slots x %" PRIu64 " bytes (stride %" PRIu64 "), %u jobs, %u owners, %u circuits, "
+	       "max_attempts %u, %" PRIu64 " bytes total, NUMA %s%d\n",
+	       g.nslots, g.slot_bytes, g.slot_stride, g.njobs, g.nowners, g.ncircuits,
+	       g.max_attempts, g.total_bytes, g.numa_node < 0 ? "unbound " : "bind requested for node ", g.numa_node);
+	printf("rings:\n");
+	for (uint32_t r = 0; r < g.nrings; r++)
+		printf("  %-15s %6d / %d\n", zka_ring_name((int)r), zka_ring_depth(a, (int)r),
+		       zka_ring_capacity(a, (int)r));
+	printf("counters:\n");
+	for (int c = 0; c < ZKA_C_COUNT; c++)
+		printf("  %-17s %" PRIu64 "\n", zka_counter_name(c), zka_arena_counter(a, c));
+	printf("slot states:");
+	for (int s = 1; s <= 4; s++)
+		printf(" %s %d", zka_slot_state_name(s), slot_counts[s]);
+	if (slot_counts[0])
+		printf(" CORRUPT %d", slot_counts[0]);
+	printf("\njob states:");
+	for (int s = 1; s <= 8; s++)
+		printf(" %s %d", zka_job_state_name(s), job_counts[s]);
+	if (job_counts[0])
+		printf(" CORRUPT %d", job_counts[0]);
+	printf("\nslots:\n  %5s %-8s %-16s %-8s %-10s %s\n", "slot", "state", "owner", "job", "used", "numa");
+	for (uint32_t s = 0; s < g.nslots; s++) {
+		struct zka_slot_info si;
+		zka_slot_info(a, s, &si);
+		char own[32] = "-", job[16] = "-", node[64];
+		if (si.owner != ZKA_NONE)
+			snprintf(own, sizeof own, "%d%s", si.who.pid, si.who.alive ? "" : " (dead)");
+		if (si.job != ZKA_NONE)
+			snprintf(job, sizeof job, "%u", si.job);
+		node_text(zka_slot_numa_node(a, s), node, sizeof node);
+		printf("  %5u %-8s %-16s %-8s %-10" PRIu64 " %s\n", s, zka_slot_state_name(si.state), own,
+		       job, si.used_bytes, node);
+	}
+	printf("jobs%s:\n  %5s %-12s %-16s %-6s %-9s %s\n", all ? "" : " (not FREE)", "job", "state",
+	       "owner", "slot", "attempts", "witness / reason");
+	for (uint32_t j = 0; j < g.njobs; j++) {
+		struct zka_job_info ji;
+		zka_job_info(a, j, &ji);
+		if (!all && ji.state == ZKA_JOB_FREE)
+			continue;
+		char own[32] = "-", slot[16] = "-";
+		if (ji.owner != ZKA_NONE)
+			snprintf(own, sizeof own, "%d%s", ji.who.pid, ji.who.alive ? "" : " (dead)");
+		if (ji.slot != ZKA_NONE)
+			snprintf(slot, sizeof slot, "%u", ji.slot);
+		printf("  %5u %-12s %-16s %-6s %u/%-7u %s%s%s\n", j, zka_job_state_name(ji.state), own,
+		       slot, ji.attempts, ji.max_attempts, ji.witness_path, ji.reason[0] ? " / " : "",
+		       ji.reason);
+	}
+	for (uint32_t i = 0; i < g.ncircuits; i++) {
+		struct zka_circuit_info ci;
+		zka_circuit_info(a, i, &ci);
+		if (ci.state != ZKA_CIRCUIT_FREE)
+			printf("circuit %u: %s %s (%" PRIu64 " bytes) params %s\n", i,
+			       circuit_state_name(ci.state), ci.key_path, ci.key_size, ci.params_shm);
+	}
+	zka_arena_close(a);
+	return 0;
+}
+
+int zka_cmd_arena(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "create"))
+		return cmd_create(argc - 1, argv + 1);
+	if (!strcmp(cmd, "status"))
+		return cmd_status(argc - 1, argv + 1);
+	if (!strcmp(cmd, "destroy")) {
+		int rc = open_named(argc - 1, argv + 1, "destroy", 0, NULL, NULL, NULL);
+		return rc >= 0 ? rc : 0;
+	}
+	if (!strcmp(cmd, "recover") || !strcmp(cmd, "check")) {
+		struct zka_arena *a;
+		int rc = open_named(argc - 1, argv + 1, cmd, ZKA_OPEN_NORECOVER, &a, NULL, NULL);
+		if (rc >= 0)
+			return rc;
+		int n = zka_arena_recover(a);
+		if (n < 0) {
+			ERR("%s: recovery failed: %s", argv[argc - 1], strerror(-n));
+			zka_arena_close(a);
+			return 2;
+		}
+		if (!strcmp(cmd, "recover")) {
+			printf("recovered %d record(s)\n", n);
+			zka_arena_close(a);
+			return 0;
+		}
+		char err[256] = "";
+		rc = zka_arena_check(a, err, sizeof err);
+		zka_arena_close(a);
+		if (rc) {
+			printf("invariant broken: %s\n", err);
+			return 1;
+		}
+		printf("ok\n");
+		return 0;
+	}
+	ERR("unknown command '%s' (try zkarena arena --help)", cmd);
+	return 2;
+}
