@@ -1,3 +1,4 @@
 # Suites of the arithmetic core (zk/): fields, curves, pairing, NTT, MSM, prover.
 zka_test(test_field test_field.c LIBS zka_core ${GMP_LIB} TIMEOUT 300)
 zka_test(test_curve test_curve.c LIBS zka_core ${GMP_LIB} TIMEOUT 600)
+zka_test(test_prove test_prove.c LIBS zka_core TIMEOUT 600)

@@ -20,6 +20,7 @@ int zka_cmd_verify(int argc, char **argv);
 int zka_cmd_setup(int argc, char **argv);
 int zka_cmd_arena(int argc, char **argv);
 int zka_cmd_bench(int argc, char **argv);
+int zka_cmd_circuit(int argc, char **argv);
 
 /* Benchmarks, dispatched by `zkarena bench KIND`. */
 int zka_bench_ring(int argc, char **argv);

@@ -6,6 +6,7 @@
 
 static const struct zka_cmd cmds[] = {
 	/* ZKA_CMDS_BEGIN: one line per subcommand */
+	{"circuit", zka_cmd_circuit, "write a random satisfiable circuit and witness (for benchmarks)"},
 	{"prove", zka_cmd_prove, "prove: circuit.zkey witness.wtns proof.json public.json"},
 	{"setup", zka_cmd_setup, "test-only setup: --insecure circuit.r1cs circuit.zkey vk.json"},
 	{"verify", zka_cmd_verify, "verify: verification_key.json public.json proof.json"},
