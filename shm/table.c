@@ -514,6 +514,8 @@ int zka_job_wait(struct zka_arena *a, uint64_t id, int timeout_ms, struct zka_jo
 	zka__deadline(&dl, timeout_ms);
 	int rc = 0;
 	int ro = a->flags & ZKA_OPEN_RDONLY;
+	if (ro && timeout_ms != 0)
+		return -EROFS; /* an uncounted waiter could miss its wake-up (I8): needs a RW handle */
 	if (!ro)
 		atomic_fetch_add(&J->waiters, 1); /* seq_cst: counted before reading seq/state (I8) */
 	for (;;) {

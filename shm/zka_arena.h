@@ -161,7 +161,8 @@ int zka_slot_take_ready(struct zka_arena *a, uint32_t *slot, uint32_t *job, int 
  * Wakes the job's waiters and one worker blocked on the free-slot ring. */
 int zka_job_finish(struct zka_arena *a, uint32_t slot, const char *reason);
 /* Client: wait until the job is DONE (returns 0) or FAILED (returns 1; reason in info).
- * -ESTALE: the id no longer names that job; -ETIMEDOUT. Blocks on the job's futex word. */
+ * -ESTALE: the id no longer names that job; -ETIMEDOUT. Blocks on the job's futex word
+ * (a read-only handle may only look: timeout 0, else -EROFS). */
 int zka_job_wait(struct zka_arena *a, uint64_t id, int timeout_ms, struct zka_job_info *info);
 /* Client: DONE/FAILED -> FREE (record reusable). -EBUSY when not terminal. */
 int zka_job_release(struct zka_arena *a, uint64_t id);
