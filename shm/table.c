@@ -1,7 +1,10 @@
 /* table.c - job, slot and circuit transitions, recovery and the invariant checker.
- * The transition table and invariants (I1-I8) are at the top of arena.c. All record CASes are
- * seq_cst: a transition orders every field written before it (paths, times, reason) before the
- * new state becomes visible, and every later read of those fields after a reader's load. */
+ * The transition table and invariants (I1-I8) are at the top of arena.c.
+ * Ordering: all record CASes and state-word loads are seq_cst (ld/cas below): a transition
+ * orders every field written before it (paths, times, tags, reason) before the new state is
+ * visible, and a reader's load of the state orders its later reads of those fields. The field
+ * accesses themselves (atomic_store/atomic_load of times, serial, tags) are seq_cst atomics
+ * that need no ordering of their own beyond that; they are not commented one by one. */
 #include "shm/internal.h"
 
 #include <errno.h>

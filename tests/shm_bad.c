@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -112,6 +113,14 @@ static void test_header(void)
 	p.nslots = 1;
 	p.max_attempts = 300;
 	CU_ASSERT(zka_arena_create(name, &p, &b, &msg) == -EINVAL);
+	CU_ASSERT(zka_arena_destroy(name) == -ENOENT);
+	/* a /dev/shm too small fails at create, clearly, and leaves nothing behind */
+	struct statvfs vfs;
+	CU_ASSERT_FATAL(statvfs("/dev/shm", &vfs) == 0);
+	p = (struct zka_arena_params){.nslots = 1, .numa_node = -1,
+				      .slot_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize + (1ULL << 30)};
+	msg = NULL;
+	CU_ASSERT(zka_arena_create(name, &p, &b, &msg) == -ENOSPC && msg && strstr(msg, "/dev/shm"));
 	CU_ASSERT(zka_arena_destroy(name) == -ENOENT);
 }
 
