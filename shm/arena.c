@@ -759,3 +759,13 @@ uint64_t zka_arena_counter(const struct zka_arena *a, int c)
 	/* relaxed: statistics */
 	return atomic_load_explicit(&hdr(a)->counters[c], memory_order_relaxed);
 }
+
+uint64_t zka_arena_state_entries(const struct zka_arena *a, int is_job, int state)
+{
+	if (state < 0 || state >= (is_job ? 16 : 8))
+		return 0;
+	/* relaxed: statistics */
+	return atomic_load_explicit(is_job ? &hdr(a)->into_job_state[state]
+					   : &hdr(a)->into_slot_state[state],
+				    memory_order_relaxed);
+}

@@ -842,6 +842,8 @@ int zka_arena_recover(struct zka_arena *a)
 int zka_arena_check(struct zka_arena *a, char *err, size_t errsz)
 {
 	int rc = 0;
+	if (a->flags & ZKA_OPEN_RDONLY)
+		return -EROFS; /* it takes the ring mutexes */
 	uint32_t nmax = a->g.nslots > a->g.njobs ? a->g.nslots : a->g.njobs;
 	unsigned char *seen = calloc(nmax, 1);
 	if (!seen)

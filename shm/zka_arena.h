@@ -39,7 +39,9 @@ struct zka_arena_params {
 	uint32_t user_ring_cap;/* capacity of each plain ring (0: 64) */
 };
 
-enum { ZKA_OPEN_RDONLY = 1, ZKA_OPEN_NORECOVER = 2, ZKA_OPEN_QUIET = 4 };
+/* RDONLY: maps read-only, registers no owner, runs no recovery; every change gives -EROFS.
+ * NORECOVER: skips the recovery that open otherwise runs. */
+enum { ZKA_OPEN_RDONLY = 1, ZKA_OPEN_NORECOVER = 2 };
 
 /* Validates NAME and writes "/zkarena-NAME" to out (size >= ZKA_NAME_MAX + 10). -EINVAL if bad. */
 int zka_arena_shm_name(const char *name, char *out, size_t outsz);
@@ -73,6 +75,9 @@ enum zka_counter {
 };
 const char *zka_counter_name(int c);
 uint64_t zka_arena_counter(const struct zka_arena *a, int c);
+/* Cumulative transitions into a state (job: is_job = 1, state a zka_job_state; slot: 0). The
+ * current number of records per state is a table scan (zka_slot_info / zka_job_info). */
+uint64_t zka_arena_state_entries(const struct zka_arena *a, int is_job, int state);
 
 /* Rings. The system rings are bound to a table state: a record is in its ring iff it is in
  * that state. User rings (zka_arena_params.nuser_rings) are plain bounded MPMC rings. */
@@ -193,7 +198,8 @@ int zka_circuit_info(const struct zka_arena *a, uint32_t idx, struct zka_circuit
  * waiters. Any process may call it at any time. Returns the number of records recovered. */
 int zka_arena_recover(struct zka_arena *a);
 /* Checks every invariant that holds when no process is mid-operation (debug/test use):
- * each slot/job in exactly one place, rings exact, links consistent. 0 or -EUCLEAN; when
+ * each slot/job in exactly one place, rings exact, links consistent. 0, -EUCLEAN, or -EROFS
+ * on a read-only handle (it takes the ring mutexes); when
  * err is not NULL, writes the first violation there. */
 int zka_arena_check(struct zka_arena *a, char *err, size_t errsz);
 

@@ -295,7 +295,15 @@ static int cmd_status(int argc, char **argv)
 		printf("},\"job_states\":{");
 		for (int s = 0; s <= 8; s++)
 			printf("%s\"%s\":%d", s ? "," : "", zka_job_state_name(s), job_counts[s]);
-		printf("},\"slots\":[");
+		printf("},\"state_entries\":{\"slot\":{");
+		for (int s = 1; s <= 4; s++)
+			printf("%s\"%s\":%" PRIu64, s > 1 ? "," : "", zka_slot_state_name(s),
+			       zka_arena_state_entries(a, 0, s));
+		printf("},\"job\":{");
+		for (int s = 1; s <= 8; s++)
+			printf("%s\"%s\":%" PRIu64, s > 1 ? "," : "", zka_job_state_name(s),
+			       zka_arena_state_entries(a, 1, s));
+		printf("}},\"slots\":[");
 		for (uint32_t s = 0; s < g.nslots; s++) {
 			struct zka_slot_info si;
 			zka_slot_info(a, s, &si);
@@ -371,14 +379,16 @@ static int cmd_status(int argc, char **argv)
 	printf("counters:\n");
 	for (int c = 0; c < ZKA_C_COUNT; c++)
 		printf("  %-17s %" PRIu64 "\n", zka_counter_name(c), zka_arena_counter(a, c));
-	printf("slot states:");
+	printf("slot states (now/entered):");
 	for (int s = 1; s <= 4; s++)
-		printf(" %s %d", zka_slot_state_name(s), slot_counts[s]);
+		printf(" %s %d/%" PRIu64, zka_slot_state_name(s), slot_counts[s],
+		       zka_arena_state_entries(a, 0, s));
 	if (slot_counts[0])
 		printf(" CORRUPT %d", slot_counts[0]);
-	printf("\njob states:");
+	printf("\njob states (now/entered):");
 	for (int s = 1; s <= 8; s++)
-		printf(" %s %d", zka_job_state_name(s), job_counts[s]);
+		printf(" %s %d/%" PRIu64, zka_job_state_name(s), job_counts[s],
+		       zka_arena_state_entries(a, 1, s));
 	if (job_counts[0])
 		printf(" CORRUPT %d", job_counts[0]);
 	printf("\nslots:\n  %5s %-8s %-16s %-8s %-10s %s\n", "slot", "state", "owner", "job", "used", "numa");
