@@ -6,6 +6,7 @@
 
 static const struct zka_cmd benches[] = {
 	/* ZKA_BENCH_BEGIN */
+	{"prove", zka_bench_prove, "CPU prover vs snarkjs on the same circuit and machine"},
 	{"ring", zka_bench_ring, "cross-process ring handoff latency and throughput vs pipe and eventfd"},
 	/* ZKA_BENCH_END */
 };

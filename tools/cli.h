@@ -24,5 +24,6 @@ int zka_cmd_circuit(int argc, char **argv);
 
 /* Benchmarks, dispatched by `zkarena bench KIND`. */
 int zka_bench_ring(int argc, char **argv);
+int zka_bench_prove(int argc, char **argv);
 
 #endif

@@ -71,7 +71,7 @@ static inline int F(is_canonical)(const T *a)
 	return 0;
 }
 
-/* r = a - p when a >= p; otherwise r = a. Input must be < 2p. */
+/* r = a - p when a >= p; otherwise r = a. Input must be < 2p. Branch-free. */
 static inline void F(reduce_once)(T *r, const T *a)
 {
 	uint64_t t[FP_N];
@@ -81,10 +81,9 @@ static inline void F(reduce_once)(T *r, const T *a)
 		t[i] = (uint64_t)d;
 		borrow = (uint64_t)(d >> 64) & 1;
 	}
-	if (borrow)
-		memmove(r->v, a->v, sizeof t);
-	else
-		memcpy(r->v, t, sizeof t);
+	uint64_t keep = 0 - borrow; /* all ones when a < p */
+	for (int i = 0; i < FP_N; i++)
+		r->v[i] = (a->v[i] & keep) | (t[i] & ~keep);
 }
 
 /* r = a + b mod p */
@@ -136,37 +135,32 @@ static inline void F(dbl)(T *r, const T *a)
 	F(add)(r, a, a);
 }
 
-/* r = a * b * R^-1 mod p (Montgomery product, CIOS). */
+/* r = a * b * R^-1 mod p: Montgomery product, CIOS with the "no-carry" shortcut, valid
+ * because the top limb of every modulus here is below (2^64 - 1)/2 - 1, so the running value
+ * never needs a limb beyond FP_N. */
 static inline void F(mul)(T *r, const T *a, const T *b)
 {
-	uint64_t t[FP_N + 2];
-	memset(t, 0, sizeof t);
+	uint64_t t[FP_N];
+	for (int j = 0; j < FP_N; j++)
+		t[j] = 0;
 	for (int i = 0; i < FP_N; i++) {
-		F(u128) c = 0;
-		for (int j = 0; j < FP_N; j++) {
-			c += (F(u128))a->v[j] * b->v[i] + t[j];
-			t[j] = (uint64_t)c;
-			c >>= 64;
-		}
-		c += t[FP_N];
-		t[FP_N] = (uint64_t)c;
-		t[FP_N + 1] = (uint64_t)(c >> 64);
-
-		uint64_t m = t[0] * K(INV);
-		c = (F(u128))m * K(P)[0] + t[0];
-		c >>= 64;
+		F(u128) c = (F(u128))a->v[0] * b->v[i] + t[0];
+		uint64_t A = (uint64_t)(c >> 64);
+		uint64_t m = (uint64_t)c * K(INV);
+		F(u128) d = (F(u128))m * K(P)[0] + (uint64_t)c;
+		uint64_t C = (uint64_t)(d >> 64);
 		for (int j = 1; j < FP_N; j++) {
-			c += (F(u128))m * K(P)[j] + t[j];
-			t[j - 1] = (uint64_t)c;
-			c >>= 64;
+			c = (F(u128))a->v[j] * b->v[i] + t[j] + A;
+			A = (uint64_t)(c >> 64);
+			d = (F(u128))m * K(P)[j] + (uint64_t)c + C;
+			C = (uint64_t)(d >> 64);
+			t[j - 1] = (uint64_t)d;
 		}
-		c += t[FP_N];
-		t[FP_N - 1] = (uint64_t)c;
-		t[FP_N] = t[FP_N + 1] + (uint64_t)(c >> 64);
+		t[FP_N - 1] = A + C;
 	}
-	/* t < 2p < 2^(64N) because p < 2^(64N-1): t[FP_N] is 0 */
 	T s;
-	memcpy(s.v, t, sizeof s.v);
+	for (int j = 0; j < FP_N; j++)
+		s.v[j] = t[j];
 	F(reduce_once)(r, &s);
 }
 

@@ -1,0 +1,201 @@
+/* bench_prove.c - `zkarena bench prove`: zkarena's CPU prover next to snarkjs's on the same
+ * circuit, key and machine, measured in one run, with the ratio. */
+#include "tools/cli.h"
+#include "zk/groth16.h"
+#include "zk/setup.h"
+#include "zk/synthetic.h"
+#include "zk/wtns.h"
+#include "zk/zkey.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmpd(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmpd);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Runs cmd through the shell `runs` times; returns the median wall time or -1 on failure. */
+static double time_cmd(const char *cmd, int runs)
+{
+	double v[64];
+	for (int i = 0; i < runs; i++) {
+		double t0 = now();
+		if (system(cmd) != 0)
+			return -1;
+		v[i] = now() - t0;
+	}
+	return median(v, runs);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: zkarena bench prove [--curve bn128|bls12381|both] [--constraints N]\n"
+		"                           [--runs R] [--threads T] [--snarkjs CMD] [--keep DIR]\n"
+		"\n"
+		"Makes a random circuit of N constraints (default 6000) and a test-only key, then\n"
+		"proves it R times (default 3) with zkarena in process, with the zkarena CLI and with\n"
+		"snarkjs's CLI (CMD, default: node tests/interop/node_modules/snarkjs/cli.js), and\n"
+		"prints the medians and the ratio. CLI times include process start and file reading\n"
+		"for both tools.\n");
+}
+
+int zka_bench_prove(int argc, char **argv)
+{
+	static const struct option opts[] = {{"curve", required_argument, 0, 'c'},
+					     {"constraints", required_argument, 0, 'n'},
+					     {"runs", required_argument, 0, 'r'},
+					     {"threads", required_argument, 0, 't'},
+					     {"snarkjs", required_argument, 0, 's'},
+					     {"keep", required_argument, 0, 'k'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
+	const char *curve = "both", *snarkjs = NULL, *keep = NULL;
+	int m = 6000, runs = 3, threads = 0, opt;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c': curve = optarg; break;
+		case 'n': m = atoi(optarg); break;
+		case 'r': runs = atoi(optarg); break;
+		case 't': threads = atoi(optarg); break;
+		case 's': snarkjs = optarg; break;
+		case 'k': keep = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (m < 1 || runs < 1 || runs > 64) {
+		fprintf(stderr, "zkarena bench prove: --constraints >= 1 and --runs in 1..64\n");
+		return 2;
+	}
+	static const char *deflt = "tests/interop/node_modules/snarkjs/cli.js";
+	char sj[1024];
+	if (!snarkjs) {
+		if (access(deflt, R_OK) == 0)
+			snprintf(sj, sizeof sj, "node %s", deflt);
+		else
+			sj[0] = 0;
+	} else {
+		snprintf(sj, sizeof sj, "%s", snarkjs);
+	}
+	char dir[256];
+	if (keep)
+		snprintf(dir, sizeof dir, "%s", keep);
+	else
+		snprintf(dir, sizeof dir, "/tmp/zkarena-bench-XXXXXX");
+	if (!keep && !mkdtemp(dir)) {
+		fprintf(stderr, "zkarena bench prove: mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+	char self[1024];
+	ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (sl <= 0) {
+		fprintf(stderr, "zkarena bench prove: cannot find my own executable\n");
+		return 1;
+	}
+	self[sl] = 0;
+	struct utsname un;
+	uname(&un);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	printf("zkarena bench prove: %d constraints (random circuit, 1/3 boolean), %d runs, "
+	       "medians; %s %s, %ld CPUs\n\n",
+	       m, runs, un.nodename, un.machine, ncpu);
+	printf("| curve     | constraints | zkarena in-process | zkarena CLI | snarkjs CLI | snarkjs / zkarena (CLI) |\n");
+	printf("|-----------|-------------|--------------------|-------------|-------------|-------------------------|\n");
+	const zka_curve *cs_[2] = {&zka_curve_bn254, &zka_curve_bls12_381};
+	int status = 0;
+	for (int ci = 0; ci < 2; ci++) {
+		const zka_curve *c = cs_[ci];
+		if (strcmp(curve, "both") && zka_curve_by_name(curve) != c)
+			continue;
+		zka_r1cs cs;
+		zka_witness w;
+		zka_pk pk;
+		zka_toxic tw;
+		char zk[512], wt[512], cmd[4096], err[512];
+		if (zka_synthetic_circuit(c, (uint32_t)m, 1, 7, &cs, &w)) {
+			status = 1;
+			break;
+		}
+		zka_toxic_from_seed(&tw, c, 11);
+		if (zka_setup(&cs, &tw, &pk, NULL, threads)) {
+			zka_r1cs_free(&cs);
+			zka_witness_free(&w);
+			status = 1;
+			break;
+		}
+		snprintf(zk, sizeof zk, "%s/%s.zkey", dir, c->name);
+		snprintf(wt, sizeof wt, "%s/%s.wtns", dir, c->name);
+		if (zka_zkey_write(zk, &pk, 0, err, sizeof err) ||
+		    zka_wtns_write(wt, &w, err, sizeof err)) {
+			fprintf(stderr, "zkarena bench prove: %s\n", err);
+			status = 1;
+		}
+		double in[64];
+		zka_prove_opts po = {.threads = threads};
+		for (int i = 0; i < runs && !status; i++) {
+			zka_rs rs;
+			zka_proof p;
+			zka_rs_random(&rs, c);
+			double t0 = now();
+			if (zka_prove(&pk, &w, &rs, &p, &po, NULL))
+				status = 1;
+			in[i] = now() - t0;
+		}
+		double tin = status ? -1 : median(in, runs);
+		snprintf(cmd, sizeof cmd, "'%s' prove --no-verify %s%d '%s' '%s' %s/p.json %s/pub.json",
+			 self, threads ? "--threads " : "", threads, zk, wt, dir, dir);
+		if (!threads)
+			snprintf(cmd, sizeof cmd, "'%s' prove --no-verify '%s' '%s' %s/p.json %s/pub.json",
+				 self, zk, wt, dir, dir);
+		double tcli = status ? -1 : time_cmd(cmd, runs);
+		double tsj = -1;
+		if (sj[0] && !status) {
+			snprintf(cmd, sizeof cmd, "%s groth16 prove '%s' '%s' %s/sp.json %s/spub.json >/dev/null 2>&1",
+				 sj, zk, wt, dir, dir);
+			tsj = time_cmd(cmd, runs);
+		}
+		char sjs[64] = "n/a", ratio[64] = "n/a";
+		if (tsj > 0) {
+			snprintf(sjs, sizeof sjs, "%.3f s", tsj);
+			snprintf(ratio, sizeof ratio, "%.1fx", tsj / tcli);
+		}
+		printf("| %-9s | %11d | %16.3f s | %9.3f s | %11s | %23s |\n", c->pretty, m, tin, tcli,
+		       sjs, ratio);
+		fflush(stdout);
+		zka_pk_free(&pk);
+		zka_r1cs_free(&cs);
+		zka_witness_free(&w);
+	}
+	if (!sj[0])
+		printf("\nsnarkjs not found: run from the source tree after scripts/install-deps.sh or pass --snarkjs\n");
+	if (!keep) {
+		char rm[512];
+		snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
+		if (system(rm) != 0)
+			fprintf(stderr, "zkarena bench prove: could not remove %s\n", dir);
+	}
+	return status;
+}
