@@ -161,19 +161,26 @@ static void test_blocking_timeout(void)
 	CU_ASSERT(dt >= 79 && dt < 2000);
 	enum { K = 3 };
 	pid_t pids[K];
+	uint64_t w0 = zka_arena_counter(a, ZKA_C_WAITS);
 	for (int k = 0; k < K; k++) {
 		pids[k] = fork();
 		if (pids[k] == 0) {
 			uint32_t x;
-			int64_t s = now_ms();
 			if (zka_ring_pop(a, r, &x, 10000) != 0 || x != 7)
 				_exit(1);
-			_exit(now_ms() - s >= 150 ? 0 : 2); /* really blocked until the push */
+			_exit(0);
 		}
 	}
-	usleep(250000);
-	uint64_t waits = zka_arena_counter(a, ZKA_C_WAITS);
-	CU_ASSERT(waits >= K);
+	/* all K consumers asleep on the futex (the wait counter says so) before any push */
+	for (int64_t t = now_ms(); zka_arena_counter(a, ZKA_C_WAITS) < w0 + K && now_ms() - t < 5000;)
+		usleep(1000);
+	usleep(50000);
+	CU_ASSERT(zka_arena_counter(a, ZKA_C_WAITS) >= w0 + K);
+	CU_ASSERT(zka_ring_depth(a, r) == 0);
+	for (int k = 0; k < K; k++) {
+		int st;
+		CU_ASSERT(waitpid(pids[k], &st, WNOHANG) == 0); /* still blocked */
+	}
 	for (int k = 0; k < K; k++)
 		CU_ASSERT(zka_ring_push(a, r, 7, 1000) == 0);
 	CU_ASSERT(reap(pids, K) == 0);
