@@ -111,7 +111,8 @@ struct zka__job {
 	_Atomic uint32_t waiters;
 	_Atomic uint64_t serial;
 	_Atomic uint64_t user_tag;
-	_Atomic uint32_t circuit, max_attempts, synth_count, pad0;
+	_Atomic uint32_t circuit, max_attempts, synth_count;
+	_Atomic uint32_t cancel; /* 1: a client asked to cancel (see zka_job_cancel) */
 	_Atomic int64_t t_submit, t_synth_start, t_synth_end, t_prove_start, t_prove_end;
 	char witness_path[ZKA_PATH_MAX];
 	char out_dir[ZKA_PATH_MAX];

@@ -212,6 +212,7 @@ int zka_job_submit(struct zka_arena *a, const struct zka_job_spec *sp, uint64_t 
 	atomic_store(&J->circuit, sp->circuit);
 	atomic_store(&J->max_attempts, sp->max_attempts ? sp->max_attempts : a->g.max_attempts);
 	atomic_store(&J->synth_count, 0);
+	atomic_store(&J->cancel, 0);
 	atomic_store(&J->t_submit, zka__now_ns());
 	atomic_store(&J->t_synth_start, 0);
 	atomic_store(&J->t_synth_end, 0);
@@ -571,6 +572,35 @@ int zka_job_release(struct zka_arena *a, uint64_t id)
 		return rc == -EBUSY ? -ESTALE : rc;
 	job_announce(J); /* waiters see -ESTALE */
 	return 0;
+}
+
+/* Sets the job's cancel flag (no state change: the worker or prover that next handles the
+ * job fails it with "cancelled"). Clients. -ESTALE when id no longer names a live job,
+ * -EALREADY when it is already DONE or FAILED. The flag is read with acquire by
+ * zka_job_cancelled; the release store orders nothing else, it is a one-way latch. */
+int zka_job_cancel(struct zka_arena *a, uint64_t id)
+{
+	uint32_t j = zka_job_index(id);
+	if (j >= a->g.njobs)
+		return -ERANGE;
+	if (a->flags & ZKA_OPEN_RDONLY)
+		return -EROFS;
+	struct zka__job *J = job_rec(a, j);
+	uint64_t w = ld(&J->word);
+	if (atomic_load(&J->serial) != id >> 24 || w_state(w) == ZKA_JOB_FREE ||
+	    w_state(w) == ZKA_JOB_FILLING)
+		return -ESTALE;
+	if (w_state(w) == ZKA_JOB_DONE || w_state(w) == ZKA_JOB_FAILED)
+		return -EALREADY;
+	atomic_store_explicit(&J->cancel, 1, memory_order_release);
+	return 0;
+}
+
+int zka_job_cancelled(const struct zka_arena *a, uint32_t job)
+{
+	if (job >= a->g.njobs)
+		return 0;
+	return atomic_load_explicit(&job_rec(a, job)->cancel, memory_order_acquire) == 1;
 }
 
 /* ---- circuits ---- */

@@ -171,6 +171,11 @@ int zka_job_finish(struct zka_arena *a, uint32_t slot, const char *reason);
 int zka_job_wait(struct zka_arena *a, uint64_t id, int timeout_ms, struct zka_job_info *info);
 /* Client: DONE/FAILED -> FREE (record reusable). -EBUSY when not terminal. */
 int zka_job_release(struct zka_arena *a, uint64_t id);
+/* Client: asks that a job not yet finished be cancelled; the worker or prover that handles it
+ * next fails it with "cancelled". -ESTALE (no such job), -EALREADY (already DONE/FAILED). */
+int zka_job_cancel(struct zka_arena *a, uint64_t id);
+/* Returns 1 when cancellation of the job at table index job was requested. */
+int zka_job_cancelled(const struct zka_arena *a, uint32_t job);
 
 /* ---- circuits loaded (the table only; loading is the pipeline's job) ---- */
 struct zka_circuit_key {

@@ -21,9 +21,17 @@ int zka_cmd_setup(int argc, char **argv);
 int zka_cmd_arena(int argc, char **argv);
 int zka_cmd_bench(int argc, char **argv);
 int zka_cmd_circuit(int argc, char **argv);
+int zka_cmd_run(int argc, char **argv);
+int zka_cmd_submit(int argc, char **argv);
+int zka_cmd_wait(int argc, char **argv);
+int zka_cmd_status(int argc, char **argv);
+int zka_cmd_list(int argc, char **argv);
+int zka_cmd_cancel(int argc, char **argv);
+int zka_cmd_demo(int argc, char **argv);
 
 /* Benchmarks, dispatched by `zkarena bench KIND`. */
 int zka_bench_ring(int argc, char **argv);
+int zka_bench_gpu(int argc, char **argv);
 int zka_bench_prove(int argc, char **argv);
 
 #endif

@@ -7,6 +7,13 @@
 static const struct zka_cmd cmds[] = {
 	/* ZKA_CMDS_BEGIN: one line per subcommand */
 	{"circuit", zka_cmd_circuit, "write a random satisfiable circuit and witness (for benchmarks)"},
+	{"run", zka_cmd_run, "run the pipeline of an arena: gpud + synthesis workers"},
+	{"submit", zka_cmd_submit, "queue a proof: NAME circuit.zkey witness.wtns --out DIR"},
+	{"wait", zka_cmd_wait, "wait for a job: NAME JOB"},
+	{"status", zka_cmd_status, "jobs and daemon of an arena, or one job"},
+	{"list", zka_cmd_list, "list the jobs of an arena"},
+	{"cancel", zka_cmd_cancel, "cancel a job that has not finished"},
+	{"demo", zka_cmd_demo, "the whole pipeline on an embedded circuit, with a summary"},
 	{"prove", zka_cmd_prove, "prove: circuit.zkey witness.wtns proof.json public.json"},
 	{"setup", zka_cmd_setup, "test-only setup: --insecure circuit.r1cs circuit.zkey vk.json"},
 	{"verify", zka_cmd_verify, "verify: verification_key.json public.json proof.json"},

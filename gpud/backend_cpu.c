@@ -1,0 +1,66 @@
+/* backend_cpu.c - the CPU backend: the core prover (zk/groth16.h) minus synthesis. The
+ * slot's a, b, c are copied to private scratch first because zka_prove_abc transforms them
+ * in place and the slot must stay intact for a possible re-proof after a crash. */
+#include "gpud/backend.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cpu {
+	uint64_t (*scratch)[4];
+	size_t cap; /* entries per vector */
+};
+
+static int cpu_init(void **ctx, struct zka_arena *a, int device, char *note, size_t notelen,
+		    char *err, size_t errlen)
+{
+	(void)a;
+	(void)device;
+	struct cpu *c = calloc(1, sizeof *c);
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	snprintf(note, notelen, "backend cpu: core prover on CPU threads (no device memory, nothing to register)");
+	*ctx = c;
+	return 0;
+}
+
+static int cpu_prove(void *ctx, uint32_t circuit, const zka_params *p, const uint64_t (*a)[4],
+		     const uint64_t (*b)[4], const uint64_t (*c)[4], const uint64_t (*w)[4],
+		     const zka_rs *rs, zka_proof *proof, zka_prove_times *t, char *err,
+		     size_t errlen)
+{
+	(void)circuit;
+	struct cpu *x = ctx;
+	size_t n = p->pk.domain_size;
+	if (x->cap < n) {
+		void *s = realloc(x->scratch, 3 * n * sizeof *x->scratch);
+		if (!s) {
+			snprintf(err, errlen, "out of memory for %zu-entry scratch", 3 * n);
+			return -ENOMEM;
+		}
+		x->scratch = s;
+		x->cap = n;
+	}
+	memcpy(x->scratch, a, n * sizeof *a);
+	memcpy(x->scratch + n, b, n * sizeof *b);
+	memcpy(x->scratch + 2 * n, c, n * sizeof *c);
+	int r = zka_prove_abc(&p->pk, x->scratch, x->scratch + n, x->scratch + 2 * n, w, rs, proof,
+			      NULL, t);
+	if (r)
+		snprintf(err, errlen, "CPU prover: %s", strerror(-r));
+	return r;
+}
+
+static void cpu_shutdown(void *ctx)
+{
+	struct cpu *c = ctx;
+	if (c)
+		free(c->scratch);
+	free(c);
+}
+
+const zka_backend zka_backend_cpu = {"cpu", cpu_init, cpu_prove, cpu_shutdown};

@@ -1,0 +1,198 @@
+/* main.c - zkarena-synth NAME: a synthesis worker of arena NAME.
+ *
+ * Reactive dispatch: the worker first takes a FREE slot (blocking on the free-slot ring; each
+ * proof the daemon finishes frees one slot and wakes one worker), then a submitted job. It
+ * reads the witness, computes a = A w, b = B w, c = a .* b straight into the slot's shared
+ * memory, checks the witness against the circuit when the r1cs was loaded, copies the witness
+ * scalars after them and marks the slot READY. A bad witness fails its job (with the reason)
+ * and the worker goes on. A worker killed at any point loses nothing: recovery gives its job
+ * back to the queue and its slot back to the free ring. */
+#include "synth/pipe.h"
+#include "zk/groth16.h"
+#include "zk/r1cs.h"
+#include "zk/wtns.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: zkarena-synth [--threads N] [--once] NAME\n"
+		   "\n"
+		   "A synthesis worker of arena NAME: takes a free slot, then a job, writes its a, b, c\n"
+		   "and witness into the slot and hands it to the prover. Runs until SIGTERM/SIGINT.\n"
+		   "  --threads N   threads for a/b/c (default 1: run one worker per core instead)\n"
+		   "  --once        exit after one job (tests)\n"
+		   "Test hook: ZKA_SYNTH_DELAY_MS=N sleeps N ms in the middle of each synthesis.\n");
+}
+
+static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void logf_(const char *fmt, ...)
+{
+	va_list ap;
+	char buf[1024];
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "zkarena-synth[%d]: %s\n", (int)getpid(), buf);
+}
+
+/* Synthesises job into slot. Returns 0 (slot READY), 1 (job failed with a reason: bad input)
+ * or -errno (arena trouble: the caller stops). */
+static int synthesize(struct zka_arena *a, zka_pipe_cache *cache, uint32_t slot, uint32_t job,
+		      int threads, int delay_ms)
+{
+	struct zka_job_info ji;
+	char err[512] = "";
+	zka_witness w = {0};
+	int r = zka_job_info(a, job, &ji);
+	if (r)
+		return r;
+	const zka_params *p = NULL;
+	zka_slot_view v;
+	if (zka_job_cancelled(a, job)) {
+		snprintf(err, sizeof err, "cancelled");
+		goto fail;
+	}
+	if (!(p = zka_pipe_circuit(cache, a, ji.circuit, err, sizeof err)))
+		goto fail;
+	if (zka_wtns_read(ji.witness_path, &w, err, sizeof err))
+		goto fail;
+	if (w.curve != p->pk.curve) {
+		snprintf(err, sizeof err, "%.300s: witness is for %s but the key is %s", ji.witness_path,
+			 w.curve->pretty, p->pk.curve->pretty);
+		goto fail;
+	}
+	if (w.n != p->pk.n_vars) {
+		snprintf(err, sizeof err, "%.300s: witness has %u values but the key expects %u",
+			 ji.witness_path, w.n, p->pk.n_vars);
+		goto fail;
+	}
+	if (p->has_r1cs) {
+		uint32_t bad = 0;
+		int c = zka_r1cs_check(&p->cs, &w, &bad);
+		if (c == 1) {
+			snprintf(err, sizeof err, "%.300s: witness does not satisfy constraint %u",
+				 ji.witness_path, bad);
+			goto fail;
+		}
+		if (c) {
+			snprintf(err, sizeof err, "%.300s: cannot check the witness (%s)", ji.witness_path,
+				 strerror(-c));
+			goto fail;
+		}
+	}
+	if ((r = zka_pipe_slot_view(a, slot, &p->pk, &v))) {
+		snprintf(err, sizeof err, "the key needs %llu bytes per slot, more than the arena's slots hold",
+			 (unsigned long long)zka_params_slot_bytes(&p->pk));
+		goto fail;
+	}
+	zka_prove_opts o = {.threads = threads};
+	if ((r = zka_compute_abc(&p->pk, &w, v.a, v.b, v.c, &o))) {
+		snprintf(err, sizeof err, "computing a, b, c failed: %s", strerror(-r));
+		goto fail;
+	}
+	if (delay_ms > 0) { /* test hook: widen the window in which a kill lands mid-synthesis */
+		struct timespec ts = {delay_ms / 1000, (long)(delay_ms % 1000) * 1000000};
+		nanosleep(&ts, NULL);
+	}
+	memcpy(v.w, w.w, (size_t)w.n * sizeof *w.w);
+	zka_witness_free(&w);
+	if ((r = zka_slot_set_used(a, slot, v.bytes)) || (r = zka_slot_ready(a, slot)))
+		return r;
+	return 0;
+fail:
+	zka_witness_free(&w);
+	logf_("job %llu failed: %s", (unsigned long long)ji.id, err);
+	r = zka_job_fail_synth(a, slot, err);
+	return r ? r : 1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {{"threads", required_argument, 0, 't'},
+					     {"once", no_argument, 0, 'o'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
+	int threads = 1, once = 0, opt;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 't': threads = atoi(optarg); break;
+		case 'o': once = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (argc - optind != 1) {
+		usage(stderr);
+		return 2;
+	}
+	const char *name = argv[optind], *msg = NULL, *d = getenv("ZKA_SYNTH_DELAY_MS");
+	int delay_ms = d ? atoi(d) : 0;
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	struct zka_arena *a = NULL;
+	int r = zka_arena_open(name, 0, &a, &msg);
+	if (r) {
+		fprintf(stderr, "zkarena-synth: arena %s: %s\n", name, msg ? msg : strerror(-r));
+		return 2;
+	}
+	zka_pipe_cache *cache = zka_pipe_cache_new();
+	if (!cache) {
+		zka_arena_close(a);
+		return 1;
+	}
+	int status = 0;
+	while (!stop) {
+		uint32_t slot, job;
+		r = zka_slot_acquire(a, &slot, 1000);
+		if (r == -ETIMEDOUT || r == -EINTR)
+			continue;
+		if (r) {
+			logf_("cannot take a slot: %s", strerror(-r));
+			status = 1;
+			break;
+		}
+		/* holding a slot: wait for a job, waking now and then to notice SIGTERM */
+		do
+			r = zka_job_take(a, slot, &job, 1000);
+		while ((r == -ETIMEDOUT || r == -EINTR) && !stop);
+		if (r) {
+			int e = zka_slot_release(a, slot);
+			if (r != -ETIMEDOUT && r != -EINTR) {
+				logf_("cannot take a job: %s", strerror(-r));
+				status = 1;
+			}
+			if (e)
+				logf_("cannot release slot %u: %s", slot, strerror(-e));
+			break;
+		}
+		r = synthesize(a, cache, slot, job, threads, delay_ms);
+		if (r < 0) {
+			logf_("slot %u job %u: %s", slot, job, strerror(-r));
+			status = 1;
+			break;
+		}
+		if (once)
+			break;
+	}
+	zka_pipe_cache_free(cache);
+	zka_arena_close(a);
+	return status;
+}

@@ -1,0 +1,225 @@
+/* pipe.c - see pipe.h. */
+#include "synth/pipe.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+int zka_pipe_slot_view(struct zka_arena *a, uint32_t slot, const zka_pk *pk, zka_slot_view *v)
+{
+	uint64_t size = 0;
+	uint8_t *base = zka_slot_data(a, slot, &size);
+	uint64_t need = zka_params_slot_bytes(pk), n = pk->domain_size;
+	if (!base)
+		return -EINVAL;
+	if (size < need)
+		return -ENOSPC;
+	v->a = (uint64_t(*)[4])base;
+	v->b = (uint64_t(*)[4])(base + 32 * n);
+	v->c = (uint64_t(*)[4])(base + 64 * n);
+	v->w = (uint64_t(*)[4])(base + 96 * n);
+	v->bytes = need;
+	return 0;
+}
+
+#define CACHE_MAX 256
+struct zka_pipe_cache {
+	zka_params p[CACHE_MAX];
+	char name[CACHE_MAX][ZKA_SHM_NAME_MAX];
+};
+
+zka_pipe_cache *zka_pipe_cache_new(void)
+{
+	return calloc(1, sizeof(zka_pipe_cache));
+}
+
+void zka_pipe_cache_free(zka_pipe_cache *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < CACHE_MAX; i++)
+		zka_params_close(&c->p[i]);
+	free(c);
+}
+
+const zka_params *zka_pipe_circuit(zka_pipe_cache *c, struct zka_arena *a, uint32_t idx,
+				   char *err, size_t errlen)
+{
+	struct zka_circuit_info ci;
+	if (idx >= CACHE_MAX || zka_circuit_info(a, idx, &ci)) {
+		snprintf(err, errlen, "circuit %u: no such entry", idx);
+		return NULL;
+	}
+	if (ci.state != ZKA_CIRCUIT_LOADED) {
+		snprintf(err, errlen, "circuit %u (%s): not loaded", idx, ci.key_path);
+		return NULL;
+	}
+	if (c->p[idx].map && !strcmp(c->name[idx], ci.params_shm))
+		return &c->p[idx];
+	zka_params_close(&c->p[idx]);
+	if (zka_params_open(ci.params_shm, &c->p[idx], err, errlen))
+		return NULL;
+	snprintf(c->name[idx], sizeof c->name[idx], "%s", ci.params_shm);
+	return &c->p[idx];
+}
+
+/* hash of the first 4 KiB of the key: distinguishes rewritten files with equal size/mtime */
+static int key_identity(const char *path, struct zka_circuit_key *k, char *err, size_t errlen)
+{
+	struct stat st;
+	unsigned char buf[4096];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	ssize_t n = read(fd, buf, sizeof buf);
+	close(fd);
+	if (n < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -EIO;
+	}
+	k->key_size = (uint64_t)st.st_size;
+	k->key_mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	k->header_hash = XXH64(buf, (size_t)n, 0);
+	return 0;
+}
+
+int zka_pipe_load_circuit(struct zka_arena *a, const char *arena_name, const char *zkey,
+			  const char *r1cs, uint32_t *idx, char *err, size_t errlen)
+{
+	char abs[PATH_MAX];
+	if (!realpath(zkey, abs)) {
+		snprintf(err, errlen, "%s: %s", zkey, strerror(errno));
+		return -errno;
+	}
+	if (strlen(abs) >= ZKA_PATH_MAX) {
+		snprintf(err, errlen, "%s: path too long for the arena", zkey);
+		return -ENAMETOOLONG;
+	}
+	struct zka_circuit_key k = {.key_path = abs};
+	int r = key_identity(abs, &k, err, errlen);
+	if (r)
+		return r;
+	for (int tries = 0; tries < 1200; tries++) {
+		r = zka_circuit_claim(a, &k, idx);
+		if (r == ZKA_CIRCUIT_LOADED)
+			return 0;
+		if (r < 0) {
+			snprintf(err, errlen, "%s: cannot record the circuit in arena %s: %s", zkey,
+				 arena_name, r == -ENOSPC ? "circuit table full" : strerror(-r));
+			return r;
+		}
+		if (r == 0)
+			break; /* we claimed it: load it */
+		/* another process is loading it; a dead loader is recovered by recover() */
+		struct timespec ts = {0, 50 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+		if (tries % 20 == 19)
+			zka_arena_recover(a);
+	}
+	if (r != 0) {
+		snprintf(err, errlen, "%s: another process has been loading it for a minute", zkey);
+		return -ETIMEDOUT;
+	}
+	zka_pk pk;
+	zka_r1cs cs;
+	char name[ZKA_SHM_NAME_MAX];
+	r = zka_params_read_files(abs, r1cs, &pk, &cs, err, errlen);
+	if (!r) {
+		/* "/zka-<hash of the arena name>+p<entry>.<key hash>": '+' never appears in an
+		 * arena name, so no arena's objects match another's prefix */
+		snprintf(name, sizeof name, "/zka-%016llx+p%u.%08x",
+			 (unsigned long long)XXH64(arena_name, strlen(arena_name), 0), *idx,
+			 (unsigned)(k.header_hash ^ (uint64_t)k.key_mtime_ns));
+		shm_unlink(name); /* a stale region of an earlier load of this entry */
+		r = zka_params_create(name, &pk, r1cs ? &cs : NULL, err, errlen);
+		zka_pk_free(&pk);
+		zka_r1cs_free(&cs);
+	}
+	if (r) {
+		zka_circuit_publish(a, *idx, NULL);
+		return r;
+	}
+	r = zka_circuit_publish(a, *idx, name);
+	if (r) {
+		shm_unlink(name);
+		snprintf(err, errlen, "%s: cannot publish the loaded circuit: %s", zkey, strerror(-r));
+	}
+	return r;
+}
+
+int zka_pipe_submit(struct zka_arena *a, const char *arena_name, const char *zkey,
+		    const char *r1cs, const char *wtns, const char *out_dir, uint64_t *id,
+		    char *err, size_t errlen)
+{
+	char w[PATH_MAX], o[PATH_MAX];
+	struct stat st;
+	if (!realpath(wtns, w) || access(w, R_OK)) {
+		snprintf(err, errlen, "%s: %s", wtns, strerror(errno));
+		return -errno;
+	}
+	if (!realpath(out_dir, o) || stat(o, &st)) {
+		snprintf(err, errlen, "%s: %s", out_dir, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISDIR(st.st_mode) || access(o, W_OK | X_OK)) {
+		snprintf(err, errlen, "%s: not a writable directory", out_dir);
+		return -ENOTDIR;
+	}
+	if (strlen(w) >= ZKA_PATH_MAX || strlen(o) >= ZKA_PATH_MAX) {
+		snprintf(err, errlen, "%s: path too long for the arena", strlen(w) >= ZKA_PATH_MAX ? wtns : out_dir);
+		return -ENAMETOOLONG;
+	}
+	uint32_t idx;
+	int r = zka_pipe_load_circuit(a, arena_name, zkey, r1cs, &idx, err, errlen);
+	if (r)
+		return r;
+	struct zka_job_spec spec = {.circuit = idx, .witness_path = w, .out_dir = o};
+	r = zka_job_submit(a, &spec, id, 10000);
+	if (r)
+		snprintf(err, errlen, "arena %s: cannot queue the job: %s", arena_name,
+			 r == -EAGAIN ? "job table full (release finished jobs)" : strerror(-r));
+	return r;
+}
+
+int zka_pipe_unlink_params(const char *arena_name)
+{
+	char prefix[64];
+	snprintf(prefix, sizeof prefix, "zka-%016llx+p",
+		 (unsigned long long)XXH64(arena_name, strlen(arena_name), 0));
+	DIR *d = opendir("/dev/shm");
+	int n = 0;
+	if (!d)
+		return 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, prefix, strlen(prefix)))
+			continue;
+		char name[300];
+		snprintf(name, sizeof name, "/%s", e->d_name);
+		if (shm_unlink(name) == 0)
+			n++;
+	}
+	closedir(d);
+	char st[128];
+	snprintf(st, sizeof st, "/dev/shm/zkarena-%s.gpud-status", arena_name);
+	unlink(st);
+	return n;
+}
+
+void zka_pipe_marker(char *out, size_t n, const char *out_dir, uint64_t id)
+{
+	snprintf(out, n, "%s/.zkarena-job-%llu.done", out_dir, (unsigned long long)id);
+}

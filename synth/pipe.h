@@ -1,0 +1,54 @@
+/* pipe.h - the pipeline's shared pieces on top of the arena (shm/zka_arena.h): circuits
+ * loaded into params regions, the job client API (submit, wait, cancel, list), and the layout
+ * of a slot. Used by the CLI, zkarena-synth and zkarena-gpud.
+ *
+ * Slot layout (all little-endian, 32 bytes per Fr element):
+ *   [a: domain_size, Montgomery][b: domain_size][c: domain_size][w: n_vars, standard form]
+ * a, b, c are computed by synthesis and only read by the prover, so a prover that dies
+ * mid-proof leaves them intact for the next one (no re-synthesis). */
+#ifndef ZKA_PIPE_H
+#define ZKA_PIPE_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shm/zka_arena.h"
+#include "synth/params.h"
+
+/* Pointers into a slot's data for a key; returns -ENOSPC when the slot is too small. */
+typedef struct {
+	uint64_t (*a)[4], (*b)[4], (*c)[4], (*w)[4];
+	uint64_t bytes;
+} zka_slot_view;
+int zka_pipe_slot_view(struct zka_arena *a, uint32_t slot, const zka_pk *pk, zka_slot_view *v);
+
+/* A per-process cache of opened params regions, indexed by circuit table entry. */
+typedef struct zka_pipe_cache zka_pipe_cache;
+zka_pipe_cache *zka_pipe_cache_new(void);
+void zka_pipe_cache_free(zka_pipe_cache *c);
+/* Returns the params of circuit idx (opened on first use, reopened if the entry changed), or
+ * NULL with err set when the entry is not LOADED or its region cannot be opened. */
+const zka_params *zka_pipe_circuit(zka_pipe_cache *c, struct zka_arena *a, uint32_t idx,
+				   char *err, size_t errlen);
+
+/* Makes sure the key (and optional r1cs) is loaded into a params region recorded in the
+ * arena's circuit table (by path, size, mtime and a hash of the key's first 4 KiB), loading
+ * it now when no process has; *idx receives the table index. Waits (up to ~60 s) for another
+ * process that is loading the same key. Returns 0 or -errno with err naming the file. */
+int zka_pipe_load_circuit(struct zka_arena *a, const char *arena_name, const char *zkey,
+			  const char *r1cs, uint32_t *idx, char *err, size_t errlen);
+
+/* Submits one job: loads the circuit if needed, checks that the witness is readable and the
+ * output directory exists and is writable (both made absolute), then queues the job.
+ * Returns 0 with *id set, or -errno with err set (nothing queued). */
+int zka_pipe_submit(struct zka_arena *a, const char *arena_name, const char *zkey,
+		    const char *r1cs, const char *wtns, const char *out_dir, uint64_t *id,
+		    char *err, size_t errlen);
+
+/* Removes every params region of the arena NAME (for destroy and the demo's cleanup).
+ * Returns the number removed. */
+int zka_pipe_unlink_params(const char *arena_name);
+
+/* The name of a job's "done" marker inside its output directory. */
+void zka_pipe_marker(char *out, size_t n, const char *out_dir, uint64_t id);
+
+#endif

@@ -1,0 +1,278 @@
+/* cmd_jobs.c - the job API on the command line: submit, wait, status, cancel, list. */
+#include "synth/pipe.h"
+#include "tools/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Opens arena name for a client; prints the error and returns NULL on failure. */
+static struct zka_arena *open_arena(const char *cmd, const char *name, int flags)
+{
+	struct zka_arena *a = NULL;
+	const char *msg = NULL;
+	int r = zka_arena_open(name, flags | ZKA_OPEN_NORECOVER, &a, &msg);
+	if (r) {
+		fprintf(stderr, "zkarena %s: arena %s: %s\n", cmd, name, msg ? msg : strerror(-r));
+		return NULL;
+	}
+	return a;
+}
+
+/* Parses a job id (decimal); returns 0 or -EINVAL after printing the problem. */
+static int parse_id(const char *cmd, const char *s, uint64_t *id)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || !*s || s[0] == '-') {
+		fprintf(stderr, "zkarena %s: '%s' is not a job id\n", cmd, s);
+		return -EINVAL;
+	}
+	*id = v;
+	return 0;
+}
+
+int zka_cmd_submit(int argc, char **argv)
+{
+	static const struct option opts[] = {{"out", required_argument, 0, 'o'},
+					     {"r1cs", required_argument, 0, 'r'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
+	const char *out = NULL, *r1cs = NULL;
+	int opt;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': out = optarg; break;
+		case 'r': r1cs = optarg; break;
+		case 'h':
+			printf("usage: zkarena submit NAME circuit.zkey witness.wtns --out DIR [--r1cs circuit.r1cs]\n\n"
+			       "Queues one proof in arena NAME. The key is loaded into the arena's params\n"
+			       "region the first time it is named (later jobs reuse it); with --r1cs the\n"
+			       "workers also check each witness against the circuit. proof.json and\n"
+			       "public.json will appear in DIR (which must exist). Prints the job id alone on\n"
+			       "the last line. exit status: 0 queued; 2 bad input (nothing queued).\n");
+			return 0;
+		default: return 2;
+		}
+	}
+	if (argc - optind != 3 || !out) {
+		fprintf(stderr, "zkarena submit: expected NAME circuit.zkey witness.wtns --out DIR (see --help)\n");
+		return 2;
+	}
+	struct zka_arena *a = open_arena("submit", argv[optind], 0);
+	if (!a)
+		return 2;
+	char err[1024];
+	uint64_t id;
+	int r = zka_pipe_submit(a, argv[optind], argv[optind + 1], r1cs, argv[optind + 2], out, &id,
+				err, sizeof err);
+	zka_arena_close(a);
+	if (r) {
+		fprintf(stderr, "zkarena submit: %s\n", err);
+		return 2;
+	}
+	printf("%llu\n", (unsigned long long)id);
+	return 0;
+}
+
+static double secs(int64_t a, int64_t b)
+{
+	return a && b && b >= a ? (double)(b - a) * 1e-9 : -1;
+}
+
+int zka_cmd_wait(int argc, char **argv)
+{
+	static const struct option opts[] = {{"timeout", required_argument, 0, 't'},
+					     {"release", no_argument, 0, 'r'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
+	int timeout_ms = -1, release = 0, opt;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 't': timeout_ms = (int)(atof(optarg) * 1000); break;
+		case 'r': release = 1; break;
+		case 'h':
+			printf("usage: zkarena wait NAME JOB [--timeout SECONDS] [--release]\n\n"
+			       "Blocks (on a futex, no polling) until JOB is DONE or FAILED.\n"
+			       "--release frees the job record afterwards (its id then stops naming it).\n"
+			       "exit status: 0 DONE (proof.json and public.json are in the job's directory);\n"
+			       "1 FAILED (the reason is printed); 3 timed out; 2 bad usage or unknown job.\n");
+			return 0;
+		default: return 2;
+		}
+	}
+	uint64_t id;
+	if (argc - optind != 2) {
+		fprintf(stderr, "zkarena wait: expected NAME JOB (see --help)\n");
+		return 2;
+	}
+	if (parse_id("wait", argv[optind + 1], &id))
+		return 2;
+	struct zka_arena *a = open_arena("wait", argv[optind], 0);
+	if (!a)
+		return 2;
+	struct zka_job_info ji;
+	int r = zka_job_wait(a, id, timeout_ms, &ji), status;
+	if (r == 0) {
+		printf("job %llu DONE: %s/proof.json %s/public.json (synthesis %.3f s, prove %.3f s, "
+		       "total %.3f s, attempts %u)\n",
+		       (unsigned long long)id, ji.out_dir, ji.out_dir,
+		       secs(ji.t_synth_start, ji.t_synth_end), secs(ji.t_prove_start, ji.t_prove_end),
+		       secs(ji.t_submit, ji.t_prove_end), ji.attempts + 1);
+		status = 0;
+	} else if (r == 1) {
+		printf("job %llu FAILED: %s\n", (unsigned long long)id, ji.reason);
+		status = 1;
+	} else if (r == -ETIMEDOUT) {
+		fprintf(stderr, "zkarena wait: job %llu: still running after the timeout\n", (unsigned long long)id);
+		status = 3;
+	} else {
+		fprintf(stderr, "zkarena wait: job %llu: %s\n", (unsigned long long)id,
+			r == -ESTALE ? "no such job (never submitted, or released)" : strerror(-r));
+		status = 2;
+	}
+	if (release && (status == 0 || status == 1))
+		zka_job_release(a, id);
+	zka_arena_close(a);
+	return status;
+}
+
+int zka_cmd_cancel(int argc, char **argv)
+{
+	uint64_t id;
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: zkarena cancel NAME JOB\n\nCancels a job that has not finished: the "
+		       "worker or prover that handles it next fails it with \"cancelled\".\n");
+		return 0;
+	}
+	if (argc != 3) {
+		fprintf(stderr, "zkarena cancel: expected NAME JOB\n");
+		return 2;
+	}
+	if (parse_id("cancel", argv[2], &id))
+		return 2;
+	struct zka_arena *a = open_arena("cancel", argv[1], 0);
+	if (!a)
+		return 2;
+	int r = zka_job_cancel(a, id);
+	zka_arena_close(a);
+	if (r == -EALREADY) {
+		fprintf(stderr, "zkarena cancel: job %llu already finished\n", (unsigned long long)id);
+		return 1;
+	}
+	if (r) {
+		fprintf(stderr, "zkarena cancel: job %llu: %s\n", (unsigned long long)id,
+			r == -ESTALE ? "no such job" : strerror(-r));
+		return 2;
+	}
+	printf("job %llu: cancellation requested\n", (unsigned long long)id);
+	return 0;
+}
+
+/* One line per job: id, state, attempts, stage times, directory or reason. */
+static void list_jobs(struct zka_arena *a, int all)
+{
+	struct zka_arena_geometry g;
+	zka_arena_geometry(a, &g);
+	printf("%-12s %-12s %-4s %-8s %-8s %-8s %s\n", "job", "state", "try", "queue", "synth",
+	       "prove", "output / reason");
+	for (uint32_t j = 0; j < g.njobs; j++) {
+		struct zka_job_info ji;
+		if (zka_job_info(a, j, &ji) || ji.state == ZKA_JOB_FREE)
+			continue;
+		if (!all && (ji.state == ZKA_JOB_DONE))
+			continue;
+		printf("%-12llu %-12s %-4u %-8.3f %-8.3f %-8.3f %s\n", (unsigned long long)ji.id,
+		       zka_job_state_name(ji.state), ji.attempts + 1,
+		       secs(ji.t_submit, ji.t_synth_start), secs(ji.t_synth_start, ji.t_synth_end),
+		       secs(ji.t_prove_start, ji.t_prove_end),
+		       ji.state == ZKA_JOB_FAILED ? ji.reason : ji.out_dir);
+	}
+}
+
+int zka_cmd_list(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		printf("usage: zkarena list NAME [--all]\n\nLists the arena's jobs (without --all, "
+		       "DONE jobs are left out). Times in seconds; -1: stage not reached.\n");
+		return argc < 2 ? 2 : 0;
+	}
+	struct zka_arena *a = open_arena("list", argv[1], ZKA_OPEN_RDONLY);
+	if (!a)
+		return 2;
+	list_jobs(a, argc > 2 && !strcmp(argv[2], "--all"));
+	zka_arena_close(a);
+	return 0;
+}
+
+int zka_cmd_status(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		printf("usage: zkarena status NAME [JOB]\n\nWith JOB: that job's state, attempts, "
+		       "stage times and reason. Without: jobs per state, the daemon's backend and\n"
+		       "fast paths (from its last start), and the jobs not yet DONE. For the arena's\n"
+		       "slots, rings and counters see `zkarena arena status NAME`.\n");
+		return argc < 2 ? 2 : 0;
+	}
+	struct zka_arena *a = open_arena("status", argv[1], ZKA_OPEN_RDONLY);
+	if (!a)
+		return 2;
+	int status = 0;
+	if (argc > 2) {
+		uint64_t id;
+		struct zka_job_info ji;
+		if (parse_id("status", argv[2], &id)) {
+			status = 2;
+		} else if (zka_job_info(a, zka_job_index(id), &ji) || ji.id != id ||
+			   ji.state == ZKA_JOB_FREE) {
+			fprintf(stderr, "zkarena status: job %llu: no such job\n", (unsigned long long)id);
+			status = 2;
+		} else {
+			printf("job %llu: %s, attempt %u of %u, synthesized %u time(s)\n",
+			       (unsigned long long)id, zka_job_state_name(ji.state), ji.attempts + 1,
+			       ji.max_attempts, ji.synth_count);
+			printf("  witness %s\n  output  %s\n", ji.witness_path, ji.out_dir);
+			printf("  queued %.3f s, synthesis %.3f s, waiting for the prover %.3f s, "
+			       "prove %.3f s\n",
+			       secs(ji.t_submit, ji.t_synth_start), secs(ji.t_synth_start, ji.t_synth_end),
+			       secs(ji.t_synth_end, ji.t_prove_start), secs(ji.t_prove_start, ji.t_prove_end));
+			if (ji.reason[0])
+				printf("  reason: %s\n", ji.reason);
+		}
+	} else {
+		static const int states[] = {ZKA_JOB_SUBMITTED, ZKA_JOB_SYNTHESIZING, ZKA_JOB_READY,
+					     ZKA_JOB_PROVING, ZKA_JOB_DONE, ZKA_JOB_FAILED};
+		struct zka_arena_geometry g;
+		zka_arena_geometry(a, &g);
+		unsigned cnt[16] = {0};
+		for (uint32_t j = 0; j < g.njobs; j++) {
+			struct zka_job_info ji;
+			if (!zka_job_info(a, j, &ji) && ji.state > 0 && ji.state < 16)
+				cnt[ji.state]++;
+		}
+		printf("arena %s: %u slots of %llu MiB, %u job records\njobs:", argv[1], g.nslots,
+		       (unsigned long long)(g.slot_bytes >> 20), g.njobs);
+		for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
+			printf(" %s %u", zka_job_state_name(states[i]), cnt[states[i]]);
+		printf("\n");
+		char path[128], line[600];
+		snprintf(path, sizeof path, "/dev/shm/zkarena-%s.gpud-status", argv[1]);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			while (fgets(line, sizeof line, f))
+				printf("daemon: %s", line);
+			fclose(f);
+		} else {
+			printf("daemon: no zkarena-gpud has started on this arena yet\n");
+		}
+		list_jobs(a, 0);
+	}
+	zka_arena_close(a);
+	return status;
+}

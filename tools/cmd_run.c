@@ -1,0 +1,247 @@
+/* cmd_run.c - `zkarena run NAME`: supervises one zkarena-gpud and W zkarena-synth processes
+ * on arena NAME: restarts any that dies (with backoff), logs who died and what recovery put
+ * back, and stops them all on SIGTERM/SIGINT. The children die with the supervisor
+ * (PR_SET_PDEATHSIG), so a killed supervisor leaves no orphans proving behind its back. */
+#include "shm/zka_arena.h"
+#include "tools/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stopping;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Finds a sibling executable: $ENV, then next to zkarena, then ../synth or ../gpud (the build
+ * tree). Returns 0 with out set, or -ENOENT. */
+static int find_exe(const char *env, const char *exe, const char *sub, char *out, size_t n)
+{
+	const char *e = getenv(env);
+	if (e && *e) {
+		snprintf(out, n, "%s", e);
+		return access(out, X_OK) ? -ENOENT : 0;
+	}
+	char self[PATH_MAX];
+	ssize_t l = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (l <= 0)
+		return -ENOENT;
+	self[l] = 0;
+	char *dir = dirname(self);
+	snprintf(out, n, "%s/%s", dir, exe);
+	if (!access(out, X_OK))
+		return 0;
+	snprintf(out, n, "%s/../%s/%s", dir, sub, exe);
+	return access(out, X_OK) ? -ENOENT : 0;
+}
+
+struct child {
+	pid_t pid;
+	double started, backoff;
+	char *argv[8];
+	const char *what;
+	int index;
+};
+
+static pid_t spawn(struct child *c)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		signal(SIGINT, SIG_IGN); /* Ctrl-C goes to the supervisor, which stops us cleanly */
+		execv(c->argv[0], c->argv);
+		fprintf(stderr, "zkarena run: exec %s: %s\n", c->argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (pid > 0) {
+		c->pid = pid;
+		c->started = now();
+	}
+	return pid;
+}
+
+static void describe(char *buf, size_t n, int st)
+{
+	if (WIFSIGNALED(st))
+		snprintf(buf, n, "killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else
+		snprintf(buf, n, "exited with status %d", WEXITSTATUS(st));
+}
+
+int zka_cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {{"workers", required_argument, 0, 'w'},
+					     {"backend", required_argument, 0, 'b'},
+					     {"device", required_argument, 0, 'd'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
+	int workers = 2, opt;
+	const char *backend = "cpu", *device = "0";
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'w':
+			workers = atoi(optarg);
+			if (workers < 1 || workers > 256) {
+				fprintf(stderr, "zkarena run: --workers: '%s' is not in 1..256\n", optarg);
+				return 2;
+			}
+			break;
+		case 'b':
+			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda")) {
+				fprintf(stderr, "zkarena run: --backend: '%s' is not cpu or cuda\n", optarg);
+				return 2;
+			}
+			backend = optarg;
+			break;
+		case 'd': device = optarg; break;
+		case 'h':
+			printf("usage: zkarena run NAME [--workers W] [--backend cpu|cuda] [--device N]\n\n"
+			       "Runs the pipeline of arena NAME: one zkarena-gpud (backend cpu by default)\n"
+			       "and W zkarena-synth workers (default 2). Restarts any that dies, with\n"
+			       "backoff (100 ms, doubling up to 5 s while it keeps dying young); after each\n"
+			       "death runs recovery and logs what it put back. SIGTERM/SIGINT stop them all\n"
+			       "(SIGTERM, then SIGKILL after 5 s). Executables are looked up next to zkarena,\n"
+			       "or taken from ZKA_SYNTH_BIN and ZKA_GPUD_BIN.\n");
+			return 0;
+		default: return 2;
+		}
+	}
+	if (argc - optind != 1) {
+		fprintf(stderr, "zkarena run: expected NAME (see --help)\n");
+		return 2;
+	}
+	char *name = argv[optind];
+	char synth[PATH_MAX], gpud[PATH_MAX];
+	if (find_exe("ZKA_SYNTH_BIN", "zkarena-synth", "synth", synth, sizeof synth) ||
+	    find_exe("ZKA_GPUD_BIN", "zkarena-gpud", "gpud", gpud, sizeof gpud)) {
+		fprintf(stderr, "zkarena run: cannot find zkarena-synth/zkarena-gpud next to zkarena "
+				"(set ZKA_SYNTH_BIN and ZKA_GPUD_BIN)\n");
+		return 2;
+	}
+	struct zka_arena *a = NULL;
+	const char *msg = NULL;
+	int r = zka_arena_open(name, 0, &a, &msg);
+	if (r) {
+		fprintf(stderr, "zkarena run: arena %s: %s\n", name, msg ? msg : strerror(-r));
+		return 2;
+	}
+	struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: waitpid returns EINTR */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	int n = workers + 1;
+	struct child *ch = calloc((size_t)n, sizeof *ch);
+	if (!ch) {
+		zka_arena_close(a);
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		struct child *c = &ch[i];
+		c->index = i;
+		c->backoff = 0.1;
+		if (i == 0) {
+			c->what = "gpud";
+			char **v = c->argv;
+			v[0] = gpud, v[1] = "--backend", v[2] = (char *)backend, v[3] = "--device";
+			v[4] = (char *)device, v[5] = name, v[6] = NULL;
+		} else {
+			c->what = "worker";
+			c->argv[0] = synth, c->argv[1] = name, c->argv[2] = NULL;
+		}
+		if (spawn(c) < 0)
+			fprintf(stderr, "zkarena run: fork: %s\n", strerror(errno));
+	}
+	fprintf(stderr, "zkarena run: arena %s: gpud (%s backend) pid %d and %d workers started\n",
+		name, backend, (int)ch[0].pid, workers);
+	while (!stopping) {
+		int st;
+		pid_t pid = waitpid(-1, &st, 0);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			struct child *c = &ch[i];
+			if (c->pid != pid)
+				continue;
+			char how[128];
+			describe(how, sizeof how, st);
+			double lived = now() - c->started;
+			c->pid = 0;
+			int rec = zka_arena_recover(a);
+			fprintf(stderr, "zkarena run: %s %d (pid %d) %s after %.1f s; recovery put back %d "
+					"record(s)\n",
+				c->what, c->index, (int)pid, how, lived, rec < 0 ? 0 : rec);
+			if (stopping)
+				break;
+			if (WIFEXITED(st) && WEXITSTATUS(st) == 2) {
+				fprintf(stderr, "zkarena run: %s %d refused to start (bad configuration); "
+						"stopping\n", c->what, c->index);
+				stopping = 1;
+				break;
+			}
+			c->backoff = lived < 2.0 ? (c->backoff * 2 > 5 ? 5 : c->backoff * 2) : 0.1;
+			struct timespec ts = {(time_t)c->backoff,
+					      (long)((c->backoff - (double)(time_t)c->backoff) * 1e9)};
+			nanosleep(&ts, NULL);
+			if (!stopping && spawn(c) > 0)
+				fprintf(stderr, "zkarena run: %s %d restarted as pid %d\n", c->what,
+					c->index, (int)c->pid);
+		}
+	}
+	fprintf(stderr, "zkarena run: stopping\n");
+	for (int i = 0; i < n; i++)
+		if (ch[i].pid > 0)
+			kill(ch[i].pid, SIGTERM);
+	double deadline = now() + 5;
+	int left = 0;
+	for (int i = 0; i < n; i++)
+		left += ch[i].pid > 0;
+	while (left > 0) {
+		int st;
+		pid_t pid = waitpid(-1, &st, WNOHANG);
+		if (pid > 0) {
+			for (int i = 0; i < n; i++)
+				if (ch[i].pid == pid)
+					ch[i].pid = 0, left--;
+			continue;
+		}
+		if (pid < 0 && errno != EINTR)
+			break;
+		if (now() > deadline) {
+			for (int i = 0; i < n; i++)
+				if (ch[i].pid > 0)
+					kill(ch[i].pid, SIGKILL);
+			deadline = now() + 60;
+		}
+		struct timespec ts = {0, 20 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	int rec = zka_arena_recover(a);
+	if (rec > 0)
+		fprintf(stderr, "zkarena run: recovery put back %d record(s) at shutdown\n", rec);
+	free(ch);
+	zka_arena_close(a);
+	return 0;
+}
