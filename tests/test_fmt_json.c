@@ -316,8 +316,8 @@ static void test_json_bad(void)
 	t = subst(vks, "\"nPublic\": ", "\"nPublic\": 1");
 	expect_json_error(2, c, t, "IC:");
 	free(t);
-	t = subst(vks, "\"nPublic\": ", "\"nPublic\": -");
-	expect_json_error(2, c, t, vk.n_public ? "nPublic" : "IC");
+	t = subst(vks, "\"nPublic\": ", "\"nPublic\": -1, \"x\": ");
+	expect_json_error(2, c, t, "nPublic: not a non-negative integer");
 	free(t);
 	t = subst(vks, "\"nPublic\"", "\"nPub\"");
 	expect_json_error(2, c, t, "nPublic: missing");
