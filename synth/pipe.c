@@ -112,6 +112,17 @@ int zka_pipe_load_circuit(struct zka_arena *a, const char *arena_name, const cha
 	int r = key_identity(abs, &k, err, errlen);
 	if (r)
 		return r;
+	if (r1cs) { /* the same key with and without its circuit are different entries */
+		struct zka_circuit_key rk;
+		char rabs[PATH_MAX];
+		if (!realpath(r1cs, rabs)) {
+			snprintf(err, errlen, "%s: %s", r1cs, strerror(errno));
+			return -errno;
+		}
+		if ((r = key_identity(rabs, &rk, err, errlen)))
+			return r;
+		k.header_hash ^= XXH64(rabs, strlen(rabs), rk.header_hash ^ rk.key_size) | 1;
+	}
 	for (int tries = 0; tries < 1200; tries++) {
 		r = zka_circuit_claim(a, &k, idx);
 		if (r == ZKA_CIRCUIT_LOADED)

@@ -134,7 +134,7 @@ int zka_bench_prove(int argc, char **argv)
 		zka_witness w;
 		zka_pk pk;
 		zka_toxic tw;
-		char zk[512], wt[512], cmd[4096], err[512];
+		char zk[512], wt[512], cmd[4096], err[512] = "";
 		if (zka_synthetic_circuit(c, (uint32_t)m, 1, 7, &cs, &w)) {
 			status = 1;
 			break;

@@ -75,7 +75,7 @@ int zka_cmd_circuit(int argc, char **argv)
 	}
 	zka_r1cs cs;
 	zka_witness w;
-	char err[512];
+	char err[512] = "";
 	int r = zka_synthetic_circuit(c, (uint32_t)m, (uint32_t)npub, seed, &cs, &w);
 	if (r) {
 		fprintf(stderr, "zkarena circuit: %s\n", strerror(-r));

@@ -99,7 +99,7 @@ int zka_cmd_demo(int argc, char **argv)
 		return 2;
 	}
 	char dir[] = "/tmp/zkarena-demo-XXXXXX", name[64], path[PATH_MAX], zkey[PATH_MAX],
-	     wtns[PATH_MAX], log[PATH_MAX], err[1024];
+	     wtns[PATH_MAX], log[PATH_MAX], err[1024] = "";
 	if (!mkdtemp(dir)) {
 		fprintf(stderr, "zkarena demo: mkdtemp: %s\n", strerror(errno));
 		return 1;

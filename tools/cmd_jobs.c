@@ -67,7 +67,7 @@ int zka_cmd_submit(int argc, char **argv)
 	struct zka_arena *a = open_arena("submit", argv[optind], 0);
 	if (!a)
 		return 2;
-	char err[1024];
+	char err[1024] = "";
 	uint64_t id;
 	int r = zka_pipe_submit(a, argv[optind], argv[optind + 1], r1cs, argv[optind + 2], out, &id,
 				err, sizeof err);

@@ -44,7 +44,7 @@ static void usage(FILE *f)
 static int gpu_g1(void *ctx, const zka_curve *c, const void *base, const uint64_t (*k)[4], size_t n,
 		  void *out)
 {
-	char err[256];
+	char err[256] = "";
 	int r = zka_gpu_fixed_base_g1(ctx, c, base, k, n, out, err, sizeof err);
 	if (r)
 		fprintf(stderr, "zkarena setup: gpu: %s\n", err);
@@ -53,7 +53,7 @@ static int gpu_g1(void *ctx, const zka_curve *c, const void *base, const uint64_
 static int gpu_g2(void *ctx, const zka_curve *c, const void *base, const uint64_t (*k)[4], size_t n,
 		  void *out)
 {
-	char err[256];
+	char err[256] = "";
 	int r = zka_gpu_fixed_base_g2(ctx, c, base, k, n, out, err, sizeof err);
 	if (r)
 		fprintf(stderr, "zkarena setup: gpu: %s\n", err);

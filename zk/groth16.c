@@ -38,6 +38,7 @@ void zka_vk_free(zka_vk *vk)
 	free(vk->gamma2);
 	free(vk->delta2);
 	free(vk->IC);
+	free(vk->alphabeta12);
 	memset(vk, 0, sizeof *vk);
 }
 

@@ -1,0 +1,10 @@
+# The pipeline end to end on the CPU backend (shell-driven; node parses JSON).
+set(ZKA_SNARKJS_CLI ${CMAKE_SOURCE_DIR}/tests/interop/node_modules/snarkjs/cli.js)
+if(NOT EXISTS ${ZKA_SNARKJS_CLI})
+  set(ZKA_SNARKJS_CLI "")
+endif()
+add_test(NAME pipeline_basic COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/basic.sh $<TARGET_FILE:zkarena> ${ZKA_SNARKJS_CLI})
+add_test(NAME pipeline_crash COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/crash.sh $<TARGET_FILE:zkarena>)
+add_test(NAME pipeline_chaos COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/chaos.sh $<TARGET_FILE:zkarena> 200)
+set_tests_properties(pipeline_basic pipeline_crash PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE)
+set_tests_properties(pipeline_chaos PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE)

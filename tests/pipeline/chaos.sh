@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# chaos.sh ZKARENA [JOBS] - JOBS (default 200) proofs while a killer SIGKILLs a random worker or
+# the daemon every 0.2-1 s: every job DONE exactly once with a proof that verifies, no slot
+# leaked, nothing written twice, nothing stuck. Bounded: gives up after 240 s.
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh" "$1"
+N=${2:-200}
+keys bn128 200 bn || { echo "keys failed"; exit 1; }
+check "arena create" "$ZK" arena create "$NAME" --slots 4 --slot-bytes 1M --jobs 256 --max-attempts 50
+start_run 3
+ids=()
+for i in $(seq 1 "$N"); do ids+=("$(submit "$T/bn.zkey" "$T/bn.wtns" "$T/o/$i")"); done
+[ "${#ids[@]}" = "$N" ] && ok "$N jobs submitted" || ko "submitted ${#ids[@]} of $N"
+# the killer
+(
+	while :; do
+		sleep "0.$((2 + RANDOM % 8))"
+		mapfile -t pids < <(pgrep -f "zkarena-(synth|gpud).* $NAME\$")
+		[ "${#pids[@]}" -gt 0 ] && kill -9 "${pids[RANDOM % ${#pids[@]}]}" 2>/dev/null
+	done
+) &
+killer=$!
+deadline=$((SECONDS + 240))
+done_n=0
+for i in $(seq 1 "$N"); do
+	left=$((deadline - SECONDS))
+	[ "$left" -lt 1 ] && left=1
+	if "$ZK" wait "$NAME" "${ids[$((i - 1))]}" --timeout "$left" >/dev/null 2>&1; then done_n=$((done_n + 1)); fi
+done
+kill "$killer" 2>/dev/null
+wait "$killer" 2>/dev/null
+kills=$(grep -c "killed by signal 9" "$T/run.log")
+echo "     ($kills processes SIGKILLed during the run)"
+[ "$kills" -ge 10 ] && ok "the killer struck $kills times" || ko "only $kills kills"
+[ "$done_n" = "$N" ] && ok "all $N jobs DONE" || ko "$done_n of $N jobs DONE"
+bad=0
+for i in $(seq 1 "$N"); do
+	"$ZK" verify "$T/bn.vk.json" "$T/o/$i/public.json" "$T/o/$i/proof.json" >/dev/null 2>&1 || bad=$((bad + 1))
+done
+[ "$bad" = 0 ] && ok "all $N proofs verify" || ko "$bad proofs do not verify"
+extra=$(find "$T/o" -name '*.tmp*' | wc -l)
+[ "$extra" = 0 ] && ok "no temporary files left" || ko "$extra temporary files left"
+multi=$(for i in $(seq 1 "$N"); do ls "$T/o/$i" | grep -c '^\.zkarena-job-'; done | grep -vc '^1$')
+[ "$multi" = 0 ] && ok "each output directory holds exactly one job's marker" || ko "$multi directories with 0 or several markers"
+twice=$(grep -c "already written before a crash" "$T/run.log")
+echo "     ($twice jobs finished from their marker after the daemon died between writing and DONE)"
+stop_run
+check "arena invariants hold" "$ZK" arena check "$NAME"
+free=$("$ZK" arena status "$NAME" --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const j=JSON.parse(s);console.log(j.slot_states.FREE+' '+j.job_states.DONE)})")
+[ "$free" = "4 $N" ] && ok "no slot leaked, $N jobs DONE in the table" || ko "FREE slots / DONE jobs: $free"
+finish

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# crash.sh ZKARENA - SIGKILL a synthesis worker mid-synthesis: another attempt redoes the job;
+# SIGKILL gpud mid-proof: the restarted gpud proves the same slot without re-synthesis.
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh" "$1"
+keys bn128 500 bn || { echo "keys failed"; exit 1; }
+check "arena create" "$ZK" arena create "$NAME" --slots 2 --slot-bytes 1M
+start_run 1 ZKA_SYNTH_DELAY_MS=1500 ZKA_PROVE_DELAY_MS=1500
+# 1. a worker killed mid-synthesis
+id=$(submit "$T/bn.zkey" "$T/bn.wtns" "$T/o/a")
+if wait_state "$id" SYNTHESIZING 20; then
+	pid=$(jobjson "$id" owner_pid)
+	kill -9 "$pid" && ok "killed worker $pid mid-synthesis" || ko "could not kill worker '$pid'"
+else
+	ko "job never reached SYNTHESIZING"
+fi
+expect 0 "job DONE after the worker's death" "$ZK" wait "$NAME" "$id" --timeout 60
+sc=$(jobjson "$id" synth_count)
+[ "$sc" = 2 ] && ok "synthesized twice (once per attempt)" || ko "synth_count $sc, wanted 2"
+check "its proof verifies" "$ZK" verify "$T/bn.vk.json" "$T/o/a/public.json" "$T/o/a/proof.json"
+grep -q "worker 1 (pid $pid) killed by signal 9" "$T/run.log" && ok "run logs who died" || ko "run.log lacks the death: $(tail -5 "$T/run.log")"
+# 2. gpud killed mid-proof
+id=$(submit "$T/bn.zkey" "$T/bn.wtns" "$T/o/b")
+if wait_state "$id" PROVING 30; then
+	pid=$(jobjson "$id" owner_pid)
+	sleep 0.3
+	kill -9 "$pid" && ok "killed gpud $pid mid-proof" || ko "could not kill gpud '$pid'"
+else
+	ko "job never reached PROVING"
+fi
+expect 0 "job DONE after gpud's death" "$ZK" wait "$NAME" "$id" --timeout 60
+sc=$(jobjson "$id" synth_count)
+[ "$sc" = 1 ] && ok "not re-synthesized (synth_count stays 1)" || ko "synth_count $sc, wanted 1"
+check "its proof verifies" "$ZK" verify "$T/bn.vk.json" "$T/o/b/public.json" "$T/o/b/proof.json"
+grep -q "gpud 0 (pid $pid) killed by signal 9" "$T/run.log" && ok "run logs the daemon's death" || ko "run.log lacks it"
+stop_run
+check "arena invariants hold" "$ZK" arena check "$NAME"
+finish
