@@ -13,6 +13,7 @@
 #include "zk/groth16.h"
 #include "zk/json_io.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -59,6 +60,22 @@ static int write_outputs(const struct zka_job_info *ji, const zka_pk *pk, const 
 			 const uint64_t (*w)[4], char *err, size_t errlen)
 {
 	char pp[ZKA_PATH_MAX + 32], pub[ZKA_PATH_MAX + 32], mk[ZKA_PATH_MAX + 64];
+	/* temporary files of an earlier attempt at this job, killed between create and rename:
+	 * this daemon owns the job now, so no one else is writing them */
+	DIR *d = opendir(ji->out_dir);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d)))
+			if (!strncmp(e->d_name, "proof.json.tmp.", 15) ||
+			    !strncmp(e->d_name, "public.json.tmp.", 16)) {
+				char t[ZKA_PATH_MAX + 300];
+				snprintf(t, sizeof t, "%s/%s", ji->out_dir, e->d_name);
+				if (unlink(t) == 0)
+					logf_("job %llu: removed %s left by a killed attempt",
+					      (unsigned long long)ji->id, t);
+			}
+		closedir(d);
+	}
 	snprintf(pp, sizeof pp, "%s/proof.json", ji->out_dir);
 	snprintf(pub, sizeof pub, "%s/public.json", ji->out_dir);
 	if (zka_public_write_json(pub, pk->curve, w + 1, pk->n_public, err, errlen) ||

@@ -40,7 +40,7 @@ done
 [ "$bad" = 0 ] && ok "all $N proofs verify" || ko "$bad proofs do not verify"
 extra=$(find "$T/o" -name '*.tmp*' | wc -l)
 [ "$extra" = 0 ] && ok "no temporary files left" || ko "$extra temporary files left"
-multi=$(for i in $(seq 1 "$N"); do ls "$T/o/$i" | grep -c '^\.zkarena-job-'; done | grep -vc '^1$')
+multi=$(for i in $(seq 1 "$N"); do ls -A "$T/o/$i" | grep -c '^\.zkarena-job-'; done | grep -vc '^1$')
 [ "$multi" = 0 ] && ok "each output directory holds exactly one job's marker" || ko "$multi directories with 0 or several markers"
 twice=$(grep -c "already written before a crash" "$T/run.log")
 echo "     ($twice jobs finished from their marker after the daemon died between writing and DONE)"
