@@ -8,6 +8,7 @@ static const struct zka_cmd benches[] = {
 	/* ZKA_BENCH_BEGIN */
 	{"prove", zka_bench_prove, "CPU prover vs snarkjs on the same circuit and machine"},
 	{"ring", zka_bench_ring, "cross-process ring handoff latency and throughput vs pipe and eventfd"},
+	{"gpu", zka_bench_gpu, "GPU prover stages over a size sweep, both curves (synthetic keys)"},
 	/* ZKA_BENCH_END */
 };
 

@@ -1,0 +1,135 @@
+/* ec.cuh - points of y^2 = x^3 + b over F (Fq for G1, Fq2 for G2), the same formulas as the
+ * host's zk/ec_tmpl.h so that results are comparable. Affine points use the .zkey layout
+ * (x, y; all zero is infinity); Jacobian points (X, Y, Z) have Z = 0 at infinity and the
+ * same byte layout as the host's CURVE_gN_jac. */
+#pragma once
+#include "cuda/field.cuh"
+
+/* Point operations are out-of-line by default: inlining them everywhere multiplies compile time
+ * (minutes per kernel) for little speed. -DZKG_INLINE_POINTS inlines them. */
+#ifdef ZKG_INLINE_POINTS
+#define ZG_PT __device__ __forceinline__
+#else
+#define ZG_PT __device__ __noinline__
+#endif
+
+template <class F> struct aff_t {
+	F x, y;
+	static constexpr int BYTES = 2 * F::BYTES;
+	ZG_DEV bool is_inf() const { return x.is_zero() && y.is_zero(); }
+	static ZG_DEV aff_t load(const void *p) { return {F::load(p), F::load((const char *)p + F::BYTES)}; }
+	ZG_DEV void store(void *p) const
+	{
+		x.store(p);
+		y.store((char *)p + F::BYTES);
+	}
+};
+
+template <class F> struct jac_t {
+	F X, Y, Z;
+	static constexpr int BYTES = 3 * F::BYTES;
+	static ZG_DEV jac_t inf() { return {F::one(), F::one(), F::zero()}; }
+	ZG_DEV bool is_inf() const { return Z.is_zero(); }
+	static ZG_DEV jac_t load(const void *p)
+	{
+		const char *c = (const char *)p;
+		return {F::load(c), F::load(c + F::BYTES), F::load(c + 2 * F::BYTES)};
+	}
+	ZG_DEV void store(void *p) const
+	{
+		char *c = (char *)p;
+		X.store(c);
+		Y.store(c + F::BYTES);
+		Z.store(c + 2 * F::BYTES);
+	}
+	static ZG_DEV jac_t from_aff(const aff_t<F> &a)
+	{
+		if (a.is_inf())
+			return inf();
+		return {a.x, a.y, F::one()};
+	}
+	ZG_DEV jac_t neg() const { return {X, Y.neg(), Z}; }
+
+	/* dbl-2009-l (a = 0) */
+	ZG_PT jac_t dbl() const
+	{
+		if (is_inf())
+			return *this;
+		F A = X.sqr(), B = Y.sqr(), C = B.sqr();
+		F D = (X + B).sqr() - A - C;
+		D = D.dbl();
+		F E = A.dbl() + A;
+		F Fv = E.sqr();
+		jac_t r;
+		r.Z = (Y * Z).dbl();
+		r.X = Fv - D - D;
+		C = C.dbl().dbl().dbl();
+		r.Y = E * (D - r.X) - C;
+		return r;
+	}
+
+	/* add-2007-bl, infinity and p == q handled */
+	ZG_PT jac_t add(const jac_t &q) const
+	{
+		if (is_inf())
+			return q;
+		if (q.is_inf())
+			return *this;
+		F z1z1 = Z.sqr(), z2z2 = q.Z.sqr();
+		F u1 = X * z2z2, u2 = q.X * z1z1;
+		F s1 = Y * q.Z * z2z2, s2 = q.Y * Z * z1z1;
+		F h = u2 - u1, rr = s2 - s1;
+		if (h.is_zero()) {
+			if (rr.is_zero())
+				return dbl();
+			return inf();
+		}
+		rr = rr.dbl();
+		F i = h.dbl().sqr();
+		F j = h * i;
+		F v = u1 * i;
+		jac_t r;
+		r.Z = ((Z + q.Z).sqr() - z1z1 - z2z2) * h;
+		r.X = rr.sqr() - j - v - v;
+		r.Y = rr * (v - r.X) - (s1 * j).dbl();
+		return r;
+	}
+
+	/* madd-2007-bl with q affine, infinity and p == q handled */
+	ZG_PT jac_t add_aff(const aff_t<F> &q) const
+	{
+		if (q.is_inf())
+			return *this;
+		if (is_inf())
+			return from_aff(q);
+		F z1z1 = Z.sqr();
+		F u2 = q.x * z1z1;
+		F s2 = q.y * Z * z1z1;
+		F h = u2 - X, rr = s2 - Y;
+		if (h.is_zero()) {
+			if (rr.is_zero())
+				return dbl();
+			return inf();
+		}
+		rr = rr.dbl();
+		F hh = h.sqr();
+		F i = hh.dbl().dbl();
+		F j = h * i;
+		F v = X * i;
+		jac_t r;
+		r.Z = (Z + h).sqr() - z1z1 - hh;
+		F y1j = Y * j;
+		r.X = rr.sqr() - j - v - v;
+		r.Y = rr * (v - r.X) - y1j.dbl();
+		return r;
+	}
+
+	ZG_PT aff_t<F> to_aff() const
+	{
+		if (is_inf())
+			return {F::zero(), F::zero()};
+		F zi = Z.inv();
+		F zi2 = zi.sqr();
+		return {X * zi2, Y * zi2 * zi};
+	}
+};

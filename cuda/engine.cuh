@@ -1,0 +1,875 @@
+/* engine.cuh - the prover's kernels and their host drivers, generic over the curve.
+ * Included once per curve (bn254.cu, bls12_381.cu) with ZKG_TRAITS and ZKG_OPS_NAME defined. */
+#pragma once
+#include <cub/cub.cuh>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuda/ec.cuh"
+#include "cuda/host.h"
+#include "cuda/internal.cuh"
+
+namespace zkg {
+
+struct seeds {
+	uint64_t v[32][4];
+};
+
+static inline double now_s()
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+template <class Fr> ZG_DEV Fr seed(const seeds &s, int b)
+{
+	Fr r;
+#pragma unroll
+	for (int i = 0; i < Fr::N; i++)
+		r.v[i] = (uint32_t)(s.v[b][i / 2] >> (32 * (i & 1)));
+	return r;
+}
+
+/* ---------------- NTT ---------------- */
+
+/* out[i] = prod over set bits b of i of s[b] (powers of a root from its repeated squares) */
+template <class Fr> __global__ void k_powers(Fr *out, uint32_t count, seeds s)
+{
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= count)
+		return;
+	Fr acc = Fr::one();
+	for (int b = 0; b < 32; b++)
+		if ((i >> b) & 1)
+			acc = acc * seed<Fr>(s, b);
+	acc.store(&out[i]);
+}
+
+/* out[i] = inc^bitrev(i) / n: the coset factor of the coefficient that sits at position i
+ * after the (bit-reversing) inverse NTT */
+template <class Fr> __global__ void k_coset(Fr *out, uint32_t logn, seeds s, seeds ninv)
+{
+	uint32_t n = 1u << logn;
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	uint32_t j = __brev(i) >> (32 - logn);
+	Fr acc = seed<Fr>(ninv, 0);
+	for (int b = 0; b < 32; b++)
+		if ((j >> b) & 1)
+			acc = acc * seed<Fr>(s, b);
+	acc.store(&out[i]);
+}
+
+/* One radix-2 stage of half-size m = 2^lm. DIF (natural in, bit-reversed out):
+ * (u, v) -> (u + v, (u - v) w^j). DIT (bit-reversed in, natural out): (u, v w^j) -> (u + v', u - v'). */
+template <class Fr, bool DIT> __global__ void k_stage(Fr *x, uint32_t logn, uint32_t lm, const Fr *tw)
+{
+	uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+	if (t >= (1u << (logn - 1)))
+		return;
+	uint32_t m = 1u << lm;
+	uint32_t j = t & (m - 1);
+	uint32_t i0 = ((t >> lm) << (lm + 1)) + j, i1 = i0 + m;
+	Fr u = Fr::load(&x[i0]), v = Fr::load(&x[i1]);
+	Fr w = Fr::load(&tw[j << (logn - 1 - lm)]);
+	if (DIT) {
+		v = v * w;
+		(u + v).store(&x[i0]);
+		(u - v).store(&x[i1]);
+	} else {
+		(u + v).store(&x[i0]);
+		((u - v) * w).store(&x[i1]);
+	}
+}
+
+/* Several radix-2 stages in shared memory: stages lo .. lo+k-1 (DIT ascending, DIF descending).
+ * A group is the 2^k elements base + t 2^lo (t < 2^k) that those stages mix; a block holds
+ * tile/2^k groups with consecutive g, so that loads with the group index fastest are coalesced
+ * (when lo = 0 the groups are contiguous and t is fastest instead). */
+template <class Fr, bool DIT>
+__global__ void __launch_bounds__(512) k_stages(Fr *x, uint32_t logn, uint32_t lo, uint32_t k, const Fr *tw)
+{
+	extern __shared__ uint4 smem_raw[];
+	Fr *sm = (Fr *)smem_raw;
+	const uint32_t tile = blockDim.x * 2, T = 1u << k, G = tile >> k, lomask = (1u << lo) - 1;
+	for (uint32_t e = threadIdx.x; e < tile; e += blockDim.x) {
+		uint32_t gl, t;
+		if (lo == 0) {
+			gl = e >> k;
+			t = e & (T - 1);
+		} else {
+			gl = e % G;
+			t = e / G;
+		}
+		uint32_t g = blockIdx.x * G + gl;
+		size_t addr = ((size_t)(g >> lo) << (lo + k)) + (g & lomask) + ((size_t)t << lo);
+		Fr::load(&x[addr]).store(&sm[gl * T + t]);
+	}
+	__syncthreads();
+	for (uint32_t s = 0; s < k; s++) {
+		uint32_t lm = DIT ? lo + s : lo + k - 1 - s, lml = lm - lo;
+		for (uint32_t b = threadIdx.x; b < tile / 2; b += blockDim.x) {
+			uint32_t gl = b >> (k - 1), tb = b & (T / 2 - 1);
+			uint32_t jl = tb & ((1u << lml) - 1);
+			uint32_t t0 = ((tb >> lml) << (lml + 1)) + jl, t1 = t0 + (1u << lml);
+			uint32_t g = blockIdx.x * G + gl;
+			uint32_t j = (g & lomask) + (jl << lo);
+			Fr w = Fr::load(&tw[(size_t)j << (logn - 1 - lm)]);
+			Fr u = Fr::load(&sm[gl * T + t0]), v = Fr::load(&sm[gl * T + t1]);
+			if (DIT) {
+				v = v * w;
+				(u + v).store(&sm[gl * T + t0]);
+				(u - v).store(&sm[gl * T + t1]);
+			} else {
+				(u + v).store(&sm[gl * T + t0]);
+				((u - v) * w).store(&sm[gl * T + t1]);
+			}
+		}
+		__syncthreads();
+	}
+	for (uint32_t e = threadIdx.x; e < tile; e += blockDim.x) {
+		uint32_t gl, t;
+		if (lo == 0) {
+			gl = e >> k;
+			t = e & (T - 1);
+		} else {
+			gl = e % G;
+			t = e / G;
+		}
+		uint32_t g = blockIdx.x * G + gl;
+		size_t addr = ((size_t)(g >> lo) << (lo + k)) + (g & lomask) + ((size_t)t << lo);
+		Fr::load(&sm[gl * T + t]).store(&x[addr]);
+	}
+}
+
+template <class Fr> __global__ void k_mul_table(Fr *x, const Fr *t, uint32_t n)
+{
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		(Fr::load(&x[i]) * Fr::load(&t[i])).store(&x[i]);
+}
+
+template <class Fr> __global__ void k_mul_const(Fr *x, uint32_t n, seeds k)
+{
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		(Fr::load(&x[i]) * seed<Fr>(k, 0)).store(&x[i]);
+}
+
+template <class Fr> __global__ void k_bitrev(Fr *x, uint32_t logn)
+{
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= (1u << logn))
+		return;
+	uint32_t j = __brev(i) >> (32 - logn);
+	if (i < j) {
+		Fr a = Fr::load(&x[i]), b = Fr::load(&x[j]);
+		a.store(&x[j]);
+		b.store(&x[i]);
+	}
+}
+
+/* h = (a b - c) out of Montgomery form */
+template <class Fr> __global__ void k_hfinal(const Fr *a, const Fr *b, const Fr *c, Fr *h, uint32_t n)
+{
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		(Fr::load(&a[i]) * Fr::load(&b[i]) - Fr::load(&c[i])).from_mont().store(&h[i]);
+}
+
+/* ---------------- MSM ---------------- */
+
+struct scal {
+	uint32_t v[8];
+};
+
+ZG_DEV scal load_scalar(const void *p)
+{
+	const uint4 *q = (const uint4 *)p;
+	uint4 a = q[0], b = q[1];
+	return {{a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w}};
+}
+
+ZG_DEV int scalar_kind(const scal &k) /* 0: zero, 1: one, 2: other */
+{
+	uint32_t hi = k.v[1] | k.v[2] | k.v[3] | k.v[4] | k.v[5] | k.v[6] | k.v[7];
+	if (hi)
+		return 2;
+	return k.v[0] <= 1 ? (int)k.v[0] : 2;
+}
+
+/* Signed c-bit digits; for SCATTER false counts entries per bucket, for true writes them. Bucket
+ * w*M + |d| - 1 receives point i (bit 31 set when d < 0). Scalars 0 and 1 produce no entries. */
+template <bool SCATTER>
+__global__ void k_digits(const scal *ks, uint32_t n, int c, int W, uint32_t *counts, const uint32_t *offsets,
+			 uint32_t *vals)
+{
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	scal k = load_scalar(&ks[i]);
+	if (scalar_kind(k) < 2)
+		return;
+	uint32_t M = 1u << (c - 1), mask = (1u << c) - 1, carry = 0;
+	for (int w = 0; w < W; w++) {
+		int bit = w * c, limb = bit >> 5, sh = bit & 31;
+		uint32_t v = 0;
+		if (limb < 8) {
+			v = k.v[limb] >> sh;
+			if (sh && limb + 1 < 8)
+				v |= k.v[limb + 1] << (32 - sh);
+		}
+		v = (v & mask) + carry;
+		uint32_t neg = 0;
+		if (v > M) {
+			v = (1u << c) - v;
+			neg = 1;
+			carry = 1;
+		} else {
+			carry = 0;
+		}
+		if (v) {
+			uint32_t b = w * M + v - 1;
+			uint32_t slot = atomicAdd(&counts[b], 1u);
+			if (SCATTER)
+				vals[offsets[b] + slot] = i | (neg << 31);
+		}
+	}
+}
+
+template <class F>
+__global__ void k_bucket(const aff_t<F> *pts, const uint32_t *vals, const uint32_t *offsets, uint32_t nb,
+			 jac_t<F> *buckets)
+{
+	uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+	if (b >= nb)
+		return;
+	uint32_t s = offsets[b], e = offsets[b + 1];
+	jac_t<F> acc = jac_t<F>::inf();
+	for (uint32_t k = s; k < e; k++) {
+		uint32_t v = vals[k];
+		aff_t<F> p = aff_t<F>::load(&pts[v & 0x7fffffffu]);
+		if (v >> 31)
+			p.y = p.y.neg();
+		acc = acc.add_aff(p);
+	}
+	acc.store(&buckets[b]);
+}
+
+/* Segment j of L buckets of window w: U = sum_k (j L + k + 1) B_k, by a running sum from the
+ * top and a small scalar multiplication. */
+template <class F>
+__global__ void k_seg(const jac_t<F> *buckets, uint32_t M, uint32_t L, uint32_t nseg_total, jac_t<F> *segs)
+{
+	uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+	if (t >= nseg_total)
+		return;
+	uint32_t per = M / L, w = t / per, j = t % per;
+	const jac_t<F> *B = buckets + (size_t)w * M + (size_t)j * L;
+	jac_t<F> S = jac_t<F>::inf(), T = jac_t<F>::inf();
+	for (int k = (int)L - 1; k >= 0; k--) {
+		S = S.add(jac_t<F>::load(&B[k]));
+		T = T.add(S);
+	}
+	uint32_t mult = j * L;
+	if (mult) {
+		jac_t<F> Q = jac_t<F>::inf();
+		for (int b = 31 - __clz(mult); b >= 0; b--) {
+			Q = Q.dbl();
+			if ((mult >> b) & 1)
+				Q = Q.add(S);
+		}
+		T = T.add(Q);
+	}
+	T.store(&segs[t]);
+}
+
+/* out[g] = sum of in[g*m .. g*m+m), one block of ZKG_SUM_T threads per group */
+#define ZKG_SUM_T 128
+template <class F> __global__ void k_sum(const jac_t<F> *in, uint32_t m, jac_t<F> *out)
+{
+	extern __shared__ uint4 smem_raw[];
+	jac_t<F> *sm = (jac_t<F> *)smem_raw;
+	uint32_t g = blockIdx.x, tid = threadIdx.x;
+	jac_t<F> acc = jac_t<F>::inf();
+	for (uint32_t j = tid; j < m; j += ZKG_SUM_T)
+		acc = acc.add(jac_t<F>::load(&in[(size_t)g * m + j]));
+	sm[tid] = acc;
+	__syncthreads();
+	for (uint32_t s = ZKG_SUM_T / 2; s > 0; s >>= 1) {
+		if (tid < s)
+			sm[tid] = sm[tid].add(sm[tid + s]);
+		__syncthreads();
+	}
+	if (tid == 0)
+		sm[0].store(&out[g]);
+}
+
+/* Sum of the points whose scalar is 1: per-block partial sums */
+template <class F>
+__global__ void k_ones(const aff_t<F> *pts, const scal *ks, uint32_t n, jac_t<F> *partials)
+{
+	extern __shared__ uint4 smem_raw[];
+	jac_t<F> *sm = (jac_t<F> *)smem_raw;
+	uint32_t tid = threadIdx.x;
+	jac_t<F> acc = jac_t<F>::inf();
+	for (uint32_t i = blockIdx.x * ZKG_SUM_T + tid; i < n; i += gridDim.x * ZKG_SUM_T)
+		if (scalar_kind(load_scalar(&ks[i])) == 1)
+			acc = acc.add_aff(aff_t<F>::load(&pts[i]));
+	sm[tid] = acc;
+	__syncthreads();
+	for (uint32_t s = ZKG_SUM_T / 2; s > 0; s >>= 1) {
+		if (tid < s)
+			sm[tid] = sm[tid].add(sm[tid + s]);
+		__syncthreads();
+	}
+	if (tid == 0)
+		sm[0].store(&partials[blockIdx.x]);
+}
+
+/* ---------------- fixed base, field tests ---------------- */
+
+template <class F>
+__global__ void k_fixed(const aff_t<F> *table, const scal *ks, uint32_t n, aff_t<F> *out)
+{
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	scal k = load_scalar(&ks[i]);
+	jac_t<F> acc = jac_t<F>::inf();
+	for (int j = 0; j < 32; j++) {
+		uint32_t d = (k.v[j >> 2] >> (8 * (j & 3))) & 0xff;
+		if (d)
+			acc = acc.add_aff(aff_t<F>::load(&table[j * 256 + d]));
+	}
+	acc.to_aff().store(&out[i]);
+}
+
+template <class F> __global__ void k_fop(int op, const F *a, const F *b, F *out, uint32_t n)
+{
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	F x = F::load(&a[i]), y = F::load(&b[i]), r;
+	switch (op) {
+	case 0: r = x + y; break;
+	case 1: r = x - y; break;
+	case 2: r = x * y; break;
+	case 3: r = x.sqr(); break;
+	case 4: r = x.inv(); break;
+	default: r = x; break;
+	}
+	r.store(&out[i]);
+}
+template <class P> __global__ void k_from_mont(const fp<P> *a, fp<P> *out, uint32_t n)
+{
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		fp<P>::load(&a[i]).from_mont().store(&out[i]);
+}
+
+static inline unsigned nblk(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
+
+/* ---------------- host drivers ---------------- */
+
+template <class TR> struct eng {
+	using Fr = typename TR::Fr;
+	using Fq = typename TR::Fq;
+	using Fq2 = fp2<Fq>;
+	using G1 = jac_t<Fq>;
+	using G1A = aff_t<Fq>;
+	using G2 = jac_t<Fq2>;
+	using G2A = aff_t<Fq2>;
+	static constexpr int CURVE = TR::CURVE;
+	static constexpr int ONES_BLOCKS = 264;
+	static constexpr size_t WSLOT = 66 * sizeof(G2); /* window sums (+ the ones sum) of one MSM */
+
+	static seeds mk1(const uint64_t v[4])
+	{
+		seeds s;
+		memset(&s, 0, sizeof s);
+		memcpy(s.v[0], v, 32);
+		return s;
+	}
+
+	/* twiddle tables for 2^logn: tw, itw (n/2 each), cs (n) */
+	static int tables(zka_gpu *g, uint32_t logn, Fr *tw, Fr *itw, Fr *cs, char *err, size_t errlen)
+	{
+		zkg_roots r;
+		zkg_host_roots(CURVE, logn, &r);
+		seeds fw, iw, inc;
+		memcpy(fw.v, r.fw, sizeof fw.v);
+		memcpy(iw.v, r.iw, sizeof iw.v);
+		memcpy(inc.v, r.inc, sizeof inc.v);
+		uint32_t h = 1u << (logn - 1);
+		k_powers<Fr><<<nblk(h, 256), 256, 0, g->s>>>(tw, h, fw);
+		CKL();
+		k_powers<Fr><<<nblk(h, 256), 256, 0, g->s>>>(itw, h, iw);
+		CKL();
+		if (cs) {
+			k_coset<Fr><<<nblk(2 * h, 256), 256, 0, g->s>>>(cs, logn, inc, mk1(r.ninv));
+			CKL();
+		}
+		return 0;
+	}
+
+	/* all logn stages: passes of up to 8 stages in shared memory (tiles of <= 1024 elements) */
+	static int ntt_pass(zka_gpu *g, Fr *x, uint32_t logn, const Fr *tw, bool dit, char *err, size_t errlen)
+	{
+		uint32_t npass = (logn + 7) / 8, done = 0;
+		uint32_t tile = logn >= 10 ? 1024 : 1u << logn;
+		for (uint32_t p = 0; p < npass; p++) {
+			uint32_t k = (logn - done) / (npass - p); /* balanced split */
+			uint32_t lo = dit ? done : logn - done - k;
+			size_t nblocks = ((size_t)1 << logn) / tile;
+			size_t sh = tile * sizeof(Fr);
+			if (dit)
+				k_stages<Fr, true><<<(unsigned)nblocks, tile / 2, sh, g->s>>>(x, logn, lo, k, tw);
+			else
+				k_stages<Fr, false><<<(unsigned)nblocks, tile / 2, sh, g->s>>>(x, logn, lo, k, tw);
+			CKL();
+			done += k;
+		}
+		return 0;
+	}
+
+	/* a, b, c (device, Montgomery) -> h (device, standard form) */
+	static int hpoly_dev(zka_gpu *g, uint32_t logn, Fr *a, Fr *b, Fr *c, Fr *h, const Fr *tw, const Fr *itw,
+			     const Fr *cs, char *err, size_t errlen)
+	{
+		uint32_t n = 1u << logn;
+		Fr *xs[3] = {a, b, c};
+		for (int k = 0; k < 3; k++) {
+			CKR(ntt_pass(g, xs[k], logn, itw, false, err, errlen));
+			k_mul_table<Fr><<<nblk(n, 256), 256, 0, g->s>>>(xs[k], cs, n);
+			CKL();
+			CKR(ntt_pass(g, xs[k], logn, tw, true, err, errlen));
+		}
+		k_hfinal<Fr><<<nblk(n, 256), 256, 0, g->s>>>(a, b, c, h, n);
+		CKL();
+		return 0;
+	}
+
+	/* ---- MSM ---- */
+	static int grow(void **p, size_t *cap, size_t need, char *err, size_t errlen)
+	{
+		if (*cap >= need)
+			return 0;
+		if (*p)
+			CK(cudaFree(*p));
+		*p = NULL;
+		*cap = 0;
+		CK(cudaMalloc(p, need));
+		*cap = need;
+		return 0;
+	}
+
+	static int prepare(zka_gpu *g, zkg_msm_scratch *m, const void *d_scalars, size_t n, char *err, size_t errlen)
+	{
+		int lg = 0;
+		while (((size_t)1 << (lg + 1)) <= n)
+			lg++;
+		int c = lg - 4;
+		if (c < 4)
+			c = 4;
+		if (c > 18)
+			c = 18;
+		int W = (TR::FR_BITS + 1 + c - 1) / c;
+		uint32_t M = 1u << (c - 1);
+		size_t nb = (size_t)W * M;
+		m->c = c;
+		m->W = W;
+		m->M = M;
+		m->n = n;
+		m->d_scalars = d_scalars;
+		/* counts, offsets and cursor in one allocation */
+		size_t cc = 0;
+		if (m->counts_cap < nb + 1) {
+			if (m->d_counts)
+				CK(cudaFree(m->d_counts));
+			m->d_counts = NULL;
+			m->counts_cap = 0;
+			CK(cudaMalloc(&m->d_counts, 3 * (nb + 1) * sizeof(uint32_t)));
+			m->counts_cap = nb + 1;
+		}
+		(void)cc;
+		m->d_offsets = m->d_counts + m->counts_cap;
+		m->d_cursor = m->d_offsets + m->counts_cap;
+		size_t vb = n * (size_t)W * sizeof(uint32_t);
+		size_t vcap = m->vals_cap * sizeof(uint32_t);
+		CKR(grow((void **)&m->d_vals, &vcap, vb, err, errlen));
+		m->vals_cap = vcap / sizeof(uint32_t);
+		size_t tmp = 0;
+		CK(cub::DeviceScan::ExclusiveSum(NULL, tmp, m->d_counts, m->d_offsets, (int)(nb + 1), g->s));
+		CKR(grow(&m->d_cub, &m->cub_bytes, tmp, err, errlen));
+		size_t L = M < 32 ? M : 32;
+		CKR(grow(&m->d_buckets, &m->bucket_bytes, nb * sizeof(G2), err, errlen));
+		CKR(grow(&m->d_segs, &m->seg_bytes, (nb / L) * sizeof(G2), err, errlen));
+		if (!m->d_wsum)
+			CK(cudaMalloc(&m->d_wsum, 8 * WSLOT));
+		if (!m->d_ones_part)
+			CK(cudaMalloc(&m->d_ones_part, ONES_BLOCKS * sizeof(G2)));
+		if (!m->d_ones)
+			CK(cudaMalloc(&m->d_ones, 8 * sizeof(G2)));
+
+		CK(cudaMemsetAsync(m->d_counts, 0, (nb + 1) * sizeof(uint32_t), g->s));
+		k_digits<false><<<nblk(n, 256), 256, 0, g->s>>>((const scal *)d_scalars, (uint32_t)n, c, W,
+								  m->d_counts, NULL, NULL);
+		CKL();
+		tmp = m->cub_bytes;
+		CK(cub::DeviceScan::ExclusiveSum(m->d_cub, tmp, m->d_counts, m->d_offsets, (int)(nb + 1), g->s));
+		CK(cudaMemsetAsync(m->d_cursor, 0, (nb + 1) * sizeof(uint32_t), g->s));
+		k_digits<true><<<nblk(n, 256), 256, 0, g->s>>>((const scal *)d_scalars, (uint32_t)n, c, W,
+								 m->d_cursor, m->d_offsets, m->d_vals);
+		CKL();
+		return 0;
+	}
+
+	/* Device part of one MSM over the prepared scalars; window sums into slot */
+	template <class F>
+	static int run(zka_gpu *g, zkg_msm_scratch *m, const void *d_points, int slot, char *err, size_t errlen)
+	{
+		using J = jac_t<F>;
+		using A = aff_t<F>;
+		size_t nb = (size_t)m->W * m->M;
+		uint32_t L = m->M < 32 ? m->M : 32;
+		k_bucket<F><<<nblk(nb, 128), 128, 0, g->s>>>((const A *)d_points, m->d_vals, m->d_offsets,
+							      (uint32_t)nb, (J *)m->d_buckets);
+		CKL();
+		uint32_t nseg = (uint32_t)(nb / L);
+		k_seg<F><<<nblk(nseg, 128), 128, 0, g->s>>>((const J *)m->d_buckets, m->M, L, nseg, (J *)m->d_segs);
+		CKL();
+		size_t sh = ZKG_SUM_T * sizeof(J);
+		J *ws = (J *)((char *)m->d_wsum + slot * WSLOT);
+		k_sum<F><<<m->W, ZKG_SUM_T, sh, g->s>>>((const J *)m->d_segs, nseg / m->W, ws);
+		CKL();
+		k_ones<F><<<ONES_BLOCKS, ZKG_SUM_T, sh, g->s>>>((const A *)d_points, (const scal *)m->d_scalars,
+								 (uint32_t)m->n, (J *)m->d_ones_part);
+		CKL();
+		k_sum<F><<<1, ZKG_SUM_T, sh, g->s>>>((const J *)m->d_ones_part, ONES_BLOCKS, (J *)m->d_ones);
+		CKL();
+		/* the ones result goes right after the window sums of the slot */
+		CK(cudaMemcpyAsync((char *)ws + m->W * sizeof(J), m->d_ones, sizeof(J), cudaMemcpyDeviceToDevice, g->s));
+		return 0;
+	}
+
+	/* window sums of slot (already on the host in hbuf) -> Jacobian result */
+	static void combine(int g2, const void *hslot, int W, int c, void *out)
+	{
+		size_t js = g2 ? sizeof(G2) : sizeof(G1);
+		zkg_host_combine(CURVE, g2, hslot, W, c, (const char *)hslot + W * js, out);
+	}
+
+	static int msm(zka_gpu *g, int g2, const void *points, const uint64_t (*k)[4], size_t n, void *out,
+		       double *dev_s, char *err, size_t errlen)
+	{
+		zkg_msm_scratch m;
+		memset(&m, 0, sizeof m);
+		size_t ab = g2 ? sizeof(G2A) : sizeof(G1A);
+		void *d_p = NULL, *d_k = NULL;
+		int rc = msm_inner(g, &m, g2, points, k, n, out, dev_s, &d_p, &d_k, ab, err, errlen);
+		cudaFree(d_p);
+		cudaFree(d_k);
+		zkg_msm_scratch_free(&m);
+		return rc;
+	}
+	static int msm_inner(zka_gpu *g, zkg_msm_scratch *m, int g2, const void *points, const uint64_t (*k)[4],
+			     size_t n, void *out, double *dev_s, void **d_p, void **d_k, size_t ab, char *err,
+			     size_t errlen)
+	{
+		if (n == 0) {
+			memset(out, 0, ab);
+			return 0;
+		}
+		CK(cudaMalloc(d_p, n * ab));
+		CK(cudaMalloc(d_k, n * 32));
+		CK(cudaMemcpyAsync(*d_p, points, n * ab, cudaMemcpyHostToDevice, g->s));
+		CK(cudaMemcpyAsync(*d_k, k, n * 32, cudaMemcpyHostToDevice, g->s));
+		CK(cudaEventRecord(g->ev[0], g->s));
+		CKR(prepare(g, m, *d_k, n, err, errlen));
+		if (g2)
+			CKR(run<Fq2>(g, m, *d_p, 0, err, errlen));
+		else
+			CKR(run<Fq>(g, m, *d_p, 0, err, errlen));
+		CK(cudaEventRecord(g->ev[1], g->s));
+		static __thread uint8_t hs[WSLOT];
+		CK(cudaMemcpyAsync(hs, m->d_wsum, WSLOT, cudaMemcpyDeviceToHost, g->s));
+		CK(cudaStreamSynchronize(g->s));
+		double t0 = now_s();
+		uint8_t jac[sizeof(G2)];
+		combine(g2, hs, m->W, m->c, jac);
+		zkg_host_to_aff(CURVE, g2, jac, out);
+		if (dev_s) {
+			float ms;
+			CK(cudaEventElapsedTime(&ms, g->ev[0], g->ev[1]));
+			*dev_s = ms * 1e-3 + (now_s() - t0);
+		}
+		return 0;
+	}
+
+	/* ---- key and prover ---- */
+	static int key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key *k, char *err, size_t errlen)
+	{
+		size_t g1 = sizeof(G1A), g2 = sizeof(G2A), nv = pk->n_vars, nd = pk->domain_size;
+		if (pk->domain_size < 2 || (pk->domain_size & (pk->domain_size - 1)) ||
+		    pk->n_public + 1 > pk->n_vars) {
+			zkg_errf(err, errlen, "zka_gpu_key_load: bad key shape (domain %u, n_vars %u, n_public %u)",
+				 pk->domain_size, pk->n_vars, pk->n_public);
+			return -EINVAL;
+		}
+		CK(cudaMalloc(&k->d_A, nv * g1));
+		CK(cudaMalloc(&k->d_B1, nv * g1));
+		CK(cudaMalloc(&k->d_B2, nv * g2));
+		CK(cudaMalloc(&k->d_C, nv * g1));
+		CK(cudaMalloc(&k->d_H, nd * g1));
+		CK(cudaMemcpyAsync(k->d_A, pk->A, nv * g1, cudaMemcpyHostToDevice, g->s));
+		CK(cudaMemcpyAsync(k->d_B1, pk->B1, nv * g1, cudaMemcpyHostToDevice, g->s));
+		CK(cudaMemcpyAsync(k->d_B2, pk->B2, nv * g2, cudaMemcpyHostToDevice, g->s));
+		size_t pre = (size_t)pk->n_public + 1;
+		CK(cudaMemsetAsync(k->d_C, 0, pre * g1, g->s));
+		if (nv > pre)
+			CK(cudaMemcpyAsync((char *)k->d_C + pre * g1, pk->C, (nv - pre) * g1, cudaMemcpyHostToDevice, g->s));
+		CK(cudaMemcpyAsync(k->d_H, pk->H, nd * g1, cudaMemcpyHostToDevice, g->s));
+		CK(cudaMalloc(&k->d_tw, nd / 2 * sizeof(Fr)));
+		CK(cudaMalloc(&k->d_itw, nd / 2 * sizeof(Fr)));
+		CK(cudaMalloc(&k->d_cs, nd * sizeof(Fr)));
+		CKR(tables(g, pk->log_domain, (Fr *)k->d_tw, (Fr *)k->d_itw, (Fr *)k->d_cs, err, errlen));
+		CK(cudaMalloc(&k->d_a, nd * sizeof(Fr)));
+		CK(cudaMalloc(&k->d_b, nd * sizeof(Fr)));
+		CK(cudaMalloc(&k->d_c, nd * sizeof(Fr)));
+		CK(cudaMalloc(&k->d_h, nd * sizeof(Fr)));
+		CK(cudaMalloc(&k->d_w, nv * sizeof(Fr)));
+		CK(cudaStreamSynchronize(g->s));
+		return 0;
+	}
+
+	static int prove(zka_gpu *g, zka_gpu_key *k, const uint64_t (*a)[4], const uint64_t (*b)[4],
+			 const uint64_t (*c)[4], const uint64_t (*w)[4], const zka_rs *rs, zka_proof *proof,
+			 char *err, size_t errlen)
+	{
+		double t0 = now_s();
+		size_t nd = k->domain, nv = k->n_vars;
+		cudaEvent_t *ev = g->ev;
+		CK(cudaEventRecord(ev[0], g->s));
+		CK(cudaMemcpyAsync(k->d_a, a, nd * 32, cudaMemcpyHostToDevice, g->s));
+		CK(cudaMemcpyAsync(k->d_b, b, nd * 32, cudaMemcpyHostToDevice, g->s));
+		CK(cudaMemcpyAsync(k->d_c, c, nd * 32, cudaMemcpyHostToDevice, g->s));
+		CK(cudaMemcpyAsync(k->d_w, w, nv * 32, cudaMemcpyHostToDevice, g->s));
+		CK(cudaEventRecord(ev[1], g->s));
+		CKR(hpoly_dev(g, k->logn, (Fr *)k->d_a, (Fr *)k->d_b, (Fr *)k->d_c, (Fr *)k->d_h, (const Fr *)k->d_tw,
+			      (const Fr *)k->d_itw, (const Fr *)k->d_cs, err, errlen));
+		CK(cudaEventRecord(ev[2], g->s));
+		zkg_msm_scratch *m = &k->ms;
+		CKR(prepare(g, m, k->d_w, nv, err, errlen));
+		CKR(run<Fq>(g, m, k->d_A, 0, err, errlen));
+		CKR(run<Fq>(g, m, k->d_B1, 1, err, errlen));
+		CKR(run<Fq>(g, m, k->d_C, 2, err, errlen));
+		int cw = m->c, Ww = m->W;
+		CK(cudaEventRecord(ev[3], g->s));
+		CKR(run<Fq2>(g, m, k->d_B2, 3, err, errlen));
+		CK(cudaEventRecord(ev[4], g->s));
+		CKR(prepare(g, m, k->d_h, nd, err, errlen));
+		CKR(run<Fq>(g, m, k->d_H, 4, err, errlen));
+		int ch = m->c, Wh = m->W;
+		CK(cudaEventRecord(ev[5], g->s));
+		static __thread uint8_t hs[5 * WSLOT];
+		CK(cudaMemcpyAsync(hs, m->d_wsum, 5 * WSLOT, cudaMemcpyDeviceToHost, g->s));
+		CK(cudaStreamSynchronize(g->s));
+		double t1 = now_s();
+		uint8_t jA[sizeof(G1)], jB1[sizeof(G1)], jC[sizeof(G1)], jH[sizeof(G1)], jB2[sizeof(G2)];
+		combine(0, hs + 0 * WSLOT, Ww, cw, jA);
+		combine(0, hs + 1 * WSLOT, Ww, cw, jB1);
+		combine(0, hs + 2 * WSLOT, Ww, cw, jC);
+		double t2 = now_s();
+		combine(1, hs + 3 * WSLOT, Ww, cw, jB2);
+		double t3 = now_s();
+		combine(0, hs + 4 * WSLOT, Wh, ch, jH);
+		double t4 = now_s();
+		zkg_host_finish(&k->pk, jA, jB1, jB2, jC, jH, rs, proof);
+		double t5 = now_s();
+		float e01, e12, e23, e34, e45;
+		CK(cudaEventElapsedTime(&e01, ev[0], ev[1]));
+		CK(cudaEventElapsedTime(&e12, ev[1], ev[2]));
+		CK(cudaEventElapsedTime(&e23, ev[2], ev[3]));
+		CK(cudaEventElapsedTime(&e34, ev[3], ev[4]));
+		CK(cudaEventElapsedTime(&e45, ev[4], ev[5]));
+		zka_gpu_times *t = &g->last;
+		t->h2d = e01 * 1e-3;
+		t->ntt = e12 * 1e-3;
+		t->msm_g1 = (e23 + e45) * 1e-3 + (t2 - t1) + (t4 - t3);
+		t->msm_g2 = e34 * 1e-3 + (t3 - t2);
+		t->finish = t5 - t4;
+		t->total = t5 - t0;
+		return 0;
+	}
+
+	/* ---- building blocks for tests and benchmarks ---- */
+	static int ntt(zka_gpu *g, uint32_t logn, uint64_t (*x)[4], int inverse, double *dev_s, char *err,
+		       size_t errlen)
+	{
+		void *d[3] = {NULL, NULL, NULL};
+		int rc = ntt_inner(g, logn, x, inverse, dev_s, d, err, errlen);
+		for (int i = 0; i < 3; i++)
+			cudaFree(d[i]);
+		return rc;
+	}
+	static int ntt_inner(zka_gpu *g, uint32_t logn, uint64_t (*x)[4], int inverse, double *dev_s, void **d,
+			     char *err, size_t errlen)
+	{
+		if (logn < 1 || logn > 28) {
+			zkg_errf(err, errlen, "zka_gpu_ntt: logn %u out of range", logn);
+			return -EINVAL;
+		}
+		size_t n = (size_t)1 << logn;
+		CK(cudaMalloc(&d[0], n * 32));
+		CK(cudaMalloc(&d[1], n / 2 * 32));
+		CK(cudaMalloc(&d[2], n / 2 * 32));
+		CKR(tables(g, (uint32_t)logn, (Fr *)d[1], (Fr *)d[2], NULL, err, errlen));
+		CK(cudaMemcpyAsync(d[0], x, n * 32, cudaMemcpyHostToDevice, g->s));
+		CK(cudaEventRecord(g->ev[0], g->s));
+		CKR(ntt_pass(g, (Fr *)d[0], logn, (const Fr *)(inverse ? d[2] : d[1]), false, err, errlen));
+		CK(cudaEventRecord(g->ev[1], g->s));
+		k_bitrev<Fr><<<nblk(n, 256), 256, 0, g->s>>>((Fr *)d[0], logn);
+		CKL();
+		if (inverse) {
+			zkg_roots r;
+			zkg_host_roots(CURVE, logn, &r);
+			k_mul_const<Fr><<<nblk(n, 256), 256, 0, g->s>>>((Fr *)d[0], (uint32_t)n, mk1(r.ninv));
+			CKL();
+		}
+		CK(cudaMemcpyAsync(x, d[0], n * 32, cudaMemcpyDeviceToHost, g->s));
+		CK(cudaStreamSynchronize(g->s));
+		if (dev_s) {
+			float ms;
+			CK(cudaEventElapsedTime(&ms, g->ev[0], g->ev[1]));
+			*dev_s = ms * 1e-3;
+		}
+		return 0;
+	}
+
+	static int hpoly(zka_gpu *g, uint32_t logn, const uint64_t (*a)[4], const uint64_t (*b)[4],
+			 const uint64_t (*c)[4], uint64_t (*h)[4], char *err, size_t errlen)
+	{
+		void *d[7] = {0};
+		int rc = hpoly_inner(g, logn, a, b, c, h, d, err, errlen);
+		for (int i = 0; i < 7; i++)
+			cudaFree(d[i]);
+		return rc;
+	}
+	static int hpoly_inner(zka_gpu *g, uint32_t logn, const uint64_t (*a)[4], const uint64_t (*b)[4],
+			       const uint64_t (*c)[4], uint64_t (*h)[4], void **d, char *err, size_t errlen)
+	{
+		if (logn < 1 || logn > 28) {
+			zkg_errf(err, errlen, "zka_gpu_h: logn %u out of range", logn);
+			return -EINVAL;
+		}
+		size_t n = (size_t)1 << logn;
+		for (int i = 0; i < 4; i++)
+			CK(cudaMalloc(&d[i], n * 32));
+		CK(cudaMalloc(&d[4], n / 2 * 32));
+		CK(cudaMalloc(&d[5], n / 2 * 32));
+		CK(cudaMalloc(&d[6], n * 32));
+		CKR(tables(g, logn, (Fr *)d[4], (Fr *)d[5], (Fr *)d[6], err, errlen));
+		CK(cudaMemcpyAsync(d[0], a, n * 32, cudaMemcpyHostToDevice, g->s));
+		CK(cudaMemcpyAsync(d[1], b, n * 32, cudaMemcpyHostToDevice, g->s));
+		CK(cudaMemcpyAsync(d[2], c, n * 32, cudaMemcpyHostToDevice, g->s));
+		CKR(hpoly_dev(g, logn, (Fr *)d[0], (Fr *)d[1], (Fr *)d[2], (Fr *)d[3], (const Fr *)d[4],
+			      (const Fr *)d[5], (const Fr *)d[6], err, errlen));
+		CK(cudaMemcpyAsync(h, d[3], n * 32, cudaMemcpyDeviceToHost, g->s));
+		CK(cudaStreamSynchronize(g->s));
+		return 0;
+	}
+
+	static int field_op(zka_gpu *g, int field, int op, const void *a, const void *b, void *out, size_t n,
+			    char *err, size_t errlen)
+	{
+		size_t es = field == 0 ? sizeof(Fr) : field == 1 ? sizeof(Fq) : sizeof(Fq2);
+		void *d[3] = {0};
+		int rc = 0;
+		do {
+			cudaError_t e;
+			if ((e = cudaMalloc(&d[0], n * es)) || (e = cudaMalloc(&d[1], n * es)) ||
+			    (e = cudaMalloc(&d[2], n * es)) ||
+			    (e = cudaMemcpy(d[0], a, n * es, cudaMemcpyHostToDevice)) ||
+			    (e = cudaMemcpy(d[1], b, n * es, cudaMemcpyHostToDevice))) {
+				zkg_errf(err, errlen, "%s:%d: %s", __FILE__, __LINE__, cudaGetErrorString(e));
+				rc = -EIO;
+				break;
+			}
+			unsigned nbk = nblk(n, 128);
+			if (op == 5) {
+				if (field == 0)
+					k_from_mont<typename TR::FrP><<<nbk, 128>>>((const Fr *)d[0], (Fr *)d[2], n);
+				else
+					k_from_mont<typename TR::FqP><<<nbk, 128>>>((const Fq *)d[0], (Fq *)d[2], n);
+			} else if (field == 0)
+				k_fop<Fr><<<nbk, 128>>>(op, (const Fr *)d[0], (const Fr *)d[1], (Fr *)d[2], n);
+			else if (field == 1)
+				k_fop<Fq><<<nbk, 128>>>(op, (const Fq *)d[0], (const Fq *)d[1], (Fq *)d[2], n);
+			else
+				k_fop<Fq2><<<nbk, 128>>>(op, (const Fq2 *)d[0], (const Fq2 *)d[1], (Fq2 *)d[2], n);
+			if ((e = cudaGetLastError()) || (e = cudaMemcpy(out, d[2], n * es, cudaMemcpyDeviceToHost))) {
+				zkg_errf(err, errlen, "%s:%d: %s", __FILE__, __LINE__, cudaGetErrorString(e));
+				rc = -EIO;
+			}
+		} while (0);
+		for (int i = 0; i < 3; i++)
+			cudaFree(d[i]);
+		return rc;
+	}
+
+	static int fixed_base(zka_gpu *g, int g2, const void *base, const uint64_t (*k)[4], size_t n, void *out,
+			      char *err, size_t errlen)
+	{
+		void *d[3] = {0};
+		int rc = fixed_inner(g, g2, base, k, n, out, d, err, errlen);
+		for (int i = 0; i < 3; i++)
+			cudaFree(d[i]);
+		return rc;
+	}
+	static int fixed_inner(zka_gpu *g, int g2, const void *base, const uint64_t (*k)[4], size_t n, void *out,
+			       void **d, char *err, size_t errlen)
+	{
+		size_t ab = g2 ? sizeof(G2A) : sizeof(G1A);
+		void *tab = malloc(256 * 32 * ab);
+		if (!tab) {
+			zkg_errf(err, errlen, "zka_gpu_fixed_base: out of host memory");
+			return -ENOMEM;
+		}
+		zkg_host_fb_table(CURVE, g2, base, tab);
+		cudaError_t e = cudaMalloc(&d[0], 256 * 32 * ab);
+		if (e == cudaSuccess)
+			e = cudaMemcpy(d[0], tab, 256 * 32 * ab, cudaMemcpyHostToDevice);
+		free(tab);
+		CK(e);
+		size_t chunk = (size_t)1 << 22;
+		CK(cudaMalloc(&d[1], chunk * 32));
+		CK(cudaMalloc(&d[2], chunk * ab));
+		for (size_t off = 0; off < n; off += chunk) {
+			size_t m = n - off < chunk ? n - off : chunk;
+			CK(cudaMemcpyAsync(d[1], k + off, m * 32, cudaMemcpyHostToDevice, g->s));
+			if (g2)
+				k_fixed<Fq2><<<nblk(m, 128), 128, 0, g->s>>>((const G2A *)d[0], (const scal *)d[1],
+									      (uint32_t)m, (G2A *)d[2]);
+			else
+				k_fixed<Fq><<<nblk(m, 128), 128, 0, g->s>>>((const G1A *)d[0], (const scal *)d[1],
+									     (uint32_t)m, (G1A *)d[2]);
+			CKL();
+			CK(cudaMemcpyAsync((char *)out + off * ab, d[2], m * ab, cudaMemcpyDeviceToHost, g->s));
+			CK(cudaStreamSynchronize(g->s));
+		}
+		return 0;
+	}
+};
+
+} // namespace zkg
+
+#define ZKG_DEFINE_OPS(NAME, TR)                                                                       \
+	const struct zkg_ops NAME = {                                                                  \
+		zkg::eng<TR>::key_load, zkg::eng<TR>::prove,    zkg::eng<TR>::msm,                     \
+		zkg::eng<TR>::ntt,      zkg::eng<TR>::hpoly,    zkg::eng<TR>::field_op,                \
+		zkg::eng<TR>::fixed_base,                                                              \
+	};

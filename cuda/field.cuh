@@ -1,0 +1,249 @@
+/* field.cuh - Montgomery prime fields with 32-bit limbs and PTX carry chains, and Fq2.
+ *
+ * An element is N little-endian 32-bit limbs holding a*R mod p with R = 2^(32N): the same
+ * bytes as the host's 64-bit-limb Montgomery form (zk/fp_tmpl.h, R = 2^(64*N/2)). Every
+ * operation returns a fully reduced value (< p) given fully reduced inputs, so results can be
+ * handed to the host templates byte for byte. Both moduli leave a spare top bit, which the
+ * additions rely on (no carry out of the top limb). */
+#pragma once
+#include <stdint.h>
+
+#include "cuda/consts.cuh"
+
+#define ZG_DEV __device__ __forceinline__
+
+namespace ptx {
+ZG_DEV uint32_t add_cc(uint32_t a, uint32_t b) { uint32_t r; asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+ZG_DEV uint32_t addc_cc(uint32_t a, uint32_t b) { uint32_t r; asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+ZG_DEV uint32_t addc(uint32_t a, uint32_t b) { uint32_t r; asm volatile("addc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+ZG_DEV uint32_t sub_cc(uint32_t a, uint32_t b) { uint32_t r; asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+ZG_DEV uint32_t subc_cc(uint32_t a, uint32_t b) { uint32_t r; asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+ZG_DEV uint32_t subc(uint32_t a, uint32_t b) { uint32_t r; asm volatile("subc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+ZG_DEV uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("mad.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+ZG_DEV uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+ZG_DEV uint32_t mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("mad.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+ZG_DEV uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+} // namespace ptx
+
+/* Field parameters: a struct with N, INV and accessors for the constant arrays. */
+#define ZG_FIELD_PARAMS(NAME, PFX, NL)                                                                \
+	struct NAME {                                                                                  \
+		static constexpr int N = NL;                                                           \
+		static constexpr uint32_t INV = D_##PFX##_INV;                                         \
+		static ZG_DEV uint32_t p(int i) { return D_##PFX##_P[i]; }                             \
+		static ZG_DEV uint32_t one(int i) { return D_##PFX##_ONE[i]; }                         \
+		static ZG_DEV uint32_t pm2(int i) { return D_##PFX##_PM2[i]; }                         \
+	};
+ZG_FIELD_PARAMS(bn254_fq_params, BN254_FQ, 8)
+ZG_FIELD_PARAMS(bn254_fr_params, BN254_FR, 8)
+ZG_FIELD_PARAMS(bls12_381_fq_params, BLS12_381_FQ, 12)
+ZG_FIELD_PARAMS(bls12_381_fr_params, BLS12_381_FR, 8)
+
+template <class P> struct fp {
+	static constexpr int N = P::N;
+	static constexpr int BYTES = 4 * N;
+	uint32_t v[N];
+
+	static ZG_DEV fp zero()
+	{
+		fp r;
+#pragma unroll
+		for (int i = 0; i < N; i++)
+			r.v[i] = 0;
+		return r;
+	}
+	static ZG_DEV fp one()
+	{
+		fp r;
+#pragma unroll
+		for (int i = 0; i < N; i++)
+			r.v[i] = P::one(i);
+		return r;
+	}
+	ZG_DEV bool is_zero() const
+	{
+		uint32_t a = 0;
+#pragma unroll
+		for (int i = 0; i < N; i++)
+			a |= v[i];
+		return a == 0;
+	}
+	ZG_DEV bool eq(const fp &b) const
+	{
+		uint32_t a = 0;
+#pragma unroll
+		for (int i = 0; i < N; i++)
+			a |= v[i] ^ b.v[i];
+		return a == 0;
+	}
+	/* 16-byte loads and stores (elements are 16-byte aligned in every buffer we use) */
+	static ZG_DEV fp load(const void *p)
+	{
+		fp r;
+		const uint4 *q = (const uint4 *)p;
+#pragma unroll
+		for (int i = 0; i < N / 4; i++) {
+			uint4 t = q[i];
+			r.v[4 * i] = t.x;
+			r.v[4 * i + 1] = t.y;
+			r.v[4 * i + 2] = t.z;
+			r.v[4 * i + 3] = t.w;
+		}
+		return r;
+	}
+	ZG_DEV void store(void *p) const
+	{
+		uint4 *q = (uint4 *)p;
+#pragma unroll
+		for (int i = 0; i < N / 4; i++)
+			q[i] = make_uint4(v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]);
+	}
+
+	/* r = a - p if a >= p */
+	static ZG_DEV fp reduce(const fp &a)
+	{
+		fp t;
+		t.v[0] = ptx::sub_cc(a.v[0], P::p(0));
+#pragma unroll
+		for (int i = 1; i < N; i++)
+			t.v[i] = ptx::subc_cc(a.v[i], P::p(i));
+		uint32_t borrow = ptx::subc(0, 0);
+		return borrow ? a : t;
+	}
+	friend ZG_DEV fp operator+(const fp &a, const fp &b)
+	{
+		fp s;
+		s.v[0] = ptx::add_cc(a.v[0], b.v[0]);
+#pragma unroll
+		for (int i = 1; i < N; i++)
+			s.v[i] = ptx::addc_cc(a.v[i], b.v[i]);
+		return reduce(s);
+	}
+	friend ZG_DEV fp operator-(const fp &a, const fp &b)
+	{
+		fp s;
+		s.v[0] = ptx::sub_cc(a.v[0], b.v[0]);
+#pragma unroll
+		for (int i = 1; i < N; i++)
+			s.v[i] = ptx::subc_cc(a.v[i], b.v[i]);
+		uint32_t borrow = ptx::subc(0, 0);
+		if (borrow) {
+			s.v[0] = ptx::add_cc(s.v[0], P::p(0));
+#pragma unroll
+			for (int i = 1; i < N; i++)
+				s.v[i] = ptx::addc_cc(s.v[i], P::p(i));
+		}
+		return s;
+	}
+	ZG_DEV fp neg() const { return zero() - *this; }
+	ZG_DEV fp dbl() const { return *this + *this; }
+
+	/* Montgomery product a*b/R mod p: CIOS over 32-bit words, lo and hi product chains. */
+	friend ZG_DEV fp operator*(const fp &a, const fp &b)
+	{
+		uint32_t t[N + 2];
+#pragma unroll
+		for (int i = 0; i < N + 2; i++)
+			t[i] = 0;
+#pragma unroll
+		for (int i = 0; i < N; i++) {
+			uint32_t bi = b.v[i];
+			t[0] = ptx::mad_lo_cc(a.v[0], bi, t[0]);
+#pragma unroll
+			for (int j = 1; j < N; j++)
+				t[j] = ptx::madc_lo_cc(a.v[j], bi, t[j]);
+			t[N] = ptx::addc_cc(t[N], 0);
+			t[N + 1] = ptx::addc(0, 0);
+			t[1] = ptx::mad_hi_cc(a.v[0], bi, t[1]);
+#pragma unroll
+			for (int j = 1; j < N; j++)
+				t[j + 1] = ptx::madc_hi_cc(a.v[j], bi, t[j + 1]);
+			t[N + 1] = ptx::addc(t[N + 1], 0);
+
+			uint32_t m = t[0] * P::INV;
+			t[0] = ptx::mad_lo_cc(m, P::p(0), t[0]);
+#pragma unroll
+			for (int j = 1; j < N; j++)
+				t[j] = ptx::madc_lo_cc(m, P::p(j), t[j]);
+			t[N] = ptx::addc_cc(t[N], 0);
+			t[N + 1] = ptx::addc(t[N + 1], 0);
+			t[1] = ptx::mad_hi_cc(m, P::p(0), t[1]);
+#pragma unroll
+			for (int j = 1; j < N; j++)
+				t[j + 1] = ptx::madc_hi_cc(m, P::p(j), t[j + 1]);
+			t[N + 1] = ptx::addc(t[N + 1], 0);
+#pragma unroll
+			for (int j = 0; j <= N; j++)
+				t[j] = t[j + 1];
+			t[N + 1] = 0;
+		}
+		fp r;
+#pragma unroll
+		for (int i = 0; i < N; i++)
+			r.v[i] = t[i];
+		return reduce(r);
+	}
+	ZG_DEV fp sqr() const { return *this * *this; }
+
+	/* a * R^-1: out of Montgomery form */
+	ZG_DEV fp from_mont() const
+	{
+		fp o = zero();
+		o.v[0] = 1;
+		return *this * o;
+	}
+	/* a^(p-2) */
+	ZG_DEV fp inv() const
+	{
+		fp acc = one();
+		for (int i = N - 1; i >= 0; i--) {
+			uint32_t e = P::pm2(i);
+			for (int b = 31; b >= 0; b--) {
+				acc = acc.sqr();
+				if ((e >> b) & 1)
+					acc = acc * *this;
+			}
+		}
+		return acc;
+	}
+};
+
+/* Fq2 = Fq[u]/(u^2+1) for both curves. */
+template <class F> struct fp2 {
+	static constexpr int BYTES = 2 * F::BYTES;
+	F c0, c1;
+	static ZG_DEV fp2 zero() { return {F::zero(), F::zero()}; }
+	static ZG_DEV fp2 one() { return {F::one(), F::zero()}; }
+	ZG_DEV bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
+	ZG_DEV bool eq(const fp2 &b) const { return c0.eq(b.c0) && c1.eq(b.c1); }
+	static ZG_DEV fp2 load(const void *p)
+	{
+		return {F::load(p), F::load((const char *)p + F::BYTES)};
+	}
+	ZG_DEV void store(void *p) const
+	{
+		c0.store(p);
+		c1.store((char *)p + F::BYTES);
+	}
+	friend ZG_DEV fp2 operator+(const fp2 &a, const fp2 &b) { return {a.c0 + b.c0, a.c1 + b.c1}; }
+	friend ZG_DEV fp2 operator-(const fp2 &a, const fp2 &b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
+	ZG_DEV fp2 neg() const { return {c0.neg(), c1.neg()}; }
+	ZG_DEV fp2 dbl() const { return {c0.dbl(), c1.dbl()}; }
+	friend ZG_DEV fp2 operator*(const fp2 &a, const fp2 &b)
+	{
+		F v0 = a.c0 * b.c0, v1 = a.c1 * b.c1;
+		F s = (a.c0 + a.c1) * (b.c0 + b.c1);
+		return {v0 - v1, s - v0 - v1};
+	}
+	ZG_DEV fp2 sqr() const
+	{
+		F m = c0 * c1;
+		return {(c0 + c1) * (c0 - c1), m.dbl()};
+	}
+	ZG_DEV fp2 inv() const
+	{
+		F n = c0.sqr() + c1.sqr();
+		n = n.inv();
+		return {c0 * n, (c1 * n).neg()};
+	}
+};

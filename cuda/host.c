@@ -1,0 +1,198 @@
+/* host.c - the host side of the GPU prover: the little serial work that is faster on one CPU
+ * core than on the device (combining MSM window sums, the final randomisation, roots of
+ * unity), written with the host templates so that it is byte-compatible with the CPU prover. */
+#include <string.h>
+
+#include "cuda/host.h"
+#include "zk/bls12_381.h"
+#include "zk/bn254.h"
+
+/* One instance of everything below per curve. */
+#define ZKG_HOST_CURVE(C, CC)                                                                          \
+	static void C##_g1_shl(C##_g1_jac *p, int k)                                                   \
+	{                                                                                              \
+		for (int i = 0; i < k; i++)                                                            \
+			C##_g1_dbl(p, p);                                                              \
+	}                                                                                              \
+	static void C##_g2_shl(C##_g2_jac *p, int k)                                                   \
+	{                                                                                              \
+		for (int i = 0; i < k; i++)                                                            \
+			C##_g2_dbl(p, p);                                                              \
+	}                                                                                              \
+	static void C##_combine(int g2, const void *wsum, int W, int c, const void *extra, void *out)  \
+	{                                                                                              \
+		if (!g2) {                                                                             \
+			const C##_g1_jac *ws = wsum;                                                   \
+			C##_g1_jac acc;                                                                \
+			C##_g1_set_inf(&acc);                                                          \
+			for (int w = W - 1; w >= 0; w--) {                                             \
+				C##_g1_shl(&acc, c);                                                   \
+				C##_g1_add(&acc, &acc, &ws[w]);                                        \
+			}                                                                              \
+			if (extra)                                                                     \
+				C##_g1_add(&acc, &acc, (const C##_g1_jac *)extra);                     \
+			memcpy(out, &acc, sizeof acc);                                                 \
+		} else {                                                                               \
+			const C##_g2_jac *ws = wsum;                                                   \
+			C##_g2_jac acc;                                                                \
+			C##_g2_set_inf(&acc);                                                          \
+			for (int w = W - 1; w >= 0; w--) {                                             \
+				C##_g2_shl(&acc, c);                                                   \
+				C##_g2_add(&acc, &acc, &ws[w]);                                        \
+			}                                                                              \
+			if (extra)                                                                     \
+				C##_g2_add(&acc, &acc, (const C##_g2_jac *)extra);                     \
+			memcpy(out, &acc, sizeof acc);                                                 \
+		}                                                                                      \
+	}                                                                                              \
+	static void C##_to_aff(int g2, const void *jac, void *aff)                                     \
+	{                                                                                              \
+		if (!g2)                                                                               \
+			C##_g1_to_aff(aff, jac);                                                       \
+		else                                                                                   \
+			C##_g2_to_aff(aff, jac);                                                       \
+	}                                                                                              \
+	static void C##_finish(const zka_pk *pk, const void *jA, const void *jB1, const void *jB2,     \
+			       const void *jC, const void *jH, const zka_rs *rs, zka_proof *proof)     \
+	{                                                                                              \
+		C##_g1_jac A, B1, Cc, t, d1;                                                           \
+		C##_g2_jac B2, t2;                                                                     \
+		C##_g1_aff alpha1, beta1, delta1;                                                      \
+		C##_g2_aff beta2, delta2;                                                              \
+		memcpy(&A, jA, sizeof A);                                                              \
+		memcpy(&B1, jB1, sizeof B1);                                                           \
+		memcpy(&B2, jB2, sizeof B2);                                                           \
+		memcpy(&Cc, jC, sizeof Cc);                                                            \
+		memcpy(&alpha1, pk->alpha1, sizeof alpha1);                                            \
+		memcpy(&beta1, pk->beta1, sizeof beta1);                                               \
+		memcpy(&delta1, pk->delta1, sizeof delta1);                                            \
+		memcpy(&beta2, pk->beta2, sizeof beta2);                                               \
+		memcpy(&delta2, pk->delta2, sizeof delta2);                                            \
+		C##_g1_from_aff(&d1, &delta1);                                                         \
+		/* A += alpha1 + r delta1 */                                                           \
+		C##_g1_add_aff(&A, &A, &alpha1);                                                       \
+		C##_g1_mul(&t, &d1, rs->r, 4);                                                         \
+		C##_g1_add(&A, &A, &t);                                                                \
+		/* B2 += beta2 + s delta2 */                                                           \
+		C##_g2_add_aff(&B2, &B2, &beta2);                                                      \
+		C##_g2_from_aff(&t2, &delta2);                                                         \
+		C##_g2_mul(&t2, &t2, rs->s, 4);                                                        \
+		C##_g2_add(&B2, &B2, &t2);                                                             \
+		/* B1 += beta1 + s delta1 */                                                           \
+		C##_g1_add_aff(&B1, &B1, &beta1);                                                      \
+		C##_g1_mul(&t, &d1, rs->s, 4);                                                         \
+		C##_g1_add(&B1, &B1, &t);                                                              \
+		/* C += H + s A + r B1 - r s delta1 */                                                 \
+		C##_g1_add(&Cc, &Cc, (const C##_g1_jac *)jH);                                          \
+		C##_g1_mul(&t, &A, rs->s, 4);                                                          \
+		C##_g1_add(&Cc, &Cc, &t);                                                              \
+		C##_g1_mul(&t, &B1, rs->r, 4);                                                         \
+		C##_g1_add(&Cc, &Cc, &t);                                                              \
+		C##_fr_t r_, s_, rs_;                                                                  \
+		memcpy(r_.v, rs->r, 32);                                                               \
+		memcpy(s_.v, rs->s, 32);                                                               \
+		C##_fr_to_mont(&r_, &r_);                                                              \
+		C##_fr_to_mont(&s_, &s_);                                                              \
+		C##_fr_mul(&rs_, &r_, &s_);                                                            \
+		C##_fr_from_mont(&rs_, &rs_);                                                          \
+		C##_g1_mul(&t, &d1, rs_.v, 4);                                                         \
+		C##_g1_neg(&t, &t);                                                                    \
+		C##_g1_add(&Cc, &Cc, &t);                                                              \
+		memset(proof->a, 0, sizeof proof->a);                                                  \
+		memset(proof->b, 0, sizeof proof->b);                                                  \
+		memset(proof->c, 0, sizeof proof->c);                                                  \
+		C##_g1_to_aff((C##_g1_aff *)proof->a, &A);                                             \
+		C##_g2_to_aff((C##_g2_aff *)proof->b, &B2);                                            \
+		C##_g1_to_aff((C##_g1_aff *)proof->c, &Cc);                                            \
+		proof->curve = pk->curve;                                                              \
+	}                                                                                              \
+	static void C##_roots(uint32_t logn, zkg_roots *r)                                             \
+	{                                                                                              \
+		C##_fr_t w, iw, inc, t;                                                                \
+		memcpy(inc.v, CC##_FR_ROOT, 32);                                                       \
+		for (uint32_t i = 0; i < CC##_FR_S - logn - 1; i++)                                    \
+			C##_fr_sqr(&inc, &inc);                                                        \
+		C##_fr_sqr(&w, &inc);                                                                  \
+		C##_fr_inv(&iw, &w);                                                                   \
+		for (uint32_t b = 0; b < 32; b++) {                                                    \
+			memcpy(r->fw[b], w.v, 32);                                                     \
+			memcpy(r->iw[b], iw.v, 32);                                                    \
+			memcpy(r->inc[b], inc.v, 32);                                                  \
+			C##_fr_sqr(&w, &w);                                                            \
+			C##_fr_sqr(&iw, &iw);                                                          \
+			C##_fr_sqr(&inc, &inc);                                                        \
+		}                                                                                      \
+		C##_fr_from_u64(&t, (uint64_t)1 << logn);                                              \
+		C##_fr_inv(&t, &t);                                                                    \
+		memcpy(r->ninv, t.v, 32);                                                              \
+	}                                                                                              \
+	static void C##_fb_table(int g2, const void *base, void *table)                                \
+	{                                                                                              \
+		/* table[j*256 + d] = d 2^(8j) base, affine; d = 0 is infinity */                     \
+		if (!g2) {                                                                             \
+			C##_g1_jac b, acc;                                                             \
+			C##_g1_jac *tj = malloc(sizeof(C##_g1_jac) * 256 * 32);                        \
+			C##_fq_t *scr = malloc(sizeof(C##_fq_t) * 2 * 256 * 32);                       \
+			C##_g1_from_aff(&b, base);                                                     \
+			for (int j = 0; j < 32; j++) {                                                 \
+				C##_g1_set_inf(&acc);                                                  \
+				for (int d = 0; d < 256; d++) {                                        \
+					tj[j * 256 + d] = acc;                                         \
+					C##_g1_add(&acc, &acc, &b);                                    \
+				}                                                                      \
+				b = acc;                                                               \
+			}                                                                              \
+			C##_g1_batch_to_aff(table, tj, 256 * 32, scr);                                 \
+			free(tj);                                                                      \
+			free(scr);                                                                     \
+		} else {                                                                               \
+			C##_g2_jac b, acc;                                                             \
+			C##_g2_jac *tj = malloc(sizeof(C##_g2_jac) * 256 * 32);                        \
+			C##_fq2_t *scr = malloc(sizeof(C##_fq2_t) * 2 * 256 * 32);                     \
+			C##_g2_from_aff(&b, base);                                                     \
+			for (int j = 0; j < 32; j++) {                                                 \
+				C##_g2_set_inf(&acc);                                                  \
+				for (int d = 0; d < 256; d++) {                                        \
+					tj[j * 256 + d] = acc;                                         \
+					C##_g2_add(&acc, &acc, &b);                                    \
+				}                                                                      \
+				b = acc;                                                               \
+			}                                                                              \
+			C##_g2_batch_to_aff(table, tj, 256 * 32, scr);                                 \
+			free(tj);                                                                      \
+			free(scr);                                                                     \
+		}                                                                                      \
+	}
+
+#include <stdlib.h>
+ZKG_HOST_CURVE(bn254, BN254)
+ZKG_HOST_CURVE(bls12_381, BLS12_381)
+
+#define PICK(curve, fn, ...)                                                                           \
+	((curve) == ZKA_BN254 ? bn254_##fn(__VA_ARGS__) : bls12_381_##fn(__VA_ARGS__))
+
+void zkg_host_combine(int curve, int g2, const void *wsum, int W, int c, const void *extra, void *out)
+{
+	PICK(curve, combine, g2, wsum, W, c, extra, out);
+}
+
+void zkg_host_to_aff(int curve, int g2, const void *jac, void *aff)
+{
+	PICK(curve, to_aff, g2, jac, aff);
+}
+
+void zkg_host_finish(const zka_pk *pk, const void *A, const void *B1, const void *B2, const void *C,
+		     const void *H, const zka_rs *rs, zka_proof *proof)
+{
+	PICK(pk->curve->id, finish, pk, A, B1, B2, C, H, rs, proof);
+}
+
+void zkg_host_roots(int curve, uint32_t logn, zkg_roots *r)
+{
+	PICK(curve, roots, logn, r);
+}
+
+void zkg_host_fb_table(int curve, int g2, const void *base, void *table)
+{
+	PICK(curve, fb_table, g2, base, table);
+}

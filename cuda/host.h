@@ -1,0 +1,31 @@
+/* host.h - host-side helpers of the GPU prover (cuda/host.c), callable from C and CUDA C++. */
+#ifndef ZKG_HOST_H
+#define ZKG_HOST_H
+#include <stdint.h>
+
+#include "zk/groth16.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Roots of unity for a domain of 2^logn (Montgomery Fr): fw[b] = w^(2^b), iw[b] = w^(-2^b),
+ * inc[b] = inc^(2^b) where w = ROOT^(2^(s-logn)) and inc = ROOT^(2^(s-logn-1)); ninv = 2^-logn. */
+typedef struct {
+	uint64_t fw[32][4], iw[32][4], inc[32][4], ninv[4];
+} zkg_roots;
+
+/* out (Jacobian) = extra + sum_w 2^(c w) wsum[w] (Jacobian points, device byte layout). */
+void zkg_host_combine(int curve, int g2, const void *wsum, int W, int c, const void *extra, void *out);
+void zkg_host_to_aff(int curve, int g2, const void *jac, void *aff);
+/* The randomisation of zka_prove_abc; A, B1, B2, C, H are the Jacobian MSM results. */
+void zkg_host_finish(const zka_pk *pk, const void *A, const void *B1, const void *B2, const void *C,
+		     const void *H, const zka_rs *rs, zka_proof *proof);
+void zkg_host_roots(int curve, uint32_t logn, zkg_roots *r);
+/* table: 32*256 affine points, table[j*256+d] = d 2^(8j) base. */
+void zkg_host_fb_table(int curve, int g2, const void *base, void *table);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,94 @@
+/* zka_gpu.h - the CUDA Groth16 prover (BN254 and BLS12-381 on sm_90).
+ *
+ * Byte layouts are the host's (zk/groth16.h): affine Montgomery points as in .zkey (infinity is
+ * all zero bytes), Fr scalars as 4 little-endian 64-bit limbs. Every function returns 0 or a
+ * negative errno and writes a one-line message into err (when err != NULL); none exits.
+ * A context is used by one thread at a time. */
+#ifndef ZKA_GPU_H
+#define ZKA_GPU_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zk/groth16.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct zka_gpu zka_gpu;         /* a device context */
+typedef struct zka_gpu_key zka_gpu_key; /* a proving key resident on the device */
+
+/* Returns -ENODEV (and "no CUDA device" in err) when there is no usable device. */
+int zka_gpu_open(zka_gpu **g, int device, char *err, size_t errlen);
+void zka_gpu_close(zka_gpu *g);
+/* Number of CUDA devices (0 when the runtime finds none or fails). */
+int zka_gpu_device_count(void);
+/* A one-line description of the context's device ("NVIDIA H200, 132 SMs, 139 GiB"). */
+const char *zka_gpu_device_name(const zka_gpu *g);
+
+/* Copies the key's points to the device (A, B1, B2, C, H) and prepares the NTT tables. */
+int zka_gpu_key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key **key, char *err, size_t errlen);
+void zka_gpu_key_free(zka_gpu_key *key);
+
+/* Page-locks host memory once (cudaHostRegister, chunks <= 64 GiB) so copies from it run at
+ * full speed; the context unregisters it when closed. */
+int zka_gpu_register(zka_gpu *g, void *host, size_t bytes, char *err, size_t errlen);
+
+/* One proof: a, b, c are domain_size Montgomery scalars each (read only), w the n_vars
+ * witness scalars in standard form. Bit-identical to zka_prove_abc for the same rs. t may be
+ * NULL (t->abc is left 0; t->ntt includes the host-to-device copy of a, b, c). */
+int zka_gpu_prove(zka_gpu *g, zka_gpu_key *key, const uint64_t (*a)[4], const uint64_t (*b)[4],
+		  const uint64_t (*c)[4], const uint64_t (*w)[4], const zka_rs *rs, zka_proof *proof,
+		  zka_prove_times *t, char *err, size_t errlen);
+
+/* Finer timings of the last zka_gpu_prove, in seconds. */
+typedef struct {
+	double h2d;     /* host-to-device copies of a, b, c, w */
+	double ntt;     /* the H polynomial on the device (copies excluded) */
+	double msm_g1;  /* A, B1, C, H (device work + host window combination) */
+	double msm_g2;  /* B2 */
+	double finish;  /* randomisation and conversion to affine on the host */
+	double total;
+} zka_gpu_times;
+void zka_gpu_last_times(const zka_gpu *g, zka_gpu_times *t);
+
+/* Batch fixed-base multiplication (for `setup --insecure --gpu`): out[i] = k[i] * base with
+ * base and out affine Montgomery bytes (G1: 2*n8q, G2: 4*n8q bytes each), k standard form. */
+int zka_gpu_fixed_base_g1(zka_gpu *g, const zka_curve *c, const void *base, const uint64_t (*k)[4],
+			  size_t n, void *out, char *err, size_t errlen);
+int zka_gpu_fixed_base_g2(zka_gpu *g, const zka_curve *c, const void *base, const uint64_t (*k)[4],
+			  size_t n, void *out, char *err, size_t errlen);
+
+/* ---- Building blocks, exposed for tests and benchmarks ---- */
+
+/* MSM sum k[i] * p[i] (points affine Montgomery bytes, k standard form), result affine.
+ * *dev_s (when non-NULL) receives the device time without the copy of the points. */
+int zka_gpu_msm_g1(zka_gpu *g, const zka_curve *c, const void *points, const uint64_t (*k)[4],
+		   size_t n, void *out, double *dev_s, char *err, size_t errlen);
+int zka_gpu_msm_g2(zka_gpu *g, const zka_curve *c, const void *points, const uint64_t (*k)[4],
+		   size_t n, void *out, double *dev_s, char *err, size_t errlen);
+
+/* NTT of 2^logn Montgomery Fr elements in place, natural order in and out; inverse includes
+ * the 1/n factor. Roots are ffjavascript's. *dev_s: device time of the transform alone (the
+ * pass the prover uses, without the test-only bit-reversal). */
+int zka_gpu_ntt(zka_gpu *g, const zka_curve *c, uint32_t logn, uint64_t (*x)[4], int inverse,
+		double *dev_s, char *err, size_t errlen);
+
+/* The prover's H evaluations from a, b, c (Montgomery, 2^logn each): h in standard form. */
+int zka_gpu_h(zka_gpu *g, const zka_curve *c, uint32_t logn, const uint64_t (*a)[4],
+	      const uint64_t (*b)[4], const uint64_t (*cc)[4], uint64_t (*h)[4], char *err,
+	      size_t errlen);
+
+/* Element-wise field operations for tests: field 0 Fr, 1 Fq, 2 Fq2; op 0 add, 1 sub, 2 mul,
+ * 3 sqr, 4 inv, 5 from_mont. Elements of the field's size, packed. */
+int zka_gpu_field_op(zka_gpu *g, const zka_curve *c, int field, int op, const void *a,
+		     const void *b, void *out, size_t n, char *err, size_t errlen);
+
+/* Host-to-device bandwidth in GB/s for a copy of bytes from host (registered or not). */
+int zka_gpu_h2d_bw(zka_gpu *g, const void *host, size_t bytes, double *gbps, char *err,
+		   size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

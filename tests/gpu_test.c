@@ -1,0 +1,645 @@
+/* gpu_test.c - the GPU prover against the host templates and the CPU prover, on fresh random
+ * inputs every run. A plain program (no CUnit: the GPU machine has none); exits 0 when every
+ * check passed, 1 otherwise, and 0 with "SKIP: no CUDA device" where there is no GPU.
+ *   gpu_test [quick]      (quick: smaller sizes) */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "cuda/zka_gpu.h"
+#include "zk/bls12_381.h"
+#include "zk/bn254.h"
+#include "zk/r1cs.h"
+#include "zk/setup.h"
+
+static int failures, checks;
+static zka_gpu *G;
+static char err[512];
+static int quick;
+
+#define CHECK(cond, ...)                                                                               \
+	do {                                                                                           \
+		checks++;                                                                              \
+		if (!(cond)) {                                                                         \
+			failures++;                                                                    \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);                                    \
+			printf(__VA_ARGS__);                                                           \
+			printf("\n");                                                                  \
+		}                                                                                      \
+	} while (0)
+#define OK(call)                                                                                       \
+	do {                                                                                           \
+		int rc_ = (call);                                                                      \
+		CHECK(rc_ == 0, "%s -> %d: %s", #call, rc_, err);                                      \
+	} while (0)
+
+static void rnd(void *buf, size_t n)
+{
+	uint8_t *p = buf;
+	while (n) {
+		ssize_t k = getrandom(p, n > 33554431 ? 33554431 : n, 0);
+		if (k <= 0)
+			abort();
+		p += k;
+		n -= (size_t)k;
+	}
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* random integer < m (nl limbs), by rejection on the modulus' bit length */
+static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
+{
+	int top = 63;
+	while (!((m[nl - 1] >> top) & 1))
+		top--;
+	uint64_t mask = top == 63 ? ~0ull : ((1ull << (top + 1)) - 1);
+	for (;;) {
+		rnd(x, 8 * (size_t)nl);
+		x[nl - 1] &= mask;
+		int lt = 0;
+		for (int i = nl - 1; i >= 0; i--) {
+			if (x[i] != m[i]) {
+				lt = x[i] < m[i];
+				break;
+			}
+		}
+		if (lt)
+			return;
+	}
+}
+
+/* Everything per curve: Q lower-case prefix, CC constants prefix, CV the zka_curve */
+#define CURVE_TESTS(Q, CC, CV)                                                                           \
+	static void Q##_fr_rand(Q##_fr_t *x) { rnd_mod(x->v, CC##_FR_P, 4); }                              \
+	static void Q##_fq_rand(Q##_fq_t *x) { rnd_mod(x->v, CC##_FQ_P, sizeof(x->v) / 8); }               \
+                                                                                                           \
+	static void Q##_test_fields(void)                                                                  \
+	{                                                                                                  \
+		size_t n = 4096;                                                                           \
+		for (int field = 0; field < 3; field++) {                                                  \
+			size_t es = field == 0 ? sizeof(Q##_fr_t)                                          \
+					       : field == 1 ? sizeof(Q##_fq_t) : sizeof(Q##_fq2_t);        \
+			uint8_t *a = malloc(n * es), *b = malloc(n * es), *o = malloc(n * es),             \
+				*want = malloc(n * es);                                                    \
+			for (size_t i = 0; i < n; i++) {                                                   \
+				if (field == 0) {                                                          \
+					Q##_fr_rand((Q##_fr_t *)(a + i * es));                             \
+					Q##_fr_rand((Q##_fr_t *)(b + i * es));                             \
+				} else {                                                                   \
+					for (size_t h = 0; h < es; h += sizeof(Q##_fq_t)) {                \
+						Q##_fq_rand((Q##_fq_t *)(a + i * es + h));                 \
+						Q##_fq_rand((Q##_fq_t *)(b + i * es + h));                 \
+					}                                                                  \
+				}                                                                          \
+			}                                                                                  \
+			/* edge values: 0, 1 (Montgomery), p-1 */                                          \
+			memset(a, 0, es);                                                                  \
+			if (field == 0) {                                                                  \
+				Q##_fr_one((Q##_fr_t *)(a + es));                                          \
+				Q##_fr_t m1;                                                               \
+				Q##_fr_one(&m1);                                                           \
+				Q##_fr_neg(&m1, &m1);                                                      \
+				memcpy(b + 2 * es, &m1, es);                                               \
+			} else {                                                                           \
+				Q##_fq_one((Q##_fq_t *)(a + es));                                          \
+				Q##_fq_t m1;                                                               \
+				Q##_fq_one(&m1);                                                           \
+				Q##_fq_neg(&m1, &m1);                                                      \
+				memcpy(b + 2 * es, &m1, sizeof m1);                                        \
+			}                                                                                  \
+			for (int op = 0; op < 6; op++) {                                                   \
+				if (op == 5 && field == 2)                                                 \
+					continue;                                                          \
+				size_t nn = op == 4 ? 512 : n;                                             \
+				memset(o, 0xa5, n * es);                                                   \
+				OK(zka_gpu_field_op(G, &CV, field, op, a, b, o, nn, err, sizeof err));     \
+				for (size_t i = 0; i < nn; i++) {                                          \
+					void *x = a + i * es, *y = b + i * es, *r = want + i * es;         \
+					if (field == 0) {                                                  \
+						switch (op) {                                              \
+						case 0: Q##_fr_add(r, x, y); break;                        \
+						case 1: Q##_fr_sub(r, x, y); break;                        \
+						case 2: Q##_fr_mul(r, x, y); break;                        \
+						case 3: Q##_fr_sqr(r, x); break;                           \
+						case 4: Q##_fr_inv(r, x); break;                           \
+						case 5: Q##_fr_from_mont(r, x); break;                     \
+						}                                                          \
+					} else if (field == 1) {                                           \
+						switch (op) {                                              \
+						case 0: Q##_fq_add(r, x, y); break;                        \
+						case 1: Q##_fq_sub(r, x, y); break;                        \
+						case 2: Q##_fq_mul(r, x, y); break;                        \
+						case 3: Q##_fq_sqr(r, x); break;                           \
+						case 4: Q##_fq_inv(r, x); break;                           \
+						case 5: Q##_fq_from_mont(r, x); break;                     \
+						}                                                          \
+					} else {                                                           \
+						switch (op) {                                              \
+						case 0: Q##_fq2_add(r, x, y); break;                       \
+						case 1: Q##_fq2_sub(r, x, y); break;                       \
+						case 2: Q##_fq2_mul(r, x, y); break;                       \
+						case 3: Q##_fq2_sqr(r, x); break;                          \
+						case 4: Q##_fq2_inv(r, x); break;                          \
+						}                                                          \
+					}                                                                  \
+				}                                                                          \
+				size_t bad = 0;                                                            \
+				for (size_t i = 0; i < nn; i++)                                            \
+					bad += memcmp(o + i * es, want + i * es, es) != 0;                 \
+				CHECK(bad == 0, "%s field %d op %d: %zu of %zu differ", #Q, field, op,     \
+				      bad, nn);                                                            \
+			}                                                                                  \
+			free(a);                                                                           \
+			free(b);                                                                           \
+			free(o);                                                                           \
+			free(want);                                                                        \
+		}                                                                                          \
+	}                                                                                                  \
+                                                                                                           \
+	/* reference DFT: natural order, O(n^2) for small n, radix-2 otherwise */                         \
+	static void Q##_root(Q##_fr_t *w, uint32_t logn)                                                   \
+	{                                                                                                  \
+		memcpy(w->v, CC##_FR_ROOT, 32);                                                            \
+		for (uint32_t i = 0; i < CC##_FR_S - logn; i++)                                            \
+			Q##_fr_sqr(w, w);                                                                  \
+	}                                                                                                  \
+	static void Q##_cpu_ntt(Q##_fr_t *x, uint32_t logn, int inverse)                                   \
+	{                                                                                                  \
+		size_t n = (size_t)1 << logn;                                                              \
+		for (size_t i = 0; i < n; i++) {                                                           \
+			size_t j = 0;                                                                      \
+			for (uint32_t b = 0; b < logn; b++)                                                \
+				j |= ((i >> b) & 1) << (logn - 1 - b);                                     \
+			if (i < j) {                                                                       \
+				Q##_fr_t t = x[i];                                                         \
+				x[i] = x[j];                                                               \
+				x[j] = t;                                                                  \
+			}                                                                                  \
+		}                                                                                          \
+		for (uint32_t s = 1; s <= logn; s++) {                                                     \
+			size_t m = (size_t)1 << s;                                                         \
+			Q##_fr_t wm;                                                                       \
+			Q##_root(&wm, s);                                                                  \
+			if (inverse)                                                                       \
+				Q##_fr_inv(&wm, &wm);                                                      \
+			for (size_t k = 0; k < n; k += m) {                                                \
+				Q##_fr_t w;                                                                \
+				Q##_fr_one(&w);                                                            \
+				for (size_t j = 0; j < m / 2; j++) {                                       \
+					Q##_fr_t t, u = x[k + j];                                          \
+					Q##_fr_mul(&t, &w, &x[k + j + m / 2]);                             \
+					Q##_fr_add(&x[k + j], &u, &t);                                     \
+					Q##_fr_sub(&x[k + j + m / 2], &u, &t);                             \
+					Q##_fr_mul(&w, &w, &wm);                                           \
+				}                                                                          \
+			}                                                                                  \
+		}                                                                                          \
+		if (inverse) {                                                                             \
+			Q##_fr_t ni;                                                                       \
+			Q##_fr_from_u64(&ni, n);                                                           \
+			Q##_fr_inv(&ni, &ni);                                                              \
+			for (size_t i = 0; i < n; i++)                                                     \
+				Q##_fr_mul(&x[i], &x[i], &ni);                                             \
+		}                                                                                          \
+	}                                                                                                  \
+	static void Q##_naive_dft(Q##_fr_t *out, const Q##_fr_t *x, uint32_t logn)                         \
+	{                                                                                                  \
+		size_t n = (size_t)1 << logn;                                                              \
+		Q##_fr_t w;                                                                                \
+		Q##_root(&w, logn);                                                                        \
+		for (size_t k = 0; k < n; k++) {                                                           \
+			Q##_fr_t acc, wk, p;                                                               \
+			Q##_fr_zero(&acc);                                                                 \
+			uint64_t e = k;                                                                    \
+			Q##_fr_pow(&wk, &w, &e, 1);                                                        \
+			Q##_fr_one(&p);                                                                    \
+			for (size_t j = 0; j < n; j++) {                                                   \
+				Q##_fr_t t;                                                                \
+				Q##_fr_mul(&t, &x[j], &p);                                                 \
+				Q##_fr_add(&acc, &acc, &t);                                                \
+				Q##_fr_mul(&p, &p, &wk);                                                   \
+			}                                                                                  \
+			out[k] = acc;                                                                      \
+		}                                                                                          \
+	}                                                                                                  \
+	static void Q##_test_ntt(void)                                                                     \
+	{                                                                                                  \
+		/* the CPU reference itself against the O(n^2) definition */                              \
+		{                                                                                          \
+			Q##_fr_t x[32], y[32], z[32];                                                      \
+			for (int i = 0; i < 32; i++)                                                       \
+				Q##_fr_rand(&x[i]);                                                        \
+			memcpy(y, x, sizeof x);                                                            \
+			Q##_cpu_ntt(y, 5, 0);                                                              \
+			Q##_naive_dft(z, x, 5);                                                            \
+			CHECK(!memcmp(y, z, sizeof y), "%s: reference radix-2 NTT != DFT", #Q);            \
+		}                                                                                          \
+		uint32_t sizes[] = {1, 2, 5, 10, 13, 16};                                                  \
+		for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {                           \
+			uint32_t logn = sizes[si];                                                         \
+			size_t n = (size_t)1 << logn;                                                      \
+			Q##_fr_t *x = malloc(n * 32), *y = malloc(n * 32), *z = malloc(n * 32);            \
+			for (size_t i = 0; i < n; i++)                                                     \
+				Q##_fr_rand(&x[i]);                                                        \
+			for (int inv = 0; inv < 2; inv++) {                                                \
+				memcpy(y, x, n * 32);                                                      \
+				memcpy(z, x, n * 32);                                                      \
+				OK(zka_gpu_ntt(G, &CV, logn, (uint64_t(*)[4])y, inv, NULL, err, sizeof err)); \
+				Q##_cpu_ntt(z, logn, inv);                                                 \
+				CHECK(!memcmp(y, z, n * 32), "%s: NTT 2^%u inverse=%d differs", #Q, logn,  \
+				      inv);                                                                \
+			}                                                                                  \
+			free(x);                                                                           \
+			free(y);                                                                           \
+			free(z);                                                                           \
+		}                                                                                          \
+		/* H: inverse NTT, coset by inc^j, NTT, a*b-c, out of Montgomery */                       \
+		uint32_t hs[] = {1, 4, 11};                                                                \
+		for (size_t si = 0; si < 3; si++) {                                                        \
+			uint32_t logn = hs[si];                                                            \
+			size_t n = (size_t)1 << logn;                                                      \
+			Q##_fr_t *v[3], *h = malloc(n * 32), inc, p;                                       \
+			for (int k = 0; k < 3; k++) {                                                      \
+				v[k] = malloc(n * 32);                                                     \
+				for (size_t i = 0; i < n; i++)                                             \
+					Q##_fr_rand(&v[k][i]);                                             \
+			}                                                                                  \
+			OK(zka_gpu_h(G, &CV, logn, (const uint64_t(*)[4])v[0], (const uint64_t(*)[4])v[1], \
+				     (const uint64_t(*)[4])v[2], (uint64_t(*)[4])h, err, sizeof err));     \
+			Q##_root(&inc, logn + 1);                                                          \
+			for (int k = 0; k < 3; k++) {                                                      \
+				Q##_cpu_ntt(v[k], logn, 1);                                                \
+				Q##_fr_one(&p);                                                            \
+				for (size_t i = 0; i < n; i++) {                                           \
+					Q##_fr_mul(&v[k][i], &v[k][i], &p);                                \
+					Q##_fr_mul(&p, &p, &inc);                                          \
+				}                                                                          \
+				Q##_cpu_ntt(v[k], logn, 0);                                                \
+			}                                                                                  \
+			size_t bad = 0;                                                                    \
+			for (size_t i = 0; i < n; i++) {                                                   \
+				Q##_fr_t t;                                                                \
+				Q##_fr_mul(&t, &v[0][i], &v[1][i]);                                        \
+				Q##_fr_sub(&t, &t, &v[2][i]);                                              \
+				Q##_fr_from_mont(&t, &t);                                                  \
+				bad += memcmp(&t, &h[i], 32) != 0;                                         \
+			}                                                                                  \
+			CHECK(bad == 0, "%s: H at 2^%u: %zu of %zu differ", #Q, logn, bad, n);             \
+			for (int k = 0; k < 3; k++)                                                        \
+				free(v[k]);                                                                \
+			free(h);                                                                           \
+		}                                                                                          \
+	}                                                                                                  \
+                                                                                                           \
+	/* points P_i = k'_i G made by the GPU's fixed-base path (a sample checked on the host), so    \
+	 * sum k_i P_i = (sum k_i k'_i) G needs one host scalar multiplication */                     \
+	static void Q##_std_scalars(uint64_t (*k)[4], size_t n, int zero_pct, int one_pct)                 \
+	{                                                                                                  \
+		for (size_t i = 0; i < n; i++) {                                                           \
+			uint32_t t;                                                                        \
+			rnd(&t, 4);                                                                        \
+			t %= 100;                                                                          \
+			memset(k[i], 0, 32);                                                               \
+			if ((int)t < zero_pct)                                                             \
+				;                                                                          \
+			else if ((int)t < zero_pct + one_pct)                                              \
+				k[i][0] = 1;                                                               \
+			else                                                                               \
+				rnd_mod(k[i], CC##_FR_P, 4);                                               \
+		}                                                                                          \
+	}                                                                                                  \
+	static int Q##_make_points(int g2, uint64_t (*kp)[4], size_t n, void *pts)                         \
+	{                                                                                                  \
+		int rc;                                                                                    \
+		if (!g2) {                                                                                 \
+			Q##_g1_aff g;                                                                      \
+			Q##_g1_gen(&g);                                                                    \
+			rc = zka_gpu_fixed_base_g1(G, &CV, &g, (const uint64_t(*)[4])kp, n, pts, err,      \
+						   sizeof err);                                            \
+		} else {                                                                                   \
+			Q##_g2_aff g;                                                                      \
+			Q##_g2_gen(&g);                                                                    \
+			rc = zka_gpu_fixed_base_g2(G, &CV, &g, (const uint64_t(*)[4])kp, n, pts, err,      \
+						   sizeof err);                                            \
+		}                                                                                          \
+		CHECK(rc == 0, "fixed base: %s", err);                                                     \
+		if (rc)                                                                                    \
+			return rc;                                                                         \
+		size_t bad = 0;                                                                            \
+		for (size_t s = 0; s < n && s < 8; s++) {                                                  \
+			size_t i = s == 0 ? 0 : (size_t)rand() % n;                                        \
+			if (!g2) {                                                                         \
+				Q##_g1_aff g, a;                                                           \
+				Q##_g1_jac j;                                                              \
+				Q##_g1_gen(&g);                                                            \
+				Q##_g1_from_aff(&j, &g);                                                   \
+				Q##_g1_mul(&j, &j, kp[i], 4);                                              \
+				Q##_g1_to_aff(&a, &j);                                                     \
+				bad += memcmp(&a, (char *)pts + i * sizeof a, sizeof a) != 0;              \
+			} else {                                                                           \
+				Q##_g2_aff g, a;                                                           \
+				Q##_g2_jac j;                                                              \
+				Q##_g2_gen(&g);                                                            \
+				Q##_g2_from_aff(&j, &g);                                                   \
+				Q##_g2_mul(&j, &j, kp[i], 4);                                              \
+				Q##_g2_to_aff(&a, &j);                                                     \
+				bad += memcmp(&a, (char *)pts + i * sizeof a, sizeof a) != 0;              \
+			}                                                                                  \
+		}                                                                                          \
+		CHECK(bad == 0, "%s: fixed-base g%d: %zu sampled points differ", #Q, g2 + 1, bad);         \
+		return bad ? -1 : 0;                                                                       \
+	}                                                                                                  \
+	static void Q##_test_msm(int g2)                                                                   \
+	{                                                                                                  \
+		size_t sizes[] = {1, 7, 100, 1000, 4097, 70001, 300000};                                   \
+		int pcts[][2] = {{0, 0}, {60, 30}, {0, 0}, {30, 10}, {0, 0}, {50, 40}, {10, 10}};          \
+		size_t ns = sizeof sizes / sizeof sizes[0] - (quick ? 2 : 0);                              \
+		size_t ab = g2 ? sizeof(Q##_g2_aff) : sizeof(Q##_g1_aff);                                  \
+		for (size_t si = 0; si < ns; si++) {                                                       \
+			size_t n = sizes[si];                                                              \
+			uint64_t(*kp)[4] = malloc(n * 32), (*k)[4] = malloc(n * 32);                       \
+			void *pts = malloc(n * ab);                                                        \
+			uint8_t out[192];                                                                  \
+			Q##_std_scalars(kp, n, 0, 0);                                                      \
+			if (si == 4) /* many equal points: buckets hit the doubling case */                \
+				for (size_t i = 1; i < n; i++)                                             \
+					memcpy(kp[i], kp[i % 3], 32);                                      \
+			Q##_std_scalars(k, n, pcts[si][0], pcts[si][1]);                                   \
+			if (Q##_make_points(g2, kp, n, pts) == 0) {                                        \
+				double t0 = now();                                                         \
+				int rc = g2 ? zka_gpu_msm_g2(G, &CV, pts, (const uint64_t(*)[4])k, n, out, \
+							     NULL, err, sizeof err)                        \
+					    : zka_gpu_msm_g1(G, &CV, pts, (const uint64_t(*)[4])k, n, out, \
+							     NULL, err, sizeof err);                       \
+				double t1 = now();                                                         \
+				CHECK(rc == 0, "msm: %s", err);                                            \
+				/* e = sum k_i k'_i mod r */                                               \
+				Q##_fr_t e, x, y;                                                          \
+				Q##_fr_zero(&e);                                                           \
+				for (size_t i = 0; i < n; i++) {                                           \
+					memcpy(x.v, k[i], 32);                                             \
+					memcpy(y.v, kp[i], 32);                                            \
+					Q##_fr_to_mont(&x, &x);                                            \
+					Q##_fr_mul(&x, &x, &y); /* (x R)(y) / R = x y, standard */         \
+					Q##_fr_add(&e, &e, &x);                                            \
+				}                                                                          \
+				uint8_t want[192];                                                         \
+				memset(want, 0, sizeof want);                                              \
+				if (!g2) {                                                                 \
+					Q##_g1_aff g;                                                      \
+					Q##_g1_jac j;                                                      \
+					Q##_g1_gen(&g);                                                    \
+					Q##_g1_from_aff(&j, &g);                                           \
+					Q##_g1_mul(&j, &j, e.v, 4);                                        \
+					Q##_g1_to_aff((Q##_g1_aff *)want, &j);                             \
+				} else {                                                                   \
+					Q##_g2_aff g;                                                      \
+					Q##_g2_jac j;                                                      \
+					Q##_g2_gen(&g);                                                    \
+					Q##_g2_from_aff(&j, &g);                                           \
+					Q##_g2_mul(&j, &j, e.v, 4);                                        \
+					Q##_g2_to_aff((Q##_g2_aff *)want, &j);                             \
+				}                                                                          \
+				CHECK(!memcmp(out, want, ab), "%s: G%d MSM n=%zu (0s %d%%, 1s %d%%) wrong", \
+				      #Q, g2 + 1, n, pcts[si][0], pcts[si][1]);                            \
+				printf("  %s G%d MSM n=%-7zu %s (%.1f ms incl. copies)\n", #Q, g2 + 1, n,  \
+				       memcmp(out, want, ab) ? "FAIL" : "ok", (t1 - t0) * 1e3);            \
+			}                                                                                  \
+			free(kp);                                                                          \
+			free(k);                                                                           \
+			free(pts);                                                                         \
+		}                                                                                          \
+	}                                                                                                  \
+                                                                                                           \
+	/* whole proofs: a synthetic key (random points, not a valid circuit key: equality with the   \
+	 * CPU prover does not need one) and random a, b, c, w with many 0/1 witness values */         \
+	static void Q##_test_prove(uint32_t logn, uint32_t n_vars, uint32_t n_public)                      \
+	{                                                                                                  \
+		zka_pk pk;                                                                                 \
+		memset(&pk, 0, sizeof pk);                                                                 \
+		pk.curve = &CV;                                                                            \
+		pk.n_vars = n_vars;                                                                        \
+		pk.n_public = n_public;                                                                    \
+		pk.domain_size = 1u << logn;                                                               \
+		pk.log_domain = logn;                                                                      \
+		size_t g1 = sizeof(Q##_g1_aff), g2 = sizeof(Q##_g2_aff), nd = pk.domain_size;              \
+		size_t nc = n_vars - n_public - 1;                                                         \
+		size_t tot1 = 3 + 2 * (size_t)n_vars + nc + nd, tot2 = 3 + n_vars;                        \
+		uint8_t *p1 = malloc(tot1 * g1), *p2 = malloc(tot2 * g2);                                  \
+		uint64_t(*k1)[4] = malloc(tot1 * 32), (*k2)[4] = malloc(tot2 * 32);                        \
+		Q##_std_scalars(k1, tot1, 3, 2);                                                           \
+		Q##_std_scalars(k2, tot2, 3, 2);                                                           \
+		if (Q##_make_points(0, k1, tot1, p1) || Q##_make_points(1, k2, tot2, p2))                  \
+			goto out;                                                                          \
+		pk.alpha1 = p1;                                                                            \
+		pk.beta1 = p1 + g1;                                                                        \
+		pk.delta1 = p1 + 2 * g1;                                                                   \
+		pk.A = p1 + 3 * g1;                                                                        \
+		pk.B1 = pk.A + n_vars * g1;                                                                \
+		pk.C = pk.B1 + n_vars * g1;                                                                \
+		pk.H = pk.C + nc * g1;                                                                     \
+		pk.beta2 = p2;                                                                             \
+		pk.gamma2 = p2 + g2;                                                                       \
+		pk.delta2 = p2 + 2 * g2;                                                                   \
+		pk.B2 = p2 + 3 * g2;                                                                       \
+		zka_gpu_key *key = NULL;                                                                   \
+		OK(zka_gpu_key_load(G, &pk, &key, err, sizeof err));                                       \
+		if (!key)                                                                                  \
+			goto out;                                                                          \
+		for (int rep = 0; rep < 2; rep++) {                                                        \
+			Q##_fr_t *abc = malloc(3 * nd * 32), *cp = malloc(3 * nd * 32);                    \
+			uint64_t(*w)[4] = malloc(n_vars * 32);                                             \
+			for (size_t i = 0; i < 3 * nd; i++)                                                \
+				Q##_fr_rand(&abc[i]);                                                      \
+			Q##_std_scalars(w, n_vars, 30, 30);                                                \
+			w[0][0] = 1;                                                                       \
+			memset(&w[0][1], 0, 24);                                                           \
+			zka_rs rs;                                                                         \
+			rnd_mod(rs.r, CC##_FR_P, 4);                                                       \
+			rnd_mod(rs.s, CC##_FR_P, 4);                                                       \
+			zka_proof pg, pc;                                                                  \
+			memset(&pg, 0, sizeof pg);                                                         \
+			memset(&pc, 0, sizeof pc);                                                         \
+			memcpy(cp, abc, 3 * nd * 32);                                                      \
+			OK(zka_gpu_prove(G, key, (const uint64_t(*)[4])abc,                                \
+					 (const uint64_t(*)[4])(abc + nd), (const uint64_t(*)[4])(abc + 2 * nd), \
+					 (const uint64_t(*)[4])w, &rs, &pg, NULL, err, sizeof err));       \
+			CHECK(!memcmp(abc, cp, 3 * nd * 32), "zka_gpu_prove modified a, b or c");         \
+			zka_prove_opts po = {0};                                                           \
+			int rc = zka_prove_abc(&pk, (uint64_t(*)[4])cp, (uint64_t(*)[4])(cp + nd),         \
+					       (uint64_t(*)[4])(cp + 2 * nd), (const uint64_t(*)[4])w, &rs, &pc, \
+					       &po, NULL);                                                 \
+			CHECK(rc == 0, "zka_prove_abc -> %d", rc);                                         \
+			int same = !memcmp(pg.a, pc.a, 2 * CV.n8q) && !memcmp(pg.b, pc.b, 4 * CV.n8q) &&    \
+				   !memcmp(pg.c, pc.c, 2 * CV.n8q);                                        \
+			CHECK(same, "%s: GPU proof != CPU proof (2^%u, n_vars %u)", #Q, logn, n_vars);     \
+			printf("  %s proof 2^%u n_vars %u: %s (A %d B %d C %d)\n", #Q, logn, n_vars,       \
+			       same ? "identical to CPU" : "FAIL", !memcmp(pg.a, pc.a, 2 * CV.n8q),        \
+			       !memcmp(pg.b, pc.b, 4 * CV.n8q), !memcmp(pg.c, pc.c, 2 * CV.n8q));          \
+			free(abc);                                                                         \
+			free(cp);                                                                          \
+			free(w);                                                                           \
+		}                                                                                          \
+		zka_gpu_key_free(key);                                                                     \
+	out:                                                                                               \
+		free(p1);                                                                                  \
+		free(p2);                                                                                  \
+		free(k1);                                                                                  \
+		free(k2);                                                                                  \
+	}                                                                                                  \
+	static void Q##_all(void)                                                                          \
+	{                                                                                                  \
+		int f0 = failures;                                                                         \
+		Q##_test_fields();                                                                         \
+		printf("%s fields: %s\n", #Q, failures == f0 ? "ok" : "FAIL");                             \
+		f0 = failures;                                                                             \
+		Q##_test_ntt();                                                                            \
+		printf("%s NTT and H: %s\n", #Q, failures == f0 ? "ok" : "FAIL");                          \
+		f0 = failures;                                                                             \
+		Q##_test_msm(0);                                                                           \
+		Q##_test_msm(1);                                                                           \
+		printf("%s MSM: %s\n", #Q, failures == f0 ? "ok" : "FAIL");                                \
+		f0 = failures;                                                                             \
+		Q##_test_prove(3, 9, 2);                                                                   \
+		Q##_test_prove(10, 700, 5);                                                                \
+		if (!quick)                                                                                \
+			Q##_test_prove(14, 12345, 3);                                                      \
+		printf("%s proofs: %s\n", #Q, failures == f0 ? "ok" : "FAIL");                             \
+	}
+
+CURVE_TESTS(bn254, BN254, zka_curve_bn254)
+CURVE_TESTS(bls12_381, BLS12_381, zka_curve_bls12_381)
+
+/* A real circuit (x_{k+1} = x_k^2 chain, output public) keyed by zka_setup: the GPU proof must
+ * equal the CPU proof and verify; a tampered one must not. */
+static void test_real(const zka_curve *cv, uint32_t m, const uint64_t *one_mont)
+{
+	uint32_t nw = m + 2; /* w0 = 1, w1 = out (public), w2.. = chain */
+	zka_r1cs cs;
+	memset(&cs, 0, sizeof cs);
+	cs.curve = cv;
+	cs.n_wires = nw;
+	cs.n_pub_out = 1;
+	cs.n_constraints = m;
+	for (int k = 0; k < 3; k++) {
+		cs.m[k].start = calloc(m + 1, 8);
+		cs.m[k].signal = calloc(m, 4);
+		cs.m[k].value = calloc(m, 32);
+		cs.m[k].n_terms = m;
+		for (uint32_t i = 0; i < m; i++) {
+			cs.m[k].start[i + 1] = i + 1;
+			memcpy(cs.m[k].value[i], one_mont, 32);
+		}
+	}
+	for (uint32_t i = 0; i + 1 < m; i++) {
+		cs.m[0].signal[i] = 2 + i;
+		cs.m[1].signal[i] = 2 + i;
+		cs.m[2].signal[i] = 3 + i;
+	}
+	cs.m[0].signal[m - 1] = m + 1; /* last: x * 1 = out */
+	cs.m[1].signal[m - 1] = 0;
+	cs.m[2].signal[m - 1] = 1;
+	zka_witness wt = {cv, nw, malloc((size_t)nw * 32)};
+	memset(wt.w, 0, (size_t)nw * 32);
+	wt.w[0][0] = 1;
+	rnd_mod(wt.w[2], cv->r, 4);
+	for (uint32_t i = 3; i < nw; i++) { /* w_i = w_{i-1}^2 mod r, in standard form */
+		uint64_t t[4];
+		cv->fr_to_mont(t, wt.w[i - 1]);
+		if (cv->id == ZKA_BN254)
+			bn254_fr_mul((bn254_fr_t *)t, (bn254_fr_t *)t, (bn254_fr_t *)wt.w[i - 1]);
+		else
+			bls12_381_fr_mul((bls12_381_fr_t *)t, (bls12_381_fr_t *)t, (bls12_381_fr_t *)wt.w[i - 1]);
+		memcpy(wt.w[i], t, 32);
+	}
+	memcpy(wt.w[1], wt.w[nw - 1], 32);
+	zka_toxic tx;
+	zka_toxic_from_seed(&tx, cv, 12345);
+	zka_pk pk;
+	memset(&pk, 0, sizeof pk);
+	int rc = zka_setup(&cs, &tx, &pk, NULL, 0);
+	CHECK(rc == 0, "zka_setup -> %d", rc);
+	if (rc)
+		goto out;
+	size_t nd = pk.domain_size;
+	uint64_t(*abc)[4] = malloc(3 * nd * 32);
+	zka_prove_opts po = {0};
+	rc = zka_compute_abc(&pk, &wt, abc, abc + nd, abc + 2 * nd, &po);
+	CHECK(rc == 0, "zka_compute_abc -> %d", rc);
+	zka_gpu_key *key = NULL;
+	OK(zka_gpu_key_load(G, &pk, &key, err, sizeof err));
+	zka_rs rs;
+	rnd_mod(rs.r, cv->r, 4);
+	rnd_mod(rs.s, cv->r, 4);
+	zka_proof pg, pc;
+	memset(&pg, 0, sizeof pg);
+	memset(&pc, 0, sizeof pc);
+	if (key)
+		OK(zka_gpu_prove(G, key, (const uint64_t(*)[4])abc, (const uint64_t(*)[4])(abc + nd),
+				 (const uint64_t(*)[4])(abc + 2 * nd), (const uint64_t(*)[4])wt.w, &rs, &pg, NULL, err,
+				 sizeof err));
+	rc = zka_prove_abc(&pk, abc, abc + nd, abc + 2 * nd, (const uint64_t(*)[4])wt.w, &rs, &pc, &po, NULL);
+	CHECK(rc == 0, "zka_prove_abc -> %d", rc);
+	int same = !memcmp(pg.a, pc.a, 2 * cv->n8q) && !memcmp(pg.b, pc.b, 4 * cv->n8q) &&
+		   !memcmp(pg.c, pc.c, 2 * cv->n8q);
+	CHECK(same, "%s real circuit: GPU proof != CPU proof", cv->pretty);
+	zka_vk vk;
+	memset(&vk, 0, sizeof vk);
+	rc = zka_vk_from_pk(&vk, &pk);
+	CHECK(rc == 0, "zka_vk_from_pk -> %d", rc);
+	const char *why = "";
+	int v = zka_verify(&vk, (const uint64_t(*)[4])(wt.w + 1), 1, &pg, &why);
+	CHECK(v == 1, "%s: GPU proof does not verify (%d, %s)", cv->pretty, v, why ? why : "");
+	uint64_t bad[4];
+	memcpy(bad, wt.w[1], 32);
+	bad[0] ^= 1;
+	int v2 = zka_verify(&vk, (const uint64_t(*)[4])bad, 1, &pg, &why);
+	CHECK(v2 == 0, "%s: GPU proof verifies against a wrong public input (%d)", cv->pretty, v2);
+	printf("  %s real circuit (%u constraints, domain %zu): GPU %s CPU, verify %d, tampered %d\n", cv->pretty, m,
+	       nd, same ? "==" : "!=", v, v2);
+	zka_vk_free(&vk);
+	zka_gpu_key_free(key);
+	free(abc);
+	zka_pk_free(&pk);
+out:
+	for (int k = 0; k < 3; k++) {
+		free(cs.m[k].start);
+		free(cs.m[k].signal);
+		free(cs.m[k].value);
+	}
+	free(wt.w);
+}
+
+int main(int argc, char **argv)
+{
+	quick = argc > 1 && !strcmp(argv[1], "quick");
+	if (zka_gpu_device_count() == 0) {
+		printf("SKIP: no CUDA device\n");
+		return 0;
+	}
+	int rc = zka_gpu_open(&G, 0, err, sizeof err);
+	if (rc) {
+		printf("zka_gpu_open: %s\n", err);
+		return rc == -ENODEV ? 0 : 1;
+	}
+	printf("device: %s\n", zka_gpu_device_name(G));
+	srand((unsigned)time(NULL));
+	bn254_all();
+	bls12_381_all();
+	int f0 = failures;
+	test_real(&zka_curve_bn254, 1000, BN254_FR_ONE);
+	test_real(&zka_curve_bls12_381, 3000, BLS12_381_FR_ONE);
+	printf("real circuits (setup, prove, verify): %s\n", failures == f0 ? "ok" : "FAIL");
+	zka_gpu_close(G);
+	printf("%d checks, %d failures\n", checks, failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,285 @@
+/* bench_gpu.c - `zkarena bench gpu`: the GPU prover's stages over a size sweep, both curves.
+ *
+ *   zkarena bench gpu [--curve bn254|bls12_381|both] [--min LOG] [--max LOG] [--reps N]
+ *                     [--cpu-max LOG] [--bls-max LOG] [--bn-max LOG]
+ *
+ * Keys are SYNTHETIC: random multiples of the generator made on the GPU by the fixed-base path
+ * (one G1 set shared by A, B1, C and H; one G2 set for B2), random a, b, c and full-width random
+ * witness scalars. They are not keys of a circuit, so the proofs are not valid; the benchmark
+ * measures the prover's stages, which do not depend on that. Whole-proof validity and equality
+ * with the CPU prover are covered by tests/gpu_test.c. */
+#include <stdio.h>
+
+#ifndef ZKA_HAVE_CUDA_LIB
+/* Built without the CUDA library (no nvcc on this machine). */
+int zka_bench_gpu(int argc, char **argv);
+int zka_bench_gpu(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "zkarena bench gpu: this zkarena was built without CUDA\n");
+	return 2;
+}
+#else
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "cuda/zka_gpu.h"
+#include "zk/bls12_381.h"
+#include "zk/bn254.h"
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void rnd(void *buf, size_t n)
+{
+	uint8_t *p = buf;
+	while (n) {
+		ssize_t k = getrandom(p, n > 33554431 ? 33554431 : n, 0);
+		if (k <= 0)
+			abort();
+		p += k;
+		n -= (size_t)k;
+	}
+}
+
+/* n random scalars < r (top limb masked below r's top limb: uniform enough for timing) */
+static void rnd_scalars(uint64_t (*k)[4], size_t n, const uint64_t *r)
+{
+	rnd(k, n * 32);
+	for (size_t i = 0; i < n; i++)
+		k[i][3] %= r[3];
+}
+
+static int cmpd(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+typedef struct {
+	double v[64];
+	int n;
+} samples;
+static double med(samples *s)
+{
+	qsort(s->v, s->n, sizeof s->v[0], cmpd);
+	return s->n ? s->v[s->n / 2] : 0;
+}
+
+static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int reps, int cpu_max)
+{
+	char err[512];
+	size_t g1 = zka_g1_bytes(c), g2 = zka_g2_bytes(c);
+	printf("\n%s (synthetic keys; n_vars = domain; witness full-width random)\n", c->pretty);
+	printf("%-6s %9s %9s %9s %9s %9s %9s %9s %8s %10s %10s\n", "log2n", "h2d ms", "ntt ms", "g1 ms",
+	       "g2 ms", "finish", "total ms", "proofs/s", "msm1 ms", "ntt1 ms", "cpu ms");
+	for (int logn = lmin; logn <= lmax; logn++) {
+		size_t n = (size_t)1 << logn;
+		uint8_t *P1 = malloc(n * g1), *P2 = malloc(n * g2);
+		uint64_t(*k)[4] = malloc(n * 32);
+		uint64_t(*abcw)[4] = malloc(4 * n * 32);
+		uint64_t(*x)[4] = malloc(n * 32);
+		if (!P1 || !P2 || !k || !abcw || !x) {
+			fprintf(stderr, "zkarena bench gpu: out of memory at 2^%d\n", logn);
+			return 2;
+		}
+		uint8_t gen1[96], gen2[192], inf1[96];
+		memset(inf1, 0, sizeof inf1);
+		if (c->id == ZKA_BN254) {
+			bn254_g1_gen((bn254_g1_aff *)gen1);
+			bn254_g2_gen((bn254_g2_aff *)gen2);
+		} else {
+			bls12_381_g1_gen((bls12_381_g1_aff *)gen1);
+			bls12_381_g2_gen((bls12_381_g2_aff *)gen2);
+		}
+		double tk = now();
+		rnd_scalars(k, n, c->r);
+		int rc = zka_gpu_fixed_base_g1(g, c, gen1, (const uint64_t(*)[4])k, n, P1, err, sizeof err);
+		if (!rc) {
+			rnd_scalars(k, n, c->r);
+			rc = zka_gpu_fixed_base_g2(g, c, gen2, (const uint64_t(*)[4])k, n, P2, err, sizeof err);
+		}
+		if (rc) {
+			fprintf(stderr, "zkarena bench gpu: fixed base: %s\n", err);
+			return 2;
+		}
+		tk = now() - tk;
+		zka_pk pk;
+		memset(&pk, 0, sizeof pk);
+		pk.curve = c;
+		pk.n_vars = (uint32_t)n;
+		pk.n_public = 1;
+		pk.domain_size = (uint32_t)n;
+		pk.log_domain = (uint32_t)logn;
+		pk.alpha1 = pk.beta1 = pk.delta1 = P1;
+		pk.beta2 = pk.gamma2 = pk.delta2 = P2;
+		pk.A = pk.B1 = pk.H = P1;
+		pk.C = P1 + 2 * g1;
+		pk.B2 = P2;
+		zka_gpu_key *key = NULL;
+		double tl = now();
+		if ((rc = zka_gpu_key_load(g, &pk, &key, err, sizeof err))) {
+			fprintf(stderr, "zkarena bench gpu: key load: %s\n", err);
+			return 2;
+		}
+		tl = now() - tl;
+		/* a, b, c Montgomery (any value < r is some Montgomery form), w standard */
+		rnd_scalars(abcw, 4 * n, c->r);
+		if ((rc = zka_gpu_register(g, abcw, 4 * n * 32, err, sizeof err)))
+			fprintf(stderr, "zkarena bench gpu: register: %s (copies from pageable memory)\n", err);
+		zka_rs rs;
+		rnd_scalars((uint64_t(*)[4])rs.r, 1, c->r);
+		rnd_scalars((uint64_t(*)[4])rs.s, 1, c->r);
+		zka_proof pf;
+		samples sh = {0}, sn = {0}, s1 = {0}, s2 = {0}, sf = {0}, st = {0};
+		double tsteady = 0;
+		for (int i = 0; i <= reps; i++) {
+			double t0 = now();
+			rc = zka_gpu_prove(g, key, (const uint64_t(*)[4])abcw, (const uint64_t(*)[4])(abcw + n),
+					   (const uint64_t(*)[4])(abcw + 2 * n), (const uint64_t(*)[4])(abcw + 3 * n),
+					   &rs, &pf, NULL, err, sizeof err);
+			if (rc) {
+				fprintf(stderr, "zkarena bench gpu: prove: %s\n", err);
+				return 2;
+			}
+			if (i == 0)
+				continue; /* warm-up */
+			tsteady += now() - t0;
+			zka_gpu_times t;
+			zka_gpu_last_times(g, &t);
+			sh.v[sh.n++] = t.h2d;
+			sn.v[sn.n++] = t.ntt;
+			s1.v[s1.n++] = t.msm_g1;
+			s2.v[s2.n++] = t.msm_g2;
+			sf.v[sf.n++] = t.finish;
+			st.v[st.n++] = t.total;
+		}
+		/* the building blocks alone */
+		double msm1 = 0, ntt1 = 0;
+		uint8_t out[192];
+		rnd_scalars(k, n, c->r);
+		zka_gpu_msm_g1(g, c, P1, (const uint64_t(*)[4])k, n, out, NULL, err, sizeof err);
+		if (zka_gpu_msm_g1(g, c, P1, (const uint64_t(*)[4])k, n, out, &msm1, err, sizeof err))
+			fprintf(stderr, "zkarena bench gpu: msm: %s\n", err);
+		memcpy(x, abcw, n * 32);
+		zka_gpu_ntt(g, c, (uint32_t)logn, x, 0, NULL, err, sizeof err);
+		if (zka_gpu_ntt(g, c, (uint32_t)logn, x, 0, &ntt1, err, sizeof err))
+			fprintf(stderr, "zkarena bench gpu: ntt: %s\n", err);
+		double cpu = 0;
+		if (logn <= cpu_max) {
+			zka_proof pc;
+			zka_prove_opts po = {0};
+			memcpy(x, abcw, n * 32);
+			uint64_t(*b2)[4] = malloc(2 * n * 32);
+			if (b2) {
+				memcpy(b2, abcw + n, 2 * n * 32);
+				double t0 = now();
+				zka_prove_abc(&pk, x, b2, b2 + n, (const uint64_t(*)[4])(abcw + 3 * n), &rs, &pc, &po, NULL);
+				cpu = now() - t0;
+				free(b2);
+			}
+		}
+		printf("%-6d %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.1f %8.2f %10.3f ", logn, med(&sh) * 1e3,
+		       med(&sn) * 1e3, med(&s1) * 1e3, med(&s2) * 1e3, med(&sf) * 1e3, med(&st) * 1e3,
+		       reps / tsteady, msm1 * 1e3, ntt1 * 1e3);
+		if (cpu > 0)
+			printf("%10.1f\n", cpu * 1e3);
+		else
+			printf("%10s\n", "-");
+		printf("       (key: fixed-base %.2f s, load %.2f s)\n", tk, tl);
+		fflush(stdout);
+		zka_gpu_key_free(key);
+		free(P1);
+		free(P2);
+		free(k);
+		free(x);
+		/* abcw stays registered until the context closes: leak it deliberately here */
+	}
+	return 0;
+}
+
+int zka_bench_gpu(int argc, char **argv)
+{
+	const char *curve = "both";
+	int lmin = 16, lmax = 20, reps = 5, cpu_max = 16, bls_max = -1, bn_max = -1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!v) {
+			fprintf(stderr, "zkarena bench gpu: %s needs a value\n", a);
+			return 2;
+		}
+		if (!strcmp(a, "--curve"))
+			curve = v;
+		else if (!strcmp(a, "--min"))
+			lmin = atoi(v);
+		else if (!strcmp(a, "--max"))
+			lmax = atoi(v);
+		else if (!strcmp(a, "--reps"))
+			reps = atoi(v);
+		else if (!strcmp(a, "--cpu-max"))
+			cpu_max = atoi(v);
+		else if (!strcmp(a, "--bls-max"))
+			bls_max = atoi(v);
+		else if (!strcmp(a, "--bn-max"))
+			bn_max = atoi(v);
+		else {
+			fprintf(stderr, "zkarena bench gpu: unknown option %s\n", a);
+			return 2;
+		}
+		i++;
+	}
+	if (reps < 1 || reps > 60 || lmin < 2 || lmax > 26) {
+		fprintf(stderr, "zkarena bench gpu: bad sizes or reps\n");
+		return 2;
+	}
+	char err[512];
+	zka_gpu *g;
+	if (zka_gpu_open(&g, 0, err, sizeof err)) {
+		fprintf(stderr, "zkarena bench gpu: %s\n", err);
+		return 2;
+	}
+	time_t tnow = time(NULL);
+	char date[64];
+	strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&tnow));
+	printf("zkarena bench gpu: %s, %s\n", zka_gpu_device_name(g), date);
+	/* H2D bandwidth: 1 GiB from registered and from pageable memory */
+	size_t bw = (size_t)1 << 30;
+	void *hb = malloc(bw), *hp = malloc(bw);
+	if (hb && hp) {
+		memset(hb, 1, bw);
+		memset(hp, 2, bw);
+		double reg = 0, pag = 0;
+		int r1 = zka_gpu_h2d_bw(g, hp, bw, &pag, err, sizeof err);
+		int r0 = zka_gpu_register(g, hb, bw, err, sizeof err);
+		if (!r0)
+			r0 = zka_gpu_h2d_bw(g, hb, bw, &reg, err, sizeof err);
+		printf("H2D 1 GiB: registered %.1f GB/s%s, pageable %.1f GB/s%s\n", reg, r0 ? " (failed)" : "", pag,
+		       r1 ? " (failed)" : "");
+	}
+	int rc = 0;
+	if (!strcmp(curve, "both") || !strcmp(curve, "bn254"))
+		rc |= bench_curve(g, &zka_curve_bn254, lmin, bn_max >= 0 ? bn_max : lmax, reps, cpu_max);
+	if (!rc && (!strcmp(curve, "both") || !strcmp(curve, "bls12_381")))
+		rc |= bench_curve(g, &zka_curve_bls12_381, lmin, bls_max >= 0 ? bls_max : lmax, reps, cpu_max);
+	zka_gpu_close(g);
+	free(hp);
+	/* hb was registered; the context has unregistered it */
+	free(hb);
+	return rc;
+}
+
+#ifdef ZKG_BENCH_MAIN
+int main(int argc, char **argv)
+{
+	return zka_bench_gpu(argc, argv);
+}
+#endif
+#endif /* ZKA_HAVE_CUDA_LIB */
