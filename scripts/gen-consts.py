@@ -28,6 +28,13 @@ class F2:
         d = pow(s.a * s.a + s.b * s.b, s.p - 2, s.p)
         return F2(s.p, s.a * d, -s.b * d)
     def iszero(s): return s.a == 0 and s.b == 0
+    def conj(s): return F2(s.p, s.a, -s.b)
+    def __pow__(s, e):
+        r, b = F2(s.p, 1, 0), s
+        while e:
+            if e & 1: r = r * b
+            b = b * b; e >>= 1
+        return r
 
 def ec_add(P, Q, zero):
     """Affine addition on y^2 = x^3 + b (None is infinity); generic over field classes."""
@@ -167,6 +174,51 @@ def main():
         out.append("/* final exponentiation after f^(p^6-1): e = (p^2+1)(p^4-p^2+1)/r, %d bits */" % e.bit_length())
         out.append(carr(nm + "_FINAL_EXP", e, ne))
         out.append("#define %s_FINAL_EXP_LIMBS %d" % (nm, ne))
+        # Frobenius of Fq12 = Fq2[w]/(w^6 - xi) (w^2 = v): (a w^k)^(q^i) = a^(q^i) w^k gamma_{i,k}
+        # with gamma_{i,k} = xi^(k (q^i - 1) / 6); also the twist Frobenius psi uses gamma_{i,2..3}.
+        gam = {}
+        for i in (1, 2, 3):
+            assert (q**i - 1) % 6 == 0
+            for k in range(1, 6):
+                gam[i, k] = xi ** (k * (q**i - 1) // 6)
+                # w^(k q^i) = (w^(k q^(i-1)))^q = w^k gamma_{1,k} conj(gamma_{i-1,k})
+                if i > 1:
+                    assert gam[i, k] == gam[1, k] * gam[i - 1, k].conj()
+                # gamma^6 = xi^(k (q^i - 1))
+                assert gam[i, k] ** 6 == xi ** (k * (q**i - 1))
+                if i == 2:
+                    assert gam[i, k].b == 0  # q^2 - 1 multiple of 6 with xi^(q^2-1) in Fq
+        out.append("/* Frobenius coefficients gamma_{i,k} = xi^(k (q^i - 1) / 6), [i-1][k-1][c0/c1], Montgomery */")
+        out.append("static const uint64_t %s_FROB_GAMMA[3][5][2][%d] = {" % (nm, nq))
+        for i in (1, 2, 3):
+            rows = []
+            for k in range(1, 6):
+                g = gam[i, k]
+                rows.append("{{%s}, {%s}}" % tuple(", ".join("0x%016xull" % l for l in limbs(mq(v), nq))
+                                                   for v in (g.a, g.b)))
+            out.append("    {" + ",\n     ".join(rows).replace("\\n", "\n") + "},")
+        out.append("};")
+        # hard part of the final exponentiation, h = (q^4 - q^2 + 1) / r, as an exact chain in x
+        h = (q**4 - q**2 + 1) // r
+        xs = -x if c["x_neg"] else x
+        out.append("/* |x| of the curve parameter x and its sign */")
+        out.append("static const uint64_t %s_X_ABS = 0x%016xull;" % (nm, x))
+        out.append("#define %s_X_NEG %d" % (nm, 1 if c["x_neg"] else 0))
+        if c["name"] == "bn254":
+            # Scott et al., "On the final exponentiation ...": h = l0 + l1 q + l2 q^2 + l3 q^3
+            lam = [[-2, -18, -30, -36], [1, -12, -18, -36], [1, 0, 6, 0], [1, 0, 0, 0]]
+            assert h == sum(sum(cf * xs**j for j, cf in enumerate(lam[i])) * q**i for i in range(4))
+            out.append("/* hard part h = (q^4-q^2+1)/r = sum_i q^i sum_j HARD[i][j] x^j (exact identity) */")
+            out.append("static const int8_t %s_HARD[4][4] = {%s};" % (
+                nm, ", ".join("{%s}" % ", ".join(str(v) for v in row) for row in lam)))
+        else:
+            # BLS12: h = ((x-1)^2 / 3) (x + q) (x^2 + q^2 - 1) + 1 (exact identity, 3 | x - 1)
+            assert (xs - 1) % 3 == 0
+            assert h == (xs - 1) * ((xs - 1) // 3) * (xs + q) * (xs**2 + q**2 - 1) + 1
+            d = (xs - 1) // 3
+            out.append("/* hard part h = (q^4-q^2+1)/r = (x-1) ((x-1)/3) (x+q) (x^2+q^2-1) + 1; |(x-1)/3| and sign */")
+            out.append("static const uint64_t %s_XM1_DIV3_ABS = 0x%016xull;" % (nm, abs(d)))
+            out.append("#define %s_XM1_DIV3_NEG %d" % (nm, 1 if d < 0 else 0))
         out.append("/* r as plain limbs, the scalar of subgroup checks */")
         out.append(carr(nm + "_R_PLAIN", r, 4))
         out.append("")

@@ -6,7 +6,8 @@
  *   CURVE_FQ_N    64-bit limbs of Fq (4 or 6); Fr always has 4
  *   CURVE_DTWIST  1 when G2 lives on a D-type twist, 0 for M-type
  *   CURVE_BN      1 for a BN curve, 0 for BLS12
- * Generated: CURVE_fq_*, CURVE_fr_*, CURVE_fq2/6/12_*, CURVE_g1_*, CURVE_g2_*, CURVE_pair_*.
+ * Generated: CURVE_fq_*, CURVE_fr_*, CURVE_fq2/6/12_*, CURVE_g1_*, CURVE_g2_*, CURVE_pair_*
+ * (and the slow reference pairing CURVE_pairref_*, which tests compare against).
  */
 #include "zk/curve_consts.h"
 #include "zk/tmpl.h"
@@ -40,6 +41,7 @@
 #define PAIR_C CC
 #define PAIR_DTWIST CURVE_DTWIST
 #define PAIR_BN CURVE_BN
+#include "zk/pairing_ref_tmpl.h"
 #include "zk/pairing_tmpl.h"
 #undef PAIR_C
 #undef PAIR_DTWIST

@@ -237,6 +237,146 @@ static inline void Q12(pow)(Q12(t) *r, const Q12(t) *a, const uint64_t *e, int n
 	*r = acc;
 }
 
+/* ---- sparse products and special squarings (used by the fast pairing) ---- */
+
+/* r = a * (b0 + b1 v): a product by a sparse Fq6 element (5 Fq2 products) */
+static inline void Q6(mul_by_01)(Q6(t) *r, const Q6(t) *a, const Q2(t) *b0, const Q2(t) *b1)
+{
+	Q2(t) v0, v1, s, t, c0, c1, c2;
+	Q2(mul)(&v0, &a->c0, b0);
+	Q2(mul)(&v1, &a->c1, b1);
+	Q2(mul)(&c0, &a->c2, b1); /* c0 = a0 b0 + xi a2 b1 */
+	Q2(mul_xi)(&c0, &c0);
+	Q2(add)(&c0, &c0, &v0);
+	Q2(add)(&s, &a->c0, &a->c1); /* c1 = (a0+a1)(b0+b1) - v0 - v1 */
+	Q2(add)(&t, b0, b1);
+	Q2(mul)(&c1, &s, &t);
+	Q2(sub)(&c1, &c1, &v0);
+	Q2(sub)(&c1, &c1, &v1);
+	Q2(mul)(&c2, &a->c2, b0); /* c2 = a1 b1 + a2 b0 */
+	Q2(add)(&c2, &c2, &v1);
+	r->c0 = c0;
+	r->c1 = c1;
+	r->c2 = c2;
+}
+
+/* r = a * (b1 v): (xi a2 b1, a0 b1, a1 b1) */
+static inline void Q6(mul_by_1)(Q6(t) *r, const Q6(t) *a, const Q2(t) *b1)
+{
+	Q2(t) c0, c1, c2;
+	Q2(mul)(&c0, &a->c2, b1);
+	Q2(mul_xi)(&c0, &c0);
+	Q2(mul)(&c1, &a->c0, b1);
+	Q2(mul)(&c2, &a->c1, b1);
+	r->c0 = c0;
+	r->c1 = c1;
+	r->c2 = c2;
+}
+
+/* r = a * l for the sparse l = b0 + b3 w + b4 w^3, i.e. l.c0 = (b0, 0, 0), l.c1 = (b3, b4, 0)
+ * (the shape of a D-type twist line) */
+static inline void Q12(mul_by_034)(Q12(t) *r, const Q12(t) *a, const Q2(t) *b0, const Q2(t) *b3,
+				   const Q2(t) *b4)
+{
+	Q6(t) x, y, e;
+	Q2(t) s;
+	Q2(mul)(&x.c0, &a->c0.c0, b0); /* x = a0 * b0 */
+	Q2(mul)(&x.c1, &a->c0.c1, b0);
+	Q2(mul)(&x.c2, &a->c0.c2, b0);
+	Q6(mul_by_01)(&y, &a->c1, b3, b4); /* y = a1 * (b3 + b4 v) */
+	Q2(add)(&s, b0, b3);
+	Q6(add)(&e, &a->c0, &a->c1); /* e = (a0 + a1)(b0 + b3 + b4 v) */
+	Q6(mul_by_01)(&e, &e, &s, b4);
+	Q6(sub)(&e, &e, &x);
+	Q6(sub)(&r->c1, &e, &y);
+	Q6(mul_v)(&y, &y);
+	Q6(add)(&r->c0, &x, &y);
+}
+
+/* r = a * l for the sparse l = b0 + b1 w^2 + b4 w^3, i.e. l.c0 = (b0, b1, 0), l.c1 = (0, b4, 0)
+ * (the shape of an M-type twist line) */
+static inline void Q12(mul_by_014)(Q12(t) *r, const Q12(t) *a, const Q2(t) *b0, const Q2(t) *b1,
+				   const Q2(t) *b4)
+{
+	Q6(t) x, y, e;
+	Q2(t) s;
+	Q6(mul_by_01)(&x, &a->c0, b0, b1); /* x = a0 * (b0 + b1 v) */
+	Q6(mul_by_1)(&y, &a->c1, b4);      /* y = a1 * (b4 v) */
+	Q2(add)(&s, b1, b4);
+	Q6(add)(&e, &a->c0, &a->c1); /* e = (a0 + a1)(b0 + (b1 + b4) v) */
+	Q6(mul_by_01)(&e, &e, b0, &s);
+	Q6(sub)(&e, &e, &x);
+	Q6(sub)(&r->c1, &e, &y);
+	Q6(mul_v)(&y, &y);
+	Q6(add)(&r->c0, &x, &y);
+}
+
+/* r = a^2 by the complex method: (a0^2 + v a1^2) + 2 a0 a1 w with 2 Fq6 products; the same
+ * value as Q12(sqr) */
+static inline void Q12(sqr_fast)(Q12(t) *r, const Q12(t) *a)
+{
+	Q6(t) t, s, u;
+	Q6(mul)(&t, &a->c0, &a->c1);
+	Q6(add)(&s, &a->c0, &a->c1);
+	Q6(mul_v)(&u, &a->c1);
+	Q6(add)(&u, &u, &a->c0);
+	Q6(mul)(&s, &s, &u); /* (a0 + a1)(a0 + v a1) = a0^2 + v a1^2 + t (1 + v) */
+	Q6(sub)(&s, &s, &t);
+	Q6(mul_v)(&u, &t);
+	Q6(sub)(&r->c0, &s, &u);
+	Q6(dbl)(&r->c1, &t);
+}
+
+/* (t0, t1) = (a + b s)^2 in Fq4 = Fq2[s]/(s^2 - xi): t0 = a^2 + xi b^2, t1 = 2ab */
+static inline void Q2(fq4_sqr)(Q2(t) *t0, Q2(t) *t1, const Q2(t) *a, const Q2(t) *b)
+{
+	Q2(t) ab, s, u;
+	Q2(mul)(&ab, a, b);
+	Q2(add)(&s, a, b);
+	Q2(mul_xi)(&u, b);
+	Q2(add)(&u, &u, a);
+	Q2(mul)(&s, &s, &u); /* (a + b)(a + xi b) = a^2 + xi b^2 + ab (1 + xi) */
+	Q2(sub)(&s, &s, &ab);
+	Q2(mul_xi)(&u, &ab);
+	Q2(sub)(t0, &s, &u);
+	Q2(dbl)(t1, &ab);
+}
+
+/* r = a^2 for a in the cyclotomic subgroup (a^(q^6+1)(q^2+1)... = 1, i.e. after the easy part
+ * of the final exponentiation): Granger-Scott squaring; for other a the result is garbage */
+static inline void Q12(cyc_sqr)(Q12(t) *r, const Q12(t) *a)
+{
+	/* a = g0 + h0 w + g1 w^2 + h1 w^3 + g2 w^4 + h2 w^5; in Fq4 = Fq2[w^3] the pairs are
+	 * (g0, h1), (h0, g2), (g1, h2) */
+	Q2(t) t0, t1, t2, t3, t4, t5, z;
+	Q2(fq4_sqr)(&t0, &t1, &a->c0.c0, &a->c1.c1);
+	Q2(fq4_sqr)(&t2, &t3, &a->c1.c0, &a->c0.c2);
+	Q2(fq4_sqr)(&t4, &t5, &a->c0.c1, &a->c1.c2);
+	/* g0' = 3 t0 - 2 g0, h1' = 3 t1 + 2 h1 */
+	Q2(sub)(&z, &t0, &a->c0.c0);
+	Q2(dbl)(&z, &z);
+	Q2(add)(&r->c0.c0, &z, &t0);
+	Q2(add)(&z, &t1, &a->c1.c1);
+	Q2(dbl)(&z, &z);
+	Q2(add)(&r->c1.c1, &z, &t1);
+	/* h0' = 3 xi t5 + 2 h0, g2' = 3 t4 - 2 g2 */
+	Q2(t) x5;
+	Q2(mul_xi)(&x5, &t5);
+	Q2(add)(&z, &x5, &a->c1.c0);
+	Q2(dbl)(&z, &z);
+	Q2(add)(&r->c1.c0, &z, &x5);
+	Q2(sub)(&z, &t4, &a->c0.c2);
+	Q2(dbl)(&z, &z);
+	Q2(add)(&r->c0.c2, &z, &t4);
+	/* g1' = 3 t2 - 2 g1, h2' = 3 t3 + 2 h2 */
+	Q2(sub)(&z, &t2, &a->c0.c1);
+	Q2(dbl)(&z, &z);
+	Q2(add)(&r->c0.c1, &z, &t2);
+	Q2(add)(&z, &t3, &a->c1.c2);
+	Q2(dbl)(&z, &z);
+	Q2(add)(&r->c1.c2, &z, &t3);
+}
+
 #undef Q
 #undef Q2
 #undef Q6
