@@ -110,6 +110,8 @@ out:
 			rand_scalar(k, CCN##_FR_P, it < 2 ? 3 : 256);                              \
 			if (it == 0)                                                               \
 				k[0] = 2, k[1] = k[2] = k[3] = 0; /* 2G, a known small multiple */ \
+			if ((k[0] | k[1] | k[2] | k[3]) == 0)                                      \
+				k[0] = 5; /* a 3-bit draw may be 0; the oracle wants a point */    \
 			gpt base, acc, t;                                                          \
 			mpz_inits(base.x, base.y, acc.x, acc.y, t.x, t.y, NULL);                   \
 			mpz_import(base.x, NQ, -1, 8, 0, 0, gx.v);                                 \

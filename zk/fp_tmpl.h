@@ -15,6 +15,46 @@
 #include <stdint.h>
 #include <string.h>
 
+#ifndef ZKA_FP_LIMB_OPS
+#define ZKA_FP_LIMB_OPS
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+/* Fully unrolls the limb loops: GCC -O2 does not, and rolled loops keep the limbs in memory
+ * (bn254 Fq mul: 632 -> ~300 instructions, callgrind). */
+#define ZKA_FP_UNROLL _Pragma("GCC unroll 8")
+
+/* *r = a + b + c (c in {0,1}); returns the carry out. adc on x86-64, portable elsewhere. */
+static inline unsigned char zka_fp_adc(unsigned char c, uint64_t a, uint64_t b, uint64_t *r)
+{
+#if defined(__x86_64__)
+	unsigned long long t;
+	c = _addcarry_u64(c, a, b, &t);
+	*r = t;
+	return c;
+#else
+	unsigned __int128 t = (unsigned __int128)a + b + c;
+	*r = (uint64_t)t;
+	return (unsigned char)(t >> 64);
+#endif
+}
+
+/* *r = a - b - c (c in {0,1}); returns the borrow out. sbb on x86-64, portable elsewhere. */
+static inline unsigned char zka_fp_sbb(unsigned char c, uint64_t a, uint64_t b, uint64_t *r)
+{
+#if defined(__x86_64__)
+	unsigned long long t;
+	c = _subborrow_u64(c, a, b, &t);
+	*r = t;
+	return c;
+#else
+	unsigned __int128 t = (unsigned __int128)a - b - c;
+	*r = (uint64_t)t;
+	return (unsigned char)((t >> 64) & 1);
+#endif
+}
+#endif
+
 #define FP_CAT2(a, b) a##_##b
 #define FP_CAT(a, b) FP_CAT2(a, b)
 #define F(name) FP_CAT(FP, name)
@@ -45,7 +85,7 @@ static inline void F(one)(T *r)
 static inline int F(is_zero)(const T *a)
 {
 	uint64_t acc = 0;
-	for (int i = 0; i < FP_N; i++)
+	ZKA_FP_UNROLL for (int i = 0; i < FP_N; i++)
 		acc |= a->v[i];
 	return acc == 0;
 }
@@ -54,7 +94,7 @@ static inline int F(is_zero)(const T *a)
 static inline int F(eq)(const T *a, const T *b)
 {
 	uint64_t acc = 0;
-	for (int i = 0; i < FP_N; i++)
+	ZKA_FP_UNROLL for (int i = 0; i < FP_N; i++)
 		acc |= a->v[i] ^ b->v[i];
 	return acc == 0;
 }
@@ -75,14 +115,11 @@ static inline int F(is_canonical)(const T *a)
 static inline void F(reduce_once)(T *r, const T *a)
 {
 	uint64_t t[FP_N];
-	uint64_t borrow = 0;
-	for (int i = 0; i < FP_N; i++) {
-		F(u128) d = (F(u128))a->v[i] - K(P)[i] - borrow;
-		t[i] = (uint64_t)d;
-		borrow = (uint64_t)(d >> 64) & 1;
-	}
-	uint64_t keep = 0 - borrow; /* all ones when a < p */
-	for (int i = 0; i < FP_N; i++)
+	unsigned char borrow = 0;
+	ZKA_FP_UNROLL for (int i = 0; i < FP_N; i++)
+		borrow = zka_fp_sbb(borrow, a->v[i], K(P)[i], &t[i]);
+	uint64_t keep = 0 - (uint64_t)borrow; /* all ones when a < p */
+	ZKA_FP_UNROLL for (int i = 0; i < FP_N; i++)
 		r->v[i] = (a->v[i] & keep) | (t[i] & ~keep);
 }
 
@@ -90,35 +127,26 @@ static inline void F(reduce_once)(T *r, const T *a)
 static inline void F(add)(T *r, const T *a, const T *b)
 {
 	T s;
-	uint64_t carry = 0;
-	for (int i = 0; i < FP_N; i++) {
-		F(u128) t = (F(u128))a->v[i] + b->v[i] + carry;
-		s.v[i] = (uint64_t)t;
-		carry = (uint64_t)(t >> 64);
-	}
+	unsigned char carry = 0;
+	ZKA_FP_UNROLL for (int i = 0; i < FP_N; i++)
+		carry = zka_fp_adc(carry, a->v[i], b->v[i], &s.v[i]);
 	/* the spare top bit of p means a + b < 2^(64N): carry is always 0 here */
+	(void)carry;
 	F(reduce_once)(r, &s);
 }
 
-/* r = a - b mod p */
+/* r = a - b mod p (branch-free: adds p masked by the borrow) */
 static inline void F(sub)(T *r, const T *a, const T *b)
 {
 	uint64_t t[FP_N];
-	uint64_t borrow = 0;
-	for (int i = 0; i < FP_N; i++) {
-		F(u128) d = (F(u128))a->v[i] - b->v[i] - borrow;
-		t[i] = (uint64_t)d;
-		borrow = (uint64_t)(d >> 64) & 1;
-	}
-	if (borrow) {
-		uint64_t carry = 0;
-		for (int i = 0; i < FP_N; i++) {
-			F(u128) s = (F(u128))t[i] + K(P)[i] + carry;
-			t[i] = (uint64_t)s;
-			carry = (uint64_t)(s >> 64);
-		}
-	}
-	memcpy(r->v, t, sizeof t);
+	unsigned char borrow = 0;
+	ZKA_FP_UNROLL for (int i = 0; i < FP_N; i++)
+		borrow = zka_fp_sbb(borrow, a->v[i], b->v[i], &t[i]);
+	uint64_t mask = 0 - (uint64_t)borrow;
+	unsigned char carry = 0;
+	ZKA_FP_UNROLL for (int i = 0; i < FP_N; i++)
+		carry = zka_fp_adc(carry, t[i], K(P)[i] & mask, &r->v[i]);
+	(void)carry;
 }
 
 /* r = -a mod p */
@@ -137,29 +165,48 @@ static inline void F(dbl)(T *r, const T *a)
 
 /* r = a * b * R^-1 mod p: Montgomery product, CIOS with the "no-carry" shortcut, valid
  * because the top limb of every modulus here is below (2^64 - 1)/2 - 1, so the running value
- * never needs a limb beyond FP_N. */
+ * never needs a limb beyond FP_N + 1. Each row forms all FP_N double-limb products first and
+ * then adds the low and the high halves in two carry chains (adc on x86-64): bn254 Fq mul
+ * 632 -> 299 instructions and 174 -> 60 ns (best of 7, loaded 2-core VM) vs the rolled
+ * u128 version. */
 static inline void F(mul)(T *r, const T *a, const T *b)
 {
-	uint64_t t[FP_N];
-	for (int j = 0; j < FP_N; j++)
+	uint64_t t[FP_N + 1];
+	ZKA_FP_UNROLL for (int j = 0; j <= FP_N; j++)
 		t[j] = 0;
-	for (int i = 0; i < FP_N; i++) {
-		F(u128) c = (F(u128))a->v[0] * b->v[i] + t[0];
-		uint64_t A = (uint64_t)(c >> 64);
-		uint64_t m = (uint64_t)c * K(INV);
-		F(u128) d = (F(u128))m * K(P)[0] + (uint64_t)c;
-		uint64_t C = (uint64_t)(d >> 64);
-		for (int j = 1; j < FP_N; j++) {
-			c = (F(u128))a->v[j] * b->v[i] + t[j] + A;
-			A = (uint64_t)(c >> 64);
-			d = (F(u128))m * K(P)[j] + (uint64_t)c + C;
-			C = (uint64_t)(d >> 64);
-			t[j - 1] = (uint64_t)d;
+	ZKA_FP_UNROLL for (int i = 0; i < FP_N; i++) {
+		uint64_t lo[FP_N], hi[FP_N], bi = b->v[i];
+		ZKA_FP_UNROLL for (int j = 0; j < FP_N; j++) {
+			F(u128) z = (F(u128))a->v[j] * bi;
+			lo[j] = (uint64_t)z;
+			hi[j] = (uint64_t)(z >> 64);
 		}
-		t[FP_N - 1] = A + C;
+		unsigned char c = 0;
+		ZKA_FP_UNROLL for (int j = 0; j < FP_N; j++)
+			c = zka_fp_adc(c, t[j], lo[j], &t[j]);
+		t[FP_N] = c;
+		c = 0;
+		ZKA_FP_UNROLL for (int j = 1; j <= FP_N; j++)
+			c = zka_fp_adc(c, t[j], hi[j - 1], &t[j]);
+		uint64_t m = t[0] * K(INV);
+		ZKA_FP_UNROLL for (int j = 0; j < FP_N; j++) {
+			F(u128) z = (F(u128))m * K(P)[j];
+			lo[j] = (uint64_t)z;
+			hi[j] = (uint64_t)(z >> 64);
+		}
+		uint64_t x;
+		c = zka_fp_adc(0, t[0], lo[0], &x);
+		ZKA_FP_UNROLL for (int j = 1; j < FP_N; j++)
+			c = zka_fp_adc(c, t[j], lo[j], &t[j]);
+		zka_fp_adc(c, t[FP_N], 0, &t[FP_N]);
+		c = 0;
+		ZKA_FP_UNROLL for (int j = 1; j < FP_N; j++)
+			c = zka_fp_adc(c, t[j], hi[j - 1], &t[j - 1]);
+		zka_fp_adc(c, t[FP_N], hi[FP_N - 1], &t[FP_N - 1]);
+		t[FP_N] = 0;
 	}
 	T s;
-	for (int j = 0; j < FP_N; j++)
+	ZKA_FP_UNROLL for (int j = 0; j < FP_N; j++)
 		s.v[j] = t[j];
 	F(reduce_once)(r, &s);
 }
