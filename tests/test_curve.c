@@ -375,6 +375,99 @@ MSM_TEST(bn254, g2, BN254)
 MSM_TEST(bls12_381, g1, BLS12_381)
 MSM_TEST(bls12_381, g2, BLS12_381)
 
+/* MSM at sizes that take the batch-affine path (several windows, split point ranges) and
+ * thread counts 1..4, against an oracle that never adds points: P_i = s_i G with known s_i,
+ * so sum k_i P_i = (sum k_i s_i mod r) G. Scalars: 0, 1, small, r - small, random; points:
+ * infinity (s = 0), duplicates (P + P in one bucket) and negations (P + (-P)). */
+#define MSM_BIG_TEST(C, G, CCN, NSIZES)                                                            \
+	static void test_msm_big_##C##_##G(void)                                                   \
+	{                                                                                          \
+		static const size_t sizes[] = {1500, 5000, 4097, 8192};                            \
+		C##_##G##_aff g;                                                                   \
+		C##_##G##_gen(&g);                                                                 \
+		for (size_t si = 0; si < NSIZES; si++) {                                           \
+			size_t n = sizes[si];                                                      \
+			C##_##G##_aff *p = malloc(n * sizeof *p);                                  \
+			C##_##G##_jac *pj = malloc(n * sizeof *pj);                                \
+			C##_fr_t *s = malloc(n * sizeof *s);                                       \
+			void *scr = malloc(2 * n * sizeof(p->x));                                  \
+			uint64_t(*k)[4] = malloc(n * sizeof *k);                                   \
+			CU_ASSERT_FATAL(p && pj && s && scr && k);                                 \
+			uint64_t u[4];                                                             \
+			C##_##G##_jac step, gj;                                                    \
+			C##_##G##_from_aff(&gj, &g);                                               \
+			rand_scalar(u, CCN##_FR_P, 256);                                           \
+			C##_##G##_mul(&pj[0], &gj, u, 4);                                          \
+			memcpy(s[0].v, u, 32);                                                     \
+			C##_fr_t st;                                                               \
+			rand_scalar(u, CCN##_FR_P, 256);                                           \
+			C##_##G##_mul(&step, &gj, u, 4);                                           \
+			memcpy(st.v, u, 32);                                                       \
+			C##_fr_to_mont(&s[0], &s[0]);                                              \
+			C##_fr_to_mont(&st, &st);                                                  \
+			for (size_t i = 1; i < n; i++) {                                           \
+				uint32_t sel = (uint32_t)(zka_test_rand64() % 100);                \
+				size_t j = (size_t)(zka_test_rand64() % i);                        \
+				if (sel < 2) { /* infinity */                                      \
+					C##_##G##_set_inf(&pj[i]);                                 \
+					C##_fr_zero(&s[i]);                                        \
+				} else if (sel < 8) { /* duplicate */                              \
+					pj[i] = pj[j];                                             \
+					s[i] = s[j];                                               \
+				} else if (sel < 14) { /* negation */                              \
+					C##_##G##_neg(&pj[i], &pj[j]);                             \
+					C##_fr_neg(&s[i], &s[j]);                                  \
+				} else {                                                           \
+					C##_##G##_add(&pj[i], &pj[i - 1], &step);                  \
+					C##_fr_add(&s[i], &s[i - 1], &st);                         \
+					if (C##_fr_is_zero(&s[i - 1])) { /* after infinity */      \
+						pj[i] = step;                                      \
+						s[i] = st;                                         \
+					}                                                          \
+				}                                                                  \
+			}                                                                          \
+			C##_##G##_batch_to_aff(p, pj, n, scr);                                     \
+			C##_fr_t want, t;                                                          \
+			C##_fr_zero(&want);                                                        \
+			for (size_t i = 0; i < n; i++) {                                           \
+				uint32_t sel = (uint32_t)(zka_test_rand64() % 100);                \
+				rand_scalar(k[i], CCN##_FR_P, 256);                                \
+				if (sel < 15)                                                      \
+					memset(k[i], 0, 32);                                       \
+				else if (sel < 30)                                                 \
+					memset(k[i], 0, 32), k[i][0] = 1;                          \
+				else if (sel < 45)                                                 \
+					memset(k[i], 0, 32), k[i][0] = 2 + zka_test_rand64() % 20; \
+				else if (sel < 55) { /* r - 1 - small */                           \
+					memcpy(k[i], CCN##_FR_P, 32);                              \
+					k[i][0] -= 1 + zka_test_rand64() % 20;                     \
+				}                                                                  \
+				C##_fr_t km;                                                       \
+				memcpy(km.v, k[i], 32);                                            \
+				C##_fr_to_mont(&km, &km);                                          \
+				C##_fr_mul(&t, &km, &s[i]);                                        \
+				C##_fr_add(&want, &want, &t);                                      \
+			}                                                                          \
+			C##_fr_from_mont(&want, &want);                                            \
+			C##_##G##_jac exp, got;                                                    \
+			C##_##G##_mul(&exp, &gj, want.v, 4);                                       \
+			for (int thr = 1; thr <= 4; thr++) {                                       \
+				CU_ASSERT_FATAL(                                                   \
+				    C##_##G##_msm(&got, p, (const uint64_t(*)[4])k, n, thr) == 0); \
+				CU_ASSERT_FATAL(C##_##G##_eq(&got, &exp));                         \
+			}                                                                          \
+			free(p);                                                                   \
+			free(pj);                                                                  \
+			free(s);                                                                   \
+			free(scr);                                                                 \
+			free(k);                                                                   \
+		}                                                                                  \
+	}
+MSM_BIG_TEST(bn254, g1, BN254, 4)
+MSM_BIG_TEST(bn254, g2, BN254, 2)
+MSM_BIG_TEST(bls12_381, g1, BLS12_381, 4)
+MSM_BIG_TEST(bls12_381, g2, BLS12_381, 2)
+
 int main(void)
 {
 	static const zka_test_case cases[] = {
@@ -392,6 +485,10 @@ int main(void)
 	    {"bn254 MSM G2", test_msm_bn254_g2},
 	    {"bls12-381 MSM G1", test_msm_bls12_381_g1},
 	    {"bls12-381 MSM G2", test_msm_bls12_381_g2},
+	    {"bn254 MSM G1 large, batch-affine", test_msm_big_bn254_g1},
+	    {"bn254 MSM G2 large, batch-affine", test_msm_big_bn254_g2},
+	    {"bls12-381 MSM G1 large, batch-affine", test_msm_big_bls12_381_g1},
+	    {"bls12-381 MSM G2 large, batch-affine", test_msm_big_bls12_381_g2},
 	    {NULL, NULL}};
 	zka_test_suite("curve", cases);
 	return zka_test_run();
