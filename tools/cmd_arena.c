@@ -1,6 +1,7 @@
 /* cmd_arena.c - `zkarena arena create|destroy|status|recover|check`: manage a shared-memory
  * arena (shm/zka_arena.h). */
 #include "shm/zka_arena.h"
+#include "synth/pipe.h"
 #include "tools/cli.h"
 
 #include <errno.h>
@@ -210,6 +211,10 @@ static int open_named(int argc, char **argv, const char *cmd, int flags, struct 
 			ERR("%s: %s", name, rc == -ENOENT ? "no such arena" : rc == -EINVAL ? "invalid name" : strerror(-rc));
 			return 2;
 		}
+		/* the arena's params regions (loaded keys) and the daemon's status file go with it */
+		int np = zka_pipe_unlink_params(name);
+		if (np > 0)
+			printf("removed %d params region(s) of %s\n", np, name);
 		return -1;
 	}
 	int rc = zka_arena_open(name, flags, a, &msg);
