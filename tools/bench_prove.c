@@ -1,6 +1,7 @@
 /* bench_prove.c - `zkarena bench prove`: zkarena's CPU prover next to snarkjs's on the same
  * circuit, key and machine, measured in one run, with the ratio. */
 #include "tools/cli.h"
+#include "tools/util.h"
 #include "zk/groth16.h"
 #include "zk/setup.h"
 #include "zk/synthetic.h"
@@ -16,36 +17,17 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmpd);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* Runs cmd through the shell `runs` times; returns the median wall time or -1 on failure. */
 static double time_cmd(const char *cmd, int runs)
 {
 	double v[64];
 	for (int i = 0; i < runs; i++) {
-		double t0 = now();
+		double t0 = zka_now();
 		if (system(cmd) != 0)
 			return -1;
-		v[i] = now() - t0;
+		v[i] = zka_now() - t0;
 	}
-	return median(v, runs);
+	return zka_percentile(v, runs, 50);
 }
 
 static void usage(FILE *f)
@@ -159,12 +141,12 @@ int zka_bench_prove(int argc, char **argv)
 			zka_rs rs;
 			zka_proof p;
 			zka_rs_random(&rs, c);
-			double t0 = now();
+			double t0 = zka_now();
 			if (zka_prove(&pk, &w, &rs, &p, &po, NULL))
 				status = 1;
-			in[i] = now() - t0;
+			in[i] = zka_now() - t0;
 		}
-		double tin = status ? -1 : median(in, runs);
+		double tin = status ? -1 : zka_percentile(in, runs, 50);
 		snprintf(cmd, sizeof cmd, "'%s' prove --no-verify %s%d '%s' '%s' %s/p.json %s/pub.json",
 			 self, threads ? "--threads " : "", threads, zk, wt, dir, dir);
 		if (!threads)

@@ -4,6 +4,7 @@
  * table of per-stage times. Everything it made is removed at the end, also after Ctrl-C. */
 #include "synth/pipe.h"
 #include "tools/cli.h"
+#include "tools/util.h"
 #include "zk/groth16.h"
 #include "zk/json_io.h"
 #include "zk/r1cs.h"
@@ -31,27 +32,6 @@ static void on_int(int sig)
 {
 	(void)sig;
 	interrupted = 1;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* p-th percentile (0..100) of v[0..n), nearest rank; v is sorted in place. */
-static double pct(double *v, int n, double p)
-{
-	qsort(v, (size_t)n, sizeof *v, cmpd);
-	int k = (int)(p / 100.0 * n + 0.999999) - 1;
-	return v[k < 0 ? 0 : k >= n ? n - 1 : k];
 }
 
 static void usage(FILE *f)
@@ -180,7 +160,7 @@ int zka_cmd_demo(int argc, char **argv)
 		snprintf(err, sizeof err, "fork: %s", strerror(errno));
 		goto fail;
 	}
-	double t0 = now();
+	double t0 = zka_now();
 	for (int i = 0; i < njobs && !interrupted; i++) {
 		snprintf(path, sizeof path, "%s/job%03d", dir, i);
 		if (mkdir(path, 0755)) {
@@ -219,11 +199,11 @@ int zka_cmd_demo(int argc, char **argv)
 		st[2][i] = (double)(ji.t_prove_start - ji.t_synth_end) * 1e-9;
 		st[3][i] = (double)(ji.t_prove_end - ji.t_prove_start) * 1e-9;
 		st[4][i] = (double)(ji.t_prove_end - ji.t_submit) * 1e-9;
-		double el = now() - t0;
+		double el = zka_now() - t0;
 		printf("\r  proving: %d/%d done, %.2f proofs/s", done, njobs, done / el);
 		fflush(stdout);
 	}
-	double elapsed = now() - t0;
+	double elapsed = zka_now() - t0;
 	printf("\n");
 	if (interrupted) {
 		snprintf(err, sizeof err, "interrupted: cleaning up");
@@ -260,8 +240,8 @@ int zka_cmd_demo(int argc, char **argv)
 				if (st[4][i] > 0)
 					v[k++] = st[s][i];
 			if (k > 0)
-				printf("  | %-30s | %7.3f s | %7.3f s |\n", names[s], pct(v, k, 50),
-				       pct(v, k, 99));
+				printf("  | %-30s | %7.3f s | %7.3f s |\n", names[s], zka_percentile(v, k, 50),
+				       zka_percentile(v, k, 99));
 			free(v);
 		}
 		printf("\n  throughput: %.2f proofs/s (%d proofs in %.2f s, %d workers, 1 prover)\n",
