@@ -231,8 +231,8 @@ int zka_cmd_demo(int argc, char **argv)
 		static const char *names[5] = {"queued (submit -> synthesis)", "synthesis",
 					       "ready -> prover", "prove (+ verify, write)",
 					       "end to end"};
-		printf("\n  | stage                          | p50       | p99       |\n"
-		       "  |--------------------------------|-----------|-----------|\n");
+		printf("\n  | stage                          | p50         | p99         |\n"
+		       "  |--------------------------------|-------------|-------------|\n");
 		for (int s = 0; s < 5; s++) {
 			double *v = malloc((size_t)njobs * sizeof *v);
 			int k = 0;
@@ -240,8 +240,8 @@ int zka_cmd_demo(int argc, char **argv)
 				if (st[4][i] > 0)
 					v[k++] = st[s][i];
 			if (k > 0)
-				printf("  | %-30s | %7.3f s | %7.3f s |\n", names[s], zka_percentile(v, k, 50),
-				       zka_percentile(v, k, 99));
+				printf("  | %-30s | %8.2f ms | %8.2f ms |\n", names[s],
+				       1e3 * zka_percentile(v, k, 50), 1e3 * zka_percentile(v, k, 99));
 			free(v);
 		}
 		printf("\n  throughput: %.2f proofs/s (%d proofs in %.2f s, %d workers, 1 prover)\n",
