@@ -63,6 +63,24 @@ static void N(stage_fn)(void *ctx, size_t begin, size_t end, int tid)
 	}
 }
 
+/* Blocks [begin, end) of p->half entries each (a power of two): every butterfly stage that
+ * stays inside one block, block after block (cache-local, no fork per stage). p->step is the
+ * twiddle stride of the block's last stage (n / block size). */
+static void N(local_fn)(void *ctx, size_t begin, size_t end, int tid)
+{
+	(void)tid;
+	struct N(pass) *p = ctx;
+	size_t bs = p->half;
+	for (size_t b = begin; b < end; b++) {
+		struct N(pass) q = {.a = p->a + b * bs, .tw = p->tw};
+		for (size_t half = 1; half < bs; half <<= 1) {
+			q.half = half;
+			q.step = p->step * (bs / (2 * half));
+			N(stage_fn)(&q, 0, bs / 2, 0);
+		}
+	}
+}
+
 /* a[j] <- a[j] * g^j over [begin, end) (g^begin computed by exponentiation) */
 static void N(shift_fn)(void *ctx, size_t begin, size_t end, int tid)
 {
@@ -97,16 +115,24 @@ static inline int N(ntt)(RT *a, int k, int inverse, int threads)
 	if (inverse)
 		R(inv)(&w, &w);
 	struct N(pass) p = {.a = a, .tw = tw, .g = &w};
-	/* twiddles w^j, j < n/2: the shift body applied to a vector of ones */
-	for (size_t j = 0; j < n / 2; j++)
-		R(one)(&tw[j]);
-	p.a = tw;
-	zka_par_for(n < 8192 ? 1 : threads, n / 2, N(shift_fn), &p);
-	p.a = a;
+	/* twiddles w^j, j < n/2, and the bit reversal: serial (cheap; a fork costs more on a
+	 * loaded machine) */
+	R(one)(&tw[0]);
+	for (size_t j = 1; j < n / 2; j++)
+		R(mul)(&tw[j], &tw[j - 1], &w);
 	p.step = (size_t)k;
+	N(bitrev_fn)(&p, 0, n, 0);
 	int thr = n < 4096 ? 1 : threads;
-	zka_par_for(thr, n, N(bitrev_fn), &p);
-	for (size_t half = 1; half < n; half <<= 1) {
+	/* stages inside blocks of n / nblk entries in one fork, nblk >= 2 * threads, then the
+	 * log2(nblk) wide stages one fork each (was: one fork per stage) */
+	size_t nblk = 1;
+	if (thr > 1)
+		while (nblk < 2 * (size_t)thr && nblk < n / 2)
+			nblk <<= 1;
+	p.half = n / nblk;
+	p.step = nblk;
+	zka_par_for(thr, nblk, N(local_fn), &p);
+	for (size_t half = n / nblk; half < n; half <<= 1) {
 		p.half = half;
 		p.step = n / (2 * half);
 		zka_par_for(thr, n / 2, N(stage_fn), &p);
