@@ -6,7 +6,11 @@
 
 static const struct zka_cmd cmds[] = {
 	/* ZKA_CMDS_BEGIN: one line per subcommand */
+	{"prove", zka_cmd_prove, "prove: circuit.zkey witness.wtns proof.json public.json"},
+	{"verify", zka_cmd_verify, "verify: verification_key.json public.json proof.json"},
+	{"setup", zka_cmd_setup, "test-only setup: --insecure circuit.r1cs circuit.zkey vk.json"},
 	{"circuit", zka_cmd_circuit, "write a random satisfiable circuit and witness (for benchmarks)"},
+	{"arena", zka_cmd_arena, "create, destroy or inspect a shared-memory arena"},
 	{"run", zka_cmd_run, "run the pipeline of an arena: gpud + synthesis workers"},
 	{"submit", zka_cmd_submit, "queue a proof: NAME circuit.zkey witness.wtns --out DIR"},
 	{"wait", zka_cmd_wait, "wait for a job: NAME JOB"},
@@ -14,10 +18,6 @@ static const struct zka_cmd cmds[] = {
 	{"list", zka_cmd_list, "list the jobs of an arena"},
 	{"cancel", zka_cmd_cancel, "cancel a job that has not finished"},
 	{"demo", zka_cmd_demo, "the whole pipeline on an embedded circuit, with a summary"},
-	{"prove", zka_cmd_prove, "prove: circuit.zkey witness.wtns proof.json public.json"},
-	{"setup", zka_cmd_setup, "test-only setup: --insecure circuit.r1cs circuit.zkey vk.json"},
-	{"verify", zka_cmd_verify, "verify: verification_key.json public.json proof.json"},
-	{"arena", zka_cmd_arena, "create, destroy or inspect a shared-memory arena"},
 	{"bench", zka_cmd_bench, "run a benchmark (ring, ...) and print a table"},
 	/* ZKA_CMDS_END */
 };
