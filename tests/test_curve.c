@@ -376,14 +376,15 @@ MSM_TEST(bn254, g2, BN254)
 MSM_TEST(bls12_381, g1, BLS12_381)
 MSM_TEST(bls12_381, g2, BLS12_381)
 
-/* MSM at sizes that take the batch-affine path (several windows, split point ranges) and
- * thread counts 1..4, against an oracle that never adds points: P_i = s_i G with known s_i,
+/* MSM at sizes that take the Jacobian (700) and the batch-affine path, thread counts 1..4 and
+ * 16 (more threads than windows: point ranges split), against an oracle that never adds
+ * points: P_i = s_i G with known s_i,
  * so sum k_i P_i = (sum k_i s_i mod r) G. Scalars: 0, 1, small, r - small, random; points:
  * infinity (s = 0), duplicates (P + P in one bucket) and negations (P + (-P)). */
 #define MSM_BIG_TEST(C, G, CCN, NSIZES)                                                            \
 	static void test_msm_big_##C##_##G(void)                                                   \
 	{                                                                                          \
-		static const size_t sizes[] = {1500, 5000, 4097, 8192};                            \
+		static const size_t sizes[] = {700, 1500, 5000, 4097, 8192};                            \
 		C##_##G##_aff g;                                                                   \
 		C##_##G##_gen(&g);                                                                 \
 		for (size_t si = 0; si < NSIZES; si++) {                                           \
@@ -452,9 +453,9 @@ MSM_TEST(bls12_381, g2, BLS12_381)
 			C##_fr_from_mont(&want, &want);                                            \
 			C##_##G##_jac exp, got;                                                    \
 			C##_##G##_mul(&exp, &gj, want.v, 4);                                       \
-			for (int thr = 1; thr <= 4; thr++) {                                       \
-				CU_ASSERT_FATAL(                                                   \
-				    C##_##G##_msm(&got, p, (const uint64_t(*)[4])k, n, thr) == 0); \
+			for (int thr = 1; thr <= 5; thr++) { /* 5: 16 threads, split ranges */     \
+				CU_ASSERT_FATAL(C##_##G##_msm(&got, p, (const uint64_t(*)[4])k, n, \
+							      thr == 5 ? 16 : thr) == 0);          \
 				CU_ASSERT_FATAL(C##_##G##_eq(&got, &exp));                         \
 			}                                                                          \
 			free(p);                                                                   \
@@ -464,10 +465,10 @@ MSM_TEST(bls12_381, g2, BLS12_381)
 			free(k);                                                                   \
 		}                                                                                  \
 	}
-MSM_BIG_TEST(bn254, g1, BN254, 4)
-MSM_BIG_TEST(bn254, g2, BN254, 2)
-MSM_BIG_TEST(bls12_381, g1, BLS12_381, 4)
-MSM_BIG_TEST(bls12_381, g2, BLS12_381, 2)
+MSM_BIG_TEST(bn254, g1, BN254, 5)
+MSM_BIG_TEST(bn254, g2, BN254, 3)
+MSM_BIG_TEST(bls12_381, g1, BLS12_381, 5)
+MSM_BIG_TEST(bls12_381, g2, BLS12_381, 3)
 
 int main(void)
 {

@@ -223,9 +223,10 @@ static void M(msm_fn)(void *vctx, size_t begin, size_t end, int tid)
 /* Window size for n non-trivial scalars: minimises windows x (n bucket additions + 2^(c-1)
  * running-sum steps), in field multiplications: a batch-affine addition ~7.5 (6 + the shared
  * inversion) plus 3.5 more for the share that conflicts and takes the 11-multiplication mixed
- * Jacobian path (about batch / (2 buckets)), a running-sum step 27 (mixed + full Jacobian
- * addition). Measured (callgrind, bn254 G1, n = 6000, 1 thread, MSM only): c = 9/10/11/12 ->
- * 696/583/572/663 M instructions (the old unsigned Jacobian Pippenger, c = 9: 759 M). */
+ * Jacobian path (about batch / buckets), a running-sum step 27 (mixed + full Jacobian
+ * addition). Measured (callgrind, bn254 G1, 1 thread, MSM only): n = 6000, c = 9/10/11/12 ->
+ * 696/583/572/663 M instructions (the old unsigned Jacobian Pippenger, c = 9: 759 M);
+ * n = 8192, c = 10/11/12 -> 758/720/800 M (batch 512 or 1024: no better). */
 static inline int M(msm_window)(size_t n)
 {
 	int best = 2;
@@ -235,7 +236,7 @@ static inline int M(msm_window)(size_t n)
 		double nb = (double)((size_t)1 << (c - 1));
 		double per = 11.0;
 		if (c >= ZKA_MSM_AFFINE_MIN_C) {
-			double f = ZKA_MSM_BATCH / (2.0 * nb);
+			double f = ZKA_MSM_BATCH / nb;
 			per = 7.5 + 3.5 * (f < 1.0 ? f : 1.0);
 		}
 		double cost = nwin * ((double)n * per + 27.0 * nb);
