@@ -81,6 +81,24 @@ for c in bn128 bls12381; do
 	expect 2 "$c: truncated zkey" "$zk" prove "$t/trunc.zkey" "$d/mix.wtns" "$t/bp.json" "$t/bpub.json"
 	if [ ! -e "$t/bp.json" ] && [ ! -e "$t/bpub.json" ]; then ok "$c: no partial output after errors"; else ko "$c: output left behind after an error"; fi
 done
+# the pipeline on the circom circuits: both curves in one arena, checked against the r1cs,
+# proofs accepted by snarkjs
+arena=interop$$
+if "$zk" arena create "$arena" --slots 2 --slot-bytes 1M >/dev/null; then
+	"$zk" run "$arena" --workers 2 >"$t/run.log" 2>&1 &
+	runpid=$!
+	for c in bn128 bls12381; do
+		mkdir -p "$t/pipe-$c"
+		id=$("$zk" submit "$arena" "$fx/$c/mix.zkey" "$fx/$c/mix.wtns" --r1cs "$fx/$c/mix.r1cs" --out "$t/pipe-$c" | tail -1)
+		expect 0 "$c: pipeline job DONE" "$zk" wait "$arena" "$id" --timeout 120
+		expect 0 "$c: snarkjs accepts the pipeline's proof" $snarkjs groth16 verify "$fx/$c/mix.vk.json" "$t/pipe-$c/public.json" "$t/pipe-$c/proof.json"
+	done
+	kill -TERM "$runpid"
+	wait "$runpid"
+	"$zk" arena destroy "$arena" >/dev/null
+else
+	ko "arena create"
+fi
 # a witness of the other curve
 expect 2 "witness of the other curve" "$zk" prove "$fx/bn128/mix.zkey" "$fx/bls12381/mix.wtns" "$t/bp.json" "$t/bpub.json"
 echo "$pass passed, $fail failed"
