@@ -99,6 +99,16 @@ if "$zk" arena create "$arena" --slots 2 --slot-bytes 1M >/dev/null; then
 else
 	ko "arena create"
 fi
+# malformed verifier inputs: exit 2 with one line naming the file, never a crash
+printf '{"pi_a": [' > "$t/bad.json"
+echo '[]' > "$t/empty.json"
+expect 2 "verify: truncated proof.json" "$zk" verify "$fx/bn128/nopub.vk.json" "$t/empty.json" "$t/bad.json"
+if [ "$(wc -l < "$t/out")" = 1 ] && grep -q "bad.json" "$t/out"; then ok "  one line naming the file"; else ko "  message: $(cat "$t/out")"; fi
+echo '["21888242871839275222246405745257275088548364400416034343698204186575808495617"]' > "$t/big.json"
+expect 2 "verify: public value >= r" "$zk" verify "$fx/bn128/nopub.vk.json" "$t/big.json" "$t/np.json"
+expect 2 "verify: BLS12-381 proof against a BN254 key" "$zk" verify "$fx/bn128/nopub.vk.json" "$t/empty.json" "$t/np.json"
+expect 2 "verify: missing file" "$zk" verify "$fx/bn128/mix.vk.json" "$t/spub.json" "$t/nonexistent.json"
+expect 2 "prove: wrong argument count" "$zk" prove "$fx/bn128/mix.zkey"
 # a witness of the other curve
 expect 2 "witness of the other curve" "$zk" prove "$fx/bn128/mix.zkey" "$fx/bls12381/mix.wtns" "$t/bp.json" "$t/bpub.json"
 echo "$pass passed, $fail failed"
