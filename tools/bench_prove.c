@@ -35,12 +35,14 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: zkarena bench prove [--curve bn128|bls12381|both] [--constraints N]\n"
 		"                           [--runs R] [--threads T] [--snarkjs CMD] [--keep DIR]\n"
+		"       zkarena bench prove --zkey circuit.zkey --wtns witness.wtns [--runs R] ...\n"
 		"\n"
 		"Makes a random circuit of N constraints (default 6000) and a test-only key, then\n"
 		"proves it R times (default 3) with zkarena in process, with the zkarena CLI and with\n"
 		"snarkjs's CLI (CMD, default: node tests/interop/node_modules/snarkjs/cli.js), and\n"
 		"prints the medians and the ratio. CLI times include process start and file reading\n"
-		"for both tools.\n");
+		"for both tools. With --zkey and --wtns, that key and witness are used instead\n"
+		"(e.g. a circom circuit).\n");
 }
 
 int zka_bench_prove(int argc, char **argv)
@@ -51,9 +53,11 @@ int zka_bench_prove(int argc, char **argv)
 					     {"threads", required_argument, 0, 't'},
 					     {"snarkjs", required_argument, 0, 's'},
 					     {"keep", required_argument, 0, 'k'},
+					     {"zkey", required_argument, 0, 'z'},
+					     {"wtns", required_argument, 0, 'w'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
-	const char *curve = "both", *snarkjs = NULL, *keep = NULL;
+	const char *curve = "both", *snarkjs = NULL, *keep = NULL, *zkey_in = NULL, *wtns_in = NULL;
 	int m = 6000, runs = 3, threads = 0, opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -64,9 +68,15 @@ int zka_bench_prove(int argc, char **argv)
 		case 't': threads = atoi(optarg); break;
 		case 's': snarkjs = optarg; break;
 		case 'k': keep = optarg; break;
+		case 'z': zkey_in = optarg; break;
+		case 'w': wtns_in = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
+	}
+	if ((zkey_in == NULL) != (wtns_in == NULL)) {
+		fprintf(stderr, "zkarena bench prove: --zkey and --wtns go together\n");
+		return 2;
 	}
 	if (m < 1 || runs < 1 || runs > 64) {
 		fprintf(stderr, "zkarena bench prove: --constraints >= 1 and --runs in 1..64\n");
@@ -101,9 +111,12 @@ int zka_bench_prove(int argc, char **argv)
 	struct utsname un;
 	uname(&un);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	printf("zkarena bench prove: %d constraints (random circuit, 1/3 boolean), %d runs, "
-	       "medians; %s %s, %ld CPUs\n\n",
-	       m, runs, un.nodename, un.machine, ncpu);
+	if (zkey_in)
+		printf("zkarena bench prove: %s with %s (constraints column: the key's domain size), %d runs, "
+		       "medians; %s %s, %ld CPUs\n\n", zkey_in, wtns_in, runs, un.nodename, un.machine, ncpu);
+	else
+		printf("zkarena bench prove: %d constraints (random circuit, 1/3 boolean), %d runs, "
+		       "medians; %s %s, %ld CPUs\n\n", m, runs, un.nodename, un.machine, ncpu);
 	printf("| curve     | constraints | zkarena in-process | zkarena CLI | snarkjs CLI | snarkjs / zkarena (CLI) |\n");
 	printf("|-----------|-------------|--------------------|-------------|-------------|-------------------------|\n");
 	const zka_curve *cs_[2] = {&zka_curve_bn254, &zka_curve_bls12_381};
@@ -117,23 +130,48 @@ int zka_bench_prove(int argc, char **argv)
 		zka_pk pk;
 		zka_toxic tw;
 		char zk[512], wt[512], cmd[4096], err[512] = "";
-		if (zka_synthetic_circuit(c, (uint32_t)m, 1, 7, &cs, &w)) {
-			status = 1;
-			break;
-		}
-		zka_toxic_from_seed(&tw, c, 11);
-		if (zka_setup(&cs, &tw, &pk, NULL, threads)) {
-			zka_r1cs_free(&cs);
-			zka_witness_free(&w);
-			status = 1;
-			break;
-		}
-		snprintf(zk, sizeof zk, "%s/%s.zkey", dir, c->name);
-		snprintf(wt, sizeof wt, "%s/%s.wtns", dir, c->name);
-		if (zka_zkey_write(zk, &pk, 0, err, sizeof err) ||
-		    zka_wtns_write(wt, &w, err, sizeof err)) {
-			fprintf(stderr, "zkarena bench prove: %s\n", err);
-			status = 1;
+		memset(&cs, 0, sizeof cs);
+		if (zkey_in) {
+			if (zka_zkey_read(zkey_in, &pk, err, sizeof err) ||
+			    zka_wtns_read(wtns_in, &w, err, sizeof err)) {
+				fprintf(stderr, "zkarena bench prove: %s\n", err);
+				zka_pk_free(&pk);
+				status = 2;
+				break;
+			}
+			if (pk.curve != c) {
+				zka_pk_free(&pk);
+				zka_witness_free(&w);
+				continue;
+			}
+			if (w.curve != c || w.n != pk.n_vars) {
+				fprintf(stderr, "zkarena bench prove: %s does not fit %s\n", wtns_in, zkey_in);
+				zka_pk_free(&pk);
+				zka_witness_free(&w);
+				status = 2;
+				break;
+			}
+			snprintf(zk, sizeof zk, "%s", zkey_in);
+			snprintf(wt, sizeof wt, "%s", wtns_in);
+		} else {
+			if (zka_synthetic_circuit(c, (uint32_t)m, 1, 7, &cs, &w)) {
+				status = 1;
+				break;
+			}
+			zka_toxic_from_seed(&tw, c, 11);
+			if (zka_setup(&cs, &tw, &pk, NULL, threads)) {
+				zka_r1cs_free(&cs);
+				zka_witness_free(&w);
+				status = 1;
+				break;
+			}
+			snprintf(zk, sizeof zk, "%s/%s.zkey", dir, c->name);
+			snprintf(wt, sizeof wt, "%s/%s.wtns", dir, c->name);
+			if (zka_zkey_write(zk, &pk, 0, err, sizeof err) ||
+			    zka_wtns_write(wt, &w, err, sizeof err)) {
+				fprintf(stderr, "zkarena bench prove: %s\n", err);
+				status = 1;
+			}
 		}
 		double in[64];
 		zka_prove_opts po = {.threads = threads};
@@ -164,7 +202,8 @@ int zka_bench_prove(int argc, char **argv)
 			snprintf(sjs, sizeof sjs, "%.3f s", tsj);
 			snprintf(ratio, sizeof ratio, "%.1fx", tsj / tcli);
 		}
-		printf("| %-9s | %11d | %16.3f s | %9.3f s | %11s | %23s |\n", c->pretty, m, tin, tcli,
+		int ncons = zkey_in ? (int)pk.domain_size : m;
+		printf("| %-9s | %11d | %16.3f s | %9.3f s | %11s | %23s |\n", c->pretty, ncons, tin, tcli,
 		       sjs, ratio);
 		fflush(stdout);
 		zka_pk_free(&pk);
