@@ -95,8 +95,8 @@ template <class F> struct jac_t {
 		return r;
 	}
 
-	/* madd-2007-bl with q affine, infinity and p == q handled */
-	ZG_PT jac_t add_aff(const aff_t<F> &q) const
+	/* madd-2007-bl with q affine, infinity and p == q handled; inlined into the bucket loop */
+	ZG_DEV jac_t add_aff_inl(const aff_t<F> &q) const
 	{
 		if (q.is_inf())
 			return *this;
@@ -123,6 +123,8 @@ template <class F> struct jac_t {
 		r.Y = rr * (v - r.X) - y1j.dbl();
 		return r;
 	}
+
+	ZG_PT jac_t add_aff(const aff_t<F> &q) const { return add_aff_inl(q); }
 
 	ZG_PT aff_t<F> to_aff() const
 	{

@@ -240,23 +240,100 @@ __global__ void k_digits(const scal *ks, uint32_t n, int c, int W, uint32_t *cou
 	}
 }
 
-template <class F>
-__global__ void k_bucket(const aff_t<F> *pts, const uint32_t *vals, const uint32_t *offsets, uint32_t nb,
-			 jac_t<F> *buckets)
+/* Bucket accumulation, load-balanced: bucket b's entries are cut into tasks of at most ZKG_CH
+ * entries (a bucket of a skewed scalar distribution, e.g. a top window with few used bits or
+ * many equal small witness values, would otherwise serialise on one thread). */
+#define ZKG_CH 64
+static __global__ void k_ntask(const uint32_t *offsets, uint32_t nb, uint32_t *ntask)
+{
+	uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+	if (b < nb)
+		ntask[b] = (offsets[b + 1] - offsets[b] + ZKG_CH - 1) / ZKG_CH;
+	else if (b == nb)
+		ntask[b] = 0;
+}
+
+static __global__ void k_taskmap(const uint32_t *task_off, uint32_t nb, uint32_t *task_bucket)
 {
 	uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
 	if (b >= nb)
 		return;
-	uint32_t s = offsets[b], e = offsets[b + 1];
+	for (uint32_t t = task_off[b]; t < task_off[b + 1]; t++)
+		task_bucket[t] = b;
+}
+
+template <class F>
+__global__ void k_task(const aff_t<F> *pts, const uint32_t *vals, const uint32_t *offsets, const uint32_t *task_off,
+		       const uint32_t *task_bucket, uint32_t nb, uint32_t tmax, jac_t<F> *buckets, jac_t<F> *partials)
+{
+	uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+	if (t >= tmax || t >= task_off[nb])
+		return;
+	uint32_t b = task_bucket[t], i = t - task_off[b];
+	uint32_t s = offsets[b] + i * ZKG_CH, e = min(s + ZKG_CH, offsets[b + 1]);
 	jac_t<F> acc = jac_t<F>::inf();
 	for (uint32_t k = s; k < e; k++) {
 		uint32_t v = vals[k];
 		aff_t<F> p = aff_t<F>::load(&pts[v & 0x7fffffffu]);
 		if (v >> 31)
 			p.y = p.y.neg();
-		acc = acc.add_aff(p);
+		acc = acc.add_aff_inl(p);
 	}
+	if (task_off[b + 1] - task_off[b] == 1)
+		acc.store(&buckets[b]);
+	else
+		acc.store(&partials[t]);
+}
+
+/* empty buckets -> infinity; buckets of a few tasks summed here; larger ones listed for k_big */
+template <class F>
+__global__ void k_combine(const uint32_t *task_off, uint32_t nb, const jac_t<F> *partials, jac_t<F> *buckets,
+			  uint32_t *nbig, uint32_t *big)
+{
+	uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+	if (b >= nb)
+		return;
+	uint32_t t0 = task_off[b], nt = task_off[b + 1] - t0;
+	if (nt == 1)
+		return;
+	if (nt == 0) {
+		jac_t<F>::inf().store(&buckets[b]);
+		return;
+	}
+	if (nt > 8) {
+		big[atomicAdd(nbig, 1u)] = b;
+		return;
+	}
+	jac_t<F> acc = jac_t<F>::load(&partials[t0]);
+	for (uint32_t k = 1; k < nt; k++)
+		acc = acc.add(jac_t<F>::load(&partials[t0 + k]));
 	acc.store(&buckets[b]);
+}
+
+#define ZKG_SUM_T 128
+template <class F>
+__global__ void k_big(const uint32_t *task_off, const jac_t<F> *partials, jac_t<F> *buckets, const uint32_t *nbig,
+		      const uint32_t *big)
+{
+	extern __shared__ uint4 smem_raw[];
+	jac_t<F> *sm = (jac_t<F> *)smem_raw;
+	uint32_t tid = threadIdx.x, nbg = *nbig;
+	for (uint32_t x = blockIdx.x; x < nbg; x += gridDim.x) {
+		uint32_t b = big[x], t0 = task_off[b], t1 = task_off[b + 1];
+		jac_t<F> acc = jac_t<F>::inf();
+		for (uint32_t t = t0 + tid; t < t1; t += ZKG_SUM_T)
+			acc = acc.add(jac_t<F>::load(&partials[t]));
+		sm[tid] = acc;
+		__syncthreads();
+		for (uint32_t s = ZKG_SUM_T / 2; s > 0; s >>= 1) {
+			if (tid < s)
+				sm[tid] = sm[tid].add(sm[tid + s]);
+			__syncthreads();
+		}
+		if (tid == 0)
+			sm[0].store(&buckets[b]);
+		__syncthreads();
+	}
 }
 
 /* Segment j of L buckets of window w: U = sum_k (j L + k + 1) B_k, by a running sum from the
@@ -288,7 +365,6 @@ __global__ void k_seg(const jac_t<F> *buckets, uint32_t M, uint32_t L, uint32_t 
 }
 
 /* out[g] = sum of in[g*m .. g*m+m), one block of ZKG_SUM_T threads per group */
-#define ZKG_SUM_T 128
 template <class F> __global__ void k_sum(const jac_t<F> *in, uint32_t m, jac_t<F> *out)
 {
 	extern __shared__ uint4 smem_raw[];
@@ -386,6 +462,9 @@ template <class TR> struct eng {
 	static constexpr int CURVE = TR::CURVE;
 	static constexpr int ONES_BLOCKS = 264;
 	static constexpr size_t WSLOT = 66 * sizeof(G2); /* window sums (+ the ones sum) of one MSM */
+
+	/* buckets per thread of the bucket reduction (k_seg); prepare sizes d_segs with it */
+	static uint32_t seg_len(uint32_t M) { return M < 8 ? M : 8; }
 
 	static seeds mk1(const uint64_t v[4])
 	{
@@ -505,8 +584,13 @@ template <class TR> struct eng {
 		size_t tmp = 0;
 		CK(cub::DeviceScan::ExclusiveSum(NULL, tmp, m->d_counts, m->d_offsets, (int)(nb + 1), g->s));
 		CKR(grow(&m->d_cub, &m->cub_bytes, tmp, err, errlen));
-		size_t L = M < 32 ? M : 32;
+		size_t L = seg_len(M);
 		CKR(grow(&m->d_buckets, &m->bucket_bytes, nb * sizeof(G2), err, errlen));
+		/* tasks: at most nb + entries / ZKG_CH */
+		size_t tmax = nb + (n * (size_t)W) / ZKG_CH + 1;
+		m->tmax = tmax;
+		CKR(grow((void **)&m->d_task, &m->task_bytes, (3 * (nb + 1) + tmax + 1) * sizeof(uint32_t), err, errlen));
+		CKR(grow(&m->d_partials, &m->partial_bytes, tmax * sizeof(G2), err, errlen));
 		CKR(grow(&m->d_segs, &m->seg_bytes, (nb / L) * sizeof(G2), err, errlen));
 		if (!m->d_wsum)
 			CK(cudaMalloc(&m->d_wsum, 8 * WSLOT));
@@ -515,6 +599,9 @@ template <class TR> struct eng {
 		if (!m->d_ones)
 			CK(cudaMalloc(&m->d_ones, 8 * sizeof(G2)));
 
+		bool prof = getenv("ZKG_PROFILE") != NULL;
+		if (prof)
+			CK(cudaEventRecord(g->ev[6], g->s));
 		CK(cudaMemsetAsync(m->d_counts, 0, (nb + 1) * sizeof(uint32_t), g->s));
 		k_digits<false><<<nblk(n, 256), 256, 0, g->s>>>((const scal *)d_scalars, (uint32_t)n, c, W,
 								  m->d_counts, NULL, NULL);
@@ -525,6 +612,14 @@ template <class TR> struct eng {
 		k_digits<true><<<nblk(n, 256), 256, 0, g->s>>>((const scal *)d_scalars, (uint32_t)n, c, W,
 								 m->d_cursor, m->d_offsets, m->d_vals);
 		CKL();
+		m->tasks_ready = 0;
+		if (prof) {
+			CK(cudaEventRecord(g->ev[7], g->s));
+			CK(cudaEventSynchronize(g->ev[7]));
+			float t;
+			CK(cudaEventElapsedTime(&t, g->ev[6], g->ev[7]));
+			fprintf(stderr, "zkg msm prepare n=%zu c=%d W=%d: digits+sort %.3f ms\n", n, c, W, t);
+		}
 		return 0;
 	}
 
@@ -535,17 +630,56 @@ template <class TR> struct eng {
 		using J = jac_t<F>;
 		using A = aff_t<F>;
 		size_t nb = (size_t)m->W * m->M;
-		uint32_t L = m->M < 32 ? m->M : 32;
-		k_bucket<F><<<nblk(nb, 128), 128, 0, g->s>>>((const A *)d_points, m->d_vals, m->d_offsets,
-							      (uint32_t)nb, (J *)m->d_buckets);
+		uint32_t L = seg_len(m->M);
+		bool prof = getenv("ZKG_PROFILE") != NULL;
+		if (prof)
+			CK(cudaEventRecord(g->ev[8], g->s));
+		uint32_t *ntask = m->d_task, *task_off = ntask + (nb + 1), *nbig = task_off + (nb + 1),
+			 *big = nbig + 1, *task_bucket = big + nb + 1;
+		if (!m->tasks_ready) { /* the task split depends on the scalars only: once per prepare */
+			k_ntask<<<nblk(nb + 1, 256), 256, 0, g->s>>>(m->d_offsets, (uint32_t)nb, ntask);
+			CKL();
+			size_t tmp = m->cub_bytes;
+			CK(cub::DeviceScan::ExclusiveSum(m->d_cub, tmp, ntask, task_off, (int)(nb + 1), g->s));
+			k_taskmap<<<nblk(nb, 256), 256, 0, g->s>>>(task_off, (uint32_t)nb, task_bucket);
+			CKL();
+			m->tasks_ready = 1;
+		}
+		if (prof)
+			CK(cudaEventRecord(g->ev[9], g->s));
+		k_task<F><<<nblk(m->tmax, 128), 128, 0, g->s>>>((const A *)d_points, m->d_vals, m->d_offsets, task_off,
+								 task_bucket, (uint32_t)nb, (uint32_t)m->tmax,
+								 (J *)m->d_buckets, (J *)m->d_partials);
 		CKL();
+		if (prof)
+			CK(cudaEventRecord(g->ev[10], g->s));
+		CK(cudaMemsetAsync(nbig, 0, sizeof(uint32_t), g->s));
+		k_combine<F><<<nblk(nb, 128), 128, 0, g->s>>>(task_off, (uint32_t)nb, (const J *)m->d_partials,
+							       (J *)m->d_buckets, nbig, big);
+		CKL();
+		k_big<F><<<264, ZKG_SUM_T, ZKG_SUM_T * sizeof(J), g->s>>>(task_off, (const J *)m->d_partials,
+									     (J *)m->d_buckets, nbig, big);
+		CKL();
+		if (prof)
+			CK(cudaEventRecord(g->ev[11], g->s));
 		uint32_t nseg = (uint32_t)(nb / L);
 		k_seg<F><<<nblk(nseg, 128), 128, 0, g->s>>>((const J *)m->d_buckets, m->M, L, nseg, (J *)m->d_segs);
 		CKL();
 		size_t sh = ZKG_SUM_T * sizeof(J);
 		J *ws = (J *)((char *)m->d_wsum + slot * WSLOT);
-		k_sum<F><<<m->W, ZKG_SUM_T, sh, g->s>>>((const J *)m->d_segs, nseg / m->W, ws);
+		if (prof)
+			CK(cudaEventRecord(g->ev[12], g->s));
+		uint32_t per = nseg / m->W;
+		if (per >= 1024) { /* two levels: more blocks than windows */
+			k_sum<F><<<nseg / 256, ZKG_SUM_T, sh, g->s>>>((const J *)m->d_segs, 256, (J *)m->d_partials);
+			CKL();
+			k_sum<F><<<m->W, ZKG_SUM_T, sh, g->s>>>((const J *)m->d_partials, per / 256, ws);
+		} else {
+			k_sum<F><<<m->W, ZKG_SUM_T, sh, g->s>>>((const J *)m->d_segs, per, ws);
+		}
 		CKL();
+		if (prof)
+			CK(cudaEventRecord(g->ev[13], g->s));
 		k_ones<F><<<ONES_BLOCKS, ZKG_SUM_T, sh, g->s>>>((const A *)d_points, (const scal *)m->d_scalars,
 								 (uint32_t)m->n, (J *)m->d_ones_part);
 		CKL();
@@ -553,6 +687,15 @@ template <class TR> struct eng {
 		CKL();
 		/* the ones result goes right after the window sums of the slot */
 		CK(cudaMemcpyAsync((char *)ws + m->W * sizeof(J), m->d_ones, sizeof(J), cudaMemcpyDeviceToDevice, g->s));
+		if (prof) {
+			CK(cudaEventRecord(g->ev[14], g->s));
+			CK(cudaEventSynchronize(g->ev[14]));
+			float t[6];
+			for (int i = 0; i < 6; i++)
+				CK(cudaEventElapsedTime(&t[i], g->ev[8 + i], g->ev[9 + i]));
+			fprintf(stderr, "zkg msm %s n=%zu c=%d W=%d: tasks %.3f acc %.3f combine %.3f seg %.3f sum %.3f ones %.3f ms\n",
+				sizeof(F) == sizeof(Fq) ? "G1" : "G2", m->n, m->c, m->W, t[0], t[1], t[2], t[3], t[4], t[5]);
+		}
 		return 0;
 	}
 

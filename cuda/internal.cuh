@@ -46,7 +46,10 @@ struct zka_gpu {
 
 /* Reusable device scratch of an MSM (grown on demand). */
 struct zkg_msm_scratch {
-	size_t vals_cap, counts_cap, bucket_bytes, seg_bytes, cub_bytes;
+	size_t vals_cap, counts_cap, bucket_bytes, seg_bytes, cub_bytes, task_bytes, partial_bytes, tmax;
+	uint32_t *d_task;  /* ntask, task_off (nb+1 each), nbig, big (nb), task_bucket (tmax) */
+	void *d_partials;
+	int tasks_ready;
 	uint32_t *d_vals, *d_counts, *d_offsets, *d_cursor;
 	void *d_cub, *d_buckets, *d_segs, *d_wsum, *d_ones_part, *d_ones;
 	/* the prepared scalar set */

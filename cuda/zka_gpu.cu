@@ -130,6 +130,8 @@ void zkg_msm_scratch_free(struct zkg_msm_scratch *m)
 	cudaFree(m->d_wsum);
 	cudaFree(m->d_ones_part);
 	cudaFree(m->d_ones);
+	cudaFree(m->d_task);
+	cudaFree(m->d_partials);
 	memset(m, 0, sizeof *m);
 }
 
@@ -287,4 +289,24 @@ extern "C" int zka_gpu_h2d_bw(zka_gpu *g, const void *host, size_t bytes, double
 	CK(e);
 	*gbps = bytes / (best * 1e-3) / 1e9;
 	return 0;
+}
+
+extern "C" int zka_gpu_fb_g1(void *ctx, const zka_curve *c, const void *base, const uint64_t (*k)[4], size_t n,
+			     void *out)
+{
+	char err[256];
+	int rc = zka_gpu_fixed_base_g1((zka_gpu *)ctx, c, base, k, n, out, err, sizeof err);
+	if (rc)
+		fprintf(stderr, "zka_gpu_fixed_base_g1: %s\n", err);
+	return rc;
+}
+
+extern "C" int zka_gpu_fb_g2(void *ctx, const zka_curve *c, const void *base, const uint64_t (*k)[4], size_t n,
+			     void *out)
+{
+	char err[256];
+	int rc = zka_gpu_fixed_base_g2((zka_gpu *)ctx, c, base, k, n, out, err, sizeof err);
+	if (rc)
+		fprintf(stderr, "zka_gpu_fixed_base_g2: %s\n", err);
+	return rc;
 }

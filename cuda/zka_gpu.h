@@ -59,6 +59,13 @@ int zka_gpu_fixed_base_g1(zka_gpu *g, const zka_curve *c, const void *base, cons
 int zka_gpu_fixed_base_g2(zka_gpu *g, const zka_curve *c, const void *base, const uint64_t (*k)[4],
 			  size_t n, void *out, char *err, size_t errlen);
 
+/* The same with the signature of zk/setup.h's zka_fixed_base_ops (ctx = the zka_gpu *):
+ *   zka_fixed_base_ops fb = {g, zka_gpu_fb_g1, zka_gpu_fb_g2};  zka_setup(cs, t, pk, &fb, 0); */
+int zka_gpu_fb_g1(void *ctx, const zka_curve *c, const void *base, const uint64_t (*k)[4], size_t n,
+		  void *out);
+int zka_gpu_fb_g2(void *ctx, const zka_curve *c, const void *base, const uint64_t (*k)[4], size_t n,
+		  void *out);
+
 /* ---- Building blocks, exposed for tests and benchmarks ---- */
 
 /* MSM sum k[i] * p[i] (points affine Montgomery bytes, k standard form), result affine.

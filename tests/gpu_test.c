@@ -570,6 +570,21 @@ static void test_real(const zka_curve *cv, uint32_t m, const uint64_t *one_mont)
 	CHECK(rc == 0, "zka_setup -> %d", rc);
 	if (rc)
 		goto out;
+	{ /* the GPU fixed-base path of setup gives the same key */
+		zka_fixed_base_ops fb = {G, zka_gpu_fb_g1, zka_gpu_fb_g2};
+		zka_pk pg;
+		memset(&pg, 0, sizeof pg);
+		rc = zka_setup(&cs, &tx, &pg, &fb, 0);
+		CHECK(rc == 0, "zka_setup with GPU fixed base -> %d", rc);
+		size_t g1 = zka_g1_bytes(cv), g2 = zka_g2_bytes(cv), nc = pk.n_vars - pk.n_public - 1;
+		int same = !rc && !memcmp(pk.A, pg.A, pk.n_vars * g1) && !memcmp(pk.B1, pg.B1, pk.n_vars * g1) &&
+			   !memcmp(pk.B2, pg.B2, pk.n_vars * g2) && !memcmp(pk.C, pg.C, nc * g1) &&
+			   !memcmp(pk.H, pg.H, pk.domain_size * g1) && !memcmp(pk.IC, pg.IC, (pk.n_public + 1) * g1);
+		CHECK(same, "%s: setup with GPU fixed base differs from the CPU setup", cv->pretty);
+		printf("  %s setup --gpu fixed base: %s\n", cv->pretty, same ? "key identical to CPU setup" : "FAIL");
+		if (!rc)
+			zka_pk_free(&pg);
+	}
 	size_t nd = pk.domain_size;
 	uint64_t(*abc)[4] = malloc(3 * nd * 32);
 	zka_prove_opts po = {0};

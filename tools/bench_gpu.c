@@ -22,6 +22,7 @@ int zka_bench_gpu(int argc, char **argv)
 }
 #else
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -74,13 +75,34 @@ static double med(samples *s)
 	return s->n ? s->v[s->n / 2] : 0;
 }
 
+/* one of several provers in flight: its own context and key on the same device */
+typedef struct {
+	zka_gpu *g;
+	zka_gpu_key *key;
+	const uint64_t (*abcw)[4];
+	size_t n;
+	const zka_rs *rs;
+	int reps, rc;
+} flight;
+
+static void *flight_run(void *arg)
+{
+	flight *f = arg;
+	char err[256];
+	zka_proof pf;
+	for (int i = 0; i < f->reps && !f->rc; i++)
+		f->rc = zka_gpu_prove(f->g, f->key, f->abcw, f->abcw + f->n, f->abcw + 2 * f->n, f->abcw + 3 * f->n,
+				      f->rs, &pf, NULL, err, sizeof err);
+	return NULL;
+}
+
 static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int reps, int cpu_max)
 {
 	char err[512];
 	size_t g1 = zka_g1_bytes(c), g2 = zka_g2_bytes(c);
 	printf("\n%s (synthetic keys; n_vars = domain; witness full-width random)\n", c->pretty);
-	printf("%-6s %9s %9s %9s %9s %9s %9s %9s %8s %10s %10s\n", "log2n", "h2d ms", "ntt ms", "g1 ms",
-	       "g2 ms", "finish", "total ms", "proofs/s", "msm1 ms", "ntt1 ms", "cpu ms");
+	printf("%-6s %8s %8s %8s %8s %8s %9s %8s %8s %8s %8s %10s\n", "log2n", "h2d ms", "ntt ms", "g1 ms",
+	       "g2 ms", "finish", "total ms", "proofs/s", "2fly/s", "msm1 ms", "ntt1 ms", "cpu ms");
 	for (int logn = lmin; logn <= lmax; logn++) {
 		size_t n = (size_t)1 << logn;
 		uint8_t *P1 = malloc(n * g1), *P2 = malloc(n * g2);
@@ -162,6 +184,31 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 			sf.v[sf.n++] = t.finish;
 			st.v[st.n++] = t.total;
 		}
+		/* two proofs in flight: a second context and key, two host threads */
+		double par = 0;
+		{
+			zka_gpu *gb = NULL;
+			zka_gpu_key *kb = NULL;
+			if (!zka_gpu_open(&gb, 0, err, sizeof err) && !zka_gpu_key_load(gb, &pk, &kb, err, sizeof err)) {
+				flight f[2] = {{g, key, (const uint64_t(*)[4])abcw, n, &rs, 1, 0},
+					       {gb, kb, (const uint64_t(*)[4])abcw, n, &rs, 1, 0}};
+				flight_run(&f[1]); /* warm-up */
+				pthread_t th[2];
+				double t0 = now();
+				for (int i = 0; i < 2; i++) {
+					f[i].reps = reps;
+					pthread_create(&th[i], NULL, flight_run, &f[i]);
+				}
+				for (int i = 0; i < 2; i++)
+					pthread_join(th[i], NULL);
+				if (!f[0].rc && !f[1].rc)
+					par = 2.0 * reps / (now() - t0);
+			} else {
+				fprintf(stderr, "zkarena bench gpu: second context: %s\n", err);
+			}
+			zka_gpu_key_free(kb);
+			zka_gpu_close(gb);
+		}
 		/* the building blocks alone */
 		double msm1 = 0, ntt1 = 0;
 		uint8_t out[192];
@@ -187,9 +234,9 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 				free(b2);
 			}
 		}
-		printf("%-6d %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.1f %8.2f %10.3f ", logn, med(&sh) * 1e3,
+		printf("%-6d %8.2f %8.2f %8.2f %8.2f %8.2f %9.2f %8.1f %8.1f %8.2f %8.3f ", logn, med(&sh) * 1e3,
 		       med(&sn) * 1e3, med(&s1) * 1e3, med(&s2) * 1e3, med(&sf) * 1e3, med(&st) * 1e3,
-		       reps / tsteady, msm1 * 1e3, ntt1 * 1e3);
+		       reps / tsteady, par, msm1 * 1e3, ntt1 * 1e3);
 		if (cpu > 0)
 			printf("%10.1f\n", cpu * 1e3);
 		else
@@ -209,7 +256,7 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 int zka_bench_gpu(int argc, char **argv)
 {
 	const char *curve = "both";
-	int lmin = 16, lmax = 20, reps = 5, cpu_max = 16, bls_max = -1, bn_max = -1;
+	int lmin = 16, lmax = 20, reps = 5, cpu_max = 16, bls_max = -1, bn_max = -1, ntt_max = 24;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!v) {
@@ -230,6 +277,8 @@ int zka_bench_gpu(int argc, char **argv)
 			bls_max = atoi(v);
 		else if (!strcmp(a, "--bn-max"))
 			bn_max = atoi(v);
+		else if (!strcmp(a, "--ntt-max"))
+			ntt_max = atoi(v);
 		else {
 			fprintf(stderr, "zkarena bench gpu: unknown option %s\n", a);
 			return 2;
@@ -263,6 +312,31 @@ int zka_bench_gpu(int argc, char **argv)
 			r0 = zka_gpu_h2d_bw(g, hb, bw, &reg, err, sizeof err);
 		printf("H2D 1 GiB: registered %.1f GB/s%s, pageable %.1f GB/s%s\n", reg, r0 ? " (failed)" : "", pag,
 		       r1 ? " (failed)" : "");
+	}
+	/* one forward NTT (the prover's shared-memory passes, device time, median of 5) */
+	if (ntt_max >= 16 && ntt_max <= 26) {
+		uint64_t(*x)[4] = malloc(((size_t)1 << ntt_max) * 32);
+		printf("NTT (forward, device time, median of 5):");
+		for (int ci = 0; ci < 2 && x; ci++) {
+			const zka_curve *c = ci ? &zka_curve_bls12_381 : &zka_curve_bn254;
+			printf("\n  %-10s", c->pretty);
+			for (int l = 16; l <= ntt_max; l += 2) {
+				size_t n = (size_t)1 << l;
+				rnd_scalars(x, n, c->r);
+				samples sm = {0};
+				for (int i = 0; i < 5; i++) {
+					double t = 0;
+					if (zka_gpu_ntt(g, c, (uint32_t)l, x, 0, &t, err, sizeof err)) {
+						fprintf(stderr, "zkarena bench gpu: ntt: %s\n", err);
+						break;
+					}
+					sm.v[sm.n++] = t;
+				}
+				printf("  2^%d %.3f ms", l, med(&sm) * 1e3);
+			}
+		}
+		printf("\n");
+		free(x);
 	}
 	int rc = 0;
 	if (!strcmp(curve, "both") || !strcmp(curve, "bn254"))

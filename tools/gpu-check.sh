@@ -15,7 +15,11 @@ cd "$(dirname "$0")/.."
 B=build-gpucheck
 mkdir -p $B/obj
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
-INC="-I. -I.devcarry/include"
+# ZK_SRC: where zk/ comes from; a snapshot in .devcarry/snap (git archive HEAD zk) keeps a
+# device run independent of in-progress edits in the working tree
+ZK_SRC=${ZK_SRC:-.}
+[ -d .devcarry/snap/zk ] && [ "$ZK_SRC" = . ] && ZK_SRC=.devcarry/snap
+INC="-I$ZK_SRC -I. -I.devcarry/include"
 LIBDIRS="-L.devcarry/lib -L/usr/local/cuda/lib64"
 log=$OUTD/build.log
 : >"$log"
@@ -32,7 +36,7 @@ for f in cuda/zka_gpu.cu cuda/bn254.cu cuda/bls12_381.cu; do
 	fi
 done
 cobjs=()
-for f in cuda/host.c zk/*.c; do
+for f in cuda/host.c $ZK_SRC/zk/*.c; do
 	o=$B/obj/c_$(echo $f | tr / _ | sed 's/\.c$//').o
 	cobjs+=($o)
 	(gcc -std=c11 -O2 -g -D_GNU_SOURCE $INC -c $f -o $o >>"$log" 2>&1 || { echo "C BUILD FAILED: $f" >>"$log"; rm -f $o; }) &
