@@ -470,6 +470,70 @@ MSM_BIG_TEST(bn254, g2, BN254, 3)
 MSM_BIG_TEST(bls12_381, g1, BLS12_381, 5)
 MSM_BIG_TEST(bls12_381, g2, BLS12_381, 3)
 
+/* XYZZ accumulators (the MSM's buckets and running sums) against the Jacobian group law:
+ * mixed and full addition, the doubling and P + (-P) cases of both, infinity on either side,
+ * doubling, aliasing of output and input. */
+#define XYZZ_TEST(C, G, CCN)                                                                       \
+	static void test_xyzz_##C##_##G(void)                                                      \
+	{                                                                                          \
+		C##_##G##_aff g;                                                                   \
+		C##_##G##_gen(&g);                                                                 \
+		C##_##G##_jac P, A, B, J, K;                                                       \
+		C##_##G##_from_aff(&P, &g);                                                        \
+		for (int it = 0; it < 4; it++) {                                                   \
+			uint64_t a[4], b[4];                                                       \
+			rand_scalar(a, CCN##_FR_P, 256);                                           \
+			rand_scalar(b, CCN##_FR_P, 256);                                           \
+			C##_##G##_mul(&A, &P, a, 4);                                               \
+			C##_##G##_mul(&B, &P, b, 4);                                               \
+			C##_##G##_aff aa, ba, na;                                                  \
+			C##_##G##_to_aff(&aa, &A);                                                 \
+			C##_##G##_to_aff(&ba, &B);                                                 \
+			C##_##G##_aff_neg(&na, &aa);                                               \
+			C##_##G##_xyzz xa, xb, xs, inf;                                            \
+			C##_##G##_xyzz_set_inf(&inf);                                              \
+			C##_##G##_xyzz_add_aff(&xa, &inf, &aa); /* xa = A, ZZ = 1 */               \
+			C##_##G##_xyzz_add_aff(&xb, &inf, &ba);                                    \
+			C##_##G##_xyzz_dbl(&xb, &xb); /* xb = 2B, ZZ != 1 */                       \
+			C##_##G##_xyzz_add_aff(&xb, &xb, &aa); /* xb = 2B + A */                   \
+			C##_##G##_dbl(&K, &B);                                                     \
+			C##_##G##_add(&K, &K, &A);                                                 \
+			C##_##G##_xyzz_to_jac(&J, &xb);                                            \
+			CU_ASSERT_FATAL(C##_##G##_eq(&J, &K));                                     \
+			C##_##G##_xyzz_add(&xs, &xa, &xb); /* 2A + 2B */                           \
+			C##_##G##_add(&K, &K, &A);                                                 \
+			C##_##G##_xyzz_to_jac(&J, &xs);                                            \
+			CU_ASSERT_FATAL(C##_##G##_eq(&J, &K));                                     \
+			C##_##G##_xyzz_add(&xs, &xs, &xs); /* full-addition doubling */            \
+			C##_##G##_dbl(&K, &K);                                                     \
+			C##_##G##_xyzz_to_jac(&J, &xs);                                            \
+			CU_ASSERT_FATAL(C##_##G##_eq(&J, &K));                                     \
+			C##_##G##_xyzz_add_aff(&xs, &xa, &aa); /* mixed doubling */                \
+			C##_##G##_dbl(&K, &A);                                                     \
+			C##_##G##_xyzz_to_jac(&J, &xs);                                            \
+			CU_ASSERT_FATAL(C##_##G##_eq(&J, &K));                                     \
+			C##_##G##_xyzz_add_aff(&xs, &xs, &na); /* 2A - A with ZZ != 1 */           \
+			C##_##G##_xyzz_to_jac(&J, &xs);                                            \
+			CU_ASSERT_FATAL(C##_##G##_eq(&J, &A));                                     \
+			C##_##G##_xyzz_add_aff(&xs, &xs, &na); /* A - A */                         \
+			CU_ASSERT_FATAL(C##_##G##_xyzz_is_inf(&xs));                               \
+			C##_##G##_xyzz_add_aff(&xs, &inf, &na);                                    \
+			C##_##G##_xyzz_add(&xs, &xa, &xs); /* A + (-A), full */                    \
+			CU_ASSERT_FATAL(C##_##G##_xyzz_is_inf(&xs));                               \
+			C##_##G##_xyzz_add(&xs, &inf, &xb); /* infinity on either side */          \
+			C##_##G##_xyzz_add(&xs, &xs, &inf);                                        \
+			C##_##G##_xyzz_to_jac(&J, &xs);                                            \
+			C##_##G##_xyzz_to_jac(&K, &xb);                                            \
+			CU_ASSERT_FATAL(C##_##G##_eq(&J, &K));                                     \
+			C##_##G##_xyzz_to_jac(&J, &inf);                                           \
+			CU_ASSERT_FATAL(C##_##G##_is_inf(&J));                                     \
+		}                                                                                  \
+	}
+XYZZ_TEST(bn254, g1, BN254)
+XYZZ_TEST(bn254, g2, BN254)
+XYZZ_TEST(bls12_381, g1, BLS12_381)
+XYZZ_TEST(bls12_381, g2, BLS12_381)
+
 int main(void)
 {
 	static const zka_test_case cases[] = {
@@ -479,6 +543,10 @@ int main(void)
 	    {"bn254 G2 laws", test_laws_bn254_g2},
 	    {"bls12-381 G1 laws", test_laws_bls12_381_g1},
 	    {"bls12-381 G2 laws", test_laws_bls12_381_g2},
+	    {"bn254 G1 XYZZ", test_xyzz_bn254_g1},
+	    {"bn254 G2 XYZZ", test_xyzz_bn254_g2},
+	    {"bls12-381 G1 XYZZ", test_xyzz_bls12_381_g1},
+	    {"bls12-381 G2 XYZZ", test_xyzz_bls12_381_g2},
 	    {"bn254 pairing", test_pairing_bn254},
 	    {"bls12-381 pairing", test_pairing_bls12_381},
 	    {"bn254 NTT", test_ntt_bn254},

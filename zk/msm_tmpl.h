@@ -15,7 +15,7 @@
 
 #ifndef ZKA_MSM_CONSTS
 #define ZKA_MSM_CONSTS
-/* Window sizes from this one up use batch-affine buckets; below, Jacobian buckets (with few
+/* Window sizes from this one up use batch-affine buckets; below, XYZZ buckets (with few
  * buckets a batch fills with conflicts). */
 #define ZKA_MSM_AFFINE_MIN_C 8
 /* Largest batch of independent affine additions sharing one inversion. */
@@ -50,22 +50,23 @@ static inline uint32_t M(digit)(const uint64_t *k, int bit, int c)
 	return (uint32_t)(v & ((1ull << c) - 1));
 }
 
-/* sum_b (b+1) bk[b] over nb Jacobian buckets (running sums, 2 nb additions) */
-static inline void M(bucket_reduce_jac)(M(jac) *out, const M(jac) *bk, size_t nb)
+/* out = sum_b (b+1) bk[b] over nb XYZZ buckets (running sums, 2 nb additions in XYZZ:
+ * 12M+2S each instead of the 11M+5S of Jacobian) */
+static inline void M(bucket_reduce)(M(jac) *out, const M(xyzz) *bk, size_t nb)
 {
-	M(jac) run, sum;
-	M(set_inf)(&run);
-	M(set_inf)(&sum);
+	M(xyzz) run, sum;
+	M(xyzz_set_inf)(&run);
+	M(xyzz_set_inf)(&sum);
 	for (size_t b = nb; b-- > 0;) {
-		M(add)(&run, &run, &bk[b]);
-		M(add)(&sum, &sum, &run);
+		M(xyzz_add)(&run, &run, &bk[b]);
+		M(xyzz_add)(&sum, &sum, &run);
 	}
-	*out = sum;
+	M(xyzz_to_jac)(out, &sum);
 }
 
 /* Per-thread workspace of the bucket phase. */
 struct M(msm_ws) {
-	M(jac) *bj;          /* Jacobian buckets (small c), overflow buckets (large c) */
+	M(xyzz) *bj;         /* XYZZ buckets (small c), overflow buckets (large c) */
 	M(aff) *ba;          /* affine buckets, zero = empty (large c) */
 	uint32_t *busy;      /* batch stamp per affine bucket */
 	M(aff) **bacc;       /* the batch: bucket pointers */
@@ -74,13 +75,13 @@ struct M(msm_ws) {
 };
 
 /* Adds the points idx[jb..je) with window-w digits into the buckets and returns their
- * weighted sum in *out (Jacobian buckets). */
+ * weighted sum in *out (XYZZ buckets, mixed additions). */
 static void M(msm_task_jac)(struct M(msm_ctx) *x, struct M(msm_ws) *ws, int w, size_t jb,
 			    size_t je, M(jac) *out)
 {
 	size_t nb = (size_t)1 << (x->c - 1);
 	for (size_t b = 0; b < nb; b++)
-		M(set_inf)(&ws->bj[b]);
+		M(xyzz_set_inf)(&ws->bj[b]);
 	const int16_t *dg = x->dig + (size_t)w * x->nidx;
 	for (size_t j = jb; j < je; j++) {
 		int d = dg[j];
@@ -88,18 +89,18 @@ static void M(msm_task_jac)(struct M(msm_ctx) *x, struct M(msm_ws) *ws, int w, s
 			continue;
 		const M(aff) *pt = &x->p[x->idx[j]];
 		if (d > 0) {
-			M(add_aff)(&ws->bj[d - 1], &ws->bj[d - 1], pt);
+			M(xyzz_add_aff)(&ws->bj[d - 1], &ws->bj[d - 1], pt);
 		} else {
 			M(aff) q;
 			M(aff_neg)(&q, pt);
-			M(add_aff)(&ws->bj[-d - 1], &ws->bj[-d - 1], &q);
+			M(xyzz_add_aff)(&ws->bj[-d - 1], &ws->bj[-d - 1], &q);
 		}
 	}
-	M(bucket_reduce_jac)(out, ws->bj, nb);
+	M(bucket_reduce)(out, ws->bj, nb);
 }
 
 /* As msm_task_jac, with affine buckets filled by batch-affine additions. A point whose
- * bucket is already in the current batch goes into that bucket's Jacobian overflow instead
+ * bucket is already in the current batch goes into that bucket's XYZZ overflow instead
  * (mixed addition), so that a window with few distinct digits (the top one) cannot degrade
  * into tiny batches. */
 static void M(msm_task_aff)(struct M(msm_ctx) *x, struct M(msm_ws) *ws, int w, size_t jb,
@@ -109,7 +110,7 @@ static void M(msm_task_aff)(struct M(msm_ctx) *x, struct M(msm_ws) *ws, int w, s
 	memset(ws->ba, 0, nb * sizeof *ws->ba);
 	memset(ws->busy, 0, nb * sizeof *ws->busy);
 	for (size_t b = 0; b < nb; b++)
-		M(set_inf)(&ws->bj[b]);
+		M(xyzz_set_inf)(&ws->bj[b]);
 	const int16_t *dg = x->dig + (size_t)w * x->nidx;
 	uint32_t stamp = 1;
 	size_t m = 0;
@@ -119,13 +120,13 @@ static void M(msm_task_aff)(struct M(msm_ctx) *x, struct M(msm_ws) *ws, int w, s
 			continue;
 		size_t b = (size_t)(d > 0 ? d : -d) - 1;
 		const M(aff) *pt = &x->p[x->idx[j]];
-		if (ws->busy[b] == stamp) { /* conflict: Jacobian overflow */
+		if (ws->busy[b] == stamp) { /* conflict: XYZZ overflow */
 			if (d > 0) {
-				M(add_aff)(&ws->bj[b], &ws->bj[b], pt);
+				M(xyzz_add_aff)(&ws->bj[b], &ws->bj[b], pt);
 			} else {
 				M(aff) q;
 				M(aff_neg)(&q, pt);
-				M(add_aff)(&ws->bj[b], &ws->bj[b], &q);
+				M(xyzz_add_aff)(&ws->bj[b], &ws->bj[b], &q);
 			}
 			continue;
 		}
@@ -152,16 +153,16 @@ static void M(msm_task_aff)(struct M(msm_ctx) *x, struct M(msm_ws) *ws, int w, s
 	}
 	if (m)
 		M(batch_add_aff)(ws->bacc, ws->bq, m, ws->scratch);
-	/* running sums: run += B_b (affine part and overflow), sum += run */
-	M(jac) run, sum;
-	M(set_inf)(&run);
-	M(set_inf)(&sum);
+	/* running sums in XYZZ: run += B_b (affine part and overflow), sum += run */
+	M(xyzz) run, sum;
+	M(xyzz_set_inf)(&run);
+	M(xyzz_set_inf)(&sum);
 	for (size_t b = nb; b-- > 0;) {
-		M(add_aff)(&run, &run, &ws->ba[b]);
-		M(add)(&run, &run, &ws->bj[b]);
-		M(add)(&sum, &sum, &run);
+		M(xyzz_add_aff)(&run, &run, &ws->ba[b]);
+		M(xyzz_add)(&run, &run, &ws->bj[b]);
+		M(xyzz_add)(&sum, &sum, &run);
 	}
-	*out = sum;
+	M(xyzz_to_jac)(out, &sum);
 }
 
 static void M(msm_fn)(void *vctx, size_t begin, size_t end, int tid)
@@ -222,11 +223,13 @@ static void M(msm_fn)(void *vctx, size_t begin, size_t end, int tid)
 
 /* Window size for n non-trivial scalars: minimises windows x (n bucket additions + 2^(c-1)
  * running-sum steps), in field multiplications: a batch-affine addition ~7.5 (6 + the shared
- * inversion) plus 3.5 more for the share that conflicts and takes the 11-multiplication mixed
- * Jacobian path (about batch / buckets), a running-sum step 27 (mixed + full Jacobian
- * addition). Measured (callgrind, bn254 G1, 1 thread, MSM only): n = 6000, c = 9/10/11/12 ->
+ * inversion) plus 2.5 more for the share that conflicts and takes the 10-multiplication mixed
+ * XYZZ path (about batch / buckets), a running-sum step 24 (mixed + full XYZZ addition).
+ * Measured (callgrind, bn254 G1, 1 thread, MSM only): n = 6000, c = 9/10/11/12 ->
  * 696/583/572/663 M instructions (the old unsigned Jacobian Pippenger, c = 9: 759 M);
- * n = 8192, c = 10/11/12 -> 758/720/800 M (batch 512 or 1024: no better). */
+ * n = 8192, c = 10/11/12 -> 758/720/800 M (batch 512 or 1024: no better). With XYZZ and
+ * these weights (was 11 / 3.5 / 27 for Jacobian), the whole 8272-constraint circom Poseidon
+ * proof (bn254, 1 thread): 4.109 -> 3.967 G instructions. */
 static inline int M(msm_window)(size_t n)
 {
 	int best = 2;
@@ -234,12 +237,12 @@ static inline int M(msm_window)(size_t n)
 	for (int c = 2; c <= 15; c++) {
 		double nwin = (double)((257 + c - 1) / c);
 		double nb = (double)((size_t)1 << (c - 1));
-		double per = 11.0;
+		double per = 10.0;
 		if (c >= ZKA_MSM_AFFINE_MIN_C) {
 			double f = ZKA_MSM_BATCH / nb;
-			per = 7.5 + 3.5 * (f < 1.0 ? f : 1.0);
+			per = 7.5 + 2.5 * (f < 1.0 ? f : 1.0);
 		}
-		double cost = nwin * ((double)n * per + 27.0 * nb);
+		double cost = nwin * ((double)n * per + 24.0 * nb);
 		if (bestc < 0 || cost < bestc) {
 			bestc = cost;
 			best = c;
