@@ -534,6 +534,70 @@ XYZZ_TEST(bn254, g2, BN254)
 XYZZ_TEST(bls12_381, g1, BLS12_381)
 XYZZ_TEST(bls12_381, g2, BLS12_381)
 
+/* Prepared MSMs (the prover's one task queue): a G1 plan and a G2 plan sharing the G1 plan's
+ * digit decomposition, their tasks run in reverse order on one workspace, equal msm. */
+#define MSM_PLAN_TEST(C, CCN)                                                                      \
+	static void test_msm_plan_##C(void)                                                        \
+	{                                                                                          \
+		size_t n = 2800;                                                                   \
+		C##_g1_aff g1, *p1 = malloc(n * sizeof *p1);                                       \
+		C##_g2_aff g2, *p2 = malloc(n * sizeof *p2);                                       \
+		C##_g1_jac *j1 = malloc(n * sizeof *j1), a1, b1, s1;                               \
+		C##_g2_jac *j2 = malloc(n * sizeof *j2), a2, b2, s2;                               \
+		void *scr = malloc(2 * n * sizeof(p2->x));                                         \
+		uint64_t(*k)[4] = malloc(n * sizeof *k);                                           \
+		CU_ASSERT_FATAL(p1 && p2 && j1 && j2 && scr && k);                                 \
+		C##_g1_gen(&g1);                                                                   \
+		C##_g2_gen(&g2);                                                                   \
+		C##_g1_from_aff(&s1, &g1);                                                         \
+		C##_g2_from_aff(&s2, &g2);                                                         \
+		uint64_t u[4];                                                                     \
+		rand_scalar(u, CCN##_FR_P, 256);                                                   \
+		C##_g1_mul(&j1[0], &s1, u, 4);                                                     \
+		C##_g2_mul(&j2[0], &s2, u, 4);                                                     \
+		for (size_t i = 1; i < n; i++) {                                                   \
+			C##_g1_add(&j1[i], &j1[i - 1], &s1);                                       \
+			C##_g2_add(&j2[i], &j2[i - 1], &s2);                                       \
+		}                                                                                  \
+		C##_g1_batch_to_aff(p1, j1, n, scr);                                               \
+		C##_g2_batch_to_aff(p2, j2, n, scr);                                               \
+		for (size_t i = 0; i < n; i++) {                                                   \
+			uint32_t sel = (uint32_t)(zka_test_rand64() % 100);                        \
+			rand_scalar(k[i], CCN##_FR_P, 256);                                        \
+			if (sel < 20)                                                              \
+				memset(k[i], 0, 32);                                               \
+			else if (sel < 40)                                                         \
+				memset(k[i], 0, 32), k[i][0] = 1;                                  \
+		}                                                                                  \
+		const uint64_t(*kc)[4] = (const uint64_t(*)[4])k;                                  \
+		CU_ASSERT_FATAL(C##_g1_msm(&a1, p1, kc, n, 1) == 0);                               \
+		CU_ASSERT_FATAL(C##_g2_msm(&a2, p2, kc, n, 1) == 0);                               \
+		struct C##_g1_msm_ctx x1;                                                          \
+		struct C##_g2_msm_ctx x2;                                                          \
+		CU_ASSERT_FATAL(C##_g1_msm_plan(&x1, p1, kc, n, 3, NULL) == 0);                    \
+		CU_ASSERT_FATAL(C##_g2_msm_plan(&x2, p2, kc, n, 3, &x1.d) == 0);                   \
+		CU_ASSERT_FATAL(x1.c >= ZKA_MSM_AFFINE_MIN_C && x1.nones == 3);                    \
+		struct C##_g1_msm_ws w1;                                                           \
+		struct C##_g2_msm_ws w2;                                                           \
+		CU_ASSERT_FATAL(C##_g1_msm_ws_alloc(&w1, x1.c) == 0);                              \
+		CU_ASSERT_FATAL(C##_g2_msm_ws_alloc(&w2, x2.c) == 0);                              \
+		for (int t = C##_g1_msm_ntask(&x1); t-- > 0;)                                      \
+			C##_g1_msm_run_task(&x1, &w1, t);                                          \
+		for (int t = C##_g2_msm_ntask(&x2); t-- > 0;)                                      \
+			C##_g2_msm_run_task(&x2, &w2, t);                                          \
+		C##_g1_msm_finish(&x1, &b1);                                                       \
+		C##_g2_msm_finish(&x2, &b2);                                                       \
+		CU_ASSERT_FATAL(C##_g1_eq(&a1, &b1));                                              \
+		CU_ASSERT_FATAL(C##_g2_eq(&a2, &b2));                                              \
+		C##_g1_msm_ws_free(&w1);                                                           \
+		C##_g2_msm_ws_free(&w2);                                                           \
+		C##_g2_msm_plan_free(&x2);                                                         \
+		C##_g1_msm_plan_free(&x1);                                                         \
+		free(p1), free(p2), free(j1), free(j2), free(scr), free(k);                        \
+	}
+MSM_PLAN_TEST(bn254, BN254)
+MSM_PLAN_TEST(bls12_381, BLS12_381)
+
 int main(void)
 {
 	static const zka_test_case cases[] = {
@@ -559,6 +623,8 @@ int main(void)
 	    {"bn254 MSM G2 large, batch-affine", test_msm_big_bn254_g2},
 	    {"bls12-381 MSM G1 large, batch-affine", test_msm_big_bls12_381_g1},
 	    {"bls12-381 MSM G2 large, batch-affine", test_msm_big_bls12_381_g2},
+	    {"bn254 MSM plans, shared digits, G1 + G2", test_msm_plan_bn254},
+	    {"bls12-381 MSM plans, shared digits, G1 + G2", test_msm_plan_bls12_381},
 	    {NULL, NULL}};
 	zka_test_suite("curve", cases);
 	return zka_test_run();

@@ -22,20 +22,32 @@
 #ifndef ZKA_MSM_BATCH
 #define ZKA_MSM_BATCH 256
 #endif
+
+/* The scalar decomposition of an MSM, shareable between MSMs (any group) with the same
+ * scalars: indices of the scalars > 1 and their signed digits. */
+struct zka_msm_digits {
+	uint32_t *idx;       /* indices of the scalars > 1 */
+	int16_t *dig;        /* signed digits, dig[w * nidx + j] in [-2^(c-1), 2^(c-1)] */
+	size_t nidx;
+	int c, nwin;
+};
 #endif
 
+/* One prepared MSM: its tasks are nwin windows x nsplit point ranges, then nones ranges of the
+ * scalar-one pass; every task writes only its own slot of part / ones, so any thread may run
+ * any task, in any order (see msm_run_task). */
 struct M(msm_ctx) {
 	const M(aff) *p;
 	const uint64_t (*k)[4];
-	const uint32_t *idx; /* indices of the scalars > 1 */
-	const int16_t *dig;  /* signed digits, dig[w * nidx + j] in [-2^(c-1), 2^(c-1)] */
+	const uint32_t *idx;
+	const int16_t *dig;
 	size_t nidx, n;
-	int c, nwin, nsplit; /* tasks: nwin windows x nsplit point ranges */
-	_Atomic int next;    /* next task to take */
-	M(jac) *part;        /* per task: its share of its window's sum */
-	M(jac) *ones;        /* per-thread sums of points with scalar 1 */
-	int nthreads;
-	_Atomic int err;
+	int c, nwin, nsplit;
+	int nones;
+	int own;             /* idx and dig are this plan's (else borrowed) */
+	struct zka_msm_digits d;
+	M(jac) *part;        /* per window task: its share of its window's sum */
+	M(jac) *ones;        /* per ones task: the sum of its points with scalar 1 */
 };
 
 /* Returns the c-bit digit of k starting at bit `bit` (0 past bit 255). */
@@ -165,60 +177,94 @@ static void M(msm_task_aff)(struct M(msm_ctx) *x, struct M(msm_ws) *ws, int w, s
 	M(xyzz_to_jac)(out, &sum);
 }
 
+/* Allocates a workspace for window tasks of up to cmax bits; returns 0 or -ENOMEM (then
+ * msm_ws_free is still safe). */
+static inline int M(msm_ws_alloc)(struct M(msm_ws) *ws, int cmax)
+{
+	memset(ws, 0, sizeof *ws);
+	size_t nb = (size_t)1 << (cmax - 1);
+	if (cmax >= ZKA_MSM_AFFINE_MIN_C) {
+		ws->ba = malloc(nb * sizeof *ws->ba);
+		ws->busy = malloc(nb * sizeof *ws->busy);
+		ws->bacc = malloc(ZKA_MSM_BATCH * sizeof *ws->bacc);
+		ws->bq = malloc(ZKA_MSM_BATCH * sizeof *ws->bq);
+		ws->scratch = malloc(2 * ZKA_MSM_BATCH * sizeof(ws->bq->x));
+		if (!ws->ba || !ws->busy || !ws->bacc || !ws->bq || !ws->scratch)
+			return -12;
+	}
+	ws->bj = malloc(nb * sizeof *ws->bj);
+	return ws->bj ? 0 : -12;
+}
+
+/* Frees a workspace from msm_ws_alloc. */
+static inline void M(msm_ws_free)(struct M(msm_ws) *ws)
+{
+	free(ws->bj);
+	free(ws->ba);
+	free(ws->busy);
+	free(ws->bacc);
+	free(ws->bq);
+	free(ws->scratch);
+	memset(ws, 0, sizeof *ws);
+}
+
+/* Number of tasks of a prepared MSM. */
+static inline int M(msm_ntask)(const struct M(msm_ctx) *x)
+{
+	return x->nwin * x->nsplit + x->nones;
+}
+
+/* Runs task t of x with a workspace of at least x->c bits (any thread, any order). */
+static inline void M(msm_run_task)(struct M(msm_ctx) *x, struct M(msm_ws) *ws, int t)
+{
+	int nw = x->nwin * x->nsplit;
+	if (t >= nw) { /* scalars equal to one: range t - nw of nones */
+		int o = t - nw;
+		size_t b1 = x->n * (size_t)o / (size_t)x->nones;
+		size_t e1 = x->n * (size_t)(o + 1) / (size_t)x->nones;
+		M(set_inf)(&x->ones[o]);
+		for (size_t i = b1; i < e1; i++) {
+			const uint64_t *k = x->k[i];
+			if (k[0] == 1 && k[1] == 0 && k[2] == 0 && k[3] == 0)
+				M(add_aff)(&x->ones[o], &x->ones[o], &x->p[i]);
+		}
+		return;
+	}
+	size_t chunk = (x->nidx + (size_t)x->nsplit - 1) / (size_t)x->nsplit;
+	int w = t / x->nsplit, s = t % x->nsplit;
+	size_t jb = (size_t)s * chunk, je = jb + chunk;
+	if (jb > x->nidx)
+		jb = x->nidx;
+	if (je > x->nidx)
+		je = x->nidx;
+	if (x->c >= ZKA_MSM_AFFINE_MIN_C)
+		M(msm_task_aff)(x, ws, w, jb, je, &x->part[t]);
+	else
+		M(msm_task_jac)(x, ws, w, jb, je, &x->part[t]);
+}
+
+struct M(msm_runner) {
+	struct M(msm_ctx) *x;
+	_Atomic int next;
+	_Atomic int err;
+};
+
+/* par_for body of msm: every thread takes tasks from the shared counter. */
 static void M(msm_fn)(void *vctx, size_t begin, size_t end, int tid)
 {
-	struct M(msm_ctx) *x = vctx;
+	struct M(msm_runner) *r = vctx;
 	(void)begin;
 	(void)end;
-	/* scalars equal to one: this thread's share */
-	size_t b1 = x->n * (size_t)tid / (size_t)x->nthreads;
-	size_t e1 = x->n * (size_t)(tid + 1) / (size_t)x->nthreads;
-	M(set_inf)(&x->ones[tid]);
-	for (size_t i = b1; i < e1; i++) {
-		const uint64_t *k = x->k[i];
-		if (k[0] == 1 && k[1] == 0 && k[2] == 0 && k[3] == 0)
-			M(add_aff)(&x->ones[tid], &x->ones[tid], &x->p[i]);
-	}
-	int ntask = x->nwin * x->nsplit;
-	if (ntask == 0)
-		return;
-	size_t nb = (size_t)1 << (x->c - 1);
-	size_t chunk = (x->nidx + (size_t)x->nsplit - 1) / (size_t)x->nsplit;
-	int aff = x->c >= ZKA_MSM_AFFINE_MIN_C;
-	struct M(msm_ws) ws = {0};
-	if (aff) {
-		ws.ba = malloc(nb * sizeof *ws.ba);
-		ws.busy = malloc(nb * sizeof *ws.busy);
-		ws.bacc = malloc(ZKA_MSM_BATCH * sizeof *ws.bacc);
-		ws.bq = malloc(ZKA_MSM_BATCH * sizeof *ws.bq);
-		ws.scratch = malloc(2 * ZKA_MSM_BATCH * sizeof(ws.bq->x));
-	}
-	ws.bj = malloc(nb * sizeof *ws.bj);
-	if (!ws.bj || (aff && (!ws.ba || !ws.busy || !ws.bacc || !ws.bq || !ws.scratch))) {
-		x->err = -12;
+	(void)tid;
+	struct M(msm_ws) ws;
+	if (M(msm_ws_alloc)(&ws, r->x->c)) {
+		r->err = -12;
 	} else {
-		for (;;) {
-			int t = x->next++;
-			if (t >= ntask)
-				break;
-			int w = t / x->nsplit, s = t % x->nsplit;
-			size_t jb = (size_t)s * chunk, je = jb + chunk;
-			if (jb > x->nidx)
-				jb = x->nidx;
-			if (je > x->nidx)
-				je = x->nidx;
-			if (aff)
-				M(msm_task_aff)(x, &ws, w, jb, je, &x->part[t]);
-			else
-				M(msm_task_jac)(x, &ws, w, jb, je, &x->part[t]);
-		}
+		int ntask = M(msm_ntask)(r->x);
+		for (int t; (t = r->next++) < ntask;)
+			M(msm_run_task)(r->x, &ws, t);
 	}
-	free(ws.bj);
-	free(ws.ba);
-	free(ws.busy);
-	free(ws.bacc);
-	free(ws.bq);
-	free(ws.scratch);
+	M(msm_ws_free)(&ws);
 }
 
 /* Window size for n non-trivial scalars: minimises windows x (n bucket additions + 2^(c-1)
@@ -251,6 +297,103 @@ static inline int M(msm_window)(size_t n)
 	return best;
 }
 
+/* Frees what msm_plan allocated (safe after a failed msm_plan). */
+static inline void M(msm_plan_free)(struct M(msm_ctx) *x)
+{
+	if (x->own) {
+		free(x->d.idx);
+		free(x->d.dig);
+	}
+	free(x->part);
+	free(x->ones);
+	memset(x, 0, sizeof *x);
+}
+
+/* Prepares sum k_i p_i over n points (plain scalars, any 256-bit value) for `threads` workers:
+ * scalars 0 are skipped and 1 go to the ones tasks; the rest get signed c-bit digits (2^(c-1)
+ * buckets per window). share, when not NULL, is the decomposition of the same k and n from
+ * another plan (any group; it must outlive this plan). Returns 0 or -ENOMEM. */
+static inline int M(msm_plan)(struct M(msm_ctx) *x, const M(aff) *p, const uint64_t (*k)[4],
+			      size_t n, int threads, const struct zka_msm_digits *share)
+{
+	memset(x, 0, sizeof *x);
+	x->p = p;
+	x->k = k;
+	x->n = n;
+	if (threads < 1)
+		threads = 1;
+	if (share) {
+		x->d = *share;
+	} else {
+		x->own = 1;
+		x->d.idx = malloc((n ? n : 1) * sizeof *x->d.idx);
+		if (!x->d.idx)
+			return -12;
+		size_t nidx = 0;
+		for (size_t i = 0; i < n; i++) {
+			const uint64_t *s = k[i];
+			if ((s[0] | s[1] | s[2] | s[3]) == 0 ||
+			    (s[0] == 1 && (s[1] | s[2] | s[3]) == 0))
+				continue;
+			x->d.idx[nidx++] = (uint32_t)i;
+		}
+		int c = M(msm_window)(nidx);
+		int nwin = nidx ? (257 + c - 1) / c : 0; /* nwin c >= 257: the last carry */
+		x->d.nidx = nidx;
+		x->d.c = c;
+		x->d.nwin = nwin;
+		x->d.dig = malloc(((size_t)nwin * nidx + 1) * sizeof *x->d.dig);
+		if (!x->d.dig) {
+			M(msm_plan_free)(x);
+			return -12;
+		}
+		/* signed digits: a digit above 2^(c-1) becomes digit - 2^c and carries 1 */
+		int16_t *dig = x->d.dig;
+		for (size_t j = 0; j < nidx; j++) {
+			uint32_t carry = 0;
+			for (int w = 0; w < nwin; w++) {
+				uint32_t v = M(digit)(k[x->d.idx[j]], w * c, c) + carry;
+				carry = v > (1u << (c - 1));
+				dig[(size_t)w * nidx + j] =
+				    (int16_t)((int32_t)v - (int32_t)(carry << c));
+			}
+		}
+	}
+	x->idx = x->d.idx;
+	x->dig = x->d.dig;
+	x->nidx = x->d.nidx;
+	x->c = x->d.c;
+	x->nwin = x->d.nwin;
+	/* split the points too when windows alone would leave threads idle */
+	x->nsplit = 1;
+	while (x->nwin * x->nsplit < 2 * threads && x->nidx / (size_t)(x->nsplit * 2) >= 256)
+		x->nsplit *= 2;
+	x->nones = n ? threads : 0;
+	x->part = malloc(((size_t)x->nwin * (size_t)x->nsplit + 1) * sizeof *x->part);
+	x->ones = malloc(((size_t)x->nones + 1) * sizeof *x->ones);
+	if (!x->part || !x->ones) {
+		M(msm_plan_free)(x);
+		return -12;
+	}
+	return 0;
+}
+
+/* out = the MSM of x once all its tasks have run (Horner over the windows, plus the ones). */
+static inline void M(msm_finish)(const struct M(msm_ctx) *x, M(jac) *out)
+{
+	M(jac) acc;
+	M(set_inf)(&acc);
+	for (int w = x->nwin - 1; w >= 0; w--) {
+		for (int d = 0; d < x->c; d++)
+			M(dbl)(&acc, &acc);
+		for (int s = 0; s < x->nsplit; s++)
+			M(add)(&acc, &acc, &x->part[w * x->nsplit + s]);
+	}
+	for (int t = 0; t < x->nones; t++)
+		M(add)(&acc, &acc, &x->ones[t]);
+	*out = acc;
+}
+
 /* out = sum k_i p_i over n points (plain scalars, any 256-bit value); returns 0 or -ENOMEM.
  * Scalars 0 are skipped and 1 cost one mixed addition; the rest go through Pippenger with
  * signed c-bit digits (2^(c-1) buckets per window), every thread taking (window, point range)
@@ -259,67 +402,18 @@ static inline int M(msm)(M(jac) *out, const M(aff) *p, const uint64_t (*k)[4], s
 			 int threads)
 {
 	M(set_inf)(out);
-	uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
-	if (!idx)
-		return -12;
-	size_t nidx = 0;
-	for (size_t i = 0; i < n; i++) {
-		const uint64_t *s = k[i];
-		if ((s[0] | s[1] | s[2] | s[3]) == 0 || (s[0] == 1 && (s[1] | s[2] | s[3]) == 0))
-			continue;
-		idx[nidx++] = (uint32_t)i;
-	}
-	int c = M(msm_window)(nidx);
-	int nwin = (257 + c - 1) / c; /* nwin * c >= 257: room for the last digit's carry */
 	if (threads < 1)
 		threads = 1;
-	/* split the points too when windows alone would leave threads idle */
-	int nsplit = 1;
-	while (nwin * nsplit < 2 * threads && nidx / (size_t)(nsplit * 2) >= 256)
-		nsplit *= 2;
-	if (nidx == 0)
-		nwin = 0;
-	struct M(msm_ctx) x = {.p = p, .k = k, .idx = idx, .nidx = nidx, .n = n, .c = c,
-			       .nwin = nwin, .nsplit = nsplit, .nthreads = threads};
-	int16_t *dig = malloc(((size_t)nwin * nidx + 1) * sizeof *dig);
-	x.part = malloc(((size_t)nwin * (size_t)nsplit + 1) * sizeof *x.part);
-	x.ones = malloc((size_t)threads * sizeof *x.ones);
-	if (!dig || !x.part || !x.ones) {
-		free(idx);
-		free(dig);
-		free(x.part);
-		free(x.ones);
-		return -12;
-	}
-	/* signed digits: a digit above 2^(c-1) becomes digit - 2^c and carries 1 */
-	for (size_t j = 0; j < nidx; j++) {
-		uint32_t carry = 0;
-		for (int w = 0; w < nwin; w++) {
-			uint32_t v = M(digit)(k[idx[j]], w * c, c) + carry;
-			carry = v > (1u << (c - 1));
-			dig[(size_t)w * nidx + j] = (int16_t)((int32_t)v - (int32_t)(carry << c));
-		}
-	}
-	x.dig = dig;
-	zka_par_for(threads, (size_t)threads, M(msm_fn), &x);
-	if (x.err == 0) {
-		M(jac) acc;
-		M(set_inf)(&acc);
-		for (int w = nwin - 1; w >= 0; w--) {
-			for (int d = 0; d < c; d++)
-				M(dbl)(&acc, &acc);
-			for (int s = 0; s < nsplit; s++)
-				M(add)(&acc, &acc, &x.part[w * nsplit + s]);
-		}
-		for (int t = 0; t < threads; t++)
-			M(add)(&acc, &acc, &x.ones[t]);
-		*out = acc;
-	}
-	int err = x.err;
-	free(idx);
-	free(dig);
-	free(x.part);
-	free(x.ones);
+	struct M(msm_ctx) x;
+	int err = M(msm_plan)(&x, p, k, n, threads, NULL);
+	if (err)
+		return err;
+	struct M(msm_runner) r = {.x = &x};
+	zka_par_for(threads, (size_t)threads, M(msm_fn), &r);
+	err = r.err;
+	if (err == 0)
+		M(msm_finish)(&x, out);
+	M(msm_plan_free)(&x);
 	return err;
 }
 
