@@ -128,24 +128,21 @@ int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, compute_abc))(const zka_pk *pk, const zka_wit
 
 struct X(hpass) {
 	RT *x[3];
-	int k, threads, err;
+	const RT *tw_i, *tw_f; /* twiddle tables of the inverse and forward transforms */
+	RT inc, ninv;          /* the coset generator (primitive 2n-th root) and 1/n */
+	int k, threads;
 };
 
-/* x -> evaluations on the odd points of the 2n-domain (see the header comment, step 2). */
+/* x -> evaluations on the odd points of the 2n-domain (see the header comment, step 2): an
+ * inverse transform without its 1/n, the coset shift with the 1/n folded in, a forward one. */
 static void X(coset_fn)(void *ctx, size_t begin, size_t end, int tid)
 {
 	(void)tid;
 	struct X(hpass) *h = ctx;
-	RT inc;
-	X(ntt_root)(&inc, h->k + 1);
 	for (size_t i = begin; i < end; i++) {
-		int e = X(ntt_ntt)(h->x[i], h->k, 1, h->threads);
-		if (!e) {
-			X(ntt_shift)(h->x[i], (size_t)1 << h->k, &inc, h->threads);
-			e = X(ntt_ntt)(h->x[i], h->k, 0, h->threads);
-		}
-		if (e)
-			h->err = e;
+		X(ntt_ntt_tw)(h->x[i], h->k, h->tw_i, h->threads);
+		X(ntt_shift_scaled)(h->x[i], (size_t)1 << h->k, &h->inc, &h->ninv, h->threads);
+		X(ntt_ntt_tw)(h->x[i], h->k, h->tw_f, h->threads);
 	}
 }
 
@@ -245,9 +242,20 @@ int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, prove_abc))(const zka_pk *pk, uint64_t (*a)[4
 	struct X(hpass) hp = {.x = {(RT *)a, (RT *)b, (RT *)c}, .k = (int)pk->log_domain};
 	int outer = threads >= 3 ? 3 : 1;
 	hp.threads = threads / outer > 0 ? threads / outer : 1;
-	zka_par_for(outer, 3, X(coset_fn), &hp);
-	if (hp.err)
-		return hp.err;
+	if (hp.k > 0) { /* the twiddle tables once for all six transforms */
+		RT *tw = malloc(n * sizeof *tw);
+		if (!tw)
+			return -ENOMEM;
+		X(ntt_twiddles)(tw, hp.k, 1);
+		X(ntt_twiddles)(tw + n / 2, hp.k, 0);
+		hp.tw_i = tw;
+		hp.tw_f = tw + n / 2;
+		X(ntt_root)(&hp.inc, hp.k + 1);
+		R(from_u64)(&hp.ninv, (uint64_t)n);
+		R(inv)(&hp.ninv, &hp.ninv);
+		zka_par_for(outer, 3, X(coset_fn), &hp);
+		free(tw);
+	} /* else n = 1: the transforms and the shift by inc^0 are the identity */
 	RT *A = (RT *)a, *B = (RT *)b, *C = (RT *)c;
 	uint64_t (*h)[4] = a; /* h overwrites a, in standard form for the MSM */
 	for (size_t i = 0; i < n; i++) {

@@ -7,6 +7,8 @@
  *   CURVE_ntt_root(w, k)            w = the primitive 2^k-th root of unity
  *   CURVE_ntt(a, k, inverse, thr)   a[i] <- sum_j a[j] w^(ij) (inverse: w^-1 and a 1/n factor)
  *   CURVE_ntt_shift(a, n, g, thr)   a[j] <- a[j] * g^j
+ *   CURVE_ntt_twiddles / CURVE_ntt_ntt_tw / CURVE_ntt_shift_scaled: the same with a reusable
+ *   twiddle table and the inverse's 1/n folded into a following shift (the prover's H)
  */
 #include "zk/par.h"
 #include "zk/tmpl.h"
@@ -81,7 +83,8 @@ static void N(local_fn)(void *ctx, size_t begin, size_t end, int tid)
 	}
 }
 
-/* a[j] <- a[j] * g^j over [begin, end) (g^begin computed by exponentiation) */
+/* a[j] <- a[j] * c g^j over [begin, end) (c g^begin computed by exponentiation; c = 1 when
+ * p->tw is NULL) */
 static void N(shift_fn)(void *ctx, size_t begin, size_t end, int tid)
 {
 	(void)tid;
@@ -89,37 +92,49 @@ static void N(shift_fn)(void *ctx, size_t begin, size_t end, int tid)
 	uint64_t e[1] = {begin};
 	RT acc;
 	R(pow)(&acc, p->g, e, 1);
+	if (p->tw)
+		R(mul)(&acc, &acc, p->tw);
 	for (size_t j = begin; j < end; j++) {
 		R(mul)(&p->a[j], &p->a[j], &acc);
 		R(mul)(&acc, &acc, p->g);
 	}
 }
 
+/* a[j] <- a[j] * g^j for j < n */
 static inline void N(shift)(RT *a, size_t n, const RT *g, int threads)
 {
 	struct N(pass) p = {.a = a, .g = g};
 	zka_par_for(n < 4096 ? 1 : threads, n, N(shift_fn), &p);
 }
 
-/* Transforms a (2^k entries) in place; returns 0 or -ENOMEM. */
-static inline int N(ntt)(RT *a, int k, int inverse, int threads)
+/* a[j] <- a[j] * c * g^j for j < n (a coset shift fused with a constant scaling) */
+static inline void N(shift_scaled)(RT *a, size_t n, const RT *g, const RT *c, int threads)
+{
+	struct N(pass) p = {.a = a, .g = g, .tw = c};
+	zka_par_for(n < 4096 ? 1 : threads, n, N(shift_fn), &p);
+}
+
+/* tw[j] = w^j for j < 2^(k-1), w the primitive 2^k-th root of unity (its inverse when
+ * inverse): the twiddle table of N(ntt_tw), reusable across transforms of one size. */
+static inline void N(twiddles)(RT *tw, int k, int inverse)
 {
 	size_t n = (size_t)1 << k;
-	if (k == 0)
-		return 0;
-	RT *tw = malloc(n / 2 * sizeof *tw);
-	if (!tw)
-		return -12; /* -ENOMEM */
 	RT w;
 	N(root)(&w, k);
 	if (inverse)
 		R(inv)(&w, &w);
-	struct N(pass) p = {.a = a, .tw = tw, .g = &w};
-	/* twiddles w^j, j < n/2, and the bit reversal: serial (cheap; a fork costs more on a
-	 * loaded machine) */
 	R(one)(&tw[0]);
 	for (size_t j = 1; j < n / 2; j++)
 		R(mul)(&tw[j], &tw[j - 1], &w);
+}
+
+/* a[i] <- sum_j a[j] w^(ij) in place (2^k entries, k >= 1) with the table tw of
+ * N(twiddles)(tw, k, inverse): with inverse the 1/n factor is NOT applied. */
+static inline void N(ntt_tw)(RT *a, int k, const RT *tw, int threads)
+{
+	size_t n = (size_t)1 << k;
+	struct N(pass) p = {.a = a, .tw = tw};
+	/* bit reversal: serial (cheap; a fork costs more on a loaded machine) */
 	p.step = (size_t)k;
 	N(bitrev_fn)(&p, 0, n, 0);
 	int thr = n < 4096 ? 1 : threads;
@@ -137,6 +152,19 @@ static inline int N(ntt)(RT *a, int k, int inverse, int threads)
 		p.step = n / (2 * half);
 		zka_par_for(thr, n / 2, N(stage_fn), &p);
 	}
+}
+
+/* Transforms a (2^k entries) in place; returns 0 or -ENOMEM. */
+static inline int N(ntt)(RT *a, int k, int inverse, int threads)
+{
+	size_t n = (size_t)1 << k;
+	if (k == 0)
+		return 0;
+	RT *tw = malloc(n / 2 * sizeof *tw);
+	if (!tw)
+		return -12; /* -ENOMEM */
+	N(twiddles)(tw, k, inverse);
+	N(ntt_tw)(a, k, tw, threads);
 	if (inverse) {
 		RT ninv;
 		R(from_u64)(&ninv, (uint64_t)n);
