@@ -824,6 +824,11 @@ template <class TR> struct eng {
 		CK(cudaEventRecord(ev[5], g->s));
 		static __thread uint8_t hs[5 * WSLOT];
 		CK(cudaMemcpyAsync(hs, m->d_wsum, 5 * WSLOT, cudaMemcpyDeviceToHost, g->s));
+		/* while the device works: the r, s multiples of delta */
+		alignas(16) uint8_t pre[ZKG_PRE_BYTES];
+		double tp0 = now_s();
+		zkg_host_pre(&k->pk, rs, pre);
+		double tpre = now_s() - tp0;
 		CK(cudaStreamSynchronize(g->s));
 		double t1 = now_s();
 		uint8_t jA[sizeof(G1)], jB1[sizeof(G1)], jC[sizeof(G1)], jH[sizeof(G1)], jB2[sizeof(G2)];
@@ -835,7 +840,7 @@ template <class TR> struct eng {
 		double t3 = now_s();
 		combine(0, hs + 4 * WSLOT, Wh, ch, jH);
 		double t4 = now_s();
-		zkg_host_finish(&k->pk, jA, jB1, jB2, jC, jH, rs, proof);
+		zkg_host_finish(&k->pk, jA, jB1, jB2, jC, jH, rs, pre, proof);
 		double t5 = now_s();
 		float e01, e12, e23, e34, e45;
 		CK(cudaEventElapsedTime(&e01, ev[0], ev[1]));
@@ -848,7 +853,8 @@ template <class TR> struct eng {
 		t->ntt = e12 * 1e-3;
 		t->msm_g1 = (e23 + e45) * 1e-3 + (t2 - t1) + (t4 - t3);
 		t->msm_g2 = e34 * 1e-3 + (t3 - t2);
-		t->finish = t5 - t4;
+		t->finish = t5 - t4; /* + tpre, overlapped with the device */
+		(void)tpre;
 		t->total = t5 - t0;
 		return 0;
 	}

@@ -52,42 +52,20 @@
 		else                                                                                   \
 			C##_g2_to_aff(aff, jac);                                                       \
 	}                                                                                              \
-	static void C##_finish(const zka_pk *pk, const void *jA, const void *jB1, const void *jB2,     \
-			       const void *jC, const void *jH, const zka_rs *rs, zka_proof *proof)     \
+	/* the parts of the randomisation that depend on r and s only (computed while the GPU runs):  \
+	 * pre = {r delta1, s delta1, -(r s) delta1 (G1), s delta2 (G2)} */                           \
+	static void C##_pre(const zka_pk *pk, const zka_rs *rs, void *pre)                             \
 	{                                                                                              \
-		C##_g1_jac A, B1, Cc, t, d1;                                                           \
-		C##_g2_jac B2, t2;                                                                     \
-		C##_g1_aff alpha1, beta1, delta1;                                                      \
-		C##_g2_aff beta2, delta2;                                                              \
-		memcpy(&A, jA, sizeof A);                                                              \
-		memcpy(&B1, jB1, sizeof B1);                                                           \
-		memcpy(&B2, jB2, sizeof B2);                                                           \
-		memcpy(&Cc, jC, sizeof Cc);                                                            \
-		memcpy(&alpha1, pk->alpha1, sizeof alpha1);                                            \
-		memcpy(&beta1, pk->beta1, sizeof beta1);                                               \
+		C##_g1_jac *p1 = pre, d1;                                                              \
+		C##_g2_jac *p2 = (C##_g2_jac *)(p1 + 3), d2;                                           \
+		C##_g1_aff delta1;                                                                     \
+		C##_g2_aff delta2;                                                                     \
 		memcpy(&delta1, pk->delta1, sizeof delta1);                                            \
-		memcpy(&beta2, pk->beta2, sizeof beta2);                                               \
 		memcpy(&delta2, pk->delta2, sizeof delta2);                                            \
 		C##_g1_from_aff(&d1, &delta1);                                                         \
-		/* A += alpha1 + r delta1 */                                                           \
-		C##_g1_add_aff(&A, &A, &alpha1);                                                       \
-		C##_g1_mul(&t, &d1, rs->r, 4);                                                         \
-		C##_g1_add(&A, &A, &t);                                                                \
-		/* B2 += beta2 + s delta2 */                                                           \
-		C##_g2_add_aff(&B2, &B2, &beta2);                                                      \
-		C##_g2_from_aff(&t2, &delta2);                                                         \
-		C##_g2_mul(&t2, &t2, rs->s, 4);                                                        \
-		C##_g2_add(&B2, &B2, &t2);                                                             \
-		/* B1 += beta1 + s delta1 */                                                           \
-		C##_g1_add_aff(&B1, &B1, &beta1);                                                      \
-		C##_g1_mul(&t, &d1, rs->s, 4);                                                         \
-		C##_g1_add(&B1, &B1, &t);                                                              \
-		/* C += H + s A + r B1 - r s delta1 */                                                 \
-		C##_g1_add(&Cc, &Cc, (const C##_g1_jac *)jH);                                          \
-		C##_g1_mul(&t, &A, rs->s, 4);                                                          \
-		C##_g1_add(&Cc, &Cc, &t);                                                              \
-		C##_g1_mul(&t, &B1, rs->r, 4);                                                         \
-		C##_g1_add(&Cc, &Cc, &t);                                                              \
+		C##_g2_from_aff(&d2, &delta2);                                                         \
+		C##_g1_mul(&p1[0], &d1, rs->r, 4);                                                     \
+		C##_g1_mul(&p1[1], &d1, rs->s, 4);                                                     \
 		C##_fr_t r_, s_, rs_;                                                                  \
 		memcpy(r_.v, rs->r, 32);                                                               \
 		memcpy(s_.v, rs->s, 32);                                                               \
@@ -95,9 +73,43 @@
 		C##_fr_to_mont(&s_, &s_);                                                              \
 		C##_fr_mul(&rs_, &r_, &s_);                                                            \
 		C##_fr_from_mont(&rs_, &rs_);                                                          \
-		C##_g1_mul(&t, &d1, rs_.v, 4);                                                         \
-		C##_g1_neg(&t, &t);                                                                    \
+		C##_g1_mul(&p1[2], &d1, rs_.v, 4);                                                     \
+		C##_g1_neg(&p1[2], &p1[2]);                                                            \
+		C##_g2_mul(p2, &d2, rs->s, 4);                                                         \
+	}                                                                                              \
+	static void C##_finish(const zka_pk *pk, const void *jA, const void *jB1, const void *jB2,     \
+			       const void *jC, const void *jH, const zka_rs *rs, const void *pre,      \
+			       zka_proof *proof)                                                       \
+	{                                                                                              \
+		const C##_g1_jac *p1 = pre;                                                            \
+		const C##_g2_jac *p2 = (const C##_g2_jac *)(p1 + 3);                                   \
+		C##_g1_jac A, B1, Cc, t;                                                               \
+		C##_g2_jac B2;                                                                         \
+		C##_g1_aff alpha1, beta1;                                                              \
+		C##_g2_aff beta2;                                                                      \
+		memcpy(&A, jA, sizeof A);                                                              \
+		memcpy(&B1, jB1, sizeof B1);                                                           \
+		memcpy(&B2, jB2, sizeof B2);                                                           \
+		memcpy(&Cc, jC, sizeof Cc);                                                            \
+		memcpy(&alpha1, pk->alpha1, sizeof alpha1);                                            \
+		memcpy(&beta1, pk->beta1, sizeof beta1);                                               \
+		memcpy(&beta2, pk->beta2, sizeof beta2);                                               \
+		/* A += alpha1 + r delta1 */                                                           \
+		C##_g1_add_aff(&A, &A, &alpha1);                                                       \
+		C##_g1_add(&A, &A, &p1[0]);                                                            \
+		/* B2 += beta2 + s delta2 */                                                           \
+		C##_g2_add_aff(&B2, &B2, &beta2);                                                      \
+		C##_g2_add(&B2, &B2, p2);                                                              \
+		/* B1 += beta1 + s delta1 */                                                           \
+		C##_g1_add_aff(&B1, &B1, &beta1);                                                      \
+		C##_g1_add(&B1, &B1, &p1[1]);                                                          \
+		/* C += H + s A + r B1 - r s delta1 */                                                 \
+		C##_g1_add(&Cc, &Cc, (const C##_g1_jac *)jH);                                          \
+		C##_g1_mul(&t, &A, rs->s, 4);                                                          \
 		C##_g1_add(&Cc, &Cc, &t);                                                              \
+		C##_g1_mul(&t, &B1, rs->r, 4);                                                         \
+		C##_g1_add(&Cc, &Cc, &t);                                                              \
+		C##_g1_add(&Cc, &Cc, &p1[2]);                                                          \
 		memset(proof->a, 0, sizeof proof->a);                                                  \
 		memset(proof->b, 0, sizeof proof->b);                                                  \
 		memset(proof->c, 0, sizeof proof->c);                                                  \
@@ -181,10 +193,15 @@ void zkg_host_to_aff(int curve, int g2, const void *jac, void *aff)
 	PICK(curve, to_aff, g2, jac, aff);
 }
 
-void zkg_host_finish(const zka_pk *pk, const void *A, const void *B1, const void *B2, const void *C,
-		     const void *H, const zka_rs *rs, zka_proof *proof)
+void zkg_host_pre(const zka_pk *pk, const zka_rs *rs, void *pre)
 {
-	PICK(pk->curve->id, finish, pk, A, B1, B2, C, H, rs, proof);
+	PICK(pk->curve->id, pre, pk, rs, pre);
+}
+
+void zkg_host_finish(const zka_pk *pk, const void *A, const void *B1, const void *B2, const void *C,
+		     const void *H, const zka_rs *rs, const void *pre, zka_proof *proof)
+{
+	PICK(pk->curve->id, finish, pk, A, B1, B2, C, H, rs, pre, proof);
 }
 
 void zkg_host_roots(int curve, uint32_t logn, zkg_roots *r)

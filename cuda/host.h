@@ -18,9 +18,12 @@ typedef struct {
 /* out (Jacobian) = extra + sum_w 2^(c w) wsum[w] (Jacobian points, device byte layout). */
 void zkg_host_combine(int curve, int g2, const void *wsum, int W, int c, const void *extra, void *out);
 void zkg_host_to_aff(int curve, int g2, const void *jac, void *aff);
-/* The randomisation of zka_prove_abc; A, B1, B2, C, H are the Jacobian MSM results. */
+/* The randomisation of zka_prove_abc, in two parts: pre (ZKG_PRE_BYTES) depends on r, s and the
+ * key only and is computed while the GPU works; finish takes the Jacobian MSM results. */
+#define ZKG_PRE_BYTES 1024
+void zkg_host_pre(const zka_pk *pk, const zka_rs *rs, void *pre);
 void zkg_host_finish(const zka_pk *pk, const void *A, const void *B1, const void *B2, const void *C,
-		     const void *H, const zka_rs *rs, zka_proof *proof);
+		     const void *H, const zka_rs *rs, const void *pre, zka_proof *proof);
 void zkg_host_roots(int curve, uint32_t logn, zkg_roots *r);
 /* table: 32*256 affine points, table[j*256+d] = d 2^(8j) base. */
 void zkg_host_fb_table(int curve, int g2, const void *base, void *table);
