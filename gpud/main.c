@@ -26,23 +26,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#define LOG(...) zka_pipe_log("zkarena-gpud", __VA_ARGS__)
+
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void logf_(const char *fmt, ...)
-{
-	va_list ap;
-	char buf[1200];
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "zkarena-gpud[%d]: %s\n", (int)getpid(), buf);
 }
 
 static void usage(FILE *f)
@@ -71,7 +62,7 @@ static int write_outputs(const struct zka_job_info *ji, const zka_pk *pk, const 
 				char t[ZKA_PATH_MAX + 300];
 				snprintf(t, sizeof t, "%s/%s", ji->out_dir, e->d_name);
 				if (unlink(t) == 0)
-					logf_("job %llu: removed %s left by a killed attempt",
+					LOG("job %llu: removed %s left by a killed attempt",
 					      (unsigned long long)ji->id, t);
 			}
 		closedir(d);
@@ -122,26 +113,23 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	const char *name = argv[optind], *msg = NULL, *d = getenv("ZKA_PROVE_DELAY_MS");
-	int delay_ms = d ? atoi(d) : 0;
+	const char *name = argv[optind];
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	struct zka_arena *a = NULL;
-	int r = zka_arena_open(name, 0, &a, &msg);
-	if (r) {
-		fprintf(stderr, "zkarena-gpud: arena %s: %s\n", name, msg ? msg : strerror(-r));
+	struct zka_arena *a = zka_pipe_attach("zkarena-gpud", name);
+	int r;
+	if (!a)
 		return 2;
-	}
 	char note[512] = "", err[1024] = "";
 	void *ctx = NULL;
 	if ((r = be->init(&ctx, a, device, note, sizeof note, err, sizeof err))) {
 		/* never fall back silently to another backend: say it and stop */
-		logf_("backend %s unavailable: %s", be->name, err);
+		LOG("backend %s unavailable: %s", be->name, err);
 		zka_arena_close(a);
 		return 2;
 	}
-	logf_("%s", note);
+	LOG("%s", note);
 	{ /* what `zkarena status` shows about this daemon: its backend and fast paths */
 		char path[128], tmp[160];
 		snprintf(path, sizeof path, "/dev/shm/zkarena-%s.gpud-status", name);
@@ -149,7 +137,7 @@ int main(int argc, char **argv)
 		FILE *f = fopen(tmp, "w");
 		if (!f || fprintf(f, "pid %d: %s\n", (int)getpid(), note) < 0 || fclose(f) ||
 		    rename(tmp, path))
-			logf_("cannot write %s (status will not show the backend)", path);
+			LOG("cannot write %s (status will not show the backend)", path);
 	}
 	zka_pipe_cache *cache = zka_pipe_cache_new();
 	zka_vk *vks = calloc(256, sizeof *vks);
@@ -162,7 +150,7 @@ int main(int argc, char **argv)
 		if (now.tv_sec - last.tv_sec >= 2) { /* periodic recovery of dead owners' records */
 			int n = zka_arena_recover(a);
 			if (n > 0)
-				logf_("recovered %d record(s) of dead processes", n);
+				LOG("recovered %d record(s) of dead processes", n);
 			last = now;
 		}
 		uint32_t slot, job;
@@ -170,7 +158,7 @@ int main(int argc, char **argv)
 		if (r == -ETIMEDOUT || r == -EINTR)
 			continue;
 		if (r) {
-			logf_("cannot take a ready slot: %s", strerror(-r));
+			LOG("cannot take a ready slot: %s", strerror(-r));
 			status = 1;
 			break;
 		}
@@ -187,7 +175,7 @@ int main(int argc, char **argv)
 		}
 		zka_pipe_marker(mk, sizeof mk, ji.out_dir, ji.id);
 		if (access(mk, F_OK) == 0) {
-			logf_("job %llu: proof already written before a crash; finishing",
+			LOG("job %llu: proof already written before a crash; finishing",
 			      (unsigned long long)ji.id);
 			goto finish;
 		}
@@ -217,10 +205,7 @@ int main(int argc, char **argv)
 			goto finish;
 		}
 		proof.curve = p->pk.curve;
-		if (delay_ms > 0) { /* test hook: widen the window for a kill mid-proof */
-			struct timespec ts = {delay_ms / 1000, (long)(delay_ms % 1000) * 1000000};
-			nanosleep(&ts, NULL);
-		}
+		zka_pipe_test_delay("ZKA_PROVE_DELAY_MS"); /* test hook: widen the window for a kill mid-proof */
 		uint32_t ci = ji.circuit < 256 ? ji.circuit : 0;
 		if (vk_src[ci] != p->map) {
 			zka_vk_free(&vks[ci]);
@@ -242,10 +227,10 @@ int main(int argc, char **argv)
 			fail = err;
 	finish:
 		if (fail)
-			logf_("job %u failed: %s", job, fail);
+			LOG("job %u failed: %s", job, fail);
 		r = zka_job_finish(a, slot, fail);
 		if (r) {
-			logf_("cannot finish job %u: %s", job, strerror(-r));
+			LOG("cannot finish job %u: %s", job, strerror(-r));
 			status = 1;
 			break;
 		}

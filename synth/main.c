@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#define LOG(...) zka_pipe_log("zkarena-synth", __VA_ARGS__)
+
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -41,21 +43,10 @@ static void usage(FILE *f)
 		   "Test hook: ZKA_SYNTH_DELAY_MS=N sleeps N ms in the middle of each synthesis.\n");
 }
 
-static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void logf_(const char *fmt, ...)
-{
-	va_list ap;
-	char buf[1024];
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "zkarena-synth[%d]: %s\n", (int)getpid(), buf);
-}
-
 /* Synthesises job into slot. Returns 0 (slot READY), 1 (job failed with a reason: bad input)
  * or -errno (arena trouble: the caller stops). */
 static int synthesize(struct zka_arena *a, zka_pipe_cache *cache, uint32_t slot, uint32_t job,
-		      int threads, int delay_ms)
+		      int threads)
 {
 	struct zka_job_info ji;
 	char err[512] = "";
@@ -107,10 +98,7 @@ static int synthesize(struct zka_arena *a, zka_pipe_cache *cache, uint32_t slot,
 		snprintf(err, sizeof err, "computing a, b, c failed: %s", strerror(-r));
 		goto fail;
 	}
-	if (delay_ms > 0) { /* test hook: widen the window in which a kill lands mid-synthesis */
-		struct timespec ts = {delay_ms / 1000, (long)(delay_ms % 1000) * 1000000};
-		nanosleep(&ts, NULL);
-	}
+	zka_pipe_test_delay("ZKA_SYNTH_DELAY_MS"); /* test hook: widen the window for a kill mid-synthesis */
 	memcpy(v.w, w.w, (size_t)w.n * sizeof *w.w);
 	zka_witness_free(&w);
 	if ((r = zka_slot_set_used(a, slot, v.bytes)) || (r = zka_slot_ready(a, slot)))
@@ -118,7 +106,7 @@ static int synthesize(struct zka_arena *a, zka_pipe_cache *cache, uint32_t slot,
 	return 0;
 fail:
 	zka_witness_free(&w);
-	logf_("job %llu failed: %s", (unsigned long long)ji.id, err);
+	LOG("job %llu failed: %s", (unsigned long long)ji.id, err);
 	r = zka_job_fail_synth(a, slot, err);
 	return r ? r : 1;
 }
@@ -142,17 +130,14 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	const char *name = argv[optind], *msg = NULL, *d = getenv("ZKA_SYNTH_DELAY_MS");
-	int delay_ms = d ? atoi(d) : 0;
+	const char *name = argv[optind];
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	struct zka_arena *a = NULL;
-	int r = zka_arena_open(name, 0, &a, &msg);
-	if (r) {
-		fprintf(stderr, "zkarena-synth: arena %s: %s\n", name, msg ? msg : strerror(-r));
+	struct zka_arena *a = zka_pipe_attach("zkarena-synth", name);
+	int r;
+	if (!a)
 		return 2;
-	}
 	zka_pipe_cache *cache = zka_pipe_cache_new();
 	if (!cache) {
 		zka_arena_close(a);
@@ -165,7 +150,7 @@ int main(int argc, char **argv)
 		if (r == -ETIMEDOUT || r == -EINTR)
 			continue;
 		if (r) {
-			logf_("cannot take a slot: %s", strerror(-r));
+			LOG("cannot take a slot: %s", strerror(-r));
 			status = 1;
 			break;
 		}
@@ -176,16 +161,16 @@ int main(int argc, char **argv)
 		if (r) {
 			int e = zka_slot_release(a, slot);
 			if (r != -ETIMEDOUT && r != -EINTR) {
-				logf_("cannot take a job: %s", strerror(-r));
+				LOG("cannot take a job: %s", strerror(-r));
 				status = 1;
 			}
 			if (e)
-				logf_("cannot release slot %u: %s", slot, strerror(-e));
+				LOG("cannot release slot %u: %s", slot, strerror(-e));
 			break;
 		}
-		r = synthesize(a, cache, slot, job, threads, delay_ms);
+		r = synthesize(a, cache, slot, job, threads);
 		if (r < 0) {
-			logf_("slot %u job %u: %s", slot, job, strerror(-r));
+			LOG("slot %u job %u: %s", slot, job, strerror(-r));
 			status = 1;
 			break;
 		}

@@ -2,6 +2,7 @@
 #include "synth/pipe.h"
 
 #include <dirent.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -233,4 +234,36 @@ int zka_pipe_unlink_params(const char *arena_name)
 void zka_pipe_marker(char *out, size_t n, const char *out_dir, uint64_t id)
 {
 	snprintf(out, n, "%s/.zkarena-job-%llu.done", out_dir, (unsigned long long)id);
+}
+
+struct zka_arena *zka_pipe_attach(const char *prog, const char *name)
+{
+	struct zka_arena *a = NULL;
+	const char *msg = NULL;
+	int r = zka_arena_open(name, 0, &a, &msg);
+	if (r) {
+		fprintf(stderr, "%s: arena %s: %s\n", prog, name, msg ? msg : strerror(-r));
+		return NULL;
+	}
+	return a;
+}
+
+void zka_pipe_log(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[1200];
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s[%d]: %s\n", prog, (int)getpid(), buf);
+}
+
+void zka_pipe_test_delay(const char *var)
+{
+	const char *d = getenv(var);
+	int ms = d ? atoi(d) : 0;
+	if (ms > 0) {
+		struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+		nanosleep(&ts, NULL);
+	}
 }

@@ -48,6 +48,17 @@ int zka_pipe_submit(struct zka_arena *a, const char *arena_name, const char *zke
  * Returns the number removed. */
 int zka_pipe_unlink_params(const char *arena_name);
 
+/* For the daemons (zkarena-synth, zkarena-gpud): opens arena name with recovery, printing
+ * "PROG: arena NAME: problem" on failure (returns NULL). */
+struct zka_arena *zka_pipe_attach(const char *prog, const char *name);
+
+/* Prints "PROG[pid]: message" on stderr, one line. */
+void zka_pipe_log(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Sleeps for the number of milliseconds in environment variable var (a test hook that widens
+ * the window in which a kill lands mid-operation); does nothing when it is unset or <= 0. */
+void zka_pipe_test_delay(const char *var);
+
 /* The name of a job's "done" marker inside its output directory. */
 void zka_pipe_marker(char *out, size_t n, const char *out_dir, uint64_t id);
 
