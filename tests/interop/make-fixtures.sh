@@ -3,13 +3,14 @@
 # local snarkjs ceremony, for both curves. Writes per curve and circuit:
 #   OUTDIR/<curve>/<circuit>.r1cs .wtns  setup.zkey (section order of `groth16 setup`)
 #   contrib.zkey (order 1..10, after `zkey contribute`)  vk.json (of contrib.zkey)
-# A powers of tau of 2^8 keeps it to about a minute per curve.
+# A powers of tau of 2^10 (the Poseidon circuit needs a domain of 1024) takes about a minute
+# per curve.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 snarkjs="node $here/node_modules/snarkjs/cli.js"
 circom2="$here/node_modules/.bin/circom2"
-POW=${POW:-8}
+POW=${POW:-10}
 
 for curve in bn128 bls12381; do
 	d=$out/$curve
@@ -19,7 +20,7 @@ for curve in bn128 bls12381; do
 	$snarkjs powersoftau new "$curve" "$POW" "$d/pot0.ptau" >/dev/null
 	$snarkjs powersoftau contribute "$d/pot0.ptau" "$d/pot1.ptau" --name=ci -e="ci entropy $RANDOM" >/dev/null
 	$snarkjs powersoftau prepare phase2 "$d/pot1.ptau" "$d/pot.ptau" >/dev/null
-	for c in mix nopub; do
+	for c in mix nopub hash; do
 		# circom2 runs under WASI and sees only its working directory
 		w=$(mktemp -d)
 		cp "$here/circuits/$c.circom" "$w/"

@@ -57,6 +57,12 @@ for c in bn128 bls12381; do
 	json_edit "$t/tpub.json" "j[j.length-1]=(BigInt(j[j.length-1])+1n).toString()"
 	expect 1 "$c: snarkjs rejects a changed public input" $snarkjs groth16 verify "$d/mix.vk.json" "$t/tpub.json" "$t/sp.json"
 	expect 1 "$c: zkarena rejects a changed public input" "$zk" verify "$d/mix.vk.json" "$t/tpub.json" "$t/sp.json"
+	# a Poseidon hash (public input array, public output, wide linear combinations)
+	expect 0 "$c: zkarena prove hash (Poseidon)" "$zk" prove --r1cs "$d/hash.r1cs" "$d/hash.zkey" "$d/hash.wtns" "$t/hp.json" "$t/hpub.json"
+	expect 0 "$c: snarkjs accepts it" $snarkjs groth16 verify "$d/hash.vk.json" "$t/hpub.json" "$t/hp.json"
+	expect 0 "$c: snarkjs prove hash" $snarkjs groth16 prove "$d/hash.zkey" "$d/hash.wtns" "$t/shp.json" "$t/shpub.json"
+	expect 0 "$c: zkarena accepts snarkjs's hash proof" "$zk" verify "$d/hash.vk.json" "$t/shpub.json" "$t/shp.json"
+	if cmp -s "$t/hpub.json" "$t/shpub.json"; then ok "$c: hash public.json identical to snarkjs's"; else ko "$c: hash public.json differs"; fi
 	# no public signals: public.json is [] as snarkjs writes it
 	expect 0 "$c: zkarena prove nopub" "$zk" prove "$d/nopub.zkey" "$d/nopub.wtns" "$t/np.json" "$t/npub.json"
 	if [ "$(tr -d ' \n' < "$t/npub.json")" = "[]" ]; then ok "$c: public.json is [] without public signals"; else ko "$c: public.json is '$(cat "$t/npub.json")'"; fi
