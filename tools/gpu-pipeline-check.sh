@@ -16,7 +16,7 @@ ok() { pass=$((pass + 1)); echo "ok   $*"; }
 ko() { fail=$((fail + 1)); echo "FAIL $*"; }
 R=123456789012345678901234567890 S=987654321098765432109876543210
 for c in bn128 bls12381; do
-	for k in mix nopub; do
+	for k in mix nopub hash; do
 		d=$OUT/$c-$k
 		mkdir -p "$d/gpu" "$d/cpu"
 		if "$B/zkarena" prove --gpu --times --r $R --s $S "$FX/$c/$k.zkey" "$FX/$c/$k.wtns" "$d/gpu/proof.json" "$d/gpu/public.json" 2>"$d/gpu.log"; then
