@@ -117,7 +117,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	struct zka_arena *a = zka_pipe_attach("zkarena-gpud", name);
+	struct zka_arena *a = zka_pipe_attach("zkarena-gpud", name, 0);
 	int r;
 	if (!a)
 		return 2;

@@ -134,7 +134,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	struct zka_arena *a = zka_pipe_attach("zkarena-synth", name);
+	struct zka_arena *a = zka_pipe_attach("zkarena-synth", name, 0);
 	int r;
 	if (!a)
 		return 2;

@@ -236,11 +236,11 @@ void zka_pipe_marker(char *out, size_t n, const char *out_dir, uint64_t id)
 	snprintf(out, n, "%s/.zkarena-job-%llu.done", out_dir, (unsigned long long)id);
 }
 
-struct zka_arena *zka_pipe_attach(const char *prog, const char *name)
+struct zka_arena *zka_pipe_attach(const char *prog, const char *name, int flags)
 {
 	struct zka_arena *a = NULL;
 	const char *msg = NULL;
-	int r = zka_arena_open(name, 0, &a, &msg);
+	int r = zka_arena_open(name, flags, &a, &msg);
 	if (r) {
 		fprintf(stderr, "%s: arena %s: %s\n", prog, name, msg ? msg : strerror(-r));
 		return NULL;

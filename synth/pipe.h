@@ -48,9 +48,9 @@ int zka_pipe_submit(struct zka_arena *a, const char *arena_name, const char *zke
  * Returns the number removed. */
 int zka_pipe_unlink_params(const char *arena_name);
 
-/* For the daemons (zkarena-synth, zkarena-gpud): opens arena name with recovery, printing
+/* Opens arena name with zka_arena_open flags (0: with recovery, as the daemons do), printing
  * "PROG: arena NAME: problem" on failure (returns NULL). */
-struct zka_arena *zka_pipe_attach(const char *prog, const char *name);
+struct zka_arena *zka_pipe_attach(const char *prog, const char *name, int flags);
 
 /* Prints "PROG[pid]: message" on stderr, one line. */
 void zka_pipe_log(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

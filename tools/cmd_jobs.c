@@ -9,17 +9,13 @@
 #include <string.h>
 #include <time.h>
 
-/* Opens arena name for a client; prints the error and returns NULL on failure. */
+/* Opens arena name for a client (no recovery: that is the daemons' work); prints
+ * "zkarena CMD: arena NAME: problem" and returns NULL on failure. */
 static struct zka_arena *open_arena(const char *cmd, const char *name, int flags)
 {
-	struct zka_arena *a = NULL;
-	const char *msg = NULL;
-	int r = zka_arena_open(name, flags | ZKA_OPEN_NORECOVER, &a, &msg);
-	if (r) {
-		fprintf(stderr, "zkarena %s: arena %s: %s\n", cmd, name, msg ? msg : strerror(-r));
-		return NULL;
-	}
-	return a;
+	char prog[64];
+	snprintf(prog, sizeof prog, "zkarena %s", cmd);
+	return zka_pipe_attach(prog, name, flags | ZKA_OPEN_NORECOVER);
 }
 
 /* Parses a job id (decimal); returns 0 or -EINVAL after printing the problem. */

@@ -2,7 +2,7 @@
  * on arena NAME: restarts any that dies (with backoff), logs who died and what recovery put
  * back, and stops them all on SIGTERM/SIGINT. The children die with the supervisor
  * (PR_SET_PDEATHSIG), so a killed supervisor leaves no orphans proving behind its back. */
-#include "shm/zka_arena.h"
+#include "synth/pipe.h"
 #include "tools/cli.h"
 
 #include <errno.h>
@@ -139,13 +139,9 @@ int zka_cmd_run(int argc, char **argv)
 				"(set ZKA_SYNTH_BIN and ZKA_GPUD_BIN)\n");
 		return 2;
 	}
-	struct zka_arena *a = NULL;
-	const char *msg = NULL;
-	int r = zka_arena_open(name, 0, &a, &msg);
-	if (r) {
-		fprintf(stderr, "zkarena run: arena %s: %s\n", name, msg ? msg : strerror(-r));
+	struct zka_arena *a = zka_pipe_attach("zkarena run", name, 0);
+	if (!a)
 		return 2;
-	}
 	struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: waitpid returns EINTR */
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
