@@ -288,3 +288,34 @@ void zka_binw_abort(zka_binw *w)
 	memset(w, 0, sizeof *w);
 	w->sec_start = -1;
 }
+
+int zka_binfile_field_header(const zka_binfile *bf, const char *path, uint64_t rest,
+			     const uint8_t **rest_p, const zka_curve **curve, char *err,
+			     size_t errlen)
+{
+	const uint8_t *p;
+	uint64_t size;
+	int ret = zka_binfile_section(bf, 1, UINT64_MAX, &p, &size, err, errlen);
+	if (ret < 0)
+		return ret;
+	uint32_t n8 = size >= 4 ? zka_le32(p) : 0;
+	if (n8 != 32) {
+		zka_fmt_err(err, errlen, path, "unsupported field element size n8=%" PRIu32, n8);
+		return -EINVAL;
+	}
+	if (size != 4 + (uint64_t)n8 + rest) {
+		zka_fmt_err(err, errlen, path,
+			    "section 1: wrong size (expected %" PRIu64 " bytes, found %" PRIu64 ")",
+			    4 + (uint64_t)n8 + rest, size);
+		return -EINVAL;
+	}
+	uint64_t prime[4];
+	memcpy(prime, p + 4, 32);
+	*curve = zka_curve_by_r(prime, n8);
+	if (!*curve) {
+		zka_fmt_err(err, errlen, path, "prime does not match any supported curve");
+		return -EINVAL;
+	}
+	*rest_p = p + 4 + n8;
+	return 0;
+}

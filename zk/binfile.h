@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "zk/curve.h"
 #include "zk/fmt_atomic.h"
 
 typedef struct {
@@ -46,6 +47,13 @@ const zka_binsec *zka_binfile_find(const zka_binfile *bf, uint32_t id);
  * bytes, found Y)"). Use zka_binfile_find for optional sections. */
 int zka_binfile_section(const zka_binfile *bf, uint32_t id, uint64_t want_size, const uint8_t **p,
 			uint64_t *size, char *err, size_t errlen);
+
+/* Reads section 1 of a circom file (.wtns, .r1cs) that starts {u32 n8, prime} followed by
+ * `rest` more bytes: checks n8 = 32, the exact size and that the prime is r of a supported
+ * curve. Returns 0 with *rest_p pointing past the prime and *curve set, or -errno with err. */
+int zka_binfile_field_header(const zka_binfile *bf, const char *path, uint64_t rest,
+			     const uint8_t **rest_p, const zka_curve **curve, char *err,
+			     size_t errlen);
 
 /* Little-endian loads from possibly unaligned bytes. */
 static inline uint32_t zka_le32(const uint8_t *p)

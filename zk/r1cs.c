@@ -99,31 +99,9 @@ int zka_r1cs_read(const char *path, zka_r1cs *r, char *err, size_t errlen)
 	int ret = zka_binfile_open(&bf, path, "r1cs", 1, 1, err, errlen);
 	if (ret < 0)
 		return ret;
-	ret = zka_binfile_section(&bf, 1, UINT64_MAX, &p, &size, err, errlen);
+	ret = zka_binfile_field_header(&bf, path, 16 + 8 + 4, &p, &r->curve, err, errlen);
 	if (ret < 0)
 		goto err;
-	uint32_t n8 = size >= 4 ? zka_le32(p) : 0;
-	if (n8 != 32) {
-		ret = -EINVAL;
-		zka_fmt_err(err, errlen, path, "unsupported field element size n8=%" PRIu32, n8);
-		goto err;
-	}
-	if (size != 4 + 32 + 16 + 8 + 4) {
-		ret = -EINVAL;
-		zka_fmt_err(err, errlen, path,
-			    "section 1: wrong size (expected %d bytes, found %" PRIu64 ")",
-			    4 + 32 + 16 + 8 + 4, size);
-		goto err;
-	}
-	uint64_t prime[4];
-	memcpy(prime, p + 4, 32);
-	r->curve = zka_curve_by_r(prime, 32);
-	if (!r->curve) {
-		ret = -EINVAL;
-		zka_fmt_err(err, errlen, path, "prime does not match any supported curve");
-		goto err;
-	}
-	p += 36;
 	r->n_wires = zka_le32(p);
 	r->n_pub_out = zka_le32(p + 4);
 	r->n_pub_in = zka_le32(p + 8);

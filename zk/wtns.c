@@ -14,36 +14,16 @@ int zka_wtns_read(const char *path, zka_witness *w, char *err, size_t errlen)
 {
 	zka_binfile bf;
 	const uint8_t *p;
-	uint64_t size;
 	memset(w, 0, sizeof *w);
 	int ret = zka_binfile_open(&bf, path, "wtns", 2, 2, err, errlen);
 	if (ret < 0)
 		return ret;
-	ret = zka_binfile_section(&bf, 1, UINT64_MAX, &p, &size, err, errlen);
+	const zka_curve *c;
+	ret = zka_binfile_field_header(&bf, path, 4, &p, &c, err, errlen);
 	if (ret < 0)
 		goto err;
-	uint32_t n8 = size >= 4 ? zka_le32(p) : 0;
-	if (n8 != 32) {
-		ret = -EINVAL;
-		zka_fmt_err(err, errlen, path, "unsupported field element size n8=%" PRIu32, n8);
-		goto err;
-	}
-	if (size != 4 + (uint64_t)n8 + 4) {
-		ret = -EINVAL;
-		zka_fmt_err(err, errlen, path,
-			    "section 1: wrong size (expected %" PRIu64 " bytes, found %" PRIu64 ")",
-			    4 + (uint64_t)n8 + 4, size);
-		goto err;
-	}
-	uint64_t prime[4];
-	memcpy(prime, p + 4, 32);
-	const zka_curve *c = zka_curve_by_r(prime, n8);
-	if (!c) {
-		ret = -EINVAL;
-		zka_fmt_err(err, errlen, path, "prime does not match any supported curve");
-		goto err;
-	}
-	uint32_t n = zka_le32(p + 4 + n8);
+	const uint32_t n8 = 32;
+	uint32_t n = zka_le32(p);
 	if (n == 0) {
 		ret = -EINVAL;
 		zka_fmt_err(err, errlen, path, "empty witness (nWitness = 0)");
