@@ -140,11 +140,9 @@ int main(int argc, char **argv)
 			LOG("cannot write %s (status will not show the backend)", path);
 	}
 	zka_pipe_cache *cache = zka_pipe_cache_new();
-	zka_vk *vks = calloc(256, sizeof *vks);
-	const void *vk_src[256] = {0};
 	int status = 0;
 	struct timespec last = {0, 0};
-	while (!stop && cache && vks) {
+	while (!stop && cache) {
 		struct timespec now;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (now.tv_sec - last.tv_sec >= 2) { /* periodic recovery of dead owners' records */
@@ -206,18 +204,8 @@ int main(int argc, char **argv)
 		}
 		proof.curve = p->pk.curve;
 		zka_pipe_test_delay("ZKA_PROVE_DELAY_MS"); /* test hook: widen the window for a kill mid-proof */
-		uint32_t ci = ji.circuit < 256 ? ji.circuit : 0;
-		if (vk_src[ci] != p->map) {
-			zka_vk_free(&vks[ci]);
-			if (zka_vk_from_pk(&vks[ci], &p->pk)) {
-				snprintf(err, sizeof err, "out of memory");
-				fail = err;
-				goto finish;
-			}
-			vk_src[ci] = p->map;
-		}
 		const char *why = NULL;
-		if (zka_verify(&vks[ci], (const uint64_t(*)[4])(v.w + 1), p->pk.n_public, &proof, &why) != 1) {
+		if (zka_verify(&p->vk, (const uint64_t(*)[4])(v.w + 1), p->pk.n_public, &proof, &why) != 1) {
 			snprintf(err, sizeof err, "internal error: the proof did not verify (%s); not written",
 				 why ? why : "?");
 			fail = err;
@@ -235,9 +223,6 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	for (int i = 0; vks && i < 256; i++)
-		zka_vk_free(&vks[i]);
-	free(vks);
 	zka_pipe_cache_free(cache);
 	be->shutdown(ctx);
 	zka_arena_close(a);

@@ -220,6 +220,9 @@ int zka_params_open(const char *name, zka_params *p, char *err, size_t errlen)
 				       &pk->C, &pk->H, (uint8_t **)&pk->coefs};
 	for (int s = 0; s < S_R1CS_START; s++)
 		*dst[s] = b + h.off[s];
+	p->vk = (zka_vk){.curve = c, .n_public = h.n_public, .alpha1 = pk->alpha1,
+			 .beta2 = pk->beta2, .gamma2 = pk->gamma2, .delta2 = pk->delta2,
+			 .IC = pk->IC};
 	if (h.has_r1cs) {
 		zka_r1cs *cs = &p->cs;
 		cs->curve = c;

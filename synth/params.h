@@ -19,6 +19,7 @@ typedef struct zka_params {
 	void *map;
 	size_t size;
 	zka_pk pk;    /* pointers into map: never zka_pk_free it */
+	zka_vk vk;    /* the key's verification part: pointers into map, never zka_vk_free it */
 	zka_r1cs cs;  /* pointers into map, valid when has_r1cs */
 	int has_r1cs;
 } zka_params;
