@@ -95,7 +95,10 @@ template <class F> struct jac_t {
 		return r;
 	}
 
-	/* madd-2007-bl with q affine, infinity and p == q handled; inlined into the bucket loop */
+	/* madd-2007-bl with q affine, infinity and p == q handled; inlined into the bucket loop.
+	 * Statements are ordered so that inputs die early (Z3 right after HH frees Z1 and Z1Z1,
+	 * V = X1 I frees X1): fewer live values matter for G2, whose bucket loop runs out of
+	 * registers (255 and spills). */
 	ZG_DEV jac_t add_aff_inl(const aff_t<F> &q) const
 	{
 		if (q.is_inf())
@@ -103,24 +106,23 @@ template <class F> struct jac_t {
 		if (is_inf())
 			return from_aff(q);
 		F z1z1 = Z.sqr();
-		F u2 = q.x * z1z1;
-		F s2 = q.y * Z * z1z1;
-		F h = u2 - X, rr = s2 - Y;
+		F h = q.x * z1z1 - X;
+		F s2 = q.y * (Z * z1z1);
+		F hh = h.sqr();
+		jac_t r;
+		r.Z = (Z + h).sqr() - z1z1 - hh;
+		F rr = s2 - Y;
 		if (h.is_zero()) {
 			if (rr.is_zero())
 				return dbl();
 			return inf();
 		}
 		rr = rr.dbl();
-		F hh = h.sqr();
 		F i = hh.dbl().dbl();
 		F j = h * i;
 		F v = X * i;
-		jac_t r;
-		r.Z = (Z + h).sqr() - z1z1 - hh;
-		F y1j = Y * j;
 		r.X = rr.sqr() - j - v - v;
-		r.Y = rr * (v - r.X) - y1j.dbl();
+		r.Y = rr * (v - r.X) - (Y * j).dbl();
 		return r;
 	}
 

@@ -2,6 +2,7 @@
  * Included once per curve (bn254.cu, bls12_381.cu) with ZKG_TRAITS and ZKG_OPS_NAME defined. */
 #pragma once
 #include <cub/cub.cuh>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -109,25 +110,30 @@ __global__ void __launch_bounds__(512) k_stages(Fr *x, uint32_t logn, uint32_t l
 		Fr::load(&x[addr]).store(&sm[gl * T + t]);
 	}
 	__syncthreads();
+	/* one butterfly per thread per stage (blocks have tile/2 threads); the twiddle of the next
+	 * stage is loaded from global memory while this stage computes */
+	const uint32_t b = threadIdx.x, gl = b >> (k - 1), tb = b & (T / 2 - 1), g = blockIdx.x * G + gl;
+	auto twid = [&](uint32_t st) {
+		uint32_t lm = DIT ? lo + st : lo + k - 1 - st, lml = lm - lo;
+		uint32_t j = (g & lomask) + ((tb & ((1u << lml) - 1)) << lo);
+		return Fr::load(&tw[(size_t)j << (logn - 1 - lm)]);
+	};
+	Fr w = twid(0);
 	for (uint32_t s = 0; s < k; s++) {
-		uint32_t lm = DIT ? lo + s : lo + k - 1 - s, lml = lm - lo;
-		for (uint32_t b = threadIdx.x; b < tile / 2; b += blockDim.x) {
-			uint32_t gl = b >> (k - 1), tb = b & (T / 2 - 1);
-			uint32_t jl = tb & ((1u << lml) - 1);
-			uint32_t t0 = ((tb >> lml) << (lml + 1)) + jl, t1 = t0 + (1u << lml);
-			uint32_t g = blockIdx.x * G + gl;
-			uint32_t j = (g & lomask) + (jl << lo);
-			Fr w = Fr::load(&tw[(size_t)j << (logn - 1 - lm)]);
-			Fr u = Fr::load(&sm[gl * T + t0]), v = Fr::load(&sm[gl * T + t1]);
-			if (DIT) {
-				v = v * w;
-				(u + v).store(&sm[gl * T + t0]);
-				(u - v).store(&sm[gl * T + t1]);
-			} else {
-				(u + v).store(&sm[gl * T + t0]);
-				((u - v) * w).store(&sm[gl * T + t1]);
-			}
+		uint32_t lml = DIT ? s : k - 1 - s;
+		uint32_t jl = tb & ((1u << lml) - 1);
+		uint32_t t0 = ((tb >> lml) << (lml + 1)) + jl, t1 = t0 + (1u << lml);
+		Fr wn = s + 1 < k ? twid(s + 1) : w;
+		Fr u = Fr::load(&sm[gl * T + t0]), v = Fr::load(&sm[gl * T + t1]);
+		if (DIT) {
+			v = v * w;
+			(u + v).store(&sm[gl * T + t0]);
+			(u - v).store(&sm[gl * T + t1]);
+		} else {
+			(u + v).store(&sm[gl * T + t0]);
+			((u - v) * w).store(&sm[gl * T + t1]);
 		}
+		w = wn;
 		__syncthreads();
 	}
 	for (uint32_t e = threadIdx.x; e < tile; e += blockDim.x) {
@@ -182,6 +188,25 @@ template <class Fr> __global__ void k_hfinal(const Fr *a, const Fr *b, const Fr 
 
 /* ---------------- MSM ---------------- */
 
+/* Resident threads per SM that the point kernels are compiled for (the register budget is
+ * 65536 / PER_SM per thread), and the block size of the bucket loop. Measured on the H200
+ * (2026-11-30, a microbenchmark of the bucket loop: 2^24 mixed additions of random points from
+ * a 2^20-point table): BLS12-381 G1 0.73 G additions/s at the compiler's choice (239 registers,
+ * 256 threads/SM), 1.17 G/s at 128 registers (512 threads/SM, blocks of 256), 0.72 G/s at 96
+ * (spills); BN254 G1 2.50 G/s unbounded, 2.68 G/s at 80 registers (768 threads/SM); G2 of both
+ * curves gets slower when bounded (1.5 KB of spills at 128 registers), so it keeps 255.
+ * Full Jacobian additions (bucket reduction): BLS12-381 G1 0.51 -> 0.85 G/s with the same bound. */
+template <class F> struct lb {
+	static constexpr int T = 128, PER_SM = 256;
+};
+template <> struct lb<fp<bls12_381_fq_params>> {
+	static constexpr int T = 256, PER_SM = 512;
+};
+template <> struct lb<fp<bn254_fq_params>> {
+	static constexpr int T = 256, PER_SM = 768;
+};
+#define ZKG_LB(F, T) __launch_bounds__(T, lb<F>::PER_SM / (T))
+
 struct scal {
 	uint32_t v[8];
 };
@@ -201,11 +226,13 @@ ZG_DEV int scalar_kind(const scal &k) /* 0: zero, 1: one, 2: other */
 	return k.v[0] <= 1 ? (int)k.v[0] : 2;
 }
 
-/* Signed c-bit digits; for SCATTER false counts entries per bucket, for true writes them. Bucket
- * w*M + |d| - 1 receives point i (bit 31 set when d < 0). Scalars 0 and 1 produce no entries. */
+/* Signed c-bit digits; for SCATTER false counts entries per bucket, for true writes them.
+ * Windowed: bucket w*M + |d| - 1 receives point i. Shared (the points' tables hold 2^(c w) P_i
+ * at w*n + i): every window uses the same M buckets, bucket |d| - 1 receives entry w*n + i.
+ * Bit 31 of an entry is set when d < 0. Scalars 0 and 1 produce no entries. */
 template <bool SCATTER>
-__global__ void k_digits(const scal *ks, uint32_t n, int c, int W, uint32_t *counts, const uint32_t *offsets,
-			 uint32_t *vals)
+__global__ void k_digits(const scal *ks, uint32_t n, int c, int W, int shared, uint32_t *counts,
+			 const uint32_t *offsets, uint32_t *vals)
 {
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
@@ -232,97 +259,112 @@ __global__ void k_digits(const scal *ks, uint32_t n, int c, int W, uint32_t *cou
 			carry = 0;
 		}
 		if (v) {
-			uint32_t b = w * M + v - 1;
+			uint32_t b = shared ? v - 1 : w * M + v - 1;
 			uint32_t slot = atomicAdd(&counts[b], 1u);
 			if (SCATTER)
-				vals[offsets[b] + slot] = i | (neg << 31);
+				vals[offsets[b] + slot] = (shared ? w * n + i : i) | (neg << 31);
 		}
 	}
 }
 
-/* Bucket accumulation, load-balanced: bucket b's entries are cut into tasks of at most ZKG_CH
- * entries (a bucket of a skewed scalar distribution, e.g. a top window with few used bits or
- * many equal small witness values, would otherwise serialise on one thread). */
-#define ZKG_CH 64
-static __global__ void k_ntask(const uint32_t *offsets, uint32_t nb, uint32_t *ntask)
-{
-	uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-	if (b < nb)
-		ntask[b] = (offsets[b + 1] - offsets[b] + ZKG_CH - 1) / ZKG_CH;
-	else if (b == nb)
-		ntask[b] = 0;
-}
-
-static __global__ void k_taskmap(const uint32_t *task_off, uint32_t nb, uint32_t *task_bucket)
-{
-	uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-	if (b >= nb)
-		return;
-	for (uint32_t t = task_off[b]; t < task_off[b + 1]; t++)
-		task_bucket[t] = b;
-}
-
+/* Bucket accumulation, flat split: the sorted entries (all buckets back to back) are cut into
+ * runs of exactly `run` entries, one thread each, so every thread does the same number of mixed
+ * additions whatever the bucket sizes (skewed scalars, e.g. a top window with two used bits or
+ * many equal small witness values, make a few huge buckets; a split by bucket made warps wait
+ * for their longest task). A thread's run starts inside some bucket: it sums that piece into
+ * first[t], writes every bucket it covers completely straight to buckets[b], and the piece of
+ * the bucket where its run ends into last[t]. k_gather then assembles each bucket that is split
+ * across runs. */
+#define ZKG_RUN_MIN 32
 template <class F>
-__global__ void k_task(const aff_t<F> *pts, const uint32_t *vals, const uint32_t *offsets, const uint32_t *task_off,
-		       const uint32_t *task_bucket, uint32_t nb, uint32_t tmax, jac_t<F> *buckets, jac_t<F> *partials)
+__global__ void ZKG_LB(F, lb<F>::T) k_flat(const aff_t<F> *pts, const uint32_t *vals, const uint32_t *offsets,
+					   uint32_t nb, uint32_t run, uint32_t nrun, jac_t<F> *buckets,
+					   jac_t<F> *first, jac_t<F> *last)
 {
 	uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-	if (t >= tmax || t >= task_off[nb])
+	if (t >= nrun)
 		return;
-	uint32_t b = task_bucket[t], i = t - task_off[b];
-	uint32_t s = offsets[b] + i * ZKG_CH, e = min(s + ZKG_CH, offsets[b + 1]);
+	uint32_t total = offsets[nb], s = t * run, e = min(s + run, total);
+	if (s >= total) /* nrun is a bound from n W; scalars 0 and 1 have no entries */
+		return;
+	/* the bucket holding entry s: offsets[b] <= s < offsets[b + 1] */
+	uint32_t lo = 0, hi = nb;
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) >> 1;
+		if (offsets[mid] <= s)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	uint32_t b = lo, bend = offsets[b + 1];
+	bool head = true;
 	jac_t<F> acc = jac_t<F>::inf();
 	for (uint32_t k = s; k < e; k++) {
+		if (k == bend) { /* the piece of bucket b ends here */
+			acc.store(head ? &first[t] : &buckets[b]);
+			acc = jac_t<F>::inf();
+			head = false;
+			do
+				bend = offsets[++b + 1];
+			while (bend == k); /* empty buckets */
+		}
 		uint32_t v = vals[k];
 		aff_t<F> p = aff_t<F>::load(&pts[v & 0x7fffffffu]);
 		if (v >> 31)
 			p.y = p.y.neg();
 		acc = acc.add_aff_inl(p);
 	}
-	if (task_off[b + 1] - task_off[b] == 1)
-		acc.store(&buckets[b]);
-	else
-		acc.store(&partials[t]);
+	acc.store(head ? &first[t] : &last[t]);
 }
 
-/* empty buckets -> infinity; buckets of a few tasks summed here; larger ones listed for k_big */
+/* Bucket b from the pieces k_flat left: the runs t0 .. t1 that hold its entries contribute
+ * first[t] (for t > t0, and for t0 when b starts its run) or last[t0]; a bucket inside one run
+ * that neither starts nor ends it is already complete. Empty buckets become infinity; buckets
+ * spread over more than 8 runs are listed for k_gather_big. */
 template <class F>
-__global__ void k_combine(const uint32_t *task_off, uint32_t nb, const jac_t<F> *partials, jac_t<F> *buckets,
-			  uint32_t *nbig, uint32_t *big)
+__global__ void ZKG_LB(F, 128) k_gather(const uint32_t *offsets, uint32_t nb, uint32_t run, const jac_t<F> *first,
+					const jac_t<F> *last, jac_t<F> *buckets, uint32_t *nbig, uint32_t *big)
 {
 	uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
 	if (b >= nb)
 		return;
-	uint32_t t0 = task_off[b], nt = task_off[b + 1] - t0;
-	if (nt == 1)
-		return;
-	if (nt == 0) {
+	uint32_t ob = offsets[b], oe = offsets[b + 1], total = offsets[nb];
+	if (ob == oe) {
 		jac_t<F>::inf().store(&buckets[b]);
 		return;
 	}
-	if (nt > 8) {
+	uint32_t t0 = ob / run, t1 = (oe - 1) / run;
+	bool starts = ob == t0 * run, ends = oe >= min((t0 + 1) * run, total);
+	if (!starts && !ends)
+		return; /* complete inside run t0 */
+	if (t1 - t0 > 8) {
 		big[atomicAdd(nbig, 1u)] = b;
 		return;
 	}
-	jac_t<F> acc = jac_t<F>::load(&partials[t0]);
-	for (uint32_t k = 1; k < nt; k++)
-		acc = acc.add(jac_t<F>::load(&partials[t0 + k]));
+	jac_t<F> acc = jac_t<F>::load(starts ? &first[t0] : &last[t0]);
+	for (uint32_t t = t0 + 1; t <= t1; t++)
+		acc = acc.add(jac_t<F>::load(&first[t]));
 	acc.store(&buckets[b]);
 }
 
 #define ZKG_SUM_T 128
+/* The listed buckets, one block each: the same pieces as k_gather, summed by a tree */
 template <class F>
-__global__ void k_big(const uint32_t *task_off, const jac_t<F> *partials, jac_t<F> *buckets, const uint32_t *nbig,
-		      const uint32_t *big)
+__global__ void ZKG_LB(F, ZKG_SUM_T) k_gather_big(const uint32_t *offsets, uint32_t run, const jac_t<F> *first,
+						  const jac_t<F> *last, jac_t<F> *buckets, const uint32_t *nbig,
+						  const uint32_t *big)
 {
 	extern __shared__ uint4 smem_raw[];
 	jac_t<F> *sm = (jac_t<F> *)smem_raw;
 	uint32_t tid = threadIdx.x, nbg = *nbig;
 	for (uint32_t x = blockIdx.x; x < nbg; x += gridDim.x) {
-		uint32_t b = big[x], t0 = task_off[b], t1 = task_off[b + 1];
+		uint32_t b = big[x], ob = offsets[b], oe = offsets[b + 1];
+		uint32_t t0 = ob / run, t1 = (oe - 1) / run;
 		jac_t<F> acc = jac_t<F>::inf();
-		for (uint32_t t = t0 + tid; t < t1; t += ZKG_SUM_T)
-			acc = acc.add(jac_t<F>::load(&partials[t]));
+		if (tid == 0)
+			acc = jac_t<F>::load(ob == t0 * run ? &first[t0] : &last[t0]);
+		for (uint32_t t = t0 + 1 + tid; t <= t1; t += ZKG_SUM_T)
+			acc = acc.add(jac_t<F>::load(&first[t]));
 		sm[tid] = acc;
 		__syncthreads();
 		for (uint32_t s = ZKG_SUM_T / 2; s > 0; s >>= 1) {
@@ -336,36 +378,65 @@ __global__ void k_big(const uint32_t *task_off, const jac_t<F> *partials, jac_t<
 	}
 }
 
-/* Segment j of L buckets of window w: U = sum_k (j L + k + 1) B_k, by a running sum from the
- * top and a small scalar multiplication. */
+/* Bucket reduction, sum over k of (k+1) B_k per window, in two levels without a scalar
+ * multiplication per bucket segment. Level 1 (k_red1), segment j of L1 buckets:
+ *   S_j = sum_k B_{j L1 + k},  T_j = sum_k (k+1) B_{j L1 + k}   (running sums from the top),
+ * so that the window sum is sum_j T_j + L1 sum_j j S_j. Level 2 (k_red2), group i of L2
+ * segments: with s = sum S_j and u = sum_k (k+1) S_{i L2 + k} over the group,
+ *   V_i = sum T_j + L1 (u + (i L2 - 1) s),
+ * and the window sum is sum_i V_i (k_sum). Only level 2 has a multiplication, by i L2 - 1,
+ * on M / (L1 L2) threads. */
 template <class F>
-__global__ void k_seg(const jac_t<F> *buckets, uint32_t M, uint32_t L, uint32_t nseg_total, jac_t<F> *segs)
+__global__ void ZKG_LB(F, 128) k_red1(const jac_t<F> *B, uint32_t L1, uint32_t nseg, jac_t<F> *S, jac_t<F> *T)
 {
-	uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-	if (t >= nseg_total)
+	uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+	if (j >= nseg)
 		return;
-	uint32_t per = M / L, w = t / per, j = t % per;
-	const jac_t<F> *B = buckets + (size_t)w * M + (size_t)j * L;
-	jac_t<F> S = jac_t<F>::inf(), T = jac_t<F>::inf();
-	for (int k = (int)L - 1; k >= 0; k--) {
-		S = S.add(jac_t<F>::load(&B[k]));
-		T = T.add(S);
+	const jac_t<F> *b = B + (size_t)j * L1;
+	jac_t<F> s = jac_t<F>::load(&b[L1 - 1]), t = s;
+	for (int k = (int)L1 - 2; k >= 0; k--) {
+		s = s.add(jac_t<F>::load(&b[k]));
+		t = t.add(s);
 	}
-	uint32_t mult = j * L;
-	if (mult) {
-		jac_t<F> Q = jac_t<F>::inf();
-		for (int b = 31 - __clz(mult); b >= 0; b--) {
-			Q = Q.dbl();
-			if ((mult >> b) & 1)
-				Q = Q.add(S);
+	s.store(&S[j]);
+	t.store(&T[j]);
+}
+
+template <class F>
+__global__ void ZKG_LB(F, 128) k_red2(const jac_t<F> *S, const jac_t<F> *T, uint32_t L1, uint32_t L2, uint32_t per,
+				      uint32_t ngrp, jac_t<F> *V)
+{
+	uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
+	if (x >= ngrp)
+		return;
+	uint32_t i = x % per; /* the group's index inside its window */
+	const jac_t<F> *s0 = S + (size_t)x * L2, *t0 = T + (size_t)x * L2;
+	jac_t<F> s = jac_t<F>::load(&s0[L2 - 1]), u = s, tsum = jac_t<F>::load(&t0[L2 - 1]);
+	for (int k = (int)L2 - 2; k >= 0; k--) {
+		s = s.add(jac_t<F>::load(&s0[k]));
+		u = u.add(s);
+		tsum = tsum.add(jac_t<F>::load(&t0[k]));
+	}
+	/* u + (i L2 - 1) s */
+	if (i == 0) {
+		u = u.add(s.neg());
+	} else {
+		uint32_t mult = i * L2 - 1;
+		jac_t<F> q = s;
+		for (int bt = 30 - __clz(mult); bt >= 0; bt--) {
+			q = q.dbl();
+			if ((mult >> bt) & 1)
+				q = q.add(s);
 		}
-		T = T.add(Q);
+		u = u.add(q);
 	}
-	T.store(&segs[t]);
+	for (uint32_t l = L1; l > 1; l >>= 1)
+		u = u.dbl();
+	tsum.add(u).store(&V[x]);
 }
 
 /* out[g] = sum of in[g*m .. g*m+m), one block of ZKG_SUM_T threads per group */
-template <class F> __global__ void k_sum(const jac_t<F> *in, uint32_t m, jac_t<F> *out)
+template <class F> __global__ void ZKG_LB(F, ZKG_SUM_T) k_sum(const jac_t<F> *in, uint32_t m, jac_t<F> *out)
 {
 	extern __shared__ uint4 smem_raw[];
 	jac_t<F> *sm = (jac_t<F> *)smem_raw;
@@ -386,7 +457,7 @@ template <class F> __global__ void k_sum(const jac_t<F> *in, uint32_t m, jac_t<F
 
 /* Sum of the points whose scalar is 1: per-block partial sums */
 template <class F>
-__global__ void k_ones(const aff_t<F> *pts, const scal *ks, uint32_t n, jac_t<F> *partials)
+__global__ void ZKG_LB(F, ZKG_SUM_T) k_ones(const aff_t<F> *pts, const scal *ks, uint32_t n, jac_t<F> *partials)
 {
 	extern __shared__ uint4 smem_raw[];
 	jac_t<F> *sm = (jac_t<F> *)smem_raw;
@@ -404,6 +475,53 @@ __global__ void k_ones(const aff_t<F> *pts, const scal *ks, uint32_t n, jac_t<F>
 	}
 	if (tid == 0)
 		sm[0].store(&partials[blockIdx.x]);
+}
+
+/* Window tables for the shared-bucket MSM: tab[w n + i] = 2^(c w) tab[i] (affine) for
+ * w = 1 .. W-1, points i0 .. i0+cnt-1. One thread per point: c doublings per window, the W-1
+ * Z coordinates inverted together (Montgomery's trick: one inversion, 3 (W-1) products), z and
+ * pre are (W-1) cnt scratch elements each. A Z of zero (a point of small order in a malformed
+ * key) is kept out of the product and gives infinity. */
+template <class F>
+__global__ void k_precomp(aff_t<F> *tab, uint32_t n, uint32_t i0, uint32_t cnt, int c, int W, F *z, F *pre)
+{
+	uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+	if (t >= cnt)
+		return;
+	size_t i = (size_t)i0 + t;
+	aff_t<F> p = aff_t<F>::load(&tab[i]);
+	if (p.is_inf()) {
+		for (int w = 1; w < W; w++)
+			p.store(&tab[(size_t)w * n + i]);
+		return;
+	}
+	jac_t<F> J = jac_t<F>::from_aff(p);
+	F acc = F::one();
+	for (int w = 1; w < W; w++) {
+		for (int k = 0; k < c; k++)
+			J = J.dbl();
+		size_t o = (size_t)(w - 1) * cnt + t;
+		J.Z.store(&z[o]);
+		if (!J.Z.is_zero())
+			acc = acc * J.Z;
+		acc.store(&pre[o]);
+		aff_t<F>{J.X, J.Y}.store(&tab[(size_t)w * n + i]);
+	}
+	F inv = acc.inv();
+	for (int w = W - 1; w >= 1; w--) {
+		size_t o = (size_t)(w - 1) * cnt + t;
+		F zw = F::load(&z[o]);
+		aff_t<F> *q = &tab[(size_t)w * n + i];
+		if (zw.is_zero()) {
+			aff_t<F>{F::zero(), F::zero()}.store(q);
+			continue;
+		}
+		F zi = w > 1 ? inv * F::load(&pre[o - cnt]) : inv;
+		inv = inv * zw;
+		aff_t<F> a = aff_t<F>::load(q);
+		F zi2 = zi.sqr();
+		aff_t<F>{a.x * zi2, a.y * zi2 * zi}.store(q);
+	}
 }
 
 /* ---------------- fixed base, field tests ---------------- */
@@ -461,10 +579,15 @@ template <class TR> struct eng {
 	using G2A = aff_t<Fq2>;
 	static constexpr int CURVE = TR::CURVE;
 	static constexpr int ONES_BLOCKS = 264;
-	static constexpr size_t WSLOT = 66 * sizeof(G2); /* window sums (+ the ones sum) of one MSM */
+	/* window sums (+ the ones sum) of one MSM. A context's scratch serves keys of both curves,
+	 * so its fixed-size buffers are sized for the largest point (ZKG_JAC_MAX). */
+	static_assert(sizeof(G2) <= ZKG_JAC_MAX, "ZKG_JAC_MAX too small");
+	static constexpr size_t WSLOT = 66 * ZKG_JAC_MAX;
 
-	/* buckets per thread of the bucket reduction (k_seg); prepare sizes d_segs with it */
-	static uint32_t seg_len(uint32_t M) { return M < 8 ? M : 8; }
+	/* buckets per level-1 segment and segments per level-2 group of the bucket reduction
+	 * (k_red1, k_red2): M = L1 L2 per, all powers of two */
+	static uint32_t red_l1(uint32_t M) { return M < 4 ? M : 4; }
+	static uint32_t red_l2(uint32_t M) { return M / red_l1(M) < 8 ? M / red_l1(M) : 8; }
 
 	static seeds mk1(const uint64_t v[4])
 	{
@@ -546,23 +669,42 @@ template <class TR> struct eng {
 		return 0;
 	}
 
-	static int prepare(zka_gpu *g, zkg_msm_scratch *m, const void *d_scalars, size_t n, char *err, size_t errlen)
+	static int windows(int c) { return (TR::FR_BITS + 1 + c - 1) / c; }
+
+	/* Window size for n points. Windowed: minimise W (n A + 2^(c-1) R), accumulation A per
+	 * entry and reduction R per bucket, R/A ~ 7 as measured (k_task vs k_seg + k_sum on the
+	 * H200). Shared buckets: the reduction is paid once, W n A + 2^(c-1) R, and c <= 20 keeps
+	 * the buckets' scratch small; both also bound the window tables (W copies of the points). */
+	static int choose_c(size_t n, bool shared)
 	{
-		/* window size: minimise W (n A + 2^(c-1) R), accumulation A per entry and reduction R
-		 * per bucket, R/A ~ 7 as measured (k_task vs k_seg + k_sum on the H200) */
 		int c = 4;
 		double best = 1e300;
 		for (int cc = 4; cc <= 20; cc++) {
-			int w = (TR::FR_BITS + 1 + cc - 1) / cc;
-			double cost = w * ((double)n + 7.0 * (double)(1u << (cc - 1)));
+			double w = windows(cc), red = 7.0 * (double)(1u << (cc - 1));
+			double cost = shared ? w * (double)n + red : w * ((double)n + red);
 			if (cost < best) {
 				best = cost;
 				c = cc;
 			}
 		}
-		int W = (TR::FR_BITS + 1 + c - 1) / c;
+		return c;
+	}
+
+	/* Sorts the digits of n scalars (device) into buckets: c = 0 chooses the window size; shared
+	 * means the points come with window tables (see k_digits). */
+	static int prepare(zka_gpu *g, zkg_msm_scratch *m, const void *d_scalars, size_t n, int c, bool shared,
+			   char *err, size_t errlen)
+	{
+		if (!c)
+			c = choose_c(n, shared);
+		int W = windows(c);
+		if (shared && (double)W * (double)n >= 2147483648.0) {
+			zkg_errf(err, errlen, "zkg msm: %zu points x %d windows do not fit 31-bit entries", n, W);
+			return -EINVAL;
+		}
 		uint32_t M = 1u << (c - 1);
-		size_t nb = (size_t)W * M;
+		size_t nb = (size_t)(shared ? 1 : W) * M;
+		m->shared = shared;
 		m->c = c;
 		m->W = W;
 		m->M = M;
@@ -588,43 +730,90 @@ template <class TR> struct eng {
 		size_t tmp = 0;
 		CK(cub::DeviceScan::ExclusiveSum(NULL, tmp, m->d_counts, m->d_offsets, (int)(nb + 1), g->s));
 		CKR(grow(&m->d_cub, &m->cub_bytes, tmp, err, errlen));
-		size_t L = seg_len(M);
+		size_t L1 = red_l1(M), L2 = red_l2(M);
 		CKR(grow(&m->d_buckets, &m->bucket_bytes, nb * sizeof(G2), err, errlen));
-		/* tasks: at most nb + entries / ZKG_CH */
-		size_t tmax = nb + (n * (size_t)W) / ZKG_CH + 1;
+		/* runs of the flat split (a bound: scalars 0 and 1 have no entries); first and last
+		 * pieces of each run in d_partials; nbig and the big-bucket list in d_task */
+		size_t tmax = (n * (size_t)W + ZKG_RUN_MIN - 1) / ZKG_RUN_MIN + 1;
 		m->tmax = tmax;
-		CKR(grow((void **)&m->d_task, &m->task_bytes, (3 * (nb + 1) + tmax + 1) * sizeof(uint32_t), err, errlen));
-		CKR(grow(&m->d_partials, &m->partial_bytes, tmax * sizeof(G2), err, errlen));
-		CKR(grow(&m->d_segs, &m->seg_bytes, (nb / L) * sizeof(G2), err, errlen));
+		CKR(grow((void **)&m->d_task, &m->task_bytes, (nb + 1) * sizeof(uint32_t), err, errlen));
+		size_t npart = 2 * tmax > nb / 256 + 1 ? 2 * tmax : nb / 256 + 1; /* k_sum's first level too */
+		CKR(grow(&m->d_partials, &m->partial_bytes, npart * sizeof(G2), err, errlen));
+		/* S and T of level 1, then V of level 2 */
+		CKR(grow(&m->d_segs, &m->seg_bytes, (2 * nb / L1 + nb / (L1 * L2)) * sizeof(G2), err, errlen));
 		if (!m->d_wsum)
 			CK(cudaMalloc(&m->d_wsum, 8 * WSLOT));
 		if (!m->d_ones_part)
-			CK(cudaMalloc(&m->d_ones_part, ONES_BLOCKS * sizeof(G2)));
+			CK(cudaMalloc(&m->d_ones_part, ONES_BLOCKS * ZKG_JAC_MAX));
 		if (!m->d_ones)
-			CK(cudaMalloc(&m->d_ones, 8 * sizeof(G2)));
+			CK(cudaMalloc(&m->d_ones, 8 * ZKG_JAC_MAX));
 
 		bool prof = getenv("ZKG_PROFILE") != NULL;
 		if (prof)
 			CK(cudaEventRecord(g->ev[6], g->s));
 		CK(cudaMemsetAsync(m->d_counts, 0, (nb + 1) * sizeof(uint32_t), g->s));
-		k_digits<false><<<nblk(n, 256), 256, 0, g->s>>>((const scal *)d_scalars, (uint32_t)n, c, W,
+		k_digits<false><<<nblk(n, 256), 256, 0, g->s>>>((const scal *)d_scalars, (uint32_t)n, c, W, shared,
 								  m->d_counts, NULL, NULL);
 		CKL();
 		tmp = m->cub_bytes;
 		CK(cub::DeviceScan::ExclusiveSum(m->d_cub, tmp, m->d_counts, m->d_offsets, (int)(nb + 1), g->s));
 		CK(cudaMemsetAsync(m->d_cursor, 0, (nb + 1) * sizeof(uint32_t), g->s));
-		k_digits<true><<<nblk(n, 256), 256, 0, g->s>>>((const scal *)d_scalars, (uint32_t)n, c, W,
+		k_digits<true><<<nblk(n, 256), 256, 0, g->s>>>((const scal *)d_scalars, (uint32_t)n, c, W, shared,
 								 m->d_cursor, m->d_offsets, m->d_vals);
 		CKL();
-		m->tasks_ready = 0;
 		if (prof) {
 			CK(cudaEventRecord(g->ev[7], g->s));
 			CK(cudaEventSynchronize(g->ev[7]));
 			float t;
 			CK(cudaEventElapsedTime(&t, g->ev[6], g->ev[7]));
-			fprintf(stderr, "zkg msm prepare n=%zu c=%d W=%d: digits+sort %.3f ms\n", n, c, W, t);
+			fprintf(stderr, "zkg msm prepare n=%zu c=%d W=%d%s: digits+sort %.3f ms\n", n, c, W,
+				shared ? " shared" : "", t);
 		}
 		return 0;
+	}
+
+	/* windows whose sums the reduction produces: one when the buckets are shared */
+	static uint32_t nwins(const zkg_msm_scratch *m) { return m->shared ? 1 : (uint32_t)m->W; }
+
+	/* Window tables in place: tab holds n affine points followed by room for W-1 more copies;
+	 * fills copy w with 2^(c w) times the points (k_precomp), in chunks of 2^18 points. */
+	template <class F>
+	static int precompute(zka_gpu *g, void *tab, size_t n, int c, char *err, size_t errlen)
+	{
+		int W = windows(c);
+		if (W < 2 || n == 0)
+			return 0;
+		size_t chunk = n < ((size_t)1 << 18) ? n : ((size_t)1 << 18);
+		void *z = NULL, *pre = NULL;
+		cudaError_t e = cudaMalloc(&z, (size_t)(W - 1) * chunk * sizeof(F));
+		if (e == cudaSuccess)
+			e = cudaMalloc(&pre, (size_t)(W - 1) * chunk * sizeof(F));
+		for (size_t i0 = 0; e == cudaSuccess && i0 < n; i0 += chunk) {
+			size_t cnt = n - i0 < chunk ? n - i0 : chunk;
+			k_precomp<F><<<nblk(cnt, 128), 128, 0, g->s>>>((aff_t<F> *)tab, (uint32_t)n, (uint32_t)i0,
+								       (uint32_t)cnt, c, W, (F *)z, (F *)pre);
+			e = cudaGetLastError();
+		}
+		if (e == cudaSuccess)
+			e = cudaStreamSynchronize(g->s);
+		cudaFree(z);
+		cudaFree(pre);
+		CK(e);
+		return 0;
+	}
+
+	/* Entries per thread of the flat split: whole waves of resident threads (SMs x PER_SM),
+	 * as few waves as keep runs near 96 entries, and never below ZKG_RUN_MIN (the pieces
+	 * k_gather adds grow as runs shrink). The entry count is the bound n W (0/1 scalars have
+	 * none, leaving some threads idle). */
+	template <class F> static uint32_t flat_run(const zka_gpu *g, const zkg_msm_scratch *m)
+	{
+		double entries = (double)m->n * m->W, resident = (double)g->sms * lb<F>::PER_SM;
+		double waves = floor(entries / (resident * 96.0) + 0.5);
+		if (waves < 1)
+			waves = 1;
+		uint32_t run = (uint32_t)ceil(entries / (waves * resident));
+		return run < ZKG_RUN_MIN ? ZKG_RUN_MIN : run;
 	}
 
 	/* Device part of one MSM over the prepared scalars; window sums into slot */
@@ -633,53 +822,50 @@ template <class TR> struct eng {
 	{
 		using J = jac_t<F>;
 		using A = aff_t<F>;
-		size_t nb = (size_t)m->W * m->M;
-		uint32_t L = seg_len(m->M);
+		uint32_t nwin = nwins(m);
+		size_t nb = (size_t)nwin * m->M;
+		uint32_t L1 = red_l1(m->M), L2 = red_l2(m->M);
 		bool prof = getenv("ZKG_PROFILE") != NULL;
 		if (prof)
 			CK(cudaEventRecord(g->ev[8], g->s));
-		uint32_t *ntask = m->d_task, *task_off = ntask + (nb + 1), *nbig = task_off + (nb + 1),
-			 *big = nbig + 1, *task_bucket = big + nb + 1;
-		if (!m->tasks_ready) { /* the task split depends on the scalars only: once per prepare */
-			k_ntask<<<nblk(nb + 1, 256), 256, 0, g->s>>>(m->d_offsets, (uint32_t)nb, ntask);
-			CKL();
-			size_t tmp = m->cub_bytes;
-			CK(cub::DeviceScan::ExclusiveSum(m->d_cub, tmp, ntask, task_off, (int)(nb + 1), g->s));
-			k_taskmap<<<nblk(nb, 256), 256, 0, g->s>>>(task_off, (uint32_t)nb, task_bucket);
-			CKL();
-			m->tasks_ready = 1;
-		}
+		uint32_t *nbig = m->d_task, *big = nbig + 1;
+		J *first = (J *)m->d_partials, *last = first + m->tmax;
 		if (prof)
 			CK(cudaEventRecord(g->ev[9], g->s));
-		k_task<F><<<nblk(m->tmax, 128), 128, 0, g->s>>>((const A *)d_points, m->d_vals, m->d_offsets, task_off,
-								 task_bucket, (uint32_t)nb, (uint32_t)m->tmax,
-								 (J *)m->d_buckets, (J *)m->d_partials);
+		uint32_t run = flat_run<F>(g, m), nrun = (uint32_t)((m->n * m->W + run - 1) / run);
+		if (!nrun)
+			nrun = 1;
+		k_flat<F><<<nblk(nrun, lb<F>::T), lb<F>::T, 0, g->s>>>((const A *)d_points, m->d_vals, m->d_offsets,
+								      (uint32_t)nb, run, nrun, (J *)m->d_buckets,
+								      first, last);
 		CKL();
 		if (prof)
 			CK(cudaEventRecord(g->ev[10], g->s));
 		CK(cudaMemsetAsync(nbig, 0, sizeof(uint32_t), g->s));
-		k_combine<F><<<nblk(nb, 128), 128, 0, g->s>>>(task_off, (uint32_t)nb, (const J *)m->d_partials,
-							       (J *)m->d_buckets, nbig, big);
+		k_gather<F><<<nblk(nb, 128), 128, 0, g->s>>>(m->d_offsets, (uint32_t)nb, run, first, last,
+							      (J *)m->d_buckets, nbig, big);
 		CKL();
-		k_big<F><<<264, ZKG_SUM_T, ZKG_SUM_T * sizeof(J), g->s>>>(task_off, (const J *)m->d_partials,
-									     (J *)m->d_buckets, nbig, big);
+		k_gather_big<F><<<264, ZKG_SUM_T, ZKG_SUM_T * sizeof(J), g->s>>>(m->d_offsets, run, first, last,
+										    (J *)m->d_buckets, nbig, big);
 		CKL();
 		if (prof)
 			CK(cudaEventRecord(g->ev[11], g->s));
-		uint32_t nseg = (uint32_t)(nb / L);
-		k_seg<F><<<nblk(nseg, 128), 128, 0, g->s>>>((const J *)m->d_buckets, m->M, L, nseg, (J *)m->d_segs);
+		uint32_t nseg = (uint32_t)(nb / L1), ngrp = nseg / L2, per = ngrp / nwin;
+		J *S = (J *)m->d_segs, *T = S + nseg, *V = T + nseg;
+		k_red1<F><<<nblk(nseg, 128), 128, 0, g->s>>>((const J *)m->d_buckets, L1, nseg, S, T);
+		CKL();
+		k_red2<F><<<nblk(ngrp, 128), 128, 0, g->s>>>(S, T, L1, L2, per, ngrp, V);
 		CKL();
 		size_t sh = ZKG_SUM_T * sizeof(J);
 		J *ws = (J *)((char *)m->d_wsum + slot * WSLOT);
 		if (prof)
 			CK(cudaEventRecord(g->ev[12], g->s));
-		uint32_t per = nseg / m->W;
 		if (per >= 1024) { /* two levels: more blocks than windows */
-			k_sum<F><<<nseg / 256, ZKG_SUM_T, sh, g->s>>>((const J *)m->d_segs, 256, (J *)m->d_partials);
+			k_sum<F><<<ngrp / 256, ZKG_SUM_T, sh, g->s>>>(V, 256, (J *)m->d_partials);
 			CKL();
-			k_sum<F><<<m->W, ZKG_SUM_T, sh, g->s>>>((const J *)m->d_partials, per / 256, ws);
+			k_sum<F><<<nwin, ZKG_SUM_T, sh, g->s>>>((const J *)m->d_partials, per / 256, ws);
 		} else {
-			k_sum<F><<<m->W, ZKG_SUM_T, sh, g->s>>>((const J *)m->d_segs, per, ws);
+			k_sum<F><<<nwin, ZKG_SUM_T, sh, g->s>>>(V, per, ws);
 		}
 		CKL();
 		if (prof)
@@ -690,14 +876,14 @@ template <class TR> struct eng {
 		k_sum<F><<<1, ZKG_SUM_T, sh, g->s>>>((const J *)m->d_ones_part, ONES_BLOCKS, (J *)m->d_ones);
 		CKL();
 		/* the ones result goes right after the window sums of the slot */
-		CK(cudaMemcpyAsync((char *)ws + m->W * sizeof(J), m->d_ones, sizeof(J), cudaMemcpyDeviceToDevice, g->s));
+		CK(cudaMemcpyAsync((char *)ws + nwin * sizeof(J), m->d_ones, sizeof(J), cudaMemcpyDeviceToDevice, g->s));
 		if (prof) {
 			CK(cudaEventRecord(g->ev[14], g->s));
 			CK(cudaEventSynchronize(g->ev[14]));
 			float t[6];
 			for (int i = 0; i < 6; i++)
 				CK(cudaEventElapsedTime(&t[i], g->ev[8 + i], g->ev[9 + i]));
-			fprintf(stderr, "zkg msm %s n=%zu c=%d W=%d: tasks %.3f acc %.3f combine %.3f seg %.3f sum %.3f ones %.3f ms\n",
+			fprintf(stderr, "zkg msm %s n=%zu c=%d W=%d: - %.3f acc %.3f combine %.3f seg %.3f sum %.3f ones %.3f ms\n",
 				sizeof(F) == sizeof(Fq) ? "G1" : "G2", m->n, m->c, m->W, t[0], t[1], t[2], t[3], t[4], t[5]);
 		}
 		return 0;
@@ -731,12 +917,21 @@ template <class TR> struct eng {
 			memset(out, 0, ab);
 			return 0;
 		}
-		CK(cudaMalloc(d_p, n * ab));
+		bool pc = !g->no_precomp;
+		int c = choose_c(n, pc);
+		size_t copies = pc ? windows(c) : 1;
+		CK(cudaMalloc(d_p, copies * n * ab));
 		CK(cudaMalloc(d_k, n * 32));
 		CK(cudaMemcpyAsync(*d_p, points, n * ab, cudaMemcpyHostToDevice, g->s));
 		CK(cudaMemcpyAsync(*d_k, k, n * 32, cudaMemcpyHostToDevice, g->s));
+		if (pc) {
+			if (g2)
+				CKR(precompute<Fq2>(g, *d_p, n, c, err, errlen));
+			else
+				CKR(precompute<Fq>(g, *d_p, n, c, err, errlen));
+		}
 		CK(cudaEventRecord(g->ev[0], g->s));
-		CKR(prepare(g, m, *d_k, n, err, errlen));
+		CKR(prepare(g, m, *d_k, n, c, pc, err, errlen));
 		if (g2)
 			CKR(run<Fq2>(g, m, *d_p, 0, err, errlen));
 		else
@@ -747,7 +942,7 @@ template <class TR> struct eng {
 		CK(cudaStreamSynchronize(g->s));
 		double t0 = now_s();
 		uint8_t jac[sizeof(G2)];
-		combine(g2, hs, m->W, m->c, jac);
+		combine(g2, hs, nwins(m), m->c, jac);
 		zkg_host_to_aff(CURVE, g2, jac, out);
 		if (dev_s) {
 			float ms;
@@ -767,11 +962,37 @@ template <class TR> struct eng {
 				 pk->domain_size, pk->n_vars, pk->n_public);
 			return -EINVAL;
 		}
-		CK(cudaMalloc(&k->d_A, nv * g1));
-		CK(cudaMalloc(&k->d_B1, nv * g1));
-		CK(cudaMalloc(&k->d_B2, nv * g2));
-		CK(cudaMalloc(&k->d_C, nv * g1));
-		CK(cudaMalloc(&k->d_H, nd * g1));
+		/* Window tables (shared buckets) when they fit in 70% of the free device memory */
+		int cv = choose_c(nv, true), ch = choose_c(nd, true);
+		size_t Wv = windows(cv), Wh = windows(ch);
+		double tab = (double)Wv * nv * (3 * g1 + g2) + (double)Wh * nd * g1;
+		size_t fr = 0, tot = 0;
+		CK(cudaMemGetInfo(&fr, &tot));
+		const double GiB = 1073741824.0;
+		if (g->no_precomp) {
+			k->pc = 0;
+			snprintf(k->mode, sizeof k->mode, "windowed MSM (window tables turned off by the caller)");
+		} else if (tab > 0.7 * (double)fr || (double)Wv * nv >= 2147483648.0 || (double)Wh * nd >= 2147483648.0) {
+			k->pc = 0;
+			snprintf(k->mode, sizeof k->mode,
+				 "windowed MSM: window tables need %.1f GiB, more than 70%% of the %.1f GiB free; "
+				 "the shared-bucket path is OFF for this key",
+				 tab / GiB, fr / GiB);
+		} else {
+			k->pc = 1;
+			k->c_v = cv;
+			k->c_h = ch;
+			snprintf(k->mode, sizeof k->mode,
+				 "shared-bucket MSM with window tables (c = %d / %d, %zu / %zu copies, %.2f GiB)", cv, ch,
+				 Wv, Wh, tab / GiB);
+		}
+		if (!k->pc)
+			Wv = Wh = 1;
+		CK(cudaMalloc(&k->d_A, Wv * nv * g1));
+		CK(cudaMalloc(&k->d_B1, Wv * nv * g1));
+		CK(cudaMalloc(&k->d_B2, Wv * nv * g2));
+		CK(cudaMalloc(&k->d_C, Wv * nv * g1));
+		CK(cudaMalloc(&k->d_H, Wh * nd * g1));
 		CK(cudaMemcpyAsync(k->d_A, pk->A, nv * g1, cudaMemcpyHostToDevice, g->s));
 		CK(cudaMemcpyAsync(k->d_B1, pk->B1, nv * g1, cudaMemcpyHostToDevice, g->s));
 		CK(cudaMemcpyAsync(k->d_B2, pk->B2, nv * g2, cudaMemcpyHostToDevice, g->s));
@@ -780,15 +1001,17 @@ template <class TR> struct eng {
 		if (nv > pre)
 			CK(cudaMemcpyAsync((char *)k->d_C + pre * g1, pk->C, (nv - pre) * g1, cudaMemcpyHostToDevice, g->s));
 		CK(cudaMemcpyAsync(k->d_H, pk->H, nd * g1, cudaMemcpyHostToDevice, g->s));
+		if (k->pc) {
+			CKR(precompute<Fq>(g, k->d_A, nv, cv, err, errlen));
+			CKR(precompute<Fq>(g, k->d_B1, nv, cv, err, errlen));
+			CKR(precompute<Fq>(g, k->d_C, nv, cv, err, errlen));
+			CKR(precompute<Fq2>(g, k->d_B2, nv, cv, err, errlen));
+			CKR(precompute<Fq>(g, k->d_H, nd, ch, err, errlen));
+		}
 		CK(cudaMalloc(&k->d_tw, nd / 2 * sizeof(Fr)));
 		CK(cudaMalloc(&k->d_itw, nd / 2 * sizeof(Fr)));
 		CK(cudaMalloc(&k->d_cs, nd * sizeof(Fr)));
 		CKR(tables(g, pk->log_domain, (Fr *)k->d_tw, (Fr *)k->d_itw, (Fr *)k->d_cs, err, errlen));
-		CK(cudaMalloc(&k->d_a, nd * sizeof(Fr)));
-		CK(cudaMalloc(&k->d_b, nd * sizeof(Fr)));
-		CK(cudaMalloc(&k->d_c, nd * sizeof(Fr)));
-		CK(cudaMalloc(&k->d_h, nd * sizeof(Fr)));
-		CK(cudaMalloc(&k->d_w, nv * sizeof(Fr)));
 		CK(cudaStreamSynchronize(g->s));
 		return 0;
 	}
@@ -800,27 +1023,39 @@ template <class TR> struct eng {
 		double t0 = now_s();
 		size_t nd = k->domain, nv = k->n_vars;
 		cudaEvent_t *ev = g->ev;
+		if (g->nd_cap < nd || g->nv_cap < nv) { /* this context's proof buffers */
+			void **bufs[] = {&g->d_a, &g->d_b, &g->d_c, &g->d_h, &g->d_w};
+			for (int i = 0; i < 5; i++) {
+				CK(cudaFree(*bufs[i]));
+				*bufs[i] = NULL;
+			}
+			g->nd_cap = g->nv_cap = 0;
+			for (int i = 0; i < 5; i++)
+				CK(cudaMalloc(bufs[i], (i < 4 ? nd : nv) * sizeof(Fr)));
+			g->nd_cap = nd;
+			g->nv_cap = nv;
+		}
 		CK(cudaEventRecord(ev[0], g->s));
-		CK(cudaMemcpyAsync(k->d_a, a, nd * 32, cudaMemcpyHostToDevice, g->s));
-		CK(cudaMemcpyAsync(k->d_b, b, nd * 32, cudaMemcpyHostToDevice, g->s));
-		CK(cudaMemcpyAsync(k->d_c, c, nd * 32, cudaMemcpyHostToDevice, g->s));
-		CK(cudaMemcpyAsync(k->d_w, w, nv * 32, cudaMemcpyHostToDevice, g->s));
+		CK(cudaMemcpyAsync(g->d_a, a, nd * 32, cudaMemcpyHostToDevice, g->s));
+		CK(cudaMemcpyAsync(g->d_b, b, nd * 32, cudaMemcpyHostToDevice, g->s));
+		CK(cudaMemcpyAsync(g->d_c, c, nd * 32, cudaMemcpyHostToDevice, g->s));
+		CK(cudaMemcpyAsync(g->d_w, w, nv * 32, cudaMemcpyHostToDevice, g->s));
 		CK(cudaEventRecord(ev[1], g->s));
-		CKR(hpoly_dev(g, k->logn, (Fr *)k->d_a, (Fr *)k->d_b, (Fr *)k->d_c, (Fr *)k->d_h, (const Fr *)k->d_tw,
+		CKR(hpoly_dev(g, k->logn, (Fr *)g->d_a, (Fr *)g->d_b, (Fr *)g->d_c, (Fr *)g->d_h, (const Fr *)k->d_tw,
 			      (const Fr *)k->d_itw, (const Fr *)k->d_cs, err, errlen));
 		CK(cudaEventRecord(ev[2], g->s));
-		zkg_msm_scratch *m = &k->ms;
-		CKR(prepare(g, m, k->d_w, nv, err, errlen));
+		zkg_msm_scratch *m = &g->ms;
+		CKR(prepare(g, m, g->d_w, nv, k->pc ? k->c_v : 0, k->pc, err, errlen));
 		CKR(run<Fq>(g, m, k->d_A, 0, err, errlen));
 		CKR(run<Fq>(g, m, k->d_B1, 1, err, errlen));
 		CKR(run<Fq>(g, m, k->d_C, 2, err, errlen));
-		int cw = m->c, Ww = m->W;
+		int cw = m->c, Ww = nwins(m);
 		CK(cudaEventRecord(ev[3], g->s));
 		CKR(run<Fq2>(g, m, k->d_B2, 3, err, errlen));
 		CK(cudaEventRecord(ev[4], g->s));
-		CKR(prepare(g, m, k->d_h, nd, err, errlen));
+		CKR(prepare(g, m, g->d_h, nd, k->pc ? k->c_h : 0, k->pc, err, errlen));
 		CKR(run<Fq>(g, m, k->d_H, 4, err, errlen));
-		int ch = m->c, Wh = m->W;
+		int ch = m->c, Wh = nwins(m);
 		CK(cudaEventRecord(ev[5], g->s));
 		static __thread uint8_t hs[5 * WSLOT];
 		CK(cudaMemcpyAsync(hs, m->d_wsum, 5 * WSLOT, cudaMemcpyDeviceToHost, g->s));

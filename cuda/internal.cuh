@@ -33,6 +33,24 @@ struct zkg_reg {
 	size_t n;
 };
 
+/* the largest Jacobian point: BLS12-381 G2, 3 coordinates of 2 x 48 bytes */
+#define ZKG_JAC_MAX 288
+
+/* Reusable device scratch of an MSM (grown on demand; byte sizes, so that one context's
+ * scratch serves keys of both curves). */
+struct zkg_msm_scratch {
+	size_t vals_cap, counts_cap, bucket_bytes, seg_bytes, cub_bytes, task_bytes, partial_bytes, tmax;
+	uint32_t *d_task;  /* nbig, then the big-bucket list (nb) */
+	void *d_partials;  /* first and last pieces of the flat split's runs (tmax each) */
+	uint32_t *d_vals, *d_counts, *d_offsets, *d_cursor;
+	void *d_cub, *d_buckets, *d_segs, *d_wsum, *d_ones_part, *d_ones;
+	/* the prepared scalar set; shared: the points come with window tables, one set of buckets */
+	int c, W, shared;
+	uint32_t M;
+	size_t n;
+	const void *d_scalars;
+};
+
 struct zka_gpu {
 	int device;
 	int sms;
@@ -42,21 +60,12 @@ struct zka_gpu {
 	struct zkg_reg reg[64];
 	int nreg;
 	zka_gpu_times last;
-};
-
-/* Reusable device scratch of an MSM (grown on demand). */
-struct zkg_msm_scratch {
-	size_t vals_cap, counts_cap, bucket_bytes, seg_bytes, cub_bytes, task_bytes, partial_bytes, tmax;
-	uint32_t *d_task;  /* ntask, task_off (nb+1 each), nbig, big (nb), task_bucket (tmax) */
-	void *d_partials;
-	int tasks_ready;
-	uint32_t *d_vals, *d_counts, *d_offsets, *d_cursor;
-	void *d_cub, *d_buckets, *d_segs, *d_wsum, *d_ones_part, *d_ones;
-	/* the prepared scalar set */
-	int c, W;
-	uint32_t M;
-	size_t n;
-	const void *d_scalars;
+	int no_precomp; /* zka_gpu_set_precompute(g, 0): window tables off for later keys and MSMs */
+	/* one proof's device buffers (grown on demand): a key is read only while proving, so
+	 * several contexts of a device can prove with one key at the same time */
+	size_t nd_cap, nv_cap;
+	void *d_a, *d_b, *d_c, *d_w, *d_h;
+	struct zkg_msm_scratch ms;
 };
 
 struct zka_gpu_key {
@@ -65,10 +74,12 @@ struct zka_gpu_key {
 	zka_pk pk;             /* shallow copy with alpha1.. pointing into pts below */
 	uint8_t alpha1[96], beta1[96], delta1[96], beta2[192], delta2[192], gamma2[192];
 	uint32_t n_vars, n_public, domain, logn;
-	void *d_A, *d_B1, *d_B2, *d_C, *d_H; /* d_C: n_vars points, the first n_public+1 infinity */
+	/* d_C: n_vars points, the first n_public+1 infinity. With window tables (pc), each holds W
+	 * copies: copy w (at w * n) is 2^(c w) times the points; c_v for A, B1, C, B2, c_h for H. */
+	void *d_A, *d_B1, *d_B2, *d_C, *d_H;
+	int pc, c_v, c_h;
+	char mode[256]; /* one line: which MSM path the key uses and why */
 	void *d_tw, *d_itw, *d_cs;
-	void *d_a, *d_b, *d_c, *d_w, *d_h;
-	struct zkg_msm_scratch ms;
 };
 
 void zkg_msm_scratch_free(struct zkg_msm_scratch *m);

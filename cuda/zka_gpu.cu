@@ -92,6 +92,10 @@ extern "C" void zka_gpu_close(zka_gpu *g)
 	if (!g)
 		return;
 	cudaSetDevice(g->device);
+	void *bufs[] = {g->d_a, g->d_b, g->d_c, g->d_w, g->d_h};
+	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+		cudaFree(bufs[i]);
+	zkg_msm_scratch_free(&g->ms);
 	for (int i = 0; i < g->nreg; i++)
 		cudaHostUnregister(g->reg[i].p);
 	for (int i = 0; i < 16; i++)
@@ -140,13 +144,15 @@ extern "C" void zka_gpu_key_free(zka_gpu_key *k)
 	if (!k)
 		return;
 	cudaSetDevice(k->g->device);
-	void *bufs[] = {k->d_A, k->d_B1, k->d_B2, k->d_C, k->d_H, k->d_tw, k->d_itw, k->d_cs,
-			k->d_a, k->d_b, k->d_c, k->d_w, k->d_h};
+	void *bufs[] = {k->d_A, k->d_B1, k->d_B2, k->d_C, k->d_H, k->d_tw, k->d_itw, k->d_cs};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		cudaFree(bufs[i]);
-	zkg_msm_scratch_free(&k->ms);
 	free(k);
 }
+
+extern "C" const char *zka_gpu_key_mode(const zka_gpu_key *k) { return k->mode; }
+
+extern "C" void zka_gpu_set_precompute(zka_gpu *g, int on) { g->no_precomp = !on; }
 
 extern "C" int zka_gpu_key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key **kp, char *err, size_t errlen)
 {

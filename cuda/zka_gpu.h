@@ -3,7 +3,10 @@
  * Byte layouts are the host's (zk/groth16.h): affine Montgomery points as in .zkey (infinity is
  * all zero bytes), Fr scalars as 4 little-endian 64-bit limbs. Every function returns 0 or a
  * negative errno and writes a one-line message into err (when err != NULL); none exits.
- * A context is used by one thread at a time. */
+ * A context is used by one thread at a time; it owns a stream and one proof's device buffers.
+ * A loaded key is read only while proving: several contexts of the same device may prove with
+ * one key at the same time (one thread each), so that one proof's copies and host work overlap
+ * another's kernels without a second copy of the key. */
 #ifndef ZKA_GPU_H
 #define ZKA_GPU_H
 #include <stddef.h>
@@ -26,9 +29,18 @@ int zka_gpu_device_count(void);
 /* A one-line description of the context's device ("NVIDIA H200, 132 SMs, 139 GiB"). */
 const char *zka_gpu_device_name(const zka_gpu *g);
 
-/* Copies the key's points to the device (A, B1, B2, C, H) and prepares the NTT tables. */
+/* Copies the key's points to the device (A, B1, B2, C, H) and prepares the NTT tables. The
+ * key may then be used with any context of the same device; free it after those contexts
+ * have finished proving with it. */
 int zka_gpu_key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key **key, char *err, size_t errlen);
 void zka_gpu_key_free(zka_gpu_key *key);
+/* One line saying which MSM path the key uses: "shared-bucket MSM with window tables (...)"
+ * or "windowed MSM: ..." with the reason (tables turned off, or too large for the device). */
+const char *zka_gpu_key_mode(const zka_gpu_key *key);
+/* Window tables (default on): a key loaded afterwards stores W copies of each point set,
+ * copy w = 2^(c w) times the points, so that all windows of an MSM share one set of buckets
+ * (no per-window bucket reduction). 0 turns them off for later key loads and MSMs. */
+void zka_gpu_set_precompute(zka_gpu *g, int on);
 
 /* Page-locks host memory once (cudaHostRegister, chunks <= 64 GiB) so copies from it run at
  * full speed; the context unregisters it when closed. */

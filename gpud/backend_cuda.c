@@ -69,6 +69,8 @@ static int cuda_prove(void *ctx, uint32_t circuit, const zka_params *p, const ui
 		if (r)
 			return r;
 		x->key_src[circuit] = p->map;
+		fprintf(stderr, "zkarena-gpud: circuit %u: key on the device: %s\n", circuit,
+			zka_gpu_key_mode(x->key[circuit]));
 	}
 	return zka_gpu_prove(x->g, x->key[circuit], a, b, c, w, rs, proof, t, err, errlen);
 }

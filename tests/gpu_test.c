@@ -3,6 +3,7 @@
  * check passed, 1 otherwise, and 0 with "SKIP: no CUDA device" where there is no GPU.
  *   gpu_test [quick]      (quick: smaller sizes) */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ static int failures, checks;
 static zka_gpu *G;
 static char err[512];
 static int quick;
+static int precomp = 1; /* the MSM path under test: window tables (1) or windowed (0) */
 
 #define CHECK(cond, ...)                                                                               \
 	do {                                                                                           \
@@ -35,6 +37,54 @@ static int quick;
 		int rc_ = (call);                                                                      \
 		CHECK(rc_ == 0, "%s -> %d: %s", #call, rc_, err);                                      \
 	} while (0)
+
+static zka_gpu *G_B; /* a second context on the same device: proves with G's keys */
+
+typedef struct {
+	zka_gpu *g;
+	zka_gpu_key *key;
+	const uint64_t (*a)[4], (*b)[4], (*c)[4], (*w)[4];
+	const zka_rs *rs;
+	zka_proof pf;
+	int rc;
+	char err[256];
+} par_job;
+
+static void *par_run(void *arg)
+{
+	par_job *j = arg;
+	j->rc = zka_gpu_prove(j->g, j->key, j->a, j->b, j->c, j->w, j->rs, &j->pf, NULL, j->err, sizeof j->err);
+	return NULL;
+}
+
+/* Proves twice at the same time with one key, on G and on G_B (two threads); returns how many
+ * of the two proofs equal want. */
+static int prove_pair(zka_gpu_key *key, const void *a, const void *b, const void *c, const void *w,
+		      const zka_rs *rs, const zka_proof *want, size_t n8q)
+{
+	par_job j[2];
+	pthread_t th[2];
+	int same = 0;
+	for (int i = 0; i < 2; i++) {
+		memset(&j[i], 0, sizeof j[i]);
+		j[i].g = i ? G_B : G;
+		j[i].key = key;
+		j[i].a = a;
+		j[i].b = b;
+		j[i].c = c;
+		j[i].w = w;
+		j[i].rs = rs;
+		if (pthread_create(&th[i], NULL, par_run, &j[i]))
+			return -1;
+	}
+	for (int i = 0; i < 2; i++) {
+		pthread_join(th[i], NULL);
+		CHECK(j[i].rc == 0, "concurrent prove on context %d: %s", i, j[i].err);
+		same += !j[i].rc && !memcmp(j[i].pf.a, want->a, 2 * n8q) && !memcmp(j[i].pf.b, want->b, 4 * n8q) &&
+			!memcmp(j[i].pf.c, want->c, 2 * n8q);
+	}
+	return same;
+}
 
 static void rnd(void *buf, size_t n)
 {
@@ -375,6 +425,11 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 					memcpy(kp[i], kp[i % 3], 32);                                      \
 			Q##_std_scalars(k, n, pcts[si][0], pcts[si][1]);                                   \
 			if (Q##_make_points(g2, kp, n, pts) == 0) {                                        \
+				if (si == 3) /* points at infinity (zero bytes), as in C's first entries */ \
+					for (size_t i = 3; i < n; i += 7) {                                \
+						memset((char *)pts + i * ab, 0, ab);                       \
+						memset(kp[i], 0, 32);                                      \
+					}                                                                  \
 				double t0 = now();                                                         \
 				int rc = g2 ? zka_gpu_msm_g2(G, &CV, pts, (const uint64_t(*)[4])k, n, out, \
 							     NULL, err, sizeof err)                        \
@@ -455,6 +510,10 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		OK(zka_gpu_key_load(G, &pk, &key, err, sizeof err));                                       \
 		if (!key)                                                                                  \
 			goto out;                                                                          \
+		CHECK(!strncmp(zka_gpu_key_mode(key), precomp ? "shared-bucket" : "windowed",              \
+			       precomp ? 13 : 8),                                                          \
+		      "%s: key mode \"%s\" with window tables %s", #Q, zka_gpu_key_mode(key),            \
+		      precomp ? "on" : "off");                                                             \
 		for (int rep = 0; rep < 2; rep++) {                                                        \
 			Q##_fr_t *abc = malloc(3 * nd * 32), *cp = malloc(3 * nd * 32);                    \
 			uint64_t(*w)[4] = malloc(n_vars * 32);                                             \
@@ -482,6 +541,13 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 			int same = !memcmp(pg.a, pc.a, 2 * CV.n8q) && !memcmp(pg.b, pc.b, 4 * CV.n8q) &&    \
 				   !memcmp(pg.c, pc.c, 2 * CV.n8q);                                        \
 			CHECK(same, "%s: GPU proof != CPU proof (2^%u, n_vars %u)", #Q, logn, n_vars);     \
+			if (rep == 1 && G_B) {                                                             \
+				int two = prove_pair(key, abc, abc + nd, abc + 2 * nd, w, &rs, &pc, CV.n8q); \
+				CHECK(two == 2, "%s: two contexts sharing a key: %d of 2 proofs == CPU (2^%u)", \
+				      #Q, two, logn);                                                      \
+				printf("  %s proof 2^%u on two contexts at once, one key: %s\n", #Q, logn,  \
+				       two == 2 ? "both identical to CPU" : "FAIL");                       \
+			}                                                                                  \
 			printf("  %s proof 2^%u n_vars %u: %s (A %d B %d C %d)\n", #Q, logn, n_vars,       \
 			       same ? "identical to CPU" : "FAIL", !memcmp(pg.a, pc.a, 2 * CV.n8q),        \
 			       !memcmp(pg.b, pc.b, 4 * CV.n8q), !memcmp(pg.c, pc.c, 2 * CV.n8q));          \
@@ -505,15 +571,21 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		Q##_test_ntt();                                                                            \
 		printf("%s NTT and H: %s\n", #Q, failures == f0 ? "ok" : "FAIL");                          \
 		f0 = failures;                                                                             \
-		Q##_test_msm(0);                                                                           \
-		Q##_test_msm(1);                                                                           \
-		printf("%s MSM: %s\n", #Q, failures == f0 ? "ok" : "FAIL");                                \
-		f0 = failures;                                                                             \
-		Q##_test_prove(3, 9, 2);                                                                   \
-		Q##_test_prove(10, 700, 5);                                                                \
-		if (!quick)                                                                                \
-			Q##_test_prove(14, 12345, 3);                                                      \
-		printf("%s proofs: %s\n", #Q, failures == f0 ? "ok" : "FAIL");                             \
+		for (precomp = 1; precomp >= 0; precomp--) {                                               \
+			const char *mode = precomp ? "window tables" : "windowed";                         \
+			zka_gpu_set_precompute(G, precomp);                                                \
+			f0 = failures;                                                                     \
+			Q##_test_msm(0);                                                                   \
+			Q##_test_msm(1);                                                                   \
+			printf("%s MSM (%s): %s\n", #Q, mode, failures == f0 ? "ok" : "FAIL");             \
+			f0 = failures;                                                                     \
+			Q##_test_prove(3, 9, 2);                                                           \
+			Q##_test_prove(10, 700, 5);                                                        \
+			if (!quick)                                                                        \
+				Q##_test_prove(14, 12345, 3);                                              \
+			printf("%s proofs (%s): %s\n", #Q, mode, failures == f0 ? "ok" : "FAIL");          \
+		}                                                                                          \
+		zka_gpu_set_precompute(G, 1);                                                              \
 	}
 
 CURVE_TESTS(bn254, BN254, zka_curve_bn254)
@@ -647,6 +719,10 @@ int main(int argc, char **argv)
 		return rc == -ENODEV ? 0 : 1;
 	}
 	printf("device: %s\n", zka_gpu_device_name(G));
+	if (zka_gpu_open(&G_B, 0, err, sizeof err)) {
+		CHECK(0, "second context: %s", err);
+		G_B = NULL;
+	}
 	srand((unsigned)time(NULL));
 	bn254_all();
 	bls12_381_all();
@@ -654,6 +730,7 @@ int main(int argc, char **argv)
 	test_real(&zka_curve_bn254, 1000, BN254_FR_ONE);
 	test_real(&zka_curve_bls12_381, 3000, BLS12_381_FR_ONE);
 	printf("real circuits (setup, prove, verify): %s\n", failures == f0 ? "ok" : "FAIL");
+	zka_gpu_close(G_B);
 	zka_gpu_close(G);
 	printf("%d checks, %d failures\n", checks, failures);
 	return failures ? 1 : 0;

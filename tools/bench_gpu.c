@@ -1,7 +1,8 @@
 /* bench_gpu.c - `zkarena bench gpu`: the GPU prover's stages over a size sweep, both curves.
  *
  *   zkarena bench gpu [--curve bn254|bls12_381|both] [--min LOG] [--max LOG] [--reps N]
- *                     [--cpu-max LOG] [--bls-max LOG] [--bn-max LOG]
+ *                     [--cpu-max LOG] [--bls-max LOG] [--bn-max LOG] [--ntt-max LOG]
+ *                     [--windowed 1]   (window tables off: the per-window bucket MSM)
  *
  * Keys are SYNTHETIC: random multiples of the generator made on the GPU by the fixed-base path
  * (one G1 set shared by A, B1, C and H; one G2 set for B2), random a, b, c and full-width random
@@ -184,14 +185,13 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 			sf.v[sf.n++] = t.finish;
 			st.v[st.n++] = t.total;
 		}
-		/* two proofs in flight: a second context and key, two host threads */
+		/* two proofs in flight: a second context sharing the key, two host threads */
 		double par = 0;
 		{
 			zka_gpu *gb = NULL;
-			zka_gpu_key *kb = NULL;
-			if (!zka_gpu_open(&gb, 0, err, sizeof err) && !zka_gpu_key_load(gb, &pk, &kb, err, sizeof err)) {
+			if (!zka_gpu_open(&gb, 0, err, sizeof err)) { /* abcw: already registered (by g) */
 				flight f[2] = {{g, key, (const uint64_t(*)[4])abcw, n, &rs, 1, 0},
-					       {gb, kb, (const uint64_t(*)[4])abcw, n, &rs, 1, 0}};
+					       {gb, key, (const uint64_t(*)[4])abcw, n, &rs, 1, 0}};
 				flight_run(&f[1]); /* warm-up */
 				pthread_t th[2];
 				double t0 = now();
@@ -206,7 +206,6 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 			} else {
 				fprintf(stderr, "zkarena bench gpu: second context: %s\n", err);
 			}
-			zka_gpu_key_free(kb);
 			zka_gpu_close(gb);
 		}
 		/* the building blocks alone */
@@ -241,7 +240,7 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 			printf("%10.1f\n", cpu * 1e3);
 		else
 			printf("%10s\n", "-");
-		printf("       (key: fixed-base %.2f s, load %.2f s)\n", tk, tl);
+		printf("       (key: fixed-base %.2f s, load %.2f s; %s)\n", tk, tl, zka_gpu_key_mode(key));
 		fflush(stdout);
 		zka_gpu_key_free(key);
 		free(P1);
@@ -256,7 +255,7 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 int zka_bench_gpu(int argc, char **argv)
 {
 	const char *curve = "both";
-	int lmin = 16, lmax = 20, reps = 5, cpu_max = 16, bls_max = -1, bn_max = -1, ntt_max = 24;
+	int lmin = 16, lmax = 20, reps = 5, cpu_max = 16, bls_max = -1, bn_max = -1, ntt_max = 24, windowed = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!v) {
@@ -279,6 +278,8 @@ int zka_bench_gpu(int argc, char **argv)
 			bn_max = atoi(v);
 		else if (!strcmp(a, "--ntt-max"))
 			ntt_max = atoi(v);
+		else if (!strcmp(a, "--windowed"))
+			windowed = atoi(v);
 		else {
 			fprintf(stderr, "zkarena bench gpu: unknown option %s\n", a);
 			return 2;
@@ -295,6 +296,7 @@ int zka_bench_gpu(int argc, char **argv)
 		fprintf(stderr, "zkarena bench gpu: %s\n", err);
 		return 2;
 	}
+	zka_gpu_set_precompute(g, !windowed);
 	time_t tnow = time(NULL);
 	char date[64];
 	strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&tnow));

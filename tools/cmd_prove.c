@@ -79,6 +79,7 @@ static int prove_gpu(const zka_pk *pk, const zka_witness *w, const zka_rs *rs, i
 			"cudaHostRegister (pinned, no staging copy)\n");
 	if ((ret = zka_gpu_key_load(g, pk, &key, err, errlen)))
 		goto err;
+	fprintf(stderr, "zkarena prove: key on the device: %s\n", zka_gpu_key_mode(key));
 	ret = zka_gpu_prove(g, key, (const uint64_t(*)[4])a, (const uint64_t(*)[4])b,
 			    (const uint64_t(*)[4])c, (const uint64_t(*)[4])w->w, rs, proof, t, err,
 			    errlen);
