@@ -65,7 +65,11 @@ struct zka_gpu {
 	 * several contexts of a device can prove with one key at the same time */
 	size_t nd_cap, nv_cap;
 	void *d_a, *d_b, *d_c, *d_w, *d_h;
-	struct zkg_msm_scratch ms;
+	/* MSM scratch: ms[0] the witness digits and lane A, ms[1..3] lanes B1, C, B2 (streams
+	 * ls[0..3], start/end events lev), ms[4] the H digits and its MSM (on s) */
+	struct zkg_msm_scratch ms[5];
+	cudaStream_t ls[4];
+	cudaEvent_t lev[8];
 };
 
 struct zka_gpu_key {

@@ -67,6 +67,10 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 	CK(cudaStreamCreateWithFlags(&g->s, cudaStreamNonBlocking));
 	for (int i = 0; i < 16; i++)
 		CK(cudaEventCreate(&g->ev[i]));
+	for (int i = 0; i < 4; i++)
+		CK(cudaStreamCreateWithFlags(&g->ls[i], cudaStreamNonBlocking));
+	for (int i = 0; i < 8; i++)
+		CK(cudaEventCreate(&g->lev[i]));
 	return 0;
 }
 
@@ -95,7 +99,14 @@ extern "C" void zka_gpu_close(zka_gpu *g)
 	void *bufs[] = {g->d_a, g->d_b, g->d_c, g->d_w, g->d_h};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		cudaFree(bufs[i]);
-	zkg_msm_scratch_free(&g->ms);
+	for (int i = 0; i < 5; i++)
+		zkg_msm_scratch_free(&g->ms[i]);
+	for (int i = 0; i < 8; i++)
+		if (g->lev[i])
+			cudaEventDestroy(g->lev[i]);
+	for (int i = 0; i < 4; i++)
+		if (g->ls[i])
+			cudaStreamDestroy(g->ls[i]);
 	for (int i = 0; i < g->nreg; i++)
 		cudaHostUnregister(g->reg[i].p);
 	for (int i = 0; i < 16; i++)

@@ -32,6 +32,9 @@ static void usage(FILE *f)
 		"                   first failing constraint instead of proving\n"
 		"  --gpu            prove on a CUDA device (zkarena must be built with CUDA)\n"
 		"  --device N       CUDA device index for --gpu (default 0)\n"
+		"                   (--gpu loads the key for this one proof, without the window\n"
+		"                   tables zkarena-gpud builds for the keys it keeps: building them\n"
+		"                   costs more than they save on a single proof)\n"
 		"  --threads N      CPU threads (default: one per online CPU)\n"
 		"  --no-verify      skip the self-check of the proof\n"
 		"  --times          print per-stage times to stderr\n"
@@ -56,6 +59,7 @@ static int prove_gpu(const zka_pk *pk, const zka_witness *w, const zka_rs *rs, i
 	if (ret)
 		goto err;
 	fprintf(stderr, "zkarena prove: device %d: %s\n", device, zka_gpu_device_name(g));
+	zka_gpu_set_precompute(g, 0); /* one proof per key load */
 	ret = -ENOMEM;
 	a = malloc(n * sizeof *a);
 	b = malloc(n * sizeof *b);
