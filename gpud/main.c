@@ -47,8 +47,8 @@ static void usage(FILE *f)
 }
 
 /* Writes the proof files and the done marker; returns 0 or -errno with err set. */
-static int write_outputs(const struct zka_job_info *ji, const zka_pk *pk, const zka_proof *proof,
-			 const uint64_t (*w)[4], char *err, size_t errlen)
+static int write_outputs(const struct zka_arena *a, const struct zka_job_info *ji, const zka_pk *pk,
+			 const zka_proof *proof, const uint64_t (*w)[4], char *err, size_t errlen)
 {
 	char pp[ZKA_PATH_MAX + 32], pub[ZKA_PATH_MAX + 32], mk[ZKA_PATH_MAX + 64];
 	/* temporary files of an earlier attempt at this job, killed between create and rename:
@@ -72,7 +72,7 @@ static int write_outputs(const struct zka_job_info *ji, const zka_pk *pk, const 
 	if (zka_public_write_json(pub, pk->curve, w + 1, pk->n_public, err, errlen) ||
 	    zka_proof_write_json(pp, proof, err, errlen))
 		return -EIO;
-	zka_pipe_marker(mk, sizeof mk, ji->out_dir, ji->id);
+	zka_pipe_marker(mk, sizeof mk, a, ji->out_dir, ji->id);
 	int fd = open(mk, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || fsync(fd)) {
 		snprintf(err, errlen, "%s: %s", mk, strerror(errno));
@@ -171,7 +171,7 @@ int main(int argc, char **argv)
 			fail = err;
 			goto finish;
 		}
-		zka_pipe_marker(mk, sizeof mk, ji.out_dir, ji.id);
+		zka_pipe_marker(mk, sizeof mk, a, ji.out_dir, ji.id);
 		if (access(mk, F_OK) == 0) {
 			LOG("job %llu: proof already written before a crash; finishing",
 			      (unsigned long long)ji.id);
@@ -211,7 +211,7 @@ int main(int argc, char **argv)
 			fail = err;
 			goto finish;
 		}
-		if (write_outputs(&ji, &p->pk, &proof, (const uint64_t(*)[4])v.w, err, sizeof err))
+		if (write_outputs(a, &ji, &p->pk, &proof, (const uint64_t(*)[4])v.w, err, sizeof err))
 			fail = err;
 	finish:
 		if (fail)

@@ -231,9 +231,12 @@ int zka_pipe_unlink_params(const char *arena_name)
 	return n;
 }
 
-void zka_pipe_marker(char *out, size_t n, const char *out_dir, uint64_t id)
+void zka_pipe_marker(char *out, size_t n, const struct zka_arena *a, const char *out_dir, uint64_t id)
 {
-	snprintf(out, n, "%s/.zkarena-job-%llu.done", out_dir, (unsigned long long)id);
+	struct zka_arena_geometry geo;
+	zka_arena_geometry(a, &geo);
+	snprintf(out, n, "%s/.zkarena-job-%lld-%llu.done", out_dir, (long long)geo.epoch_ns,
+		 (unsigned long long)id);
 }
 
 struct zka_arena *zka_pipe_attach(const char *prog, const char *name, int flags)

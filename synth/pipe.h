@@ -59,7 +59,9 @@ void zka_pipe_log(const char *prog, const char *fmt, ...) __attribute__((format(
  * the window in which a kill lands mid-operation); does nothing when it is unset or <= 0. */
 void zka_pipe_test_delay(const char *var);
 
-/* The name of a job's "done" marker inside its output directory. */
-void zka_pipe_marker(char *out, size_t n, const char *out_dir, uint64_t id);
+/* The name of a job's "done" marker inside its output directory. It carries the arena's
+ * creation time as well as the job id, so a marker left by a job of an earlier arena (ids
+ * repeat across arenas) never makes a new job with the same id skip its proof. */
+void zka_pipe_marker(char *out, size_t n, const struct zka_arena *a, const char *out_dir, uint64_t id);
 
 #endif

@@ -59,4 +59,17 @@ if pgrep -f "zkarena-(synth|gpud).* $NAME\$" >/dev/null; then ko "processes left
 check "arena invariants hold" "$ZK" arena check "$NAME"
 free=$("$ZK" arena status "$NAME" --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.parse(s).slot_states.FREE))")
 [ "$free" = 3 ] && ok "all 3 slots FREE at the end" || ko "slots FREE at the end: $free of 3"
+# a new arena reusing an output directory: job ids start again, yet the new job is proved
+# (a done marker of the old arena's job with the same id must not pass for the new one's)
+check "arena destroy" "$ZK" arena destroy "$NAME"
+check "arena re-create" "$ZK" arena create "$NAME" --slots 3 --slot-bytes 1M --jobs 64
+start_run 1
+old=$(sha256sum "$T/o/bn1/proof.json" | cut -c1-64)
+id=$(submit "$T/bls.zkey" "$T/bls.wtns" "$T/o/bn1")
+[ "$id" = "${ids[0]}" ] && ok "the new arena reuses job id $id" || ko "the new arena's first job id is $id, not ${ids[0]}: the id collision is not exercised"
+expect 0 "job in a reused output directory: DONE" "$ZK" wait "$NAME" "$id" --timeout 60
+expect 0 "  its proof is the new job's (verifies with the new key)" "$ZK" verify "$T/bls.vk.json" "$T/o/bn1/public.json" "$T/o/bn1/proof.json"
+[ "$(sha256sum "$T/o/bn1/proof.json" | cut -c1-64)" != "$old" ] && ok "  proof.json was rewritten" || ko "  proof.json is the old arena's"
+grep -q "already written before a crash" "$T/run.log" && ko "gpud took an old marker for the new job" || ok "  no old marker taken for the new job"
+stop_run
 finish
