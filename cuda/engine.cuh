@@ -191,23 +191,20 @@ template <class Fr> __global__ void k_hfinal(const Fr *a, const Fr *b, const Fr 
 /* Resident threads per SM that the point kernels are compiled for (the register budget is
  * 65536 / PER_SM per thread), and the block size of the bucket loop. Measured on the H200
  * (2026-11-30, a microbenchmark of the bucket loop: 2^24 mixed additions of random points from
- * a 2^20-point table): BLS12-381 G1 0.73 G additions/s at the compiler's choice (239 registers,
- * 256 threads/SM), 1.17 G/s at 128 registers (512 threads/SM, blocks of 256), 0.72 G/s at 96
- * (spills); BN254 G1 2.50 G/s unbounded, 2.68 G/s at 80 registers (768 threads/SM); BLS12-381
- * G2 gets slower when bounded (0.26 G/s at 254 registers, 0.17 at 168), so it keeps 255; BN254
- * G2 0.58 G/s at 230 registers, 0.74 at 168 (384 threads/SM). Full Jacobian additions (bucket
- * reduction): BLS12-381 G1 0.51 -> 0.85 G/s with the same bound. */
+ * a 14 x 2^20-point table, with the fused-IMAD multiplication): BLS12-381 G1 1.98 G additions/s
+ * at 144 registers (384 threads/SM, blocks of 128), 1.93 at 144 (256/SM), 1.81 at 128 (512/SM),
+ * 1.81 at 96; BN254 G1 4.67 G/s at 114 registers (512/SM), 4.40 at 80 (768/SM), 4.47 at 64;
+ * G2: BLS12-381 0.64 G/s at 255 registers (256/SM), 0.38 at 168 (spills); BN254 1.38 at 196
+ * (256/SM), 1.33 at 168, 1.31 at 128. Full Jacobian additions (the bucket reduction) on
+ * BLS12-381 G1: 0.94-0.96 G/s at 204 or 128 registers. */
 template <class F> struct lb {
 	static constexpr int T = 128, PER_SM = 256;
 };
-template <> struct lb<fp2<fp<bn254_fq_params>>> {
+template <> struct lb<fp<bls12_381_fq_params>> {
 	static constexpr int T = 128, PER_SM = 384;
 };
-template <> struct lb<fp<bls12_381_fq_params>> {
-	static constexpr int T = 256, PER_SM = 512;
-};
 template <> struct lb<fp<bn254_fq_params>> {
-	static constexpr int T = 256, PER_SM = 768;
+	static constexpr int T = 256, PER_SM = 512;
 };
 #define ZKG_LB(F, T) __launch_bounds__(T, lb<F>::PER_SM / (T))
 
