@@ -64,29 +64,9 @@ template <class Fr> __global__ void k_coset(Fr *out, uint32_t logn, seeds s, see
 	acc.store(&out[i]);
 }
 
-/* One radix-2 stage of half-size m = 2^lm. DIF (natural in, bit-reversed out):
- * (u, v) -> (u + v, (u - v) w^j). DIT (bit-reversed in, natural out): (u, v w^j) -> (u + v', u - v'). */
-template <class Fr, bool DIT> __global__ void k_stage(Fr *x, uint32_t logn, uint32_t lm, const Fr *tw)
-{
-	uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-	if (t >= (1u << (logn - 1)))
-		return;
-	uint32_t m = 1u << lm;
-	uint32_t j = t & (m - 1);
-	uint32_t i0 = ((t >> lm) << (lm + 1)) + j, i1 = i0 + m;
-	Fr u = Fr::load(&x[i0]), v = Fr::load(&x[i1]);
-	Fr w = Fr::load(&tw[j << (logn - 1 - lm)]);
-	if (DIT) {
-		v = v * w;
-		(u + v).store(&x[i0]);
-		(u - v).store(&x[i1]);
-	} else {
-		(u + v).store(&x[i0]);
-		((u - v) * w).store(&x[i1]);
-	}
-}
-
-/* Several radix-2 stages in shared memory: stages lo .. lo+k-1 (DIT ascending, DIF descending).
+/* Radix-2 stages of half-size m = 2^lm. DIF (natural in, bit-reversed out):
+ * (u, v) -> (u + v, (u - v) w^j); DIT (bit-reversed in, natural out): (u, v w^j) -> (u + v', u - v').
+ * Several radix-2 stages in shared memory: stages lo .. lo+k-1 (DIT ascending, DIF descending).
  * A group is the 2^k elements base + t 2^lo (t < 2^k) that those stages mix; a block holds
  * tile/2^k groups with consecutive g, so that loads with the group index fastest are coalesced
  * (when lo = 0 the groups are contiguous and t is fastest instead). */
@@ -684,9 +664,10 @@ template <class TR> struct eng {
 	static uint32_t nwins(const zkg_msm_scratch *m) { return m->shared ? 1 : (uint32_t)m->W; }
 
 	/* Window size for n points. Windowed: minimise W (n A + 2^(c-1) R), accumulation A per
-	 * entry and reduction R per bucket, R/A ~ 7 as measured (k_task vs k_seg + k_sum on the
-	 * H200). Shared buckets: the reduction is paid once, W n A + 2^(c-1) R, and c <= 20 keeps
-	 * the buckets' scratch small; both also bound the window tables (W copies of the points). */
+	 * entry and reduction R per bucket, R/A ~ 7 as measured in the first version (one thread
+	 * per bucket task, one-level reduction; not re-tuned since). Shared buckets: the reduction
+	 * is paid once, W n A + 2^(c-1) R, and c <= 20 keeps the buckets' scratch small; both also
+	 * bound the window tables (W copies of the points). */
 	static int choose_c(size_t n, bool shared)
 	{
 		int c = 4;
