@@ -69,8 +69,8 @@ template <class Fr> __global__ void k_coset(Fr *out, uint32_t logn, seeds s, see
  * Several radix-2 stages in shared memory: stages lo .. lo+k-1 (DIT ascending, DIF descending).
  * A group is the 2^k elements base + t 2^lo (t < 2^k) that those stages mix; a block holds
  * tile/2^k groups with consecutive g, so that loads with the group index fastest are coalesced
- * (when lo = 0 the groups are contiguous and t is fastest instead). */
-/* Two blocks of 512 threads per SM (64 registers each, 32 KB of shared memory each with the
+ * (when lo = 0 the groups are contiguous and t is fastest instead).
+ * Two blocks of 512 threads per SM (64 registers each, 32 KB of shared memory each with the
  * carveout set to the maximum by ntt_pass): Nsight Compute on the H200 showed one block per SM
  * (25% occupancy) at the compiler's 72 registers and the default 64 KB carveout. */
 template <class Fr, bool DIT>
@@ -825,8 +825,6 @@ template <class TR> struct eng {
 		size_t nb = (size_t)nwin * m->M;
 		uint32_t L1 = red_l1(m->M), L2 = red_l2(m->M);
 		bool prof = st == g->s && getenv("ZKG_PROFILE") != NULL; /* kernel times: one stream only */
-		if (prof)
-			CK(cudaEventRecord(g->ev[8], st));
 		uint32_t *nbig = w->d_task, *big = nbig + 1;
 		J *first = (J *)w->d_partials, *last = first + m->tmax;
 		if (prof)
@@ -879,11 +877,11 @@ template <class TR> struct eng {
 		if (prof) {
 			CK(cudaEventRecord(g->ev[14], st));
 			CK(cudaEventSynchronize(g->ev[14]));
-			float t[6];
-			for (int i = 0; i < 6; i++)
-				CK(cudaEventElapsedTime(&t[i], g->ev[8 + i], g->ev[9 + i]));
-			fprintf(stderr, "zkg msm %s n=%zu c=%d W=%d: - %.3f acc %.3f combine %.3f seg %.3f sum %.3f ones %.3f ms\n",
-				sizeof(F) == sizeof(Fq) ? "G1" : "G2", m->n, m->c, m->W, t[0], t[1], t[2], t[3], t[4], t[5]);
+			float t[5];
+			for (int i = 0; i < 5; i++)
+				CK(cudaEventElapsedTime(&t[i], g->ev[9 + i], g->ev[10 + i]));
+			fprintf(stderr, "zkg msm %s n=%zu c=%d W=%d: flat %.3f gather %.3f reduce %.3f sum %.3f ones %.3f ms\n",
+				sizeof(F) == sizeof(Fq) ? "G1" : "G2", m->n, m->c, m->W, t[0], t[1], t[2], t[3], t[4]);
 		}
 		return 0;
 	}

@@ -308,22 +308,27 @@ extern "C" int zka_gpu_h2d_bw(zka_gpu *g, const void *host, size_t bytes, double
 	return 0;
 }
 
+/* zka_fixed_base_ops adapters: the message goes to stderr (that interface has no err buffer) */
+static int fb_logged(void *ctx, int g2, const zka_curve *c, const void *base, const uint64_t (*k)[4], size_t n,
+		     void *out)
+{
+	char err[256];
+	zka_gpu *g = (zka_gpu *)ctx;
+	int rc = g2 ? zka_gpu_fixed_base_g2(g, c, base, k, n, out, err, sizeof err)
+		    : zka_gpu_fixed_base_g1(g, c, base, k, n, out, err, sizeof err);
+	if (rc)
+		fprintf(stderr, "zka_gpu_fixed_base_g%d: %s\n", g2 + 1, err);
+	return rc;
+}
+
 extern "C" int zka_gpu_fb_g1(void *ctx, const zka_curve *c, const void *base, const uint64_t (*k)[4], size_t n,
 			     void *out)
 {
-	char err[256];
-	int rc = zka_gpu_fixed_base_g1((zka_gpu *)ctx, c, base, k, n, out, err, sizeof err);
-	if (rc)
-		fprintf(stderr, "zka_gpu_fixed_base_g1: %s\n", err);
-	return rc;
+	return fb_logged(ctx, 0, c, base, k, n, out);
 }
 
 extern "C" int zka_gpu_fb_g2(void *ctx, const zka_curve *c, const void *base, const uint64_t (*k)[4], size_t n,
 			     void *out)
 {
-	char err[256];
-	int rc = zka_gpu_fixed_base_g2((zka_gpu *)ctx, c, base, k, n, out, err, sizeof err);
-	if (rc)
-		fprintf(stderr, "zka_gpu_fixed_base_g2: %s\n", err);
-	return rc;
+	return fb_logged(ctx, 1, c, base, k, n, out);
 }

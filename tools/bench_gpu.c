@@ -76,7 +76,7 @@ static double med(samples *s)
 	return s->n ? s->v[s->n / 2] : 0;
 }
 
-/* one of several provers in flight: its own context and key on the same device */
+/* one of several provers in flight: its own context (the key may be shared) */
 typedef struct {
 	zka_gpu *g;
 	zka_gpu_key *key;
