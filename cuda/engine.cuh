@@ -77,8 +77,12 @@ template <class Fr, bool DIT>
 __global__ void __launch_bounds__(512, 2) k_stages(Fr *x, uint32_t logn, uint32_t lo, uint32_t k, const Fr *tw)
 {
 	extern __shared__ uint4 smem_raw[];
-	Fr *sm = (Fr *)smem_raw;
 	const uint32_t tile = blockDim.x * 2, T = 1u << k, G = tile >> k, lomask = (1u << lo) - 1;
+	/* element t of group gl: elements 48 bytes apart and rows 32 bytes off the bank pattern, so
+	 * that eight consecutive 16-byte accesses (a quarter warp) hit distinct banks both along a
+	 * row and across the four rows of the strided passes. Measured on the H200 against 32-byte
+	 * slots (one run, 2^24): BLS12-381 5.54 -> 5.33 ms, BN254 5.10-5.98 -> 5.13 ms. */
+	auto at = [&](uint32_t gl, uint32_t t) { return (void *)&smem_raw[gl * (3 * T + 2) + 3 * t]; };
 	for (uint32_t e = threadIdx.x; e < tile; e += blockDim.x) {
 		uint32_t gl, t;
 		if (lo == 0) {
@@ -90,7 +94,7 @@ __global__ void __launch_bounds__(512, 2) k_stages(Fr *x, uint32_t logn, uint32_
 		}
 		uint32_t g = blockIdx.x * G + gl;
 		size_t addr = ((size_t)(g >> lo) << (lo + k)) + (g & lomask) + ((size_t)t << lo);
-		Fr::load(&x[addr]).store(&sm[gl * T + t]);
+		Fr::load(&x[addr]).store(at(gl, t));
 	}
 	__syncthreads();
 	/* one butterfly per thread per stage (blocks have tile/2 threads); the twiddle of the next
@@ -107,14 +111,14 @@ __global__ void __launch_bounds__(512, 2) k_stages(Fr *x, uint32_t logn, uint32_
 		uint32_t jl = tb & ((1u << lml) - 1);
 		uint32_t t0 = ((tb >> lml) << (lml + 1)) + jl, t1 = t0 + (1u << lml);
 		Fr wn = s + 1 < k ? twid(s + 1) : w;
-		Fr u = Fr::load(&sm[gl * T + t0]), v = Fr::load(&sm[gl * T + t1]);
+		Fr u = Fr::load(at(gl, t0)), v = Fr::load(at(gl, t1));
 		if (DIT) {
 			v = v * w;
-			(u + v).store(&sm[gl * T + t0]);
-			(u - v).store(&sm[gl * T + t1]);
+			(u + v).store(at(gl, t0));
+			(u - v).store(at(gl, t1));
 		} else {
-			(u + v).store(&sm[gl * T + t0]);
-			((u - v) * w).store(&sm[gl * T + t1]);
+			(u + v).store(at(gl, t0));
+			((u - v) * w).store(at(gl, t1));
 		}
 		w = wn;
 		__syncthreads();
@@ -130,7 +134,7 @@ __global__ void __launch_bounds__(512, 2) k_stages(Fr *x, uint32_t logn, uint32_
 		}
 		uint32_t g = blockIdx.x * G + gl;
 		size_t addr = ((size_t)(g >> lo) << (lo + k)) + (g & lomask) + ((size_t)t << lo);
-		Fr::load(&sm[gl * T + t]).store(&x[addr]);
+		Fr::load(at(gl, t)).store(&x[addr]);
 	}
 }
 
@@ -607,7 +611,7 @@ template <class TR> struct eng {
 	{
 		uint32_t npass = (logn + 7) / 8, done = 0;
 		uint32_t tile = logn >= 10 ? 1024 : 1u << logn;
-		/* room in shared memory for more than one 32 KB tile per SM */
+		/* room in shared memory for more than one tile per SM */
 		CK(cudaFuncSetAttribute(k_stages<Fr, true>, cudaFuncAttributePreferredSharedMemoryCarveout,
 					cudaSharedmemCarveoutMaxShared));
 		CK(cudaFuncSetAttribute(k_stages<Fr, false>, cudaFuncAttributePreferredSharedMemoryCarveout,
@@ -615,8 +619,10 @@ template <class TR> struct eng {
 		for (uint32_t p = 0; p < npass; p++) {
 			uint32_t k = (logn - done) / (npass - p); /* balanced split */
 			uint32_t lo = dit ? done : logn - done - k;
-			size_t nblocks = ((size_t)1 << logn) / tile;
-			size_t sh = tile * sizeof(Fr);
+			size_t nblocks = ((size_t)1 << logn) / tile, G = tile >> k;
+			size_t sh = G * (3 * ((size_t)1 << k) + 2) * 16; /* see at() in k_stages */
+			CK(cudaFuncSetAttribute(dit ? k_stages<Fr, true> : k_stages<Fr, false>,
+						cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sh));
 			if (dit)
 				k_stages<Fr, true><<<(unsigned)nblocks, tile / 2, sh, g->s>>>(x, logn, lo, k, tw);
 			else
