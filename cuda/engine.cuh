@@ -956,6 +956,32 @@ template <class TR> struct eng {
 	}
 
 	/* ---- key and prover ---- */
+	/* device memory for the key's five point sets, W copies each (window tables); on failure
+	 * the sets allocated so far are freed and the runtime's error returned */
+	static cudaError_t alloc_sets(zka_gpu_key *k, size_t Wv, size_t Wh)
+	{
+		size_t g1 = sizeof(G1A), g2 = sizeof(G2A), nv = k->n_vars, nd = k->domain;
+		void **p[5] = {&k->d_A, &k->d_B1, &k->d_B2, &k->d_C, &k->d_H};
+		size_t bytes[5] = {Wv * nv * g1, Wv * nv * g1, Wv * nv * g2, Wv * nv * g1, Wh * nd * g1};
+		for (int i = 0; i < 5; i++) {
+			cudaError_t e = cudaMalloc(p[i], bytes[i]);
+			if (e != cudaSuccess) {
+				(void)cudaGetLastError(); /* an allocation error is not sticky: clear it */
+				free_sets(k);
+				return e;
+			}
+		}
+		return cudaSuccess;
+	}
+	static void free_sets(zka_gpu_key *k)
+	{
+		void **p[5] = {&k->d_A, &k->d_B1, &k->d_B2, &k->d_C, &k->d_H};
+		for (int i = 0; i < 5; i++) {
+			cudaFree(*p[i]); /* a pointer from a successful cudaMalloc, or NULL */
+			*p[i] = NULL;
+		}
+	}
+
 	static int key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key *k, char *err, size_t errlen)
 	{
 		size_t g1 = sizeof(G1A), g2 = sizeof(G2A), nv = pk->n_vars, nd = pk->domain_size;
@@ -991,11 +1017,22 @@ template <class TR> struct eng {
 		}
 		if (!k->pc)
 			Wv = Wh = 1;
-		CK(cudaMalloc(&k->d_A, Wv * nv * g1));
-		CK(cudaMalloc(&k->d_B1, Wv * nv * g1));
-		CK(cudaMalloc(&k->d_B2, Wv * nv * g2));
-		CK(cudaMalloc(&k->d_C, Wv * nv * g1));
-		CK(cudaMalloc(&k->d_H, Wh * nd * g1));
+		cudaError_t ae = alloc_sets(k, Wv, Wh);
+		if (k->pc && ae == cudaSuccess && getenv("ZKG_FAIL_TABLE_ALLOC")) /* test hook (gpu_test) */
+			ae = cudaErrorMemoryAllocation;
+		if (k->pc && ae == cudaErrorMemoryAllocation) {
+			/* the memory went to someone else between cudaMemGetInfo and here: keep the key
+			 * on the windowed path rather than fail it, and say so in the mode line */
+			free_sets(k);
+			k->pc = 0;
+			Wv = Wh = 1;
+			snprintf(k->mode, sizeof k->mode,
+				 "windowed MSM: allocating the window tables (%.1f GiB of %.1f GiB free) failed: "
+				 "out of device memory; the shared-bucket path is OFF for this key",
+				 tab / GiB, fr / GiB);
+			ae = alloc_sets(k, Wv, Wh);
+		}
+		CK(ae);
 		CK(cudaMemcpyAsync(k->d_A, pk->A, nv * g1, cudaMemcpyHostToDevice, g->s));
 		CK(cudaMemcpyAsync(k->d_B1, pk->B1, nv * g1, cudaMemcpyHostToDevice, g->s));
 		CK(cudaMemcpyAsync(k->d_B2, pk->B2, nv * g2, cudaMemcpyHostToDevice, g->s));
