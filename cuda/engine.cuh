@@ -264,7 +264,7 @@ __global__ void k_digits(const scal *ks, uint32_t n, int c, int W, int shared, u
  * the bucket where its run ends into last[t]. k_gather then assembles each bucket that is split
  * across runs. */
 #define ZKG_RUN_MIN 32
-template <class F>
+template <class F, class Acc>
 __global__ void ZKG_LB(F, lb<F>::T) k_flat(const aff_t<F> *pts, const uint32_t *vals, const uint32_t *offsets,
 					   uint32_t nb, uint32_t run, uint32_t nrun, jac_t<F> *buckets,
 					   jac_t<F> *first, jac_t<F> *last)
@@ -286,11 +286,11 @@ __global__ void ZKG_LB(F, lb<F>::T) k_flat(const aff_t<F> *pts, const uint32_t *
 	}
 	uint32_t b = lo, bend = offsets[b + 1];
 	bool head = true;
-	jac_t<F> acc = jac_t<F>::inf();
+	Acc acc = Acc::inf();
 	for (uint32_t k = s; k < e; k++) {
 		if (k == bend) { /* the piece of bucket b ends here */
-			acc.store(head ? &first[t] : &buckets[b]);
-			acc = jac_t<F>::inf();
+			acc.to_jac().store(head ? &first[t] : &buckets[b]);
+			acc = Acc::inf();
 			head = false;
 			do
 				bend = offsets[++b + 1];
@@ -302,7 +302,7 @@ __global__ void ZKG_LB(F, lb<F>::T) k_flat(const aff_t<F> *pts, const uint32_t *
 			p.y = p.y.neg();
 		acc = acc.add_aff_inl(p);
 	}
-	acc.store(head ? &first[t] : &last[t]);
+	acc.to_jac().store(head ? &first[t] : &last[t]);
 }
 
 /* Bucket b from the pieces k_flat left: the runs t0 .. t1 that hold its entries contribute
@@ -336,6 +336,23 @@ __global__ void ZKG_LB(F, 128) k_gather(const uint32_t *offsets, uint32_t nb, ui
 }
 
 #define ZKG_SUM_T 128
+/* Sum over the block of each thread's acc by a tree in shared memory sm (blockDim.x points,
+ * a power of two): the result is valid in thread 0. Every thread must call it; sm may be
+ * reused after it returns (it ends with a barrier). */
+template <class F> ZG_DEV jac_t<F> block_sum(jac_t<F> acc, jac_t<F> *sm)
+{
+	uint32_t tid = threadIdx.x;
+	sm[tid] = acc;
+	__syncthreads(); /* orders every thread's store before the first level's loads */
+	for (uint32_t s = blockDim.x / 2; s > 0; s >>= 1) {
+		if (tid < s)
+			sm[tid] = sm[tid].add(sm[tid + s]);
+		__syncthreads(); /* orders this level's stores before the next level's loads */
+	}
+	acc = sm[0];
+	__syncthreads(); /* orders thread 0's read of sm[0] before any reuse of sm */
+	return acc;
+}
 /* The listed buckets, one block each: the same pieces as k_gather, summed by a tree */
 template <class F>
 __global__ void ZKG_LB(F, ZKG_SUM_T) k_gather_big(const uint32_t *offsets, uint32_t run, const jac_t<F> *first,
@@ -353,27 +370,30 @@ __global__ void ZKG_LB(F, ZKG_SUM_T) k_gather_big(const uint32_t *offsets, uint3
 			acc = jac_t<F>::load(ob == t0 * run ? &first[t0] : &last[t0]);
 		for (uint32_t t = t0 + 1 + tid; t <= t1; t += ZKG_SUM_T)
 			acc = acc.add(jac_t<F>::load(&first[t]));
-		sm[tid] = acc;
-		__syncthreads();
-		for (uint32_t s = ZKG_SUM_T / 2; s > 0; s >>= 1) {
-			if (tid < s)
-				sm[tid] = sm[tid].add(sm[tid + s]);
-			__syncthreads();
-		}
+		acc = block_sum(acc, sm);
 		if (tid == 0)
-			sm[0].store(&buckets[b]);
-		__syncthreads();
+			acc.store(&buckets[b]);
 	}
 }
 
-/* Bucket reduction, sum over k of (k+1) B_k per window, in two levels without a scalar
- * multiplication per bucket segment. Level 1 (k_red1), segment j of L1 buckets:
- *   S_j = sum_k B_{j L1 + k},  T_j = sum_k (k+1) B_{j L1 + k}   (running sums from the top),
- * so that the window sum is sum_j T_j + L1 sum_j j S_j. Level 2 (k_red2), group i of L2
- * segments: with s = sum S_j and u = sum_k (k+1) S_{i L2 + k} over the group,
- *   V_i = sum T_j + L1 (u + (i L2 - 1) s),
- * and the window sum is sum_i V_i (k_sum). Only level 2 has a multiplication, by i L2 - 1,
- * on M / (L1 L2) threads. */
+/* Bucket reduction: R = sum over k of (k+1) B_k for each window of M buckets, in levels
+ * whose sequential depth stays small (a lone thread's point addition takes microseconds, so
+ * chains, not work, set the time here: the previous version's per-group multiplication and
+ * 64-deep block sums took 2.7 ms of a 13 ms BLS12-381 MSM of 2^20 points on the H200).
+ *   1. k_red1, segment j of L1 buckets: S_j = sum_k B_{j L1 + k},
+ *      T_j = sum_k (k+1) B_{j L1 + k} (running sums from the top); then
+ *      R = sum_j T_j + L1 sum_j j' S_j with j' the segment's index inside its window.
+ *   2. k_red2, group i of L2 segments: G_i = sum_k S_{i L2 + k} and
+ *      U_i = sum_k T_{i L2 + k} + L1 sum_k k S_{i L2 + k}; then
+ *      R = sum_i U_i + L1 L2 sum_i i' G_i with i' < per, the group's index in its window.
+ *   3. k_planes: sum_i i' G_i = sum_b 2^b P_b, P_b = sum of the G_i whose i' has bit b set.
+ *      Plane 0 is Q = sum_i U_i, plane 1 + b is P_b; each block sums a chunk of one plane.
+ *   4. k_planes_fin, a block per plane: the sum of its chunks, into the window's slot; the
+ *      host then takes R = Q + 2^log2(L1 L2) sum_b 2^b P_b by Horner's rule (zkg_host_combine:
+ *      ~2 log2(per) serial point operations, which one CPU core does many times faster than
+ *      one GPU thread).
+ * Serial depth on the device at M = 2^18 (L1 = L2 = 4, per = 2^14): 6 + 13 + 8 + 7 point
+ * operations. */
 template <class F>
 __global__ void ZKG_LB(F, 128) k_red1(const jac_t<F> *B, uint32_t L1, uint32_t nseg, jac_t<F> *S, jac_t<F> *T)
 {
@@ -391,36 +411,67 @@ __global__ void ZKG_LB(F, 128) k_red1(const jac_t<F> *B, uint32_t L1, uint32_t n
 }
 
 template <class F>
-__global__ void ZKG_LB(F, 128) k_red2(const jac_t<F> *S, const jac_t<F> *T, uint32_t L1, uint32_t L2, uint32_t per,
-				      uint32_t ngrp, jac_t<F> *V)
+__global__ void ZKG_LB(F, 128) k_red2(const jac_t<F> *S, const jac_t<F> *T, uint32_t L1, uint32_t L2, uint32_t ngrp,
+				      jac_t<F> *G, jac_t<F> *U)
 {
 	uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
 	if (x >= ngrp)
 		return;
-	uint32_t i = x % per; /* the group's index inside its window */
 	const jac_t<F> *s0 = S + (size_t)x * L2, *t0 = T + (size_t)x * L2;
+	/* s = sum S_k, u = sum (k+1) S_k, so sum k S_k = u - s */
 	jac_t<F> s = jac_t<F>::load(&s0[L2 - 1]), u = s, tsum = jac_t<F>::load(&t0[L2 - 1]);
 	for (int k = (int)L2 - 2; k >= 0; k--) {
 		s = s.add(jac_t<F>::load(&s0[k]));
 		u = u.add(s);
 		tsum = tsum.add(jac_t<F>::load(&t0[k]));
 	}
-	/* u + (i L2 - 1) s */
-	if (i == 0) {
-		u = u.add(s.neg());
-	} else {
-		uint32_t mult = i * L2 - 1;
-		jac_t<F> q = s;
-		for (int bt = 30 - __clz(mult); bt >= 0; bt--) {
-			q = q.dbl();
-			if ((mult >> bt) & 1)
-				q = q.add(s);
-		}
-		u = u.add(q);
-	}
+	u = u.add(s.neg());
 	for (uint32_t l = L1; l > 1; l >>= 1)
 		u = u.dbl();
-	tsum.add(u).store(&V[x]);
+	s.store(&G[x]);
+	tsum.add(u).store(&U[x]);
+}
+
+#define ZKG_PLANE_CHUNK (2 * ZKG_SUM_T) /* two members per thread, then the block's tree */
+/* Planes of the reduction's level 3: plane 0 of window w sums U over the window's groups,
+ * plane 1 + b sums the G_i whose in-window index has bit b set (per / 2 of them). Block
+ * x = (w np + p) nch + ch sums members ch CHUNK .. of that plane into part[x]. */
+template <class F>
+__global__ void ZKG_LB(F, ZKG_SUM_T) k_planes(const jac_t<F> *G, const jac_t<F> *U, uint32_t per, uint32_t np,
+					      uint32_t nch, jac_t<F> *part)
+{
+	extern __shared__ uint4 smem_raw[];
+	jac_t<F> *sm = (jac_t<F> *)smem_raw;
+	uint32_t x = blockIdx.x, ch = x % nch, p = (x / nch) % np, w = x / (nch * np);
+	uint32_t members = p == 0 ? per : per / 2;
+	jac_t<F> acc = jac_t<F>::inf();
+	uint32_t m1 = min(members, (ch + 1) * ZKG_PLANE_CHUNK);
+	for (uint32_t m = ch * ZKG_PLANE_CHUNK + threadIdx.x; m < m1; m += ZKG_SUM_T) {
+		const jac_t<F> *src = &U[(size_t)w * per + m];
+		if (p > 0) { /* the m-th index with bit b set */
+			uint32_t b = p - 1, lowm = (1u << b) - 1;
+			src = &G[(size_t)w * per + (((m >> b) << (b + 1)) | (1u << b) | (m & lowm))];
+		}
+		acc = acc.add(jac_t<F>::load(src));
+	}
+	acc = block_sum(acc, sm);
+	if (threadIdx.x == 0)
+		acc.store(&part[x]);
+}
+
+/* Level 4: block x = w np + p (64 threads) sums the nch chunk sums of plane p of window w
+ * into ws[x]; the host combines the planes (zkg_host_combine). */
+template <class F>
+__global__ void ZKG_LB(F, 64) k_planes_fin(const jac_t<F> *part, uint32_t nch, jac_t<F> *ws)
+{
+	__shared__ jac_t<F> sm[64];
+	const jac_t<F> *q = part + (size_t)blockIdx.x * nch;
+	jac_t<F> acc = jac_t<F>::inf();
+	for (uint32_t ch = threadIdx.x; ch < nch; ch += 64)
+		acc = acc.add(jac_t<F>::load(&q[ch]));
+	acc = block_sum(acc, sm);
+	if (threadIdx.x == 0)
+		acc.store(&ws[blockIdx.x]);
 }
 
 /* out[g] = sum of in[g*m .. g*m+m), one block of ZKG_SUM_T threads per group */
@@ -432,15 +483,9 @@ template <class F> __global__ void ZKG_LB(F, ZKG_SUM_T) k_sum(const jac_t<F> *in
 	jac_t<F> acc = jac_t<F>::inf();
 	for (uint32_t j = tid; j < m; j += ZKG_SUM_T)
 		acc = acc.add(jac_t<F>::load(&in[(size_t)g * m + j]));
-	sm[tid] = acc;
-	__syncthreads();
-	for (uint32_t s = ZKG_SUM_T / 2; s > 0; s >>= 1) {
-		if (tid < s)
-			sm[tid] = sm[tid].add(sm[tid + s]);
-		__syncthreads();
-	}
+	acc = block_sum(acc, sm);
 	if (tid == 0)
-		sm[0].store(&out[g]);
+		acc.store(&out[g]);
 }
 
 /* Sum of the points whose scalar is 1: per-block partial sums */
@@ -454,15 +499,9 @@ __global__ void ZKG_LB(F, ZKG_SUM_T) k_ones(const aff_t<F> *pts, const scal *ks,
 	for (uint32_t i = blockIdx.x * ZKG_SUM_T + tid; i < n; i += gridDim.x * ZKG_SUM_T)
 		if (scalar_kind(load_scalar(&ks[i])) == 1)
 			acc = acc.add_aff(aff_t<F>::load(&pts[i]));
-	sm[tid] = acc;
-	__syncthreads();
-	for (uint32_t s = ZKG_SUM_T / 2; s > 0; s >>= 1) {
-		if (tid < s)
-			sm[tid] = sm[tid].add(sm[tid + s]);
-		__syncthreads();
-	}
+	acc = block_sum(acc, sm);
 	if (tid == 0)
-		sm[0].store(&partials[blockIdx.x]);
+		acc.store(&partials[blockIdx.x]);
 }
 
 /* Window tables for the shared-bucket MSM: tab[w n + i] = 2^(c w) tab[i] (affine) for
@@ -570,12 +609,17 @@ template <class TR> struct eng {
 	/* window sums (+ the ones sum) of one MSM. A context's scratch serves keys of both curves,
 	 * so its fixed-size buffers are sized for the largest point (ZKG_JAC_MAX). */
 	static_assert(sizeof(G2) <= ZKG_JAC_MAX, "ZKG_JAC_MAX too small");
-	static constexpr size_t WSLOT = 66 * ZKG_JAC_MAX;
+	/* a slot: nwin x np plane sums and the ones sum; 211 at most (windowed, c = 18 or 19) */
+	static constexpr size_t WSLOT_PTS = 224, WSLOT = WSLOT_PTS * ZKG_JAC_MAX;
 
 	/* buckets per level-1 segment and segments per level-2 group of the bucket reduction
 	 * (k_red1, k_red2): M = L1 L2 per, all powers of two */
 	static uint32_t red_l1(uint32_t M) { return M < 4 ? M : 4; }
-	static uint32_t red_l2(uint32_t M) { return M / red_l1(M) < 8 ? M / red_l1(M) : 8; }
+	static uint32_t red_l2(uint32_t M) { return M / red_l1(M) < 4 ? M / red_l1(M) : 4; }
+	/* level 3 of the reduction: groups per window, planes (1 + log2 per) and chunks per plane */
+	static uint32_t red_per(uint32_t M) { return M / (red_l1(M) * red_l2(M)); }
+	static uint32_t red_np(uint32_t M) { return 1 + (uint32_t)__builtin_ctz(red_per(M)); }
+	static uint32_t red_nch(uint32_t M) { return (red_per(M) + ZKG_PLANE_CHUNK - 1) / ZKG_PLANE_CHUNK; }
 
 	static seeds mk1(const uint64_t v[4])
 	{
@@ -690,16 +734,17 @@ template <class TR> struct eng {
 	}
 
 	/* Sizes the bucket work buffers of w for the scalar set prepared in p (w may be p): buckets,
-	 * first and last pieces of the flat split's runs (also k_sum's first level), nbig and the
+	 * first and last pieces of the flat split's runs (then the reduction's plane chunks), nbig and the
 	 * big-bucket list, the reduction's S, T and V, the ones sums and the window sums. */
 	static int work_grow(zkg_msm_scratch *w, const zkg_msm_scratch *p, char *err, size_t errlen)
 	{
 		size_t nb = (size_t)nwins(p) * p->M, L1 = red_l1(p->M), L2 = red_l2(p->M);
 		CKR(grow(&w->d_buckets, &w->bucket_bytes, nb * sizeof(G2), err, errlen));
 		CKR(grow((void **)&w->d_task, &w->task_bytes, (nb + 1) * sizeof(uint32_t), err, errlen));
-		size_t npart = 2 * p->tmax > nb / 256 + 1 ? 2 * p->tmax : nb / 256 + 1;
+		size_t nplane = (size_t)nwins(p) * red_np(p->M) * red_nch(p->M);
+		size_t npart = 2 * p->tmax > nplane ? 2 * p->tmax : nplane;
 		CKR(grow(&w->d_partials, &w->partial_bytes, npart * sizeof(G2), err, errlen));
-		CKR(grow(&w->d_segs, &w->seg_bytes, (2 * nb / L1 + nb / (L1 * L2)) * sizeof(G2), err, errlen));
+		CKR(grow(&w->d_segs, &w->seg_bytes, (2 * nb / L1 + 2 * nb / (L1 * L2)) * sizeof(G2), err, errlen));
 		if (!w->d_wsum)
 			CK(cudaMalloc(&w->d_wsum, 8 * WSLOT));
 		if (!w->d_ones_part)
@@ -723,6 +768,10 @@ template <class TR> struct eng {
 		}
 		uint32_t M = 1u << (c - 1);
 		size_t nb = (size_t)(shared ? 1 : W) * M;
+		if ((size_t)(shared ? 1 : W) * red_np(M) + 1 > WSLOT_PTS) {
+			zkg_errf(err, errlen, "zkg msm: window size %d gives more reduction planes than a slot holds", c);
+			return -EINVAL;
+		}
 		m->shared = shared;
 		m->c = c;
 		m->W = W;
@@ -809,9 +858,9 @@ template <class TR> struct eng {
 	 * as few waves as keep runs near 96 entries, and never below ZKG_RUN_MIN (the pieces
 	 * k_gather adds grow as runs shrink). The entry count is the bound n W (0/1 scalars have
 	 * none, leaving some threads idle). */
-	template <class F> static uint32_t flat_run(const zka_gpu *g, const zkg_msm_scratch *m)
+	static uint32_t flat_run(const zka_gpu *g, const zkg_msm_scratch *m, int per_sm)
 	{
-		double entries = (double)m->n * m->W, resident = (double)g->sms * lb<F>::PER_SM;
+		double entries = (double)m->n * m->W, resident = (double)g->sms * per_sm;
 		double waves = floor(entries / (resident * 96.0) + 0.5);
 		if (waves < 1)
 			waves = 1;
@@ -835,12 +884,12 @@ template <class TR> struct eng {
 		J *first = (J *)w->d_partials, *last = first + m->tmax;
 		if (prof)
 			CK(cudaEventRecord(g->ev[9], st));
-		uint32_t run = flat_run<F>(g, m), nrun = (uint32_t)((m->n * m->W + run - 1) / run);
+		uint32_t run = flat_run(g, m, lb<F>::PER_SM), nrun = (uint32_t)((m->n * m->W + run - 1) / run);
 		if (!nrun)
 			nrun = 1;
-		k_flat<F><<<nblk(nrun, lb<F>::T), lb<F>::T, 0, st>>>((const A *)d_points, m->d_vals, m->d_offsets,
-								      (uint32_t)nb, run, nrun, (J *)w->d_buckets,
-								      first, last);
+		k_flat<F, typename bucket_acc<F>::type><<<nblk(nrun, lb<F>::T), lb<F>::T, 0, st>>>(
+			(const A *)d_points, m->d_vals, m->d_offsets, (uint32_t)nb, run, nrun, (J *)w->d_buckets, first,
+			last);
 		CKL();
 		if (prof)
 			CK(cudaEventRecord(g->ev[10], st));
@@ -853,33 +902,31 @@ template <class TR> struct eng {
 		CKL();
 		if (prof)
 			CK(cudaEventRecord(g->ev[11], st));
-		uint32_t nseg = (uint32_t)(nb / L1), ngrp = nseg / L2, per = ngrp / nwin;
-		J *S = (J *)w->d_segs, *T = S + nseg, *V = T + nseg;
+		uint32_t nseg = (uint32_t)(nb / L1), ngrp = nseg / L2, per = red_per(m->M);
+		uint32_t np = red_np(m->M), nch = red_nch(m->M);
+		J *S = (J *)w->d_segs, *T = S + nseg, *Gs = T + nseg, *U = Gs + ngrp;
 		k_red1<F><<<nblk(nseg, 128), 128, 0, st>>>((const J *)w->d_buckets, L1, nseg, S, T);
 		CKL();
-		k_red2<F><<<nblk(ngrp, 128), 128, 0, st>>>(S, T, L1, L2, per, ngrp, V);
+		k_red2<F><<<nblk(ngrp, 128), 128, 0, st>>>(S, T, L1, L2, ngrp, Gs, U);
 		CKL();
-		size_t sh = ZKG_SUM_T * sizeof(J);
+		size_t sh_sum = ZKG_SUM_T * sizeof(J);
 		J *ws = (J *)ws_out;
 		if (prof)
 			CK(cudaEventRecord(g->ev[12], st));
-		if (per >= 1024) { /* two levels: more blocks than windows */
-			k_sum<F><<<ngrp / 256, ZKG_SUM_T, sh, st>>>(V, 256, (J *)w->d_partials);
-			CKL();
-			k_sum<F><<<nwin, ZKG_SUM_T, sh, st>>>((const J *)w->d_partials, per / 256, ws);
-		} else {
-			k_sum<F><<<nwin, ZKG_SUM_T, sh, st>>>(V, per, ws);
-		}
+		/* the flat split's pieces are consumed: d_partials holds the plane chunks */
+		k_planes<F><<<nwin * np * nch, ZKG_SUM_T, sh_sum, st>>>(Gs, U, per, np, nch, (J *)w->d_partials);
+		CKL();
+		k_planes_fin<F><<<nwin * np, 64, 0, st>>>((const J *)w->d_partials, nch, ws);
 		CKL();
 		if (prof)
 			CK(cudaEventRecord(g->ev[13], st));
-		k_ones<F><<<ONES_BLOCKS, ZKG_SUM_T, sh, st>>>((const A *)d_points, (const scal *)m->d_scalars,
-								 (uint32_t)m->n, (J *)w->d_ones_part);
+		k_ones<F><<<ONES_BLOCKS, ZKG_SUM_T, sh_sum, st>>>((const A *)d_points, (const scal *)m->d_scalars,
+								     (uint32_t)m->n, (J *)w->d_ones_part);
 		CKL();
-		k_sum<F><<<1, ZKG_SUM_T, sh, st>>>((const J *)w->d_ones_part, ONES_BLOCKS, (J *)w->d_ones);
+		k_sum<F><<<1, ZKG_SUM_T, sh_sum, st>>>((const J *)w->d_ones_part, ONES_BLOCKS, (J *)w->d_ones);
 		CKL();
-		/* the ones result goes right after the window sums of the slot */
-		CK(cudaMemcpyAsync((char *)ws + nwin * sizeof(J), w->d_ones, sizeof(J), cudaMemcpyDeviceToDevice, st));
+		/* the ones result goes right after the planes of the slot */
+		CK(cudaMemcpyAsync((char *)ws + (size_t)nwin * np * sizeof(J), w->d_ones, sizeof(J), cudaMemcpyDeviceToDevice, st));
 		if (prof) {
 			CK(cudaEventRecord(g->ev[14], st));
 			CK(cudaEventSynchronize(g->ev[14]));
@@ -892,11 +939,13 @@ template <class TR> struct eng {
 		return 0;
 	}
 
-	/* window sums of slot (already on the host in hbuf) -> Jacobian result */
-	static void combine(int g2, const void *hslot, int W, int c, void *out)
+	/* the planes of the slot of m (already on the host) -> Jacobian result */
+	static void combine(int g2, const void *hslot, const zkg_msm_scratch *m, void *out)
 	{
 		size_t js = g2 ? sizeof(G2) : sizeof(G1);
-		zkg_host_combine(CURVE, g2, hslot, W, c, (const char *)hslot + W * js, out);
+		uint32_t W = nwins(m), np = red_np(m->M), sh = (uint32_t)__builtin_ctz(red_l1(m->M) * red_l2(m->M));
+		zkg_host_combine(CURVE, g2, hslot, (int)W, m->c, (int)np, (int)sh, (const char *)hslot + W * np * js,
+				 out);
 	}
 
 	static int msm(zka_gpu *g, int g2, const void *points, const uint64_t (*k)[4], size_t n, void *out,
@@ -945,7 +994,7 @@ template <class TR> struct eng {
 		CK(cudaStreamSynchronize(g->s));
 		double t0 = now_s();
 		uint8_t jac[sizeof(G2)];
-		combine(g2, hs, nwins(m), m->c, jac);
+		combine(g2, hs, m, jac);
 		zkg_host_to_aff(CURVE, g2, jac, out);
 		if (dev_s) {
 			float ms;
@@ -1111,7 +1160,6 @@ template <class TR> struct eng {
 		CK(cudaEventRecord(ev[4], s0));
 		for (int i = 0; i < 4; i++)
 			CK(cudaStreamWaitEvent(s0, g->lev[2 * i + 1], 0)); /* orders lane i before the copy */
-		int cw = mw->c, Ww = nwins(mw), ch = mh->c, Wh = nwins(mh);
 		static __thread uint8_t hs[5 * WSLOT];
 		CK(cudaMemcpyAsync(hs, wsum, 5 * WSLOT, cudaMemcpyDeviceToHost, s0));
 		/* while the device works: the r, s multiples of delta */
@@ -1120,11 +1168,11 @@ template <class TR> struct eng {
 		CK(cudaStreamSynchronize(s0));
 		double t1 = now_s();
 		uint8_t jA[sizeof(G1)], jB1[sizeof(G1)], jC[sizeof(G1)], jH[sizeof(G1)], jB2[sizeof(G2)];
-		combine(0, hs + 0 * WSLOT, Ww, cw, jA);
-		combine(0, hs + 1 * WSLOT, Ww, cw, jB1);
-		combine(0, hs + 2 * WSLOT, Ww, cw, jC);
-		combine(1, hs + 3 * WSLOT, Ww, cw, jB2);
-		combine(0, hs + 4 * WSLOT, Wh, ch, jH);
+		combine(0, hs + 0 * WSLOT, mw, jA);
+		combine(0, hs + 1 * WSLOT, mw, jB1);
+		combine(0, hs + 2 * WSLOT, mw, jC);
+		combine(1, hs + 3 * WSLOT, mw, jB2);
+		combine(0, hs + 4 * WSLOT, mh, jH);
 		double t2 = now_s();
 		zkg_host_finish(&k->pk, jA, jB1, jB2, jC, jH, rs, pre, proof);
 		double t3 = now_s();

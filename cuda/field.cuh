@@ -135,6 +135,17 @@ template <class P> struct fp {
 		}
 		return s;
 	}
+	/* a + b without the final reduction: < 2p, valid only as an operand of operator* (see
+	 * there), which saves the conditional subtraction where a sum feeds a product */
+	static ZG_DEV fp add_nr(const fp &a, const fp &b)
+	{
+		fp s;
+		s.v[0] = ptx::add_cc(a.v[0], b.v[0]);
+#pragma unroll
+		for (int i = 1; i < N; i++)
+			s.v[i] = ptx::addc_cc(a.v[i], b.v[i]);
+		return s;
+	}
 	ZG_DEV fp neg() const { return zero() - *this; }
 	ZG_DEV fp dbl() const { return *this + *this; }
 
@@ -166,8 +177,9 @@ template <class P> struct fp {
 	 * (0..2) becomes cin, and no later run starts at or below i. A run from s ends with a
 	 * carry into s + N; in the array of that parity, position s + N receives only such carries
 	 * (from the runs starting at s, at most 4) before any later run covers it, so no carry is
-	 * lost. The result, E + O (+ cin) from position N up, is < 2p < R: one conditional
-	 * subtraction. */
+	 * lost. The result, E + O (+ cin) from position N up, is < a b / R + p, so < 2p < R for
+	 * a, b < 2p (4p < R for both moduli): one conditional subtraction, also when an operand is
+	 * an unreduced sum (add_nr). */
 	friend ZG_DEV fp operator*(const fp &a, const fp &b)
 	{
 		uint32_t E[2 * N + 2], O[2 * N + 2];
@@ -243,18 +255,20 @@ template <class F> struct fp2 {
 	}
 	friend ZG_DEV fp2 operator+(const fp2 &a, const fp2 &b) { return {a.c0 + b.c0, a.c1 + b.c1}; }
 	friend ZG_DEV fp2 operator-(const fp2 &a, const fp2 &b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
+	/* reduced: the Karatsuba sums in operator* need components < p */
+	static ZG_DEV fp2 add_nr(const fp2 &a, const fp2 &b) { return a + b; }
 	ZG_DEV fp2 neg() const { return {c0.neg(), c1.neg()}; }
 	ZG_DEV fp2 dbl() const { return {c0.dbl(), c1.dbl()}; }
 	friend ZG_DEV fp2 operator*(const fp2 &a, const fp2 &b)
 	{
 		F v0 = a.c0 * b.c0, v1 = a.c1 * b.c1;
-		F s = (a.c0 + a.c1) * (b.c0 + b.c1);
+		F s = F::add_nr(a.c0, a.c1) * F::add_nr(b.c0, b.c1);
 		return {v0 - v1, s - v0 - v1};
 	}
 	ZG_DEV fp2 sqr() const
 	{
 		F m = c0 * c1;
-		return {(c0 + c1) * (c0 - c1), m.dbl()};
+		return {F::add_nr(c0, c1) * (c0 - c1), m.dbl()};
 	}
 	ZG_DEV fp2 inv() const
 	{

@@ -7,43 +7,45 @@
 #include "zk/bls12_381.h"
 #include "zk/bn254.h"
 
+/* out = extra + sum_w 2^(c w) R_w with R_w = Q_w + 2^sh sum_b 2^b P_(w,b): window w's planes
+ * are ps[w np] (Q) and ps[w np + 1 + b] (P_b), see the reduction's notes in engine.cuh. */
+#define ZKG_HOST_COMBINE(C, G)                                                                         \
+	static void C##_##G##_combine(const void *planes, int W, int c, int np, int sh, const void *extra, \
+				      void *out)                                                       \
+	{                                                                                              \
+		const C##_##G##_jac *ps = planes;                                                      \
+		C##_##G##_jac acc, r;                                                                  \
+		C##_##G##_set_inf(&acc);                                                               \
+		for (int w = W - 1; w >= 0; w--) {                                                     \
+			C##_##G##_set_inf(&r);                                                         \
+			for (int b = np - 2; b >= 0; b--) {                                            \
+				C##_##G##_dbl(&r, &r);                                                 \
+				C##_##G##_add(&r, &r, &ps[w * np + 1 + b]);                            \
+			}                                                                              \
+			for (int i = 0; i < sh && np > 1; i++)                                         \
+				C##_##G##_dbl(&r, &r);                                                 \
+			C##_##G##_add(&r, &r, &ps[w * np]);                                            \
+			for (int i = 0; i < c; i++)                                                    \
+				C##_##G##_dbl(&acc, &acc);                                             \
+			C##_##G##_add(&acc, &acc, &r);                                                 \
+		}                                                                                      \
+		if (extra)                                                                             \
+			C##_##G##_add(&acc, &acc, (const C##_##G##_jac *)extra);                       \
+		memcpy(out, &acc, sizeof acc);                                                         \
+	}
+
 /* One instance of everything below per curve. */
 #define ZKG_HOST_CURVE(C, CC)                                                                          \
-	static void C##_g1_shl(C##_g1_jac *p, int k)                                                   \
+	/* acc = 2^c acc + Q + 2^sh sum_b 2^b P_b for each window from the top (Horner's rule twice) */ \
+	ZKG_HOST_COMBINE(C, g1)                                                                        \
+	ZKG_HOST_COMBINE(C, g2)                                                                        \
+	static void C##_combine(int g2, const void *planes, int W, int c, int np, int sh, const void *extra, \
+				void *out)                                                             \
 	{                                                                                              \
-		for (int i = 0; i < k; i++)                                                            \
-			C##_g1_dbl(p, p);                                                              \
-	}                                                                                              \
-	static void C##_g2_shl(C##_g2_jac *p, int k)                                                   \
-	{                                                                                              \
-		for (int i = 0; i < k; i++)                                                            \
-			C##_g2_dbl(p, p);                                                              \
-	}                                                                                              \
-	static void C##_combine(int g2, const void *wsum, int W, int c, const void *extra, void *out)  \
-	{                                                                                              \
-		if (!g2) {                                                                             \
-			const C##_g1_jac *ws = wsum;                                                   \
-			C##_g1_jac acc;                                                                \
-			C##_g1_set_inf(&acc);                                                          \
-			for (int w = W - 1; w >= 0; w--) {                                             \
-				C##_g1_shl(&acc, c);                                                   \
-				C##_g1_add(&acc, &acc, &ws[w]);                                        \
-			}                                                                              \
-			if (extra)                                                                     \
-				C##_g1_add(&acc, &acc, (const C##_g1_jac *)extra);                     \
-			memcpy(out, &acc, sizeof acc);                                                 \
-		} else {                                                                               \
-			const C##_g2_jac *ws = wsum;                                                   \
-			C##_g2_jac acc;                                                                \
-			C##_g2_set_inf(&acc);                                                          \
-			for (int w = W - 1; w >= 0; w--) {                                             \
-				C##_g2_shl(&acc, c);                                                   \
-				C##_g2_add(&acc, &acc, &ws[w]);                                        \
-			}                                                                              \
-			if (extra)                                                                     \
-				C##_g2_add(&acc, &acc, (const C##_g2_jac *)extra);                     \
-			memcpy(out, &acc, sizeof acc);                                                 \
-		}                                                                                      \
+		if (g2)                                                                                \
+			C##_g2_combine(planes, W, c, np, sh, extra, out);                              \
+		else                                                                                   \
+			C##_g1_combine(planes, W, c, np, sh, extra, out);                              \
 	}                                                                                              \
 	static void C##_to_aff(int g2, const void *jac, void *aff)                                     \
 	{                                                                                              \
@@ -183,9 +185,10 @@ ZKG_HOST_CURVE(bls12_381, BLS12_381)
 #define PICK(curve, fn, ...)                                                                           \
 	((curve) == ZKA_BN254 ? bn254_##fn(__VA_ARGS__) : bls12_381_##fn(__VA_ARGS__))
 
-void zkg_host_combine(int curve, int g2, const void *wsum, int W, int c, const void *extra, void *out)
+void zkg_host_combine(int curve, int g2, const void *planes, int W, int c, int np, int sh, const void *extra,
+		      void *out)
 {
-	PICK(curve, combine, g2, wsum, W, c, extra, out);
+	PICK(curve, combine, g2, planes, W, c, np, sh, extra, out);
 }
 
 void zkg_host_to_aff(int curve, int g2, const void *jac, void *aff)

@@ -15,8 +15,10 @@ typedef struct {
 	uint64_t fw[32][4], iw[32][4], inc[32][4], ninv[4];
 } zkg_roots;
 
-/* out (Jacobian) = extra + sum_w 2^(c w) wsum[w] (Jacobian points, device byte layout). */
-void zkg_host_combine(int curve, int g2, const void *wsum, int W, int c, const void *extra, void *out);
+/* out (Jacobian) = extra + sum_w 2^(c w) R_w, where window w's sum R_w = Q + 2^sh sum_b 2^b P_b
+ * comes as np points planes[w np ..] = Q, P_0, .., P_(np-2) (Jacobian, device byte layout). */
+void zkg_host_combine(int curve, int g2, const void *planes, int W, int c, int np, int sh, const void *extra,
+		      void *out);
 void zkg_host_to_aff(int curve, int g2, const void *jac, void *aff);
 /* The randomisation of zka_prove_abc, in two parts: pre (ZKG_PRE_BYTES) depends on r, s and the
  * key only and is computed while the GPU works; finish takes the Jacobian MSM results. */

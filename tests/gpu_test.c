@@ -413,12 +413,14 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 	}                                                                                                  \
 	static void Q##_test_msm(int g2)                                                                   \
 	{                                                                                                  \
-		size_t sizes[] = {1, 7, 100, 1000, 4097, 70001, 300000};                                   \
-		int pcts[][2] = {{0, 0}, {60, 30}, {0, 0}, {30, 10}, {0, 0}, {50, 40}, {10, 10}};          \
-		size_t ns = sizeof sizes / sizeof sizes[0] - (quick ? 2 : 0);                              \
+		size_t sizes[] = {1, 7, 100, 1000, 4097, 70001, 300000, 6001, 20000};                      \
+		int pcts[][2] = {{0, 0}, {60, 30}, {0, 0}, {30, 10}, {0, 0}, {50, 40}, {10, 10}, {5, 5}, {0, 0}}; \
+		size_t ns = sizeof sizes / sizeof sizes[0];                                                \
 		size_t ab = g2 ? sizeof(Q##_g2_aff) : sizeof(Q##_g1_aff);                                  \
 		for (size_t si = 0; si < ns; si++) {                                                       \
 			size_t n = sizes[si];                                                              \
+			if (quick && n > 50000)                                                            \
+				continue;                                                                  \
 			uint64_t(*kp)[4] = malloc(n * 32), (*k)[4] = malloc(n * 32);                       \
 			void *pts = malloc(n * ab);                                                        \
 			uint8_t out[192];                                                                  \
@@ -427,6 +429,28 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 				for (size_t i = 1; i < n; i++)                                             \
 					memcpy(kp[i], kp[i % 3], 32);                                      \
 			Q##_std_scalars(k, n, pcts[si][0], pcts[si][1]);                                   \
+			if (si == 7) { /* P, -P, P, ..: one big bucket whose additions cancel and double */ \
+				Q##_fr_t z, a;                                                             \
+				Q##_fr_zero(&z);                                                           \
+				memcpy(a.v, kp[0], 32);                                                    \
+				Q##_fr_sub(&a, &z, &a);                                                    \
+				for (size_t i = 1; i < n; i++) {                                           \
+					memcpy(kp[i], (i & 1) ? a.v : kp[0], 32);                          \
+					if (k[i][1] | k[i][2] | k[i][3] || k[i][0] > 1) {                  \
+						uint32_t t;                                                \
+						rnd(&t, 4);                                                \
+						if (t % 10 < 7) { /* 70%: the scalar 3 */                  \
+							memset(k[i], 0, 32);                               \
+							k[i][0] = 3;                                       \
+						}                                                          \
+					}                                                                  \
+				}                                                                          \
+			}                                                                                  \
+			if (si == 8) /* every scalar 2: all entries in one bucket (the big-bucket path) */ \
+				for (size_t i = 0; i < n; i++) {                                           \
+					memset(k[i], 0, 32);                                               \
+					k[i][0] = 2;                                                       \
+				}                                                                          \
 			if (Q##_make_points(g2, kp, n, pts) == 0) {                                        \
 				if (si == 3) /* points at infinity (zero bytes), as in C's first entries */ \
 					for (size_t i = 3; i < n; i += 7) {                                \
