@@ -609,8 +609,7 @@ template <class TR> struct eng {
 	/* window sums (+ the ones sum) of one MSM. A context's scratch serves keys of both curves,
 	 * so its fixed-size buffers are sized for the largest point (ZKG_JAC_MAX). */
 	static_assert(sizeof(G2) <= ZKG_JAC_MAX, "ZKG_JAC_MAX too small");
-	/* a slot: nwin x np plane sums and the ones sum; 211 at most (windowed, c = 18 or 19) */
-	static constexpr size_t WSLOT_PTS = 224, WSLOT = WSLOT_PTS * ZKG_JAC_MAX;
+	static constexpr size_t WSLOT_PTS = ZKG_WSLOT_PTS, WSLOT = ZKG_WSLOT;
 
 	/* buckets per level-1 segment and segments per level-2 group of the bucket reduction
 	 * (k_red1, k_red2): M = L1 L2 per, all powers of two */
@@ -989,7 +988,7 @@ template <class TR> struct eng {
 		else
 			CKR(run<Fq>(g, m, m, g->s, *d_p, m->d_wsum, err, errlen));
 		CK(cudaEventRecord(g->ev[1], g->s));
-		static __thread uint8_t hs[WSLOT];
+		uint8_t *hs = (uint8_t *)g->h_slots;
 		CK(cudaMemcpyAsync(hs, m->d_wsum, WSLOT, cudaMemcpyDeviceToHost, g->s));
 		CK(cudaStreamSynchronize(g->s));
 		double t0 = now_s();
@@ -1136,6 +1135,7 @@ template <class TR> struct eng {
 		CKR(prepare(g, mw, g->d_w, nv, k->pc ? k->c_v : 0, k->pc, err, errlen));
 		CK(cudaEventRecord(ev[1], s0));
 		char *wsum = (char *)mw->d_wsum; /* slots: A, B1, C, B2, H */
+		uint8_t *hs = (uint8_t *)g->h_slots; /* pinned: the copies below do not block the host */
 		const void *pts[4] = {k->d_A, k->d_B1, k->d_C, k->d_B2};
 		for (int i = 0; i < 4; i++) {
 			cudaStream_t st = g->ls[i];
@@ -1146,7 +1146,8 @@ template <class TR> struct eng {
 				CKR(run<Fq>(g, mw, &g->ms[i], st, pts[i], wsum + i * WSLOT, err, errlen));
 			else
 				CKR(run<Fq2>(g, mw, &g->ms[i], st, pts[i], wsum + i * WSLOT, err, errlen));
-			CK(cudaEventRecord(g->lev[2 * i + 1], st));
+			CK(cudaMemcpyAsync(hs + i * WSLOT, wsum + i * WSLOT, WSLOT, cudaMemcpyDeviceToHost, st));
+			CK(cudaEventRecord(g->lev[2 * i + 1], st)); /* lane i's result is on the host */
 		}
 		CK(cudaMemcpyAsync(g->d_a, a, nd * 32, cudaMemcpyHostToDevice, s0));
 		CK(cudaMemcpyAsync(g->d_b, b, nd * 32, cudaMemcpyHostToDevice, s0));
@@ -1158,26 +1159,28 @@ template <class TR> struct eng {
 		CKR(prepare(g, mh, g->d_h, nd, k->pc ? k->c_h : 0, k->pc, err, errlen));
 		CKR(run<Fq>(g, mh, mh, s0, k->d_H, wsum + 4 * WSLOT, err, errlen));
 		CK(cudaEventRecord(ev[4], s0));
+		CK(cudaMemcpyAsync(hs + 4 * WSLOT, wsum + 4 * WSLOT, WSLOT, cudaMemcpyDeviceToHost, s0));
 		for (int i = 0; i < 4; i++)
-			CK(cudaStreamWaitEvent(s0, g->lev[2 * i + 1], 0)); /* orders lane i before the copy */
-		static __thread uint8_t hs[5 * WSLOT];
-		CK(cudaMemcpyAsync(hs, wsum, 5 * WSLOT, cudaMemcpyDeviceToHost, s0));
-		/* while the device works: the r, s multiples of delta */
+			CK(cudaStreamWaitEvent(s0, g->lev[2 * i + 1], 0)); /* s0's end implies every lane's */
+		/* While the device works: the r, s multiples of delta, then each lane's planes as soon
+		 * as they arrive (the H MSM, behind the NTT, usually ends last). */
 		alignas(16) uint8_t pre[ZKG_PRE_BYTES];
 		zkg_host_pre(&k->pk, rs, pre);
+		uint8_t jA[sizeof(G1)], jB1[sizeof(G1)], jC[sizeof(G1)], jH[sizeof(G1)], jB2[sizeof(G2)];
+		uint8_t *jl[4] = {jA, jB1, jC, jB2};
+		for (int i = 0; i < 4; i++) {
+			CK(cudaEventSynchronize(g->lev[2 * i + 1]));
+			combine(i == 3, hs + i * WSLOT, mw, jl[i]);
+		}
 		CK(cudaStreamSynchronize(s0));
 		double t1 = now_s();
-		uint8_t jA[sizeof(G1)], jB1[sizeof(G1)], jC[sizeof(G1)], jH[sizeof(G1)], jB2[sizeof(G2)];
-		combine(0, hs + 0 * WSLOT, mw, jA);
-		combine(0, hs + 1 * WSLOT, mw, jB1);
-		combine(0, hs + 2 * WSLOT, mw, jC);
-		combine(1, hs + 3 * WSLOT, mw, jB2);
 		combine(0, hs + 4 * WSLOT, mh, jH);
 		double t2 = now_s();
 		zkg_host_finish(&k->pk, jA, jB1, jB2, jC, jH, rs, pre, proof);
 		double t3 = now_s();
 		/* device intervals (they overlap): h2d = the copies; ntt = the H polynomial; msm_g1 =
-		 * from the witness digits to the last of A, B1, C and H; msm_g2 = the B2 lane */
+		 * from the witness digits to the last of A, B1, C and H, plus the host's combination of
+		 * H's planes (the lanes' are combined while the device works); msm_g2 = the B2 lane */
 		float cw0, cabc, cntt, g1a, g1b, g2;
 		CK(cudaEventElapsedTime(&cw0, ev[0], ev[15]));
 		CK(cudaEventElapsedTime(&cabc, ev[1], ev[2]));

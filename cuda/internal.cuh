@@ -35,6 +35,10 @@ struct zkg_reg {
 
 /* the largest Jacobian point: BLS12-381 G2, 3 coordinates of 2 x 48 bytes */
 #define ZKG_JAC_MAX 288
+/* An MSM's result slot: its reduction planes (nwin x np points) and the ones sum; 211 points
+ * at most (windowed, c = 18 or 19: 15 x 14 or 14 x 15, plus 1) */
+#define ZKG_WSLOT_PTS 224
+#define ZKG_WSLOT ((size_t)ZKG_WSLOT_PTS * ZKG_JAC_MAX)
 
 /* Reusable device scratch of an MSM (grown on demand; byte sizes, so that one context's
  * scratch serves keys of both curves). */
@@ -68,6 +72,7 @@ struct zka_gpu {
 	/* MSM scratch: ms[0] the witness digits and lane A, ms[1..3] lanes B1, C, B2 (streams
 	 * ls[0..3], start/end events lev), ms[4] the H digits and its MSM (on s) */
 	struct zkg_msm_scratch ms[5];
+	void *h_slots; /* pinned (allocated once per context): 5 result slots come back here */
 	cudaStream_t ls[4];
 	cudaEvent_t lev[8];
 };

@@ -65,6 +65,9 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 	/* the out-of-line point operations pass Fq2 Jacobian points on the stack */
 	CK(cudaDeviceSetLimit(cudaLimitStackSize, 8192));
 	CK(cudaStreamCreateWithFlags(&g->s, cudaStreamNonBlocking));
+	/* once per context: MSM results come back to pinned memory, so that their copies do not
+	 * block the host thread (which works on the proof's host share meanwhile) */
+	CK(cudaHostAlloc(&g->h_slots, 5 * ZKG_WSLOT, cudaHostAllocDefault));
 	for (int i = 0; i < 16; i++)
 		CK(cudaEventCreate(&g->ev[i]));
 	for (int i = 0; i < 4; i++)
@@ -101,6 +104,8 @@ extern "C" void zka_gpu_close(zka_gpu *g)
 		cudaFree(bufs[i]);
 	for (int i = 0; i < 5; i++)
 		zkg_msm_scratch_free(&g->ms[i]);
+	if (g->h_slots)
+		cudaFreeHost(g->h_slots);
 	for (int i = 0; i < 8; i++)
 		if (g->lev[i])
 			cudaEventDestroy(g->lev[i]);
