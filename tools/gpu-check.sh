@@ -2,8 +2,9 @@
 # gpu-check.sh - builds the GPU prover without CMake (the GPU machine has no CUnit, liburing,
 # or jansson/GMP development files: headers and static libraries may be carried in
 # .devcarry/{include,lib}), runs the GPU tests and the GPU benchmark, and writes the logs
-# into OUTDIR.
-#   tools/gpu-check.sh OUTDIR [test|bench|all] [quick|full] [bench args...]
+# into OUTDIR. `sanitize` runs the GPU tests under compute-sanitizer's memcheck, racecheck and
+# synccheck (sanitize.log; fails on any reported error or hazard).
+#   tools/gpu-check.sh OUTDIR [test|bench|all|sanitize] [quick|full] [bench args...]
 set -u
 OUTD=${1:-gpu-check-out}
 WHAT=${2:-all}
@@ -62,6 +63,16 @@ if [ "$WHAT" = test ] || [ "$WHAT" = all ]; then
 	else
 		rc=1
 	fi
+fi
+if [ "$WHAT" = sanitize ]; then
+	CS=${CS:-/usr/local/cuda/bin/compute-sanitizer}
+	: >"$OUTD/sanitize.log"
+	for tool in memcheck racecheck synccheck; do
+		"$CS" --tool $tool $B/gpu_test $MODE >>"$OUTD/sanitize.log" 2>&1 || rc=1
+		tail -1 "$OUTD/sanitize.log" | sed "s/^/$tool: /"
+		grep -qE "ERROR SUMMARY: 0 errors|SUMMARY: 0 hazards" <(tail -1 "$OUTD/sanitize.log") || rc=1
+	done
+	echo "sanitize exit: $rc" | tee -a "$OUTD/sanitize.log"
 fi
 if [ "$WHAT" = bench ] || [ "$WHAT" = all ]; then
 	if [ -x $B/bench_gpu ]; then
