@@ -66,25 +66,29 @@ template <class Fr> __global__ void k_coset(Fr *out, uint32_t logn, seeds s, see
 
 /* Radix-2 stages of half-size m = 2^lm. DIF (natural in, bit-reversed out):
  * (u, v) -> (u + v, (u - v) w^j); DIT (bit-reversed in, natural out): (u, v w^j) -> (u + v', u - v').
- * Several radix-2 stages in shared memory: stages lo .. lo+k-1 (DIT ascending, DIF descending).
+ * Several stages per pass in shared memory: stages lo .. lo+k-1 (DIT ascending, DIF descending).
  * A group is the 2^k elements base + t 2^lo (t < 2^k) that those stages mix; a block holds
  * tile/2^k groups with consecutive g, so that loads with the group index fastest are coalesced
  * (when lo = 0 the groups are contiguous and t is fastest instead).
- * Two blocks of 512 threads per SM (64 registers each, 32 KB of shared memory each with the
- * carveout set to the maximum by ntt_pass): Nsight Compute on the H200 showed one block per SM
- * (25% occupancy) at the compiler's 72 registers and the default 64 KB carveout. */
+ * Two stages per step in registers: a radix-4 unit x0..x3 = t, t + 2^a, t + 2^(a+1), t + 3 2^a
+ * (t with bits a and a+1 clear) goes through stage a ((x0, x1), (x2, x3), one twiddle) and stage
+ * a+1 ((x0, x2), (x1, x3)), in the other order for DIF; an odd last stage is a radix-2 step.
+ * Blocks of tile/4 threads (at least 1), one unit (or two butterflies) per thread per step.
+ * Measured on the H200 at 2^24 (BN254 / BLS12-381): one radix-2 stage per step, two 512-thread
+ * blocks per SM, 5.13 / 5.33 ms; radix-4 steps at 2, 3 and 4 blocks of 256 per SM (128, 85,
+ * 64 registers) 4.88 / 5.02, 4.46 / 4.70 and 4.57 / 4.80 ms: three it is. */
 template <class Fr, bool DIT>
-__global__ void __launch_bounds__(512, 2) k_stages(Fr *x, uint32_t logn, uint32_t lo, uint32_t k, const Fr *tw)
+__global__ void __launch_bounds__(256, 3) k_stages(Fr *x, uint32_t logn, uint32_t lo, uint32_t k, uint32_t tile,
+						   const Fr *tw)
 {
 	extern __shared__ uint4 smem_raw[];
-	const uint32_t tile = blockDim.x * 2, T = 1u << k, G = tile >> k, lomask = (1u << lo) - 1;
+	const uint32_t T = 1u << k, G = tile >> k, lomask = (1u << lo) - 1;
 	/* element t of group gl: elements 48 bytes apart and rows 32 bytes off the bank pattern, so
 	 * that eight consecutive 16-byte accesses (a quarter warp) hit distinct banks both along a
-	 * row and across the four rows of the strided passes. Measured on the H200 against 32-byte
-	 * slots (one run, 2^24): BLS12-381 5.54 -> 5.33 ms, BN254 5.10-5.98 -> 5.13 ms. */
+	 * row and across the four rows of the strided passes (A/B with the radix-2 kernel at 2^24:
+	 * BLS12-381 5.54 -> 5.33 ms, BN254 5.98 -> 5.13 ms) */
 	auto at = [&](uint32_t gl, uint32_t t) { return (void *)&smem_raw[gl * (3 * T + 2) + 3 * t]; };
-	for (uint32_t e = threadIdx.x; e < tile; e += blockDim.x) {
-		uint32_t gl, t;
+	auto addr_of = [&](uint32_t e, uint32_t &gl, uint32_t &t) {
 		if (lo == 0) {
 			gl = e >> k;
 			t = e & (T - 1);
@@ -93,47 +97,74 @@ __global__ void __launch_bounds__(512, 2) k_stages(Fr *x, uint32_t logn, uint32_
 			t = e / G;
 		}
 		uint32_t g = blockIdx.x * G + gl;
-		size_t addr = ((size_t)(g >> lo) << (lo + k)) + (g & lomask) + ((size_t)t << lo);
+		return ((size_t)(g >> lo) << (lo + k)) + (g & lomask) + ((size_t)t << lo);
+	};
+	for (uint32_t e = threadIdx.x; e < tile; e += blockDim.x) {
+		uint32_t gl, t;
+		size_t addr = addr_of(e, gl, t);
 		Fr::load(&x[addr]).store(at(gl, t));
 	}
-	__syncthreads();
-	/* one butterfly per thread per stage (blocks have tile/2 threads); the twiddle of the next
-	 * stage is loaded from global memory while this stage computes */
-	const uint32_t b = threadIdx.x, gl = b >> (k - 1), tb = b & (T / 2 - 1), g = blockIdx.x * G + gl;
-	auto twid = [&](uint32_t st) {
-		uint32_t lm = DIT ? lo + st : lo + k - 1 - st, lml = lm - lo;
-		uint32_t j = (g & lomask) + ((tb & ((1u << lml) - 1)) << lo);
+	__syncthreads(); /* orders the tile's loads before the first step */
+	/* twiddle of local stage lml for in-group offset jl (< 2^lml) of a group with global index g */
+	auto twid = [&](uint32_t g, uint32_t lml, uint32_t jl) {
+		uint32_t lm = lo + lml, j = (g & lomask) + (jl << lo);
 		return Fr::load(&tw[(size_t)j << (logn - 1 - lm)]);
 	};
-	Fr w = twid(0);
-	for (uint32_t s = 0; s < k; s++) {
-		uint32_t lml = DIT ? s : k - 1 - s;
-		uint32_t jl = tb & ((1u << lml) - 1);
-		uint32_t t0 = ((tb >> lml) << (lml + 1)) + jl, t1 = t0 + (1u << lml);
-		Fr wn = s + 1 < k ? twid(s + 1) : w;
-		Fr u = Fr::load(at(gl, t0)), v = Fr::load(at(gl, t1));
+	auto bfly = [&](Fr &u, Fr &v, const Fr &w) {
 		if (DIT) {
-			v = v * w;
-			(u + v).store(at(gl, t0));
-			(u - v).store(at(gl, t1));
+			Fr vw = v * w;
+			v = u - vw;
+			u = u + vw;
 		} else {
-			(u + v).store(at(gl, t0));
-			((u - v) * w).store(at(gl, t1));
+			Fr d = u - v;
+			u = u + v;
+			v = d * w;
 		}
-		w = wn;
-		__syncthreads();
+	};
+	/* stage order: DIT a = 0, 2, 4, .. (pairs a, a+1), DIF pairs (a+1, a) from the top */
+	uint32_t done = 0;
+	while (done < k) {
+		bool pair = done + 1 < k;
+		uint32_t a = DIT ? done : k - done - (pair ? 2 : 1); /* the lower stage of the step */
+		if (pair) {
+			for (uint32_t ub = threadIdx.x; ub < tile / 4; ub += blockDim.x) {
+				uint32_t gl = ub >> (k - 2), u = ub & ((T >> 2) - 1), g = blockIdx.x * G + gl;
+				uint32_t r = u & ((1u << a) - 1), t = ((u >> a) << (a + 2)) | r, m = 1u << a;
+				Fr x0 = Fr::load(at(gl, t)), x1 = Fr::load(at(gl, t + m));
+				Fr x2 = Fr::load(at(gl, t + 2 * m)), x3 = Fr::load(at(gl, t + 3 * m));
+				Fr wa = twid(g, a, r), wb0 = twid(g, a + 1, r), wb1 = twid(g, a + 1, r + m);
+				if (DIT) { /* stage a: (x0, x1), (x2, x3); stage a+1: (x0, x2), (x1, x3) */
+					bfly(x0, x1, wa);
+					bfly(x2, x3, wa);
+					bfly(x0, x2, wb0);
+					bfly(x1, x3, wb1);
+				} else { /* stage a+1 first, then stage a */
+					bfly(x0, x2, wb0);
+					bfly(x1, x3, wb1);
+					bfly(x0, x1, wa);
+					bfly(x2, x3, wa);
+				}
+				x0.store(at(gl, t));
+				x1.store(at(gl, t + m));
+				x2.store(at(gl, t + 2 * m));
+				x3.store(at(gl, t + 3 * m));
+			}
+		} else {
+			for (uint32_t bf = threadIdx.x; bf < tile / 2; bf += blockDim.x) {
+				uint32_t gl = bf >> (k - 1), tb = bf & ((T >> 1) - 1), g = blockIdx.x * G + gl;
+				uint32_t jl = tb & ((1u << a) - 1), t0 = ((tb >> a) << (a + 1)) + jl, t1 = t0 + (1u << a);
+				Fr u = Fr::load(at(gl, t0)), v = Fr::load(at(gl, t1));
+				bfly(u, v, twid(g, a, jl));
+				u.store(at(gl, t0));
+				v.store(at(gl, t1));
+			}
+		}
+		done += pair ? 2 : 1;
+		__syncthreads(); /* orders this step's stores before the next step's loads */
 	}
 	for (uint32_t e = threadIdx.x; e < tile; e += blockDim.x) {
 		uint32_t gl, t;
-		if (lo == 0) {
-			gl = e >> k;
-			t = e & (T - 1);
-		} else {
-			gl = e % G;
-			t = e / G;
-		}
-		uint32_t g = blockIdx.x * G + gl;
-		size_t addr = ((size_t)(g >> lo) << (lo + k)) + (g & lomask) + ((size_t)t << lo);
+		size_t addr = addr_of(e, gl, t);
 		Fr::load(at(gl, t)).store(&x[addr]);
 	}
 }
@@ -650,26 +681,27 @@ template <class TR> struct eng {
 	}
 
 	/* all logn stages: passes of up to 8 stages in shared memory (tiles of <= 1024 elements) */
+	static constexpr int NTT_SMEM_MAX = 1024 * 48 + 512 * 32; /* the largest k_stages tile */
 	static int ntt_pass(zka_gpu *g, Fr *x, uint32_t logn, const Fr *tw, bool dit, char *err, size_t errlen)
 	{
 		uint32_t npass = (logn + 7) / 8, done = 0;
 		uint32_t tile = logn >= 10 ? 1024 : 1u << logn;
-		/* room in shared memory for more than one tile per SM */
-		CK(cudaFuncSetAttribute(k_stages<Fr, true>, cudaFuncAttributePreferredSharedMemoryCarveout,
-					cudaSharedmemCarveoutMaxShared));
-		CK(cudaFuncSetAttribute(k_stages<Fr, false>, cudaFuncAttributePreferredSharedMemoryCarveout,
-					cudaSharedmemCarveoutMaxShared));
 		for (uint32_t p = 0; p < npass; p++) {
 			uint32_t k = (logn - done) / (npass - p); /* balanced split */
 			uint32_t lo = dit ? done : logn - done - k;
 			size_t nblocks = ((size_t)1 << logn) / tile, G = tile >> k;
 			size_t sh = G * (3 * ((size_t)1 << k) + 2) * 16; /* see at() in k_stages */
-			CK(cudaFuncSetAttribute(dit ? k_stages<Fr, true> : k_stages<Fr, false>,
-						cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sh));
-			if (dit)
-				k_stages<Fr, true><<<(unsigned)nblocks, tile / 2, sh, g->s>>>(x, logn, lo, k, tw);
-			else
-				k_stages<Fr, false><<<(unsigned)nblocks, tile / 2, sh, g->s>>>(x, logn, lo, k, tw);
+			unsigned bt = tile / 4 ? tile / 4 : 1;
+			auto kern = dit ? k_stages<Fr, true> : k_stages<Fr, false>;
+			/* Three blocks' tiles per SM need the maximum carveout and more than 48 KB per
+			 * block. The limit is one bound for every pass (sh <= 1024 x 48 + 512 x 32 bytes),
+			 * not this pass's sh: the attribute belongs to the kernel, which contexts on other
+			 * host threads launch at the same time with their own passes' sizes (a per-pass
+			 * limit let one thread lower it under another's launch: "invalid argument"). */
+			CK(cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
+						cudaSharedmemCarveoutMaxShared));
+			CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, NTT_SMEM_MAX));
+			kern<<<(unsigned)nblocks, bt, sh, g->s>>>(x, logn, lo, k, tile, tw);
 			CKL();
 			done += k;
 		}

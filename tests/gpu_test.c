@@ -607,6 +607,8 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 			f0 = failures;                                                                     \
 			Q##_test_prove(3, 9, 2);                                                           \
 			Q##_test_prove(10, 700, 5);                                                        \
+			/* 2^11: NTT passes of 5 and 6 stages, unequal tiles, on two contexts at once */  \
+			Q##_test_prove(11, 1500, 4);                                                       \
 			if (!quick)                                                                        \
 				Q##_test_prove(14, 12345, 3);                                              \
 			printf("%s proofs (%s): %s\n", #Q, mode, failures == f0 ? "ok" : "FAIL");          \

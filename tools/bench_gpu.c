@@ -84,22 +84,23 @@ typedef struct {
 	size_t n;
 	const zka_rs *rs;
 	int reps, rc;
+	char err[256]; /* why rc is not 0 */
 } flight;
 
 static void *flight_run(void *arg)
 {
 	flight *f = arg;
-	char err[256];
 	zka_proof pf;
 	for (int i = 0; i < f->reps && !f->rc; i++)
 		f->rc = zka_gpu_prove(f->g, f->key, f->abcw, f->abcw + f->n, f->abcw + 2 * f->n, f->abcw + 3 * f->n,
-				      f->rs, &pf, NULL, err, sizeof err);
+				      f->rs, &pf, NULL, f->err, sizeof f->err);
 	return NULL;
 }
 
 static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int reps, int cpu_max)
 {
 	char err[512];
+	int bad = 0; /* a measurement failed: the exit status says so too */
 	size_t g1 = zka_g1_bytes(c), g2 = zka_g2_bytes(c);
 	printf("\n%s (synthetic keys; n_vars = domain; witness full-width random)\n", c->pretty);
 	printf("%-6s %8s %8s %8s %8s %8s %9s %8s %8s %8s %8s %10s\n", "log2n", "h2d ms", "ntt ms", "g1 ms",
@@ -190,8 +191,8 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 		{
 			zka_gpu *gb = NULL;
 			if (!zka_gpu_open(&gb, 0, err, sizeof err)) { /* abcw: already registered (by g) */
-				flight f[2] = {{g, key, (const uint64_t(*)[4])abcw, n, &rs, 1, 0},
-					       {gb, key, (const uint64_t(*)[4])abcw, n, &rs, 1, 0}};
+				flight f[2] = {{g, key, (const uint64_t(*)[4])abcw, n, &rs, 1, 0, ""},
+					       {gb, key, (const uint64_t(*)[4])abcw, n, &rs, 1, 0, ""}};
 				flight_run(&f[1]); /* warm-up */
 				pthread_t th[2];
 				double t0 = now();
@@ -203,6 +204,12 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 					pthread_join(th[i], NULL);
 				if (!f[0].rc && !f[1].rc)
 					par = 2.0 * reps / (now() - t0);
+				for (int i = 0; i < 2; i++)
+					if (f[i].rc) { /* the 2fly column then reads 0.0; say why */
+						fprintf(stderr, "zkarena bench gpu: two in flight: context %d: %s\n", i,
+							f[i].err);
+						bad = 1;
+					}
 			} else {
 				fprintf(stderr, "zkarena bench gpu: second context: %s\n", err);
 			}
@@ -249,7 +256,7 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 		free(x);
 		/* abcw stays registered until the context closes: leak it deliberately here */
 	}
-	return 0;
+	return bad;
 }
 
 int zka_bench_gpu(int argc, char **argv)
