@@ -637,8 +637,9 @@ template <class TR> struct eng {
 	using G2A = aff_t<Fq2>;
 	static constexpr int CURVE = TR::CURVE;
 	static constexpr int ONES_BLOCKS = 264;
-	/* window sums (+ the ones sum) of one MSM. A context's scratch serves keys of both curves,
-	 * so its fixed-size buffers are sized for the largest point (ZKG_JAC_MAX). */
+	/* The result slot of one MSM: its reduction planes and the ones sum. A context's scratch
+	 * serves keys of both curves, so its fixed-size buffers are sized for the largest point
+	 * (ZKG_JAC_MAX). */
 	static_assert(sizeof(G2) <= ZKG_JAC_MAX, "ZKG_JAC_MAX too small");
 	static constexpr size_t WSLOT_PTS = ZKG_WSLOT_PTS, WSLOT = ZKG_WSLOT;
 
@@ -766,7 +767,7 @@ template <class TR> struct eng {
 
 	/* Sizes the bucket work buffers of w for the scalar set prepared in p (w may be p): buckets,
 	 * first and last pieces of the flat split's runs (then the reduction's plane chunks), nbig and the
-	 * big-bucket list, the reduction's S, T and V, the ones sums and the window sums. */
+	 * big-bucket list, the reduction's S, T, G and U, the ones sums and the result slots. */
 	static int work_grow(zkg_msm_scratch *w, const zkg_msm_scratch *p, char *err, size_t errlen)
 	{
 		size_t nb = (size_t)nwins(p) * p->M, L1 = red_l1(p->M), L2 = red_l2(p->M);
@@ -900,7 +901,7 @@ template <class TR> struct eng {
 	}
 
 	/* Device part of one MSM over the scalars prepared in m, with w's work buffers (sized by
-	 * work_grow; w may be m), on stream st: the window sums (then the ones sum) go to ws. */
+	 * work_grow; w may be m), on stream st: the reduction planes (then the ones sum) go to ws. */
 	template <class F>
 	static int run(zka_gpu *g, const zkg_msm_scratch *m, zkg_msm_scratch *w, cudaStream_t st, const void *d_points,
 		       void *ws_out, char *err, size_t errlen)

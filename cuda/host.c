@@ -1,6 +1,7 @@
 /* host.c - the host side of the GPU prover: the little serial work that is faster on one CPU
- * core than on the device (combining MSM window sums, the final randomisation, roots of
- * unity), written with the host templates so that it is byte-compatible with the CPU prover. */
+ * core than on the device (combining an MSM's reduction planes and windows, the final
+ * randomisation, roots of unity), written with the host templates so that it is
+ * byte-compatible with the CPU prover. */
 #include <string.h>
 
 #include "cuda/host.h"
