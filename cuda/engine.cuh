@@ -419,7 +419,7 @@ __global__ void ZKG_LB(F, ZKG_SUM_T) k_gather_big(const uint32_t *offsets, uint3
  *      R = sum_i U_i + L1 L2 sum_i i' G_i with i' < per, the group's index in its window.
  *   3. k_planes: sum_i i' G_i = sum_b 2^b P_b, P_b = sum of the G_i whose i' has bit b set.
  *      Plane 0 is Q = sum_i U_i, plane 1 + b is P_b; each block sums a chunk of one plane.
- *   4. k_planes_fin, a block per plane: the sum of its chunks, into the window's slot; the
+ *   4. k_sum, a block per plane: the sum of its chunks, into the window's slot; the
  *      host then takes R = Q + 2^log2(L1 L2) sum_b 2^b P_b by Horner's rule (zkg_host_combine:
  *      ~2 log2(per) serial point operations, which one CPU core does many times faster than
  *      one GPU thread).
@@ -490,29 +490,15 @@ __global__ void ZKG_LB(F, ZKG_SUM_T) k_planes(const jac_t<F> *G, const jac_t<F> 
 		acc.store(&part[x]);
 }
 
-/* Level 4: block x = w np + p (64 threads) sums the nch chunk sums of plane p of window w
- * into ws[x]; the host combines the planes (zkg_host_combine). */
-template <class F>
-__global__ void ZKG_LB(F, 64) k_planes_fin(const jac_t<F> *part, uint32_t nch, jac_t<F> *ws)
-{
-	__shared__ jac_t<F> sm[64];
-	const jac_t<F> *q = part + (size_t)blockIdx.x * nch;
-	jac_t<F> acc = jac_t<F>::inf();
-	for (uint32_t ch = threadIdx.x; ch < nch; ch += 64)
-		acc = acc.add(jac_t<F>::load(&q[ch]));
-	acc = block_sum(acc, sm);
-	if (threadIdx.x == 0)
-		acc.store(&ws[blockIdx.x]);
-}
-
-/* out[g] = sum of in[g*m .. g*m+m), one block of ZKG_SUM_T threads per group */
+/* out[g] = sum of in[g*m .. g*m+m), one block per group (at most ZKG_SUM_T threads, a power
+ * of two; shared memory for one point per thread) */
 template <class F> __global__ void ZKG_LB(F, ZKG_SUM_T) k_sum(const jac_t<F> *in, uint32_t m, jac_t<F> *out)
 {
 	extern __shared__ uint4 smem_raw[];
 	jac_t<F> *sm = (jac_t<F> *)smem_raw;
 	uint32_t g = blockIdx.x, tid = threadIdx.x;
 	jac_t<F> acc = jac_t<F>::inf();
-	for (uint32_t j = tid; j < m; j += ZKG_SUM_T)
+	for (uint32_t j = tid; j < m; j += blockDim.x)
 		acc = acc.add(jac_t<F>::load(&in[(size_t)g * m + j]));
 	acc = block_sum(acc, sm);
 	if (tid == 0)
@@ -890,9 +876,9 @@ template <class TR> struct eng {
 	 * as few waves as keep runs near 96 entries, and never below ZKG_RUN_MIN (the pieces
 	 * k_gather adds grow as runs shrink). The entry count is the bound n W (0/1 scalars have
 	 * none, leaving some threads idle). */
-	static uint32_t flat_run(const zka_gpu *g, const zkg_msm_scratch *m, int per_sm)
+	template <class F> static uint32_t flat_run(const zka_gpu *g, const zkg_msm_scratch *m)
 	{
-		double entries = (double)m->n * m->W, resident = (double)g->sms * per_sm;
+		double entries = (double)m->n * m->W, resident = (double)g->sms * lb<F>::PER_SM;
 		double waves = floor(entries / (resident * 96.0) + 0.5);
 		if (waves < 1)
 			waves = 1;
@@ -916,7 +902,7 @@ template <class TR> struct eng {
 		J *first = (J *)w->d_partials, *last = first + m->tmax;
 		if (prof)
 			CK(cudaEventRecord(g->ev[9], st));
-		uint32_t run = flat_run(g, m, lb<F>::PER_SM), nrun = (uint32_t)((m->n * m->W + run - 1) / run);
+		uint32_t run = flat_run<F>(g, m), nrun = (uint32_t)((m->n * m->W + run - 1) / run);
 		if (!nrun)
 			nrun = 1;
 		k_flat<F, typename bucket_acc<F>::type><<<nblk(nrun, lb<F>::T), lb<F>::T, 0, st>>>(
@@ -948,7 +934,8 @@ template <class TR> struct eng {
 		/* the flat split's pieces are consumed: d_partials holds the plane chunks */
 		k_planes<F><<<nwin * np * nch, ZKG_SUM_T, sh_sum, st>>>(Gs, U, per, np, nch, (J *)w->d_partials);
 		CKL();
-		k_planes_fin<F><<<nwin * np, 64, 0, st>>>((const J *)w->d_partials, nch, ws);
+		/* level 4: 64 threads per plane (nch <= 128 chunk sums) */
+		k_sum<F><<<nwin * np, 64, 64 * sizeof(J), st>>>((const J *)w->d_partials, nch, ws);
 		CKL();
 		if (prof)
 			CK(cudaEventRecord(g->ev[13], st));

@@ -110,15 +110,7 @@ template <class P> struct fp {
 		uint32_t borrow = ptx::subc(0, 0);
 		return borrow ? a : t;
 	}
-	friend ZG_DEV fp operator+(const fp &a, const fp &b)
-	{
-		fp s;
-		s.v[0] = ptx::add_cc(a.v[0], b.v[0]);
-#pragma unroll
-		for (int i = 1; i < N; i++)
-			s.v[i] = ptx::addc_cc(a.v[i], b.v[i]);
-		return reduce(s);
-	}
+	friend ZG_DEV fp operator+(const fp &a, const fp &b) { return reduce(add_nr(a, b)); }
 	friend ZG_DEV fp operator-(const fp &a, const fp &b)
 	{
 		fp s;
