@@ -218,8 +218,8 @@ static void test_r1cs_roundtrip_check(void)
 				n += 8;
 				break;
 			case 4:
-				big = r.n_wires; /* nPrvIn = nWires: more inputs than wires */
-				memcpy(e + o1 + 36 + 12, &big, 4);
+				big = r.n_wires; /* nPubIn = nWires: more public signals than wires */
+				memcpy(e + o1 + 36 + 8, &big, 4);
 				break;
 			case 5:
 				e[o1 + 4] ^= 1;

@@ -108,13 +108,15 @@ int zka_r1cs_read(const char *path, zka_r1cs *r, char *err, size_t errlen)
 	r->n_prv_in = zka_le32(p + 12);
 	r->n_labels = zka_le64(p + 16);
 	r->n_constraints = zka_le32(p + 24);
-	if (r->n_wires == 0 ||
-	    1ull + r->n_pub_out + r->n_pub_in + r->n_prv_in > (uint64_t)r->n_wires) {
+	/* the public signals are wires 1..nPubOut+nPubIn; nPrvIn is not bounded by nWires:
+	 * circom (--O1, --O2) removes private inputs no constraint uses from the wires and still
+	 * counts them in nPrvIn, and snarkjs accepts such files */
+	if (r->n_wires == 0 || 1ull + r->n_pub_out + r->n_pub_in > (uint64_t)r->n_wires) {
 		ret = -EINVAL;
 		zka_fmt_err(err, errlen, path,
 			    "inconsistent header: nWires %" PRIu32 " < 1 + %" PRIu32 " outputs + %" PRIu32
-			    " public + %" PRIu32 " private inputs",
-			    r->n_wires, r->n_pub_out, r->n_pub_in, r->n_prv_in);
+			    " public inputs",
+			    r->n_wires, r->n_pub_out, r->n_pub_in);
 		goto err;
 	}
 
