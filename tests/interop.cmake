@@ -4,6 +4,13 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/tests/interop/node_modules/snarkjs)
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/interop/run.sh $<TARGET_FILE:zkarena>
                    ${CMAKE_BINARY_DIR}/interop-fixtures)
   set_tests_properties(interop_snarkjs PROPERTIES TIMEOUT 1200)
+  # fresh random circuits each run (tests/interop/gen-circuit.js; the seed is printed first).
+  # It shares the fixture directory (its powers of tau) with interop_snarkjs: under ctest -j
+  # it runs after that test, so that only one of them creates the fixtures.
+  add_test(NAME interop_random
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/interop/random.sh $<TARGET_FILE:zkarena>
+                   ${CMAKE_BINARY_DIR}/interop-fixtures)
+  set_tests_properties(interop_random PROPERTIES TIMEOUT 1200 DEPENDS interop_snarkjs)
 else()
   message(WARNING "zkarena: snarkjs not installed (run scripts/install-deps.sh): interop tests skipped")
 endif()

@@ -2,8 +2,9 @@
 # gpu-pipeline-check.sh BINDIR FIXDIR OUTDIR - the CUDA backend end to end on a GPU machine,
 # with prebuilt zkarena, zkarena-gpud and zkarena-synth in BINDIR and the interop fixtures
 # (tests/interop/make-fixtures.sh) in FIXDIR:
-#   1. `zkarena prove --gpu` and the CPU prover with the same fixed r and s on the circom
-#      circuits of both curves: the proofs must be byte-identical; each is also self-verified;
+#   1. `zkarena prove --gpu` and the CPU prover with the same fixed r and s on every circom
+#      circuit in FIXDIR/<curve>/*.zkey (with its .wtns), both curves: the proofs must be
+#      byte-identical; each is also self-verified;
 #   2. the pipeline with `zkarena run --backend cuda`: circom jobs of both curves in one arena;
 #   3. `zkarena demo --backend cuda` on a 2^16-constraint random circuit (throughput).
 # Writes logs and the proofs (for snarkjs to check elsewhere) under OUTDIR; prints
@@ -16,7 +17,8 @@ ok() { pass=$((pass + 1)); echo "ok   $*"; }
 ko() { fail=$((fail + 1)); echo "FAIL $*"; }
 R=123456789012345678901234567890 S=987654321098765432109876543210
 for c in bn128 bls12381; do
-	for k in mix nopub hash; do
+	for z in "$FX/$c"/*.zkey; do
+		k=$(basename "$z" .zkey)
 		d=$OUT/$c-$k
 		mkdir -p "$d/gpu" "$d/cpu"
 		if "$B/zkarena" prove --gpu --times --r $R --s $S "$FX/$c/$k.zkey" "$FX/$c/$k.wtns" "$d/gpu/proof.json" "$d/gpu/public.json" 2>"$d/gpu.log"; then
