@@ -16,26 +16,7 @@ circom2="$here/node_modules/.bin/circom2"
 gen="node $here/gen-circuit.js"
 seed=${ZKA_SEED:-$RANDOM}
 echo "seed $seed (repeat with ZKA_SEED=$seed)"
-if [ ! -f "$fx/.done" ]; then
-	rm -rf "$fx"
-	"$here/make-fixtures.sh" "$fx" >/dev/null || { echo "fixture generation failed"; echo "0 passed, 1 failed"; exit 1; }
-	touch "$fx/.done"
-fi
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-ko() { fail=$((fail + 1)); echo "FAIL $*"; }
-# expect CODE DESCRIPTION CMD...: runs CMD, checks its exit status
-expect() {
-	local want=$1 what=$2
-	shift 2
-	"$@" >"$t/out" 2>&1
-	local got=$?
-	if [ "$got" = "$want" ]; then ok "$what"; else ko "$what (exit $got, wanted $want): $(tail -c 300 "$t/out" | tr '\n' ' ')"; fi
-	[ "$got" = "$want" ]
-}
+. "$here/harness.sh"
 # step DESCRIPTION CMD...: a preparation step (compile, witness, key); silent when it works
 step() {
 	local what=$1

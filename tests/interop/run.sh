@@ -7,25 +7,7 @@ zk=$1
 fx=$2
 here=$(cd "$(dirname "$0")" && pwd)
 snarkjs="node $here/node_modules/snarkjs/cli.js"
-if [ ! -f "$fx/.done" ]; then
-	rm -rf "$fx"
-	"$here/make-fixtures.sh" "$fx" >/dev/null || { echo "fixture generation failed"; echo "0 passed, 1 failed"; exit 1; }
-	touch "$fx/.done"
-fi
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-ko() { fail=$((fail + 1)); echo "FAIL $*"; }
-# expect CODE DESCRIPTION CMD...: runs CMD, checks its exit status
-expect() {
-	local want=$1 what=$2
-	shift 2
-	"$@" >"$t/out" 2>&1
-	local got=$?
-	if [ "$got" = "$want" ]; then ok "$what"; else ko "$what (exit $got, wanted $want): $(tail -c 300 "$t/out")"; fi
-}
+. "$here/harness.sh"
 # json_edit FILE EXPR: edits JSON with node (EXPR sees the parsed value as j)
 json_edit() { node -e "const fs=require('fs');let j=JSON.parse(fs.readFileSync('$1'));$2;fs.writeFileSync('$1',JSON.stringify(j))"; }
 
