@@ -64,15 +64,12 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 		 p.totalGlobalMem / 1073741824.0, p.major, p.minor);
 	/* the out-of-line point operations pass Fq2 Jacobian points on the stack */
 	CK(cudaDeviceSetLimit(cudaLimitStackSize, 8192));
-	/* The context's stream carries a proof's critical chain (a, b, c -> NTT -> H digits -> H
-	 * MSM); it gets the highest priority, so that the four lanes (A, B1, C, B2), ready from the
-	 * start, fill the SMs around it instead of delaying it. H200, bench gpu at 2^20, two runs
-	 * each in one call (2026-12-01): BLS12-381 proof 60.41 / 60.55 -> 59.87 / 59.08 ms; BN254
-	 * 27.50 / 27.53 -> 27.52 / 27.57 ms (no change); the lanes at a middle priority too were no
-	 * better (B2 only: 60.96 / 60.73; A, B1, C only: 59.98 / 60.36). */
+	CK(cudaStreamCreateWithFlags(&g->s, cudaStreamNonBlocking));
+	/* see zka_gpu_prove: the stream a large proof's critical chain runs on */
 	int prio_least = 0, prio_greatest = 0;
 	CK(cudaDeviceGetStreamPriorityRange(&prio_least, &prio_greatest));
-	CK(cudaStreamCreateWithPriority(&g->s, cudaStreamNonBlocking, prio_greatest));
+	CK(cudaStreamCreateWithPriority(&g->s_hi, cudaStreamNonBlocking, prio_greatest));
+	g->prio_domain = ZKG_PRIO_DOMAIN;
 	/* once per context: MSM results come back to pinned memory, so that their copies do not
 	 * block the host thread (which works on the proof's host share meanwhile) */
 	CK(cudaHostAlloc(&g->h_slots, 5 * ZKG_WSLOT, cudaHostAllocDefault));
@@ -127,6 +124,8 @@ extern "C" void zka_gpu_close(zka_gpu *g)
 			cudaEventDestroy(g->ev[i]);
 	if (g->s)
 		cudaStreamDestroy(g->s);
+	if (g->s_hi)
+		cudaStreamDestroy(g->s_hi);
 	free(g);
 }
 
@@ -178,6 +177,8 @@ extern "C" const char *zka_gpu_key_mode(const zka_gpu_key *k) { return k->mode; 
 
 extern "C" void zka_gpu_set_precompute(zka_gpu *g, int on) { g->no_precomp = !on; }
 
+extern "C" void zka_gpu_set_priority_domain(zka_gpu *g, uint32_t min_domain) { g->prio_domain = min_domain; }
+
 extern "C" int zka_gpu_key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key **kp, char *err, size_t errlen)
 {
 	*kp = NULL;
@@ -228,7 +229,24 @@ extern "C" int zka_gpu_prove(zka_gpu *g, zka_gpu_key *key, const uint64_t (*a)[4
 {
 	NEED_OPS(key->pk.curve, "zka_gpu_prove");
 	SET_DEV(g);
+	/* From 2^20 on, the context's stream (a, b, c -> NTT -> H digits -> H MSM) is a proof's
+	 * critical chain: it runs at the highest stream priority and the four lanes (A, B1, C,
+	 * B2), ready from the start, fill the SMs around it. Below, the G2 lane is the longest and
+	 * the priority delays it. H200, bench gpu, two runs each of the old and new binaries in one
+	 * call (2026-12-01): priority at every size: BLS12-381 2^16 6.05 / 6.04 -> 7.39 / 7.48 ms,
+	 * 2^18 17.31 / 17.16 -> 17.70 / 17.75; from 2^20 only (this code): BLS12-381 2^20 60.58 /
+	 * 60.52 -> 59.52 / 59.51 ms, 2^21 110.36 / 110.37 -> 109.65 / 109.61, BN254 2^21 55.18 /
+	 * 55.17 -> 54.60 / 54.84, 2^16-2^19 and BN254 2^20 unchanged. */
+	cudaStream_t keep = g->s;
+	if (key->domain >= g->prio_domain)
+		g->s = g->s_hi;
 	int rc = o->prove(g, key, a, b, c, w, rs, proof, err, errlen);
+	if (g->s != keep) {
+		/* a failed proof may leave work queued on s_hi: finish it before later calls use s */
+		if (rc < 0)
+			(void)cudaStreamSynchronize(g->s); /* its error, if any, is the one rc reports */
+		g->s = keep;
+	}
 	if (rc < 0)
 		return rc;
 	if (t) {

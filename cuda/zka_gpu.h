@@ -41,6 +41,11 @@ const char *zka_gpu_key_mode(const zka_gpu_key *key);
  * copy w = 2^(c w) times the points, so that all windows of an MSM share one set of buckets
  * (no per-window bucket reduction). 0 turns them off for later key loads and MSMs. */
 void zka_gpu_set_precompute(zka_gpu *g, int on);
+/* Proofs whose domain has at least min_domain elements run their critical chain (a, b, c ->
+ * NTT -> H MSM) on a stream of the highest priority, the other MSMs around it; smaller ones
+ * use ordinary priority. Default 2^20, where it measured faster (see zka_gpu_prove); 0: every
+ * proof, UINT32_MAX: none. Results are the same either way. */
+void zka_gpu_set_priority_domain(zka_gpu *g, uint32_t min_domain);
 
 /* Page-locks host memory once (cudaHostRegister, chunks <= 64 GiB) so copies from it run at
  * full speed; the context unregisters it when closed. */

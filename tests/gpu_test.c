@@ -600,6 +600,10 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		for (precomp = 1; precomp >= 0; precomp--) {                                               \
 			const char *mode = precomp ? "window tables" : "windowed";                         \
 			zka_gpu_set_precompute(G, precomp);                                                \
+			/* window tables: the high-priority stream at every size; windowed: ordinary */   \
+			zka_gpu_set_priority_domain(G, precomp ? 0 : UINT32_MAX);                          \
+			if (G_B)                                                                           \
+				zka_gpu_set_priority_domain(G_B, precomp ? 0 : UINT32_MAX);                \
 			f0 = failures;                                                                     \
 			Q##_test_msm(0);                                                                   \
 			Q##_test_msm(1);                                                                   \
@@ -614,6 +618,9 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 			printf("%s proofs (%s): %s\n", #Q, mode, failures == f0 ? "ok" : "FAIL");          \
 		}                                                                                          \
 		zka_gpu_set_precompute(G, 1);                                                              \
+		zka_gpu_set_priority_domain(G, 1u << 20);                                                  \
+		if (G_B)                                                                                   \
+			zka_gpu_set_priority_domain(G_B, 1u << 20);                                        \
 		/* window tables that fit by the estimate but fail to allocate: windowed, and said */     \
 		setenv("ZKG_FAIL_TABLE_ALLOC", "1", 1);                                                    \
 		precomp = 2;                                                                               \
