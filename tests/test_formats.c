@@ -1,9 +1,11 @@
 /* test_formats.c - the iden3 container, .zkey and .wtns: round trips on random data and
  * every kind of bad input. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "tests/fmt_testlib.h"
 #include "tests/testutil.h"
@@ -543,6 +545,62 @@ static void test_wtns_roundtrip(void)
 	}
 }
 
+/* ---- a write that fails part way ------------------------------------------------------ */
+
+/* The writers with the file size limit at 100 bytes, SIGXFSZ ignored: the first write past it
+ * fails with EFBIG (a full disk looks the same to the writer). Each must return -EFBIG with one
+ * line "<path>: cannot write: ...", leave no file and no temporary, and leave an existing file
+ * at the path as it was. */
+static int write_wtns(const char *p, void *x, char *err, size_t n)
+{
+	return zka_wtns_write(p, x, err, n);
+}
+static int write_zkey(const char *p, void *x, char *err, size_t n)
+{
+	return zka_zkey_write(p, x, (int)(zka_test_rand64() & 1), err, n);
+}
+static void test_write_efbig(void)
+{
+	const zka_curve *c = fmt_curves[zka_test_rand64() & 1];
+	zka_witness w;
+	zka_pk pk;
+	rand_witness(c, &w, 10 + (uint32_t)(zka_test_rand64() % 100));
+	fmt_rand_pk(c, &pk);
+	struct {
+		const char *name;
+		int (*fn)(const char *, void *, char *, size_t);
+		void *x;
+	} ws[] = {{"big.wtns", write_wtns, &w}, {"big.zkey", write_zkey, &pk}};
+	for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++) {
+		const char *p = fmt_path(ws[i].name);
+		fmt_spit(p, "old", 3);
+		int before = fmt_dir_entries();
+		char err[256] = "";
+		struct rlimit old, lim;
+		CU_ASSERT_FATAL(getrlimit(RLIMIT_FSIZE, &old) == 0);
+		lim = old;
+		lim.rlim_cur = 100;
+		void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
+		CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+		int rc = ws[i].fn(p, ws[i].x, err, sizeof err);
+		CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &old) == 0);
+		signal(SIGXFSZ, prev);
+		CU_ASSERT(rc == -EFBIG);
+		check_err_line(err, p);
+		CU_ASSERT(strstr(err, "cannot write") != NULL);
+		if (rc != -EFBIG || !strstr(err, "cannot write"))
+			fprintf(stderr, "\n  %s: rc %d, \"%s\"\n", ws[i].name, rc, err);
+		CU_ASSERT(fmt_dir_entries() == before);
+		size_t len;
+		uint8_t *b = fmt_slurp(p, &len);
+		CU_ASSERT(len == 3 && memcmp(b, "old", 3) == 0);
+		free(b);
+		remove(p);
+	}
+	zka_witness_free(&w);
+	zka_pk_free(&pk);
+}
+
 /* ---- decimal --------------------------------------------------------------------------- */
 
 static void test_decimal(void)
@@ -600,10 +658,13 @@ int main(void)
 					     {NULL, NULL}};
 	static const zka_test_case wtns[] = {{"roundtrip and bad inputs", test_wtns_roundtrip},
 					     {NULL, NULL}};
+	static const zka_test_case wfail[] = {{"wtns and zkey past the file size limit", test_write_efbig},
+					      {NULL, NULL}};
 	static const zka_test_case dec[] = {{"decimal strings", test_decimal}, {NULL, NULL}};
 	zka_test_suite("binfile", binfile);
 	zka_test_suite("zkey", zkey);
 	zka_test_suite("wtns", wtns);
+	zka_test_suite("failed writes", wfail);
 	zka_test_suite("decimal", dec);
 	return zka_test_run();
 }

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -287,6 +288,17 @@ void zka_binw_abort(zka_binw *w)
 	zka_atomic_abort(&w->a);
 	memset(w, 0, sizeof *w);
 	w->sec_start = -1;
+}
+
+int zka_binw_finish(zka_binw *w, int ret, const char *path, char *err, size_t errlen)
+{
+	if (ret < 0)
+		zka_binw_abort(w);
+	else
+		ret = zka_binw_commit(w);
+	if (ret < 0)
+		zka_fmt_err(err, errlen, path, "cannot write: %s", strerror(-ret));
+	return ret;
 }
 
 int zka_binfile_field_header(const zka_binfile *bf, const char *path, uint64_t rest,

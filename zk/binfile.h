@@ -110,5 +110,9 @@ int zka_binw_end(zka_binw *w);
 int zka_binw_commit(zka_binw *w);
 /* Discards everything written. */
 void zka_binw_abort(zka_binw *w);
+/* Ends a write: aborts when ret (the caller's last step) is negative, else commits. Either
+ * failure leaves "<path>: cannot write: <reason>" in err. Returns 0 or -errno; nothing is left
+ * on disk on error; w is empty afterwards. */
+int zka_binw_finish(zka_binw *w, int ret, const char *path, char *err, size_t errlen);
 
 #endif

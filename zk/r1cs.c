@@ -250,14 +250,6 @@ int zka_r1cs_write(const char *path, const zka_r1cs *r, char *err, size_t errlen
 	     (ret = zka_binw_write(&w, r->wire_labels, (size_t)r->n_wires * 8)) < 0 ||
 	     (ret = zka_binw_end(&w)) < 0))
 		goto err;
-	ret = zka_binw_commit(&w);
-	if (ret < 0) {
-		zka_fmt_err(err, errlen, path, "cannot write: %s", strerror(-ret));
-		return ret;
-	}
-	return 0;
 err:
-	zka_fmt_err(err, errlen, path, "cannot write: %s", strerror(-ret));
-	zka_binw_abort(&w);
-	return ret;
+	return zka_binw_finish(&w, ret, path, err, errlen);
 }

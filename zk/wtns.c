@@ -82,14 +82,6 @@ int zka_wtns_write(const char *path, const zka_witness *w, char *err, size_t err
 	    (ret = zka_binw_write(&bw, w->w, (size_t)w->n * c->n8r)) < 0 ||
 	    (ret = zka_binw_end(&bw)) < 0)
 		goto err;
-	ret = zka_binw_commit(&bw);
-	if (ret < 0) {
-		zka_fmt_err(err, errlen, path, "cannot write: %s", strerror(-ret));
-		return ret;
-	}
-	return 0;
 err:
-	zka_fmt_err(err, errlen, path, "cannot write: %s", strerror(-ret));
-	zka_binw_abort(&bw);
-	return ret;
+	return zka_binw_finish(&bw, ret, path, err, errlen);
 }

@@ -416,14 +416,6 @@ int zka_zkey_write(const char *path, const zka_pk *pk, int snarkjs_setup_order, 
 		if (ret < 0)
 			goto err;
 	}
-	ret = zka_binw_commit(&w);
-	if (ret < 0) {
-		zka_fmt_err(err, errlen, path, "cannot write: %s", strerror(-ret));
-		return ret;
-	}
-	return 0;
 err:
-	zka_fmt_err(err, errlen, path, "cannot write: %s", strerror(-ret));
-	zka_binw_abort(&w);
-	return ret;
+	return zka_binw_finish(&w, ret, path, err, errlen);
 }
