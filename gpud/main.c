@@ -12,6 +12,7 @@
 #include "synth/pipe.h"
 #include "zk/groth16.h"
 #include "zk/json_io.h"
+#include "zk/opt.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -104,7 +105,10 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'd': device = atoi(optarg); break;
+		case 'd':
+			if (zka_opt_int("zkarena-gpud", "--device", optarg, 0, 1023, &device))
+				return 2;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

@@ -11,6 +11,7 @@
 #include "zk/groth16.h"
 #include "zk/r1cs.h"
 #include "zk/wtns.h"
+#include "zk/opt.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -120,7 +121,10 @@ int main(int argc, char **argv)
 	int threads = 1, once = 0, opt;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 't': threads = atoi(optarg); break;
+		case 't':
+			if (zka_opt_int("zkarena-synth", "--threads", optarg, 1, 1024, &threads))
+				return 2;
+			break;
 		case 'o': once = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

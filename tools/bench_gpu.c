@@ -32,6 +32,7 @@ int zka_bench_gpu(int argc, char **argv)
 #include "cuda/zka_gpu.h"
 #include "zk/bls12_381.h"
 #include "zk/bn254.h"
+#include "zk/opt.h"
 
 static double now(void)
 {
@@ -269,32 +270,28 @@ int zka_bench_gpu(int argc, char **argv)
 			fprintf(stderr, "zkarena bench gpu: %s needs a value\n", a);
 			return 2;
 		}
-		if (!strcmp(a, "--curve"))
+		const struct {
+			const char *name;
+			int *v, lo, hi;
+		} iopt[] = {{"--min", &lmin, 2, 26},	     {"--max", &lmax, 2, 26},	   {"--reps", &reps, 1, 60},
+			    {"--cpu-max", &cpu_max, 0, 26}, {"--bls-max", &bls_max, 2, 26}, {"--bn-max", &bn_max, 2, 26},
+			    {"--ntt-max", &ntt_max, 0, 26}, {"--windowed", &windowed, 0, 1}};
+		size_t o = 0, no = sizeof iopt / sizeof iopt[0];
+		while (o < no && strcmp(a, iopt[o].name))
+			o++;
+		if (!strcmp(a, "--curve")) {
 			curve = v;
-		else if (!strcmp(a, "--min"))
-			lmin = atoi(v);
-		else if (!strcmp(a, "--max"))
-			lmax = atoi(v);
-		else if (!strcmp(a, "--reps"))
-			reps = atoi(v);
-		else if (!strcmp(a, "--cpu-max"))
-			cpu_max = atoi(v);
-		else if (!strcmp(a, "--bls-max"))
-			bls_max = atoi(v);
-		else if (!strcmp(a, "--bn-max"))
-			bn_max = atoi(v);
-		else if (!strcmp(a, "--ntt-max"))
-			ntt_max = atoi(v);
-		else if (!strcmp(a, "--windowed"))
-			windowed = atoi(v);
-		else {
+		} else if (o < no) {
+			if (zka_opt_int("zkarena bench gpu", a, v, iopt[o].lo, iopt[o].hi, iopt[o].v))
+				return 2;
+		} else {
 			fprintf(stderr, "zkarena bench gpu: unknown option %s\n", a);
 			return 2;
 		}
 		i++;
 	}
-	if (reps < 1 || reps > 60 || lmin < 2 || lmax > 26) {
-		fprintf(stderr, "zkarena bench gpu: bad sizes or reps\n");
+	if (lmin > lmax) {
+		fprintf(stderr, "zkarena bench gpu: --min %d is above --max %d\n", lmin, lmax);
 		return 2;
 	}
 	char err[512];

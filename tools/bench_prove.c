@@ -7,6 +7,7 @@
 #include "zk/synthetic.h"
 #include "zk/wtns.h"
 #include "zk/zkey.h"
+#include "zk/opt.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -63,9 +64,18 @@ int zka_bench_prove(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c': curve = optarg; break;
-		case 'n': m = atoi(optarg); break;
-		case 'r': runs = atoi(optarg); break;
-		case 't': threads = atoi(optarg); break;
+		case 'n':
+			if (zka_opt_int("zkarena bench prove", "--constraints", optarg, 1, 1 << 26, &m))
+				return 2;
+			break;
+		case 'r':
+			if (zka_opt_int("zkarena bench prove", "--runs", optarg, 1, 64, &runs))
+				return 2;
+			break;
+		case 't':
+			if (zka_opt_int("zkarena bench prove", "--threads", optarg, 1, 1024, &threads))
+				return 2;
+			break;
 		case 's': snarkjs = optarg; break;
 		case 'k': keep = optarg; break;
 		case 'z': zkey_in = optarg; break;

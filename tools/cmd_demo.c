@@ -12,6 +12,7 @@
 #include "zk/synthetic.h"
 #include "zk/wtns.h"
 #include "zk/zkey.h"
+#include "zk/opt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -60,9 +61,18 @@ int zka_cmd_demo(int argc, char **argv)
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'j': njobs = atoi(optarg); break;
-		case 'w': workers = atoi(optarg); break;
-		case 'm': m = atoi(optarg); break;
+		case 'j':
+			if (zka_opt_int("zkarena demo", "--jobs", optarg, 1, 4096, &njobs))
+				return 2;
+			break;
+		case 'w':
+			if (zka_opt_int("zkarena demo", "--workers", optarg, 1, 64, &workers))
+				return 2;
+			break;
+		case 'm':
+			if (zka_opt_int("zkarena demo", "--constraints", optarg, 1, 1 << 24, &m))
+				return 2;
+			break;
 		case 'c':
 			if (!(curve = zka_curve_by_name(optarg))) {
 				fprintf(stderr, "zkarena demo: --curve: unknown curve '%s'\n", optarg);

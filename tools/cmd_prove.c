@@ -9,6 +9,7 @@
 #include "zk/zkey.h"
 #ifdef ZKA_HAVE_CUDA
 #include "cuda/zka_gpu.h"
+#include "zk/opt.h"
 #endif
 
 #include <errno.h>
@@ -117,13 +118,13 @@ int zka_cmd_prove(int argc, char **argv)
 		switch (opt) {
 		case 'c': r1cs_path = optarg; break;
 		case 'g': gpu = 1; break;
-		case 'd': device = atoi(optarg); break;
-		case 't':
-			threads = atoi(optarg);
-			if (threads < 1 || threads > 1024) {
-				fprintf(stderr, "zkarena prove: --threads: '%s' is not a count in 1..1024\n", optarg);
+		case 'd':
+			if (zka_opt_int("zkarena prove", "--device", optarg, 0, 1023, &device))
 				return 2;
-			}
+			break;
+		case 't':
+			if (zka_opt_int("zkarena prove", "--threads", optarg, 1, 1024, &threads))
+				return 2;
 			break;
 		case 'n': verify = 0; break;
 		case 'T': times = 1; break;

@@ -4,6 +4,7 @@
  * (PR_SET_PDEATHSIG), so a killed supervisor leaves no orphans proving behind its back. */
 #include "synth/pipe.h"
 #include "tools/cli.h"
+#include "zk/opt.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -101,11 +102,8 @@ int zka_cmd_run(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'w':
-			workers = atoi(optarg);
-			if (workers < 1 || workers > 256) {
-				fprintf(stderr, "zkarena run: --workers: '%s' is not in 1..256\n", optarg);
+			if (zka_opt_int("zkarena run", "--workers", optarg, 1, 256, &workers))
 				return 2;
-			}
 			break;
 		case 'b':
 			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda")) {

@@ -7,6 +7,7 @@
 #include "zk/zkey.h"
 #ifdef ZKA_HAVE_CUDA
 #include "cuda/zka_gpu.h"
+#include "zk/opt.h"
 #endif
 
 #include <errno.h>
@@ -86,8 +87,14 @@ int zka_cmd_setup(int argc, char **argv)
 			break;
 		case 'o': order = 1; break;
 		case 'g': gpu = 1; break;
-		case 'd': device = atoi(optarg); break;
-		case 't': threads = atoi(optarg); break;
+		case 'd':
+			if (zka_opt_int("zkarena setup", "--device", optarg, 0, 1023, &device))
+				return 2;
+			break;
+		case 't':
+			if (zka_opt_int("zkarena setup", "--threads", optarg, 1, 1024, &threads))
+				return 2;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

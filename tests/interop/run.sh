@@ -99,5 +99,30 @@ expect 2 "verify: missing file" "$zk" verify "$fx/bn128/mix.vk.json" "$t/spub.js
 expect 2 "prove: wrong argument count" "$zk" prove "$fx/bn128/mix.zkey"
 # a witness of the other curve
 expect 2 "witness of the other curve" "$zk" prove "$fx/bn128/mix.zkey" "$fx/bls12381/mix.wtns" "$t/bp.json" "$t/bpub.json"
+# bad option values: exit 2, one line naming the option, nothing written (no atoi: "3x" is not 3)
+bin=$(dirname "$zk")
+f=$fx/bn128
+rm -f "$t/op.json" "$t/opub.json"
+for args in "prove --threads 3x" "prove --threads 0" "prove --threads ''" "prove --device -1" \
+	"prove --device ' 1'" "setup --insecure --threads abc" "setup --insecure --device 99999999999"; do
+	eval "set -- $args"
+	sub=$1
+	shift
+	case $sub in
+	prove) expect 2 "$sub $*: rejected" "$zk" prove "$@" "$f/mix.zkey" "$f/mix.wtns" "$t/op.json" "$t/opub.json" ;;
+	setup) expect 2 "$sub $*: rejected" "$zk" setup "$@" "$f/mix.r1cs" "$t/o.zkey" "$t/o.vk.json" ;;
+	esac
+	opt=$(printf '%s\n' "$@" | grep -e '^--' | grep -v insecure)
+	if [ "$(wc -l < "$t/out")" = 1 ] && grep -q -- "$opt" "$t/out"; then ok "  one line naming $opt"; else ko "  message: $(cat "$t/out")"; fi
+done
+if [ ! -e "$t/op.json" ] && [ ! -e "$t/opub.json" ] && [ ! -e "$t/o.zkey" ]; then ok "no output after bad options"; else ko "output written after a bad option"; fi
+expect 2 "run --workers 2x: rejected" "$zk" run noarena --workers 2x
+expect 2 "demo --jobs 0: rejected" "$zk" demo --jobs 0
+expect 2 "bench prove --runs 1.5: rejected" "$zk" bench prove --runs 1.5
+if [ -x "$bin/../synth/zkarena-synth" ]; then
+	expect 2 "zkarena-synth --threads x: rejected" "$bin/../synth/zkarena-synth" --threads x noarena
+	expect 2 "zkarena-gpud --device 1x: rejected" "$bin/../gpud/zkarena-gpud" --device 1x noarena
+	if grep -q -- "--device" "$t/out"; then ok "  names --device"; else ko "  message: $(cat "$t/out")"; fi
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
