@@ -117,10 +117,12 @@ for args in "prove --threads 3x" "prove --threads 0" "prove --threads ''" "prove
 done
 if [ ! -e "$t/op.json" ] && [ ! -e "$t/opub.json" ] && [ ! -e "$t/o.zkey" ]; then ok "no output after bad options"; else ko "output written after a bad option"; fi
 expect 2 "run --workers 2x: rejected" "$zk" run noarena --workers 2x
+if grep -q -- "--workers" "$t/out"; then ok "  names --workers"; else ko "  message: $(cat "$t/out")"; fi
 expect 2 "demo --jobs 0: rejected" "$zk" demo --jobs 0
 expect 2 "bench prove --runs 1.5: rejected" "$zk" bench prove --runs 1.5
 if [ -x "$bin/../synth/zkarena-synth" ]; then
 	expect 2 "zkarena-synth --threads x: rejected" "$bin/../synth/zkarena-synth" --threads x noarena
+	if grep -q -- "--threads" "$t/out"; then ok "  names --threads"; else ko "  message: $(cat "$t/out")"; fi
 	expect 2 "zkarena-gpud --device 1x: rejected" "$bin/../gpud/zkarena-gpud" --device 1x noarena
 	if grep -q -- "--device" "$t/out"; then ok "  names --device"; else ko "  message: $(cat "$t/out")"; fi
 fi
