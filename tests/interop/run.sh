@@ -49,6 +49,15 @@ for c in bn128 bls12381; do
 	expect 0 "$c: zkarena prove nopub" "$zk" prove "$d/nopub.zkey" "$d/nopub.wtns" "$t/np.json" "$t/npub.json"
 	if [ "$(tr -d ' \n' < "$t/npub.json")" = "[]" ]; then ok "$c: public.json is [] without public signals"; else ko "$c: public.json is '$(cat "$t/npub.json")'"; fi
 	expect 0 "$c: snarkjs accepts the nopub proof" $snarkjs groth16 verify "$d/nopub.vk.json" "$t/npub.json" "$t/np.json"
+	# edge circuits: private inputs no constraint uses (circom drops them from the wires but
+	# counts them in the header), and no constraints at all
+	for e in unusedin none; do
+		expect 0 "$c: zkarena prove $e" "$zk" prove --r1cs "$d/$e.r1cs" "$d/$e.zkey" "$d/$e.wtns" "$t/e.json" "$t/epub.json"
+		expect 0 "$c: snarkjs accepts the $e proof" $snarkjs groth16 verify "$d/$e.vk.json" "$t/epub.json" "$t/e.json"
+		expect 0 "$c: snarkjs prove $e" $snarkjs groth16 prove "$d/$e.zkey" "$d/$e.wtns" "$t/se.json" "$t/sepub.json"
+		expect 0 "$c: zkarena accepts snarkjs's $e proof" "$zk" verify "$d/$e.vk.json" "$t/sepub.json" "$t/se.json"
+		if cmp -s "$t/epub.json" "$t/sepub.json"; then ok "$c: $e public.json identical to snarkjs's"; else ko "$c: $e public.json differs"; fi
+	done
 	# a key from zkarena setup --insecure, used by snarkjs and by zkarena
 	expect 0 "$c: zkarena setup --insecure" "$zk" setup --insecure --seed $RANDOM "$d/mix.r1cs" "$t/s.zkey" "$t/s.vk.json"
 	expect 0 "$c: snarkjs proves with zkarena's key" $snarkjs groth16 prove "$t/s.zkey" "$d/mix.wtns" "$t/ssp.json" "$t/sspub.json"
