@@ -7,9 +7,9 @@
 #include "zk/r1cs.h"
 #include "zk/wtns.h"
 #include "zk/zkey.h"
+#include "zk/opt.h"
 #ifdef ZKA_HAVE_CUDA
 #include "cuda/zka_gpu.h"
-#include "zk/opt.h"
 #endif
 
 #include <errno.h>

@@ -5,9 +5,9 @@
 #include "zk/r1cs.h"
 #include "zk/setup.h"
 #include "zk/zkey.h"
+#include "zk/opt.h"
 #ifdef ZKA_HAVE_CUDA
 #include "cuda/zka_gpu.h"
-#include "zk/opt.h"
 #endif
 
 #include <errno.h>
