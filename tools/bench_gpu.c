@@ -1,6 +1,6 @@
 /* bench_gpu.c - `zkarena bench gpu`: the GPU prover's stages over a size sweep, both curves.
  *
- *   zkarena bench gpu [--curve bn254|bls12_381|both] [--min LOG] [--max LOG] [--reps N]
+ *   zkarena bench gpu [--curve bn128|bls12381|both] [--min LOG] [--max LOG] [--reps N]
  *                     [--cpu-max LOG] [--bls-max LOG] [--bn-max LOG] [--ntt-max LOG]
  *                     [--windowed 1]   (window tables off: the per-window bucket MSM)
  *
@@ -10,14 +10,37 @@
  * measures the prover's stages, which do not depend on that. Whole-proof validity and equality
  * with the CPU prover are covered by tests/gpu_test.c. */
 #include <stdio.h>
+#include <string.h>
+
+/* Prints the usage text; returns 1 when argv asks for it (-h or --help anywhere). */
+static int want_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf("usage: zkarena bench gpu [--curve bn128|bls12381|both] [--min LOG] [--max LOG]\n"
+			       "                         [--bn-max LOG] [--bls-max LOG] [--reps N] [--cpu-max LOG]\n"
+			       "                         [--ntt-max LOG] [--windowed 0|1]\n\n"
+			       "GPU prover stages on CUDA device 0 over proofs of 2^min .. 2^max constraints\n"
+			       "(default 16..20; --bn-max / --bls-max: another top size for that curve) with\n"
+			       "SYNTHETIC keys made on the GPU (not keys of a circuit: the proofs are not valid;\n"
+			       "the stages' times do not depend on that): per-stage times, proofs/s one at a\n"
+			       "time and two in flight, one G1 MSM and one NTT; the CPU prover up to 2^cpu-max\n"
+			       "(default 16, 0: none); H2D GB/s from registered and pageable memory; the NTT\n"
+			       "alone up to 2^ntt-max (default 24, 0: none). Medians of --reps runs (default\n"
+			       "5) after a warm-up. --windowed 1: keys without window tables. Needs a zkarena\n"
+			       "built with CUDA.\n");
+			return 1;
+		}
+	return 0;
+}
 
 #ifndef ZKA_HAVE_CUDA_LIB
 /* Built without the CUDA library (no nvcc on this machine). */
 int zka_bench_gpu(int argc, char **argv);
 int zka_bench_gpu(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	if (want_help(argc, argv))
+		return 0;
 	fprintf(stderr, "zkarena bench gpu: this zkarena was built without CUDA\n");
 	return 2;
 }
@@ -25,7 +48,6 @@ int zka_bench_gpu(int argc, char **argv)
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/random.h>
 #include <time.h>
 
@@ -264,6 +286,8 @@ int zka_bench_gpu(int argc, char **argv)
 {
 	const char *curve = "both";
 	int lmin = 16, lmax = 20, reps = 5, cpu_max = 16, bls_max = -1, bn_max = -1, ntt_max = 24, windowed = 0;
+	if (want_help(argc, argv))
+		return 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!v) {
@@ -280,7 +304,17 @@ int zka_bench_gpu(int argc, char **argv)
 		while (o < no && strcmp(a, iopt[o].name))
 			o++;
 		if (!strcmp(a, "--curve")) {
-			curve = v;
+			/* the other commands' names (bn128, bls12381) and the library's */
+			if (!strcmp(v, "bn128") || !strcmp(v, "bn254"))
+				curve = "bn254";
+			else if (!strcmp(v, "bls12381") || !strcmp(v, "bls12_381"))
+				curve = "bls12_381";
+			else if (!strcmp(v, "both"))
+				curve = v;
+			else {
+				fprintf(stderr, "zkarena bench gpu: --curve: '%s' is not bn128, bls12381 or both\n", v);
+				return 2;
+			}
 		} else if (o < no) {
 			if (zka_opt_int("zkarena bench gpu", a, v, iopt[o].lo, iopt[o].hi, iopt[o].v))
 				return 2;
@@ -289,6 +323,10 @@ int zka_bench_gpu(int argc, char **argv)
 			return 2;
 		}
 		i++;
+	}
+	if (ntt_max > 0 && ntt_max < 16) {
+		fprintf(stderr, "zkarena bench gpu: --ntt-max: %d is not 0 (none) or 16..26\n", ntt_max);
+		return 2;
 	}
 	if (lmin > lmax) {
 		fprintf(stderr, "zkarena bench gpu: --min %d is above --max %d\n", lmin, lmax);

@@ -135,5 +135,15 @@ if [ -x "$bin/../synth/zkarena-synth" ]; then
 	expect 2 "zkarena-gpud --device 1x: rejected" "$bin/../gpud/zkarena-gpud" --device 1x noarena
 	if grep -q -- "--device" "$t/out"; then ok "  names --device"; else ko "  message: $(cat "$t/out")"; fi
 fi
+# every command's --help: exit 0 and a usage line on stdout
+for c in prove verify setup circuit arena run submit wait status list cancel demo bench "bench prove" \
+	"bench ring" "bench gpu"; do
+	# shellcheck disable=SC2086 # $c is a command and its subcommand
+	if "$zk" $c --help >"$t/help" 2>&1 && head -1 "$t/help" | grep -q "^usage: zkarena $c"; then
+		ok "$c --help"
+	else
+		ko "$c --help: $(head -c 200 "$t/help")"
+	fi
+done
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
