@@ -91,7 +91,19 @@ int zka_cmd_wait(int argc, char **argv)
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 't': timeout_ms = (int)(atof(optarg) * 1000); break;
+		case 't': {
+			/* seconds, fractions allowed; strictly parsed (atof took "x" as 0) */
+			char *end;
+			errno = 0;
+			double sec = strtod(optarg, &end);
+			if (!*optarg || *end || errno || !(sec >= 0 && sec <= 2000000)) {
+				fprintf(stderr, "zkarena wait: --timeout: '%s' is not a number of seconds in 0..2000000\n",
+					optarg);
+				return 2;
+			}
+			timeout_ms = (int)(sec * 1000);
+			break;
+		}
 		case 'r': release = 1; break;
 		case 'h':
 			printf("usage: zkarena wait NAME JOB [--timeout SECONDS] [--release]\n\n"

@@ -128,6 +128,8 @@ if [ ! -e "$t/op.json" ] && [ ! -e "$t/opub.json" ] && [ ! -e "$t/o.zkey" ]; the
 expect 2 "run --workers 2x: rejected" "$zk" run noarena --workers 2x
 if grep -q -- "--workers" "$t/out"; then ok "  names --workers"; else ko "  message: $(cat "$t/out")"; fi
 expect 2 "demo --jobs 0: rejected" "$zk" demo --jobs 0
+expect 2 "wait --timeout x: rejected" "$zk" wait noarena 1 --timeout x
+if grep -q -- "--timeout" "$t/out"; then ok "  names --timeout"; else ko "  message: $(cat "$t/out")"; fi
 expect 2 "bench prove --runs 1.5: rejected" "$zk" bench prove --runs 1.5
 if [ -x "$bin/../synth/zkarena-synth" ]; then
 	expect 2 "zkarena-synth --threads x: rejected" "$bin/../synth/zkarena-synth" --threads x noarena
