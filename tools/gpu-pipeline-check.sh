@@ -19,14 +19,15 @@ R=123456789012345678901234567890 S=987654321098765432109876543210
 for c in bn128 bls12381; do
 	for z in "$FX/$c"/*.zkey; do
 		k=$(basename "$z" .zkey)
+		w=$FX/$c/${k%.setup}.wtns # make-fixtures.sh's NAME.setup.zkey goes with NAME.wtns
 		d=$OUT/$c-$k
 		mkdir -p "$d/gpu" "$d/cpu"
-		if "$B/zkarena" prove --gpu --times --r $R --s $S "$FX/$c/$k.zkey" "$FX/$c/$k.wtns" "$d/gpu/proof.json" "$d/gpu/public.json" 2>"$d/gpu.log"; then
+		if "$B/zkarena" prove --gpu --times --r $R --s $S "$z" "$w" "$d/gpu/proof.json" "$d/gpu/public.json" 2>"$d/gpu.log"; then
 			ok "$c $k: prove --gpu (self-verified)"
 		else
 			ko "$c $k: prove --gpu: $(tail -2 "$d/gpu.log")"
 		fi
-		"$B/zkarena" prove --r $R --s $S "$FX/$c/$k.zkey" "$FX/$c/$k.wtns" "$d/cpu/proof.json" "$d/cpu/public.json" 2>"$d/cpu.log"
+		"$B/zkarena" prove --r $R --s $S "$z" "$w" "$d/cpu/proof.json" "$d/cpu/public.json" 2>"$d/cpu.log"
 		if cmp -s "$d/gpu/proof.json" "$d/cpu/proof.json"; then ok "$c $k: GPU proof byte-identical to the CPU's"; else ko "$c $k: GPU and CPU proofs differ"; fi
 	done
 done
