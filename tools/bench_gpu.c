@@ -286,6 +286,13 @@ int zka_bench_gpu(int argc, char **argv)
 {
 	const char *curve = "both";
 	int lmin = 16, lmax = 20, reps = 5, cpu_max = 16, bls_max = -1, bn_max = -1, ntt_max = 24, windowed = 0;
+	const struct {
+		const char *name;
+		int *v, lo, hi;
+	} iopt[] = {{"--min", &lmin, 2, 26},	     {"--max", &lmax, 2, 26},	   {"--reps", &reps, 1, 60},
+		    {"--cpu-max", &cpu_max, 0, 26}, {"--bls-max", &bls_max, 2, 26}, {"--bn-max", &bn_max, 2, 26},
+		    {"--ntt-max", &ntt_max, 0, 26}, {"--windowed", &windowed, 0, 1}};
+	const size_t no = sizeof iopt / sizeof iopt[0];
 	if (want_help(argc, argv))
 		return 0;
 	for (int i = 1; i < argc; i++) {
@@ -294,13 +301,7 @@ int zka_bench_gpu(int argc, char **argv)
 			fprintf(stderr, "zkarena bench gpu: %s needs a value\n", a);
 			return 2;
 		}
-		const struct {
-			const char *name;
-			int *v, lo, hi;
-		} iopt[] = {{"--min", &lmin, 2, 26},	     {"--max", &lmax, 2, 26},	   {"--reps", &reps, 1, 60},
-			    {"--cpu-max", &cpu_max, 0, 26}, {"--bls-max", &bls_max, 2, 26}, {"--bn-max", &bn_max, 2, 26},
-			    {"--ntt-max", &ntt_max, 0, 26}, {"--windowed", &windowed, 0, 1}};
-		size_t o = 0, no = sizeof iopt / sizeof iopt[0];
+		size_t o = 0;
 		while (o < no && strcmp(a, iopt[o].name))
 			o++;
 		if (!strcmp(a, "--curve")) {
