@@ -55,15 +55,13 @@ struct zkg_msm_scratch {
 	const void *d_scalars;
 };
 
-#define ZKG_PRIO_DOMAIN (1u << 20) /* the default of zka_gpu_set_priority_domain: see zka_gpu_prove */
-
 struct zka_gpu {
 	int device;
 	int sms;
 	char name[320];
 	cudaStream_t s;
 	cudaStream_t s_hi;     /* highest priority: takes s's place in proofs of domain >= prio_domain */
-	uint32_t prio_domain; /* zka_gpu_set_priority_domain (default ZKG_PRIO_DOMAIN) */
+	uint32_t prio_domain; /* zka_gpu_set_priority_domain (default ZKA_GPU_PRIO_DOMAIN) */
 	cudaEvent_t ev[16];
 	struct zkg_reg reg[64];
 	int nreg;

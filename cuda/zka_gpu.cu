@@ -69,7 +69,7 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 	int prio_least = 0, prio_greatest = 0;
 	CK(cudaDeviceGetStreamPriorityRange(&prio_least, &prio_greatest));
 	CK(cudaStreamCreateWithPriority(&g->s_hi, cudaStreamNonBlocking, prio_greatest));
-	g->prio_domain = ZKG_PRIO_DOMAIN;
+	g->prio_domain = ZKA_GPU_PRIO_DOMAIN;
 	/* once per context: MSM results come back to pinned memory, so that their copies do not
 	 * block the host thread (which works on the proof's host share meanwhile) */
 	CK(cudaHostAlloc(&g->h_slots, 5 * ZKG_WSLOT, cudaHostAllocDefault));

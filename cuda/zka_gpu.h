@@ -43,8 +43,9 @@ const char *zka_gpu_key_mode(const zka_gpu_key *key);
 void zka_gpu_set_precompute(zka_gpu *g, int on);
 /* Proofs whose domain has at least min_domain elements run their critical chain (a, b, c ->
  * NTT -> H MSM) on a stream of the highest priority, the other MSMs around it; smaller ones
- * use ordinary priority. Default 2^20, where it measured faster (see zka_gpu_prove); 0: every
- * proof, UINT32_MAX: none. Results are the same either way. */
+ * use ordinary priority. Default ZKA_GPU_PRIO_DOMAIN, from where it measured faster (see
+ * zka_gpu_prove); 0: every proof, UINT32_MAX: none. Results are the same either way. */
+#define ZKA_GPU_PRIO_DOMAIN (1u << 20)
 void zka_gpu_set_priority_domain(zka_gpu *g, uint32_t min_domain);
 
 /* Page-locks host memory once (cudaHostRegister, chunks <= 64 GiB) so copies from it run at

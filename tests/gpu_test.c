@@ -618,9 +618,9 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 			printf("%s proofs (%s): %s\n", #Q, mode, failures == f0 ? "ok" : "FAIL");          \
 		}                                                                                          \
 		zka_gpu_set_precompute(G, 1);                                                              \
-		zka_gpu_set_priority_domain(G, 1u << 20);                                                  \
+		zka_gpu_set_priority_domain(G, ZKA_GPU_PRIO_DOMAIN);                                       \
 		if (G_B)                                                                                   \
-			zka_gpu_set_priority_domain(G_B, 1u << 20);                                        \
+			zka_gpu_set_priority_domain(G_B, ZKA_GPU_PRIO_DOMAIN);                             \
 		/* window tables that fit by the estimate but fail to allocate: windowed, and said */     \
 		setenv("ZKG_FAIL_TABLE_ALLOC", "1", 1);                                                    \
 		precomp = 2;                                                                               \
