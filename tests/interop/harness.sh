@@ -2,8 +2,13 @@
 # check counters. Needs $here (this folder) and $fx (the fixture folder) set by the caller.
 # After sourcing: $t is a scratch folder removed on exit; ok/ko count a check; expect runs one.
 
-# the fixtures (make-fixtures.sh) once per FIXDIR; a failure ends the script as one failed check
-if [ ! -f "$fx/.done" ]; then
+# the fixtures (make-fixtures.sh) once per FIXDIR, again when a circuit of circuits/ has none
+# (a FIXDIR from before it was added); a failure ends the script as one failed check
+stale=0
+for f in "$here"/circuits/*.circom; do
+	[ -f "$fx/bls12381/$(basename "$f" .circom).zkey" ] || stale=1
+done
+if [ ! -f "$fx/.done" ] || [ $stale = 1 ]; then
 	rm -rf "$fx"
 	"$here/make-fixtures.sh" "$fx" >/dev/null || { echo "fixture generation failed"; echo "0 passed, 1 failed"; exit 1; }
 	touch "$fx/.done"

@@ -20,7 +20,8 @@ for curve in bn128 bls12381; do
 	$snarkjs powersoftau new "$curve" "$POW" "$d/pot0.ptau" >/dev/null
 	$snarkjs powersoftau contribute "$d/pot0.ptau" "$d/pot1.ptau" --name=ci -e="ci entropy $RANDOM" >/dev/null
 	$snarkjs powersoftau prepare phase2 "$d/pot1.ptau" "$d/pot.ptau" >/dev/null
-	for c in mix nopub hash unusedin none; do
+	for f in "$here"/circuits/*.circom; do
+		c=$(basename "$f" .circom)
 		# circom2 runs under WASI and sees only its working directory
 		w=$(mktemp -d)
 		cp "$here/circuits/$c.circom" "$w/"
