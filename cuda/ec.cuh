@@ -96,15 +96,39 @@ template <class F> struct jac_t {
 	}
 
 	/* madd-2007-bl with q affine, infinity and p == q handled; inlined into the bucket loop.
-	 * Statements are ordered so that inputs die early (Z3 right after HH frees Z1 and Z1Z1,
-	 * V = X1 I frees X1): fewer live values matter for G2, whose bucket loop runs out of
-	 * registers (255 and spills). */
+	 * Over a prime field (F::PAIRS) the eleven products go as five pairs and one single (see
+	 * fp::mul2): Z1^2 and Y2 Z1; U2 = X2 Z1Z1 and S2 = Y2 Z1 Z1Z1; H^2 and (Z1 + H)^2; R^2;
+	 * H I and X1 I; Y1 J and R (V - X3). Over Fq2 (G2) the statements are ordered so that
+	 * inputs die early (Z3 right after HH frees Z1 and Z1Z1, V = X1 I frees X1): fewer live
+	 * values matter there, the G2 bucket loop runs out of registers (255 and spills). */
 	ZG_DEV jac_t add_aff_inl(const aff_t<F> &q) const
 	{
 		if (q.is_inf())
 			return *this;
 		if (is_inf())
 			return from_aff(q);
+		if constexpr (F::PAIRS) {
+			auto a = F::mul2(Z, Z, q.y, Z);
+			F z1z1 = a.x;
+			auto b = F::mul2(q.x, z1z1, a.y, z1z1);
+			F h = b.x - X, rr = b.y - Y;
+			if (h.is_zero()) {
+				if (rr.is_zero())
+					return dbl();
+				return inf();
+			}
+			auto c = F::mul2(h, h, F::add_nr(Z, h), F::add_nr(Z, h));
+			jac_t r;
+			r.Z = c.y - z1z1 - c.x;
+			rr = rr.dbl();
+			F r2 = rr.sqr();
+			F i = c.x.dbl().dbl();
+			auto d = F::mul2(h, i, X, i); /* J, V */
+			r.X = r2 - d.x - d.y - d.y;
+			auto e = F::mul2(Y, d.x, rr, d.y - r.X);
+			r.Y = e.y - e.x.dbl();
+			return r;
+		}
 		F z1z1 = Z.sqr();
 		F h = q.x * z1z1 - X;
 		F s2 = q.y * (Z * z1z1);
