@@ -150,6 +150,7 @@ extern "C" int zka_gpu_register(zka_gpu *g, void *host, size_t bytes, char *err,
 void zkg_msm_scratch_free(struct zkg_msm_scratch *m)
 {
 	cudaFree(m->d_vals);
+	cudaFree(m->d_slots);
 	cudaFree(m->d_counts);
 	cudaFree(m->d_cub);
 	cudaFree(m->d_buckets);
