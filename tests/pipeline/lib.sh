@@ -33,10 +33,12 @@ keys() {
 	"$ZK" circuit --curve "$1" --constraints "$2" --public 2 --seed $RANDOM "$T/$3.r1cs" "$T/$3.wtns" &&
 	"$ZK" setup --insecure --seed $RANDOM "$T/$3.r1cs" "$T/$3.zkey" "$T/$3.vk.json" 2>/dev/null
 }
-# start_run WORKERS [ENV...]: zkarena run in the background, log in $T/run.log
+# start_run WORKERS [ENV...]: zkarena run in the background (gpud's backend $RUN_BACKEND,
+# default cpu), log in $T/run.log
+RUN_BACKEND=cpu
 start_run() {
 	local w=$1; shift
-	env "$@" "$ZK" run "$NAME" --workers "$w" >"$T/run.log" 2>&1 &
+	env "$@" "$ZK" run "$NAME" --workers "$w" --backend "$RUN_BACKEND" >"$T/run.log" 2>&1 &
 	RUN_PID=$!
 }
 stop_run() {
