@@ -11,6 +11,7 @@
  * with the CPU prover are covered by tests/gpu_test.c. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Prints the usage text; returns 1 when argv asks for it (-h or --help anywhere). */
 static int want_help(int argc, char **argv)
@@ -26,7 +27,8 @@ static int want_help(int argc, char **argv)
 			       "the stages' times do not depend on that): per-stage times, proofs/s one at a\n"
 			       "time and two in flight, one G1 MSM (msm1: points and scalars on the device,\n"
 			       "scratch sized by a warm-up MSM) and one NTT; the CPU prover up to 2^cpu-max\n"
-			       "(default 16, 0: none); H2D GB/s from registered and pageable memory; the NTT\n"
+			       "(default 16, 0: none) with its NTT and MSM times (G2 on CPU threads against\n"
+			       "the GPU's G2 lane); H2D GB/s from registered and pageable memory; the NTT\n"
 			       "alone up to 2^ntt-max (default 24, 0: none). Medians of --reps runs (default\n"
 			       "5) after a warm-up. --windowed 1: keys without window tables. Needs a zkarena\n"
 			       "built with CUDA.\n");
@@ -251,6 +253,7 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 		if (zka_gpu_ntt(g, c, (uint32_t)logn, x, 0, &ntt1, err, sizeof err))
 			fprintf(stderr, "zkarena bench gpu: ntt: %s\n", err);
 		double cpu = 0;
+		zka_prove_times ct = {0};
 		if (logn <= cpu_max) {
 			zka_proof pc;
 			zka_prove_opts po = {0};
@@ -259,7 +262,7 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 			if (b2) {
 				memcpy(b2, abcw + n, 2 * n * 32);
 				double t0 = now();
-				zka_prove_abc(&pk, x, b2, b2 + n, (const uint64_t(*)[4])(abcw + 3 * n), &rs, &pc, &po, NULL);
+				zka_prove_abc(&pk, x, b2, b2 + n, (const uint64_t(*)[4])(abcw + 3 * n), &rs, &pc, &po, &ct);
 				cpu = now() - t0;
 				free(b2);
 			}
@@ -272,6 +275,13 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 		else
 			printf("%10s\n", "-");
 		printf("       (key: fixed-base %.2f s, load %.2f s; %s)\n", tk, tl, zka_gpu_key_mode(key));
+		/* the issue's alternative, G2 on CPU threads beside the GPU: the CPU prover's share of
+		 * its MSM wall time that went to G2 (all threads), against the GPU proof's G2 lane */
+		if (cpu > 0)
+			printf("       (cpu prover on %ld threads: ntt %.1f ms, msm G1 %.1f ms, msm G2 %.1f ms;"
+			       " the GPU proof's G2 lane ends at %.2f ms)\n",
+			       sysconf(_SC_NPROCESSORS_ONLN), ct.ntt * 1e3, ct.msm_g1 * 1e3, ct.msm_g2 * 1e3,
+			       med(&s2) * 1e3);
 		fflush(stdout);
 		zka_gpu_key_free(key);
 		free(P1);
