@@ -10,6 +10,7 @@
 
 /* products checked on the mulx/adx path (0 on a CPU without BMI2 + ADX) */
 static long n_adx;
+static long n_invvt; /* inv_vartime results checked against GMP */
 
 /* x = random value < p in GMP, also as limbs */
 static void rand_mod(mpz_t x, const uint64_t *p, int n, uint64_t *limbs)
@@ -112,6 +113,28 @@ static void to_mpz(mpz_t x, const uint64_t *limbs, int n)
 				CU_ASSERT_FATAL(mpz_invert(e, a, p) != 0);                         \
 				CU_ASSERT_FATAL(mpz_cmp(e, g) == 0);                               \
 			}                                                                          \
+			/* the binary-GCD inversion: every round (cheap; p-1 in round 1) */        \
+			F##_inv_vartime(&z, &x);                                                   \
+			F##_from_mont(&o, &z);                                                     \
+			to_mpz(g, o.v, N);                                                         \
+			if (mpz_sgn(a) == 0) {                                                     \
+				CU_ASSERT_FATAL(mpz_sgn(g) == 0);                                  \
+			} else {                                                                   \
+				CU_ASSERT_FATAL(mpz_invert(e, a, p) != 0);                         \
+				CU_ASSERT_FATAL(mpz_cmp(e, g) == 0);                               \
+				n_invvt++;                                                         \
+			}                                                                          \
+			F##_inv_vartime(&z, &z); /* twice: back to x (aliased output) */          \
+			CU_ASSERT_FATAL(F##_eq(&z, &x));                                           \
+		}                                                                                  \
+		{                                                                                  \
+			F##_t one, zero, t;                                                        \
+			F##_one(&one);                                                             \
+			F##_zero(&zero);                                                           \
+			F##_inv_vartime(&t, &one);                                                 \
+			CU_ASSERT_FATAL(F##_eq(&t, &one));                                         \
+			F##_inv_vartime(&t, &zero); /* 0 -> 0, like F##_inv */                     \
+			CU_ASSERT_FATAL(F##_is_zero(&t));                                          \
 		}                                                                                  \
 		/* batch inversion agrees with single inversions, zeros stay zero */               \
 		F##_t v[9], s[9], w[9];                                                            \
@@ -212,5 +235,6 @@ int main(void)
 	int rc = zka_test_run();
 	printf("field: mulx/adx multiplication checked against GMP on %ld inputs%s\n", n_adx,
 	       n_adx ? "" : " (CPU without BMI2 + ADX: portable path only)");
+	printf("field: binary-GCD inversion checked against GMP on %ld inputs\n", n_invvt);
 	return rc;
 }

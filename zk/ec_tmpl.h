@@ -277,7 +277,7 @@ static inline void E(batch_to_aff)(E(aff) *r, const E(jac) *p, size_t n, FT *scr
 		if (!G(is_zero)(&z[i]))
 			G(mul)(&acc, &acc, &z[i]);
 	}
-	G(inv)(&acc, &acc);
+	G(inv_vartime)(&acc, &acc); /* public points: see F(inv_vartime) */
 	for (size_t i = n; i-- > 0;) {
 		if (G(is_zero)(&z[i])) {
 			G(zero)(&r[i].x);
@@ -314,7 +314,7 @@ static inline void E(batch_add_aff)(E(aff) *const *acc, const E(aff) *q, size_t 
 		if (!G(is_zero)(&d[i]))
 			G(mul)(&prod, &prod, &d[i]);
 	}
-	G(inv)(&prod, &prod);
+	G(inv_vartime)(&prod, &prod); /* public points: see F(inv_vartime) */
 	for (size_t i = m; i-- > 0;) {
 		E(aff) *a = acc[i];
 		if (G(is_zero)(&d[i])) {

@@ -82,6 +82,20 @@ static inline void Q2(inv)(Q2(t) *r, const Q2(t) *a)
 	Q(neg)(&r->c1, &t);
 }
 
+/* Q2(inv) with the variable-time base-field inversion (Q(inv_vartime)): for the same public
+ * batched uses only */
+static inline void Q2(inv_vartime)(Q2(t) *r, const Q2(t) *a)
+{
+	Q(t) n, t;
+	Q(sqr)(&n, &a->c0);
+	Q(sqr)(&t, &a->c1);
+	Q(add)(&n, &n, &t);
+	Q(inv_vartime)(&n, &n);
+	Q(mul)(&r->c0, &a->c0, &n);
+	Q(mul)(&t, &a->c1, &n);
+	Q(neg)(&r->c1, &t);
+}
+
 /* r = a * xi */
 static inline void Q2(mul_xi)(Q2(t) *r, const Q2(t) *a)
 {
