@@ -69,31 +69,30 @@ static inline void Q2(mul_fq)(Q2(t) *r, const Q2(t) *a, const Q(t) *s)
 	Q(mul)(&r->c1, &a->c1, s);
 }
 
-/* r = a^-1 = conj(a) / (a0^2 + a1^2); the inverse of 0 is 0 */
-static inline void Q2(inv)(Q2(t) *r, const Q2(t) *a)
+/* r = a^-1 = conj(a) / (a0^2 + a1^2) with the base-field inversion qinv; the inverse of 0 is 0 */
+static inline void Q2(inv_by)(Q2(t) *r, const Q2(t) *a, void (*qinv)(Q(t) *, const Q(t) *))
 {
 	Q(t) n, t;
 	Q(sqr)(&n, &a->c0);
 	Q(sqr)(&t, &a->c1);
 	Q(add)(&n, &n, &t);
-	Q(inv)(&n, &n);
+	qinv(&n, &n);
 	Q(mul)(&r->c0, &a->c0, &n);
 	Q(mul)(&t, &a->c1, &n);
 	Q(neg)(&r->c1, &t);
 }
 
-/* Q2(inv) with the variable-time base-field inversion (Q(inv_vartime)): for the same public
- * batched uses only */
+/* r = a^-1 (constant time: Fermat in the base field) */
+static inline void Q2(inv)(Q2(t) *r, const Q2(t) *a)
+{
+	Q2(inv_by)(r, a, Q(inv));
+}
+
+/* Q2(inv) with the variable-time base-field inversion (Q(inv_vartime)): for the same batched
+ * uses only */
 static inline void Q2(inv_vartime)(Q2(t) *r, const Q2(t) *a)
 {
-	Q(t) n, t;
-	Q(sqr)(&n, &a->c0);
-	Q(sqr)(&t, &a->c1);
-	Q(add)(&n, &n, &t);
-	Q(inv_vartime)(&n, &n);
-	Q(mul)(&r->c0, &a->c0, &n);
-	Q(mul)(&t, &a->c1, &n);
-	Q(neg)(&r->c1, &t);
+	Q2(inv_by)(r, a, Q(inv_vartime));
 }
 
 /* r = a * xi */
