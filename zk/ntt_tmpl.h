@@ -59,7 +59,13 @@ static void N(stage_fn)(void *ctx, size_t begin, size_t end, int tid)
 		size_t blk = k / p->half, j = k % p->half;
 		size_t i0 = blk * 2 * p->half + j, i1 = i0 + p->half;
 		RT v;
-		R(mul)(&v, &p->a[i1], &p->tw[j * p->step]);
+		/* twiddle w^0 = 1: no product (every butterfly of the first stage, half of the
+		 * second's, ...: about 2 of the log n stages' products; the branch follows j's
+		 * regular pattern) */
+		if (j == 0)
+			v = p->a[i1];
+		else
+			R(mul)(&v, &p->a[i1], &p->tw[j * p->step]);
 		R(sub)(&p->a[i1], &p->a[i0], &v);
 		R(add)(&p->a[i0], &p->a[i0], &v);
 	}
