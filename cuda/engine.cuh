@@ -35,8 +35,20 @@ template <class Fr> ZG_DEV Fr seed(const seeds &s, int b)
 
 /* ---------------- NTT ---------------- */
 
-/* out[i] = prod over set bits b of i of s[b] (powers of a root from its repeated squares) */
-template <class Fr> __global__ void k_powers(Fr *out, uint32_t count, seeds s)
+/* An NTT twiddle as Shoup's multiplier pair (field.cuh mul_shoup): w in standard form and
+ * q = floor(w 2^256 / p), 64 bytes. A Shoup product takes 99 word products and 16 low halves
+ * where a Montgomery product takes 128 and 8 (the NTT is bound by the multiply pipe), for
+ * twice the table bytes (n/2 pairs per direction). */
+template <class Fr> struct twiddle {
+	Fr w, q;
+	static ZG_DEV twiddle load(const twiddle *p) { return {Fr::load(&p->w), Fr::load(&p->q)}; }
+	/* x w for x < 2p in Montgomery form: the Montgomery form of x's value times w's */
+	ZG_DEV Fr mul(const Fr &x) const { return Fr::mul_shoup(x, w, q); }
+};
+
+/* out[i] = prod over set bits b of i of s[b] (powers of a root from its repeated squares), as
+ * Shoup pairs */
+template <class Fr> __global__ void k_powers(twiddle<Fr> *out, uint32_t count, seeds s)
 {
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= count)
@@ -45,7 +57,10 @@ template <class Fr> __global__ void k_powers(Fr *out, uint32_t count, seeds s)
 	for (int b = 0; b < 32; b++)
 		if ((i >> b) & 1)
 			acc = acc * seed<Fr>(s, b);
-	acc.store(&out[i]);
+	Fr w, q;
+	acc.shoup_pair(w, q);
+	w.store(&out[i].w);
+	q.store(&out[i].q);
 }
 
 /* out[i] = inc^bitrev(i) / n: the coset factor of the coefficient that sits at position i
@@ -76,10 +91,18 @@ template <class Fr> __global__ void k_coset(Fr *out, uint32_t logn, seeds s, see
  * Blocks of tile/4 threads (at least 1), one unit (or two butterflies) per thread per step.
  * Measured on the H200 at 2^24 (BN254 / BLS12-381): one radix-2 stage per step, two 512-thread
  * blocks per SM, 5.13 / 5.33 ms; radix-4 steps at 2, 3 and 4 blocks of 256 per SM (128, 85,
- * 64 registers) 4.88 / 5.02, 4.46 / 4.70 and 4.57 / 4.80 ms: three it is. */
+ * 64 registers) 4.88 / 5.02, 4.46 / 4.70 and 4.57 / 4.80 ms with Montgomery twiddle products.
+ * With Shoup's (two 8-limb twiddles more live per unit; 2026-12-01, bench gpu, medians of 5, one
+ * call): three blocks (80 registers, 28-112 bytes spilled) 4.14-4.16 / 4.48-4.50 ms, two blocks
+ * (no spills) 4.13 / 4.21 ms, against 4.25 / 4.57 for the Montgomery kernel at three. ncu (clocks
+ * locked, BN254, three blocks): instructions -14%, FMA-heavy pipe 78-81% -> 66-70% busy, long
+ * scoreboard stalls 2.2 -> 4.3 cycles per issue (twiddle loads and spills). */
+#ifndef ZKG_NTT_BLOCKS_PER_SM
+#define ZKG_NTT_BLOCKS_PER_SM 2 /* -DZKG_NTT_BLOCKS_PER_SM=N builds another for A/B runs */
+#endif
 template <class Fr, bool DIT>
-__global__ void __launch_bounds__(256, 3) k_stages(Fr *x, uint32_t logn, uint32_t lo, uint32_t k, uint32_t tile,
-						   const Fr *tw)
+__global__ void __launch_bounds__(256, ZKG_NTT_BLOCKS_PER_SM) k_stages(Fr *x, uint32_t logn, uint32_t lo, uint32_t k, uint32_t tile,
+						   const twiddle<Fr> *tw)
 {
 	extern __shared__ uint4 smem_raw[];
 	const uint32_t T = 1u << k, G = tile >> k, lomask = (1u << lo) - 1;
@@ -108,17 +131,17 @@ __global__ void __launch_bounds__(256, 3) k_stages(Fr *x, uint32_t logn, uint32_
 	/* twiddle of local stage lml for in-group offset jl (< 2^lml) of a group with global index g */
 	auto twid = [&](uint32_t g, uint32_t lml, uint32_t jl) {
 		uint32_t lm = lo + lml, j = (g & lomask) + (jl << lo);
-		return Fr::load(&tw[(size_t)j << (logn - 1 - lm)]);
+		return twiddle<Fr>::load(&tw[(size_t)j << (logn - 1 - lm)]);
 	};
-	auto bfly = [&](Fr &u, Fr &v, const Fr &w) {
+	auto bfly = [&](Fr &u, Fr &v, const twiddle<Fr> &w) {
 		if (DIT) {
-			Fr vw = v * w;
+			Fr vw = w.mul(v);
 			v = u - vw;
 			u = u + vw;
 		} else {
 			Fr d = u - v;
 			u = u + v;
-			v = d * w;
+			v = w.mul(d);
 		}
 	};
 	/* a butterfly whose twiddle is 1 */
@@ -138,7 +161,7 @@ __global__ void __launch_bounds__(256, 3) k_stages(Fr *x, uint32_t logn, uint32_
 		 * (6% at 2^24). The test is uniform over the block, so no warp diverges on it (the
 		 * per-butterfly test for twiddle 1 tried before measured no gain). */
 		if (lo == 0 && a == 0) {
-			const Fr w4 = pair ? twid(0, 1, 1) : Fr::one();
+			const twiddle<Fr> w4 = twiddle<Fr>::load(pair ? &tw[(size_t)1 << (logn - 2)] : tw);
 			for (uint32_t ub = threadIdx.x; pair && ub < tile / 4; ub += blockDim.x) {
 				uint32_t gl = ub >> (k - 2), t = (ub & ((T >> 2) - 1)) << 2;
 				Fr x0 = Fr::load(at(gl, t)), x1 = Fr::load(at(gl, t + 1));
@@ -172,7 +195,7 @@ __global__ void __launch_bounds__(256, 3) k_stages(Fr *x, uint32_t logn, uint32_
 				uint32_t r = u & ((1u << a) - 1), t = ((u >> a) << (a + 2)) | r, m = 1u << a;
 				Fr x0 = Fr::load(at(gl, t)), x1 = Fr::load(at(gl, t + m));
 				Fr x2 = Fr::load(at(gl, t + 2 * m)), x3 = Fr::load(at(gl, t + 3 * m));
-				Fr wa = twid(g, a, r), wb0 = twid(g, a + 1, r), wb1 = twid(g, a + 1, r + m);
+				const twiddle<Fr> wa = twid(g, a, r), wb0 = twid(g, a + 1, r), wb1 = twid(g, a + 1, r + m);
 				if (DIT) { /* stage a: (x0, x1), (x2, x3); stage a+1: (x0, x2), (x1, x3) */
 					bfly(x0, x1, wa);
 					bfly(x2, x3, wa);
@@ -656,6 +679,16 @@ template <class F> __global__ void k_fop(int op, const F *a, const F *b, F *out,
 	}
 	r.store(&out[i]);
 }
+/* out = a y through y's Shoup pair (the NTT's twiddle products): equals a * y */
+template <class P> __global__ void k_shoup(const fp<P> *a, const fp<P> *b, fp<P> *out, uint32_t n)
+{
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	fp<P> w, q;
+	fp<P>::load(&b[i]).shoup_pair(w, q);
+	fp<P>::mul_shoup(fp<P>::load(&a[i]), w, q).store(&out[i]);
+}
 template <class P> __global__ void k_from_mont(const fp<P> *a, fp<P> *out, uint32_t n)
 {
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -701,7 +734,8 @@ template <class TR> struct eng {
 	}
 
 	/* twiddle tables for 2^logn: tw, itw (n/2 each), cs (n) */
-	static int tables(zka_gpu *g, uint32_t logn, Fr *tw, Fr *itw, Fr *cs, char *err, size_t errlen)
+	static int tables(zka_gpu *g, uint32_t logn, twiddle<Fr> *tw, twiddle<Fr> *itw, Fr *cs, char *err,
+			  size_t errlen)
 	{
 		zkg_roots r;
 		zkg_host_roots(CURVE, logn, &r);
@@ -723,7 +757,8 @@ template <class TR> struct eng {
 
 	/* all logn stages: passes of up to 8 stages in shared memory (tiles of <= 1024 elements) */
 	static constexpr int NTT_SMEM_MAX = 1024 * 48 + 512 * 32; /* the largest k_stages tile */
-	static int ntt_pass(zka_gpu *g, Fr *x, uint32_t logn, const Fr *tw, bool dit, char *err, size_t errlen)
+	static int ntt_pass(zka_gpu *g, Fr *x, uint32_t logn, const twiddle<Fr> *tw, bool dit, char *err,
+			    size_t errlen)
 	{
 		uint32_t npass = (logn + 7) / 8, done = 0;
 		uint32_t tile = logn >= 10 ? 1024 : 1u << logn;
@@ -750,7 +785,8 @@ template <class TR> struct eng {
 	}
 
 	/* a, b, c (device, Montgomery) -> h (device, standard form) */
-	static int hpoly_dev(zka_gpu *g, uint32_t logn, Fr *a, Fr *b, Fr *c, Fr *h, const Fr *tw, const Fr *itw,
+	static int hpoly_dev(zka_gpu *g, uint32_t logn, Fr *a, Fr *b, Fr *c, Fr *h, const twiddle<Fr> *tw,
+			     const twiddle<Fr> *itw,
 			     const Fr *cs, char *err, size_t errlen)
 	{
 		uint32_t n = 1u << logn;
@@ -1168,10 +1204,11 @@ template <class TR> struct eng {
 			CKR(precompute<Fq2>(g, k->d_B2, nv, cv, err, errlen));
 			CKR(precompute<Fq>(g, k->d_H, nd, ch, err, errlen));
 		}
-		CK(cudaMalloc(&k->d_tw, nd / 2 * sizeof(Fr)));
-		CK(cudaMalloc(&k->d_itw, nd / 2 * sizeof(Fr)));
+		CK(cudaMalloc(&k->d_tw, nd / 2 * sizeof(twiddle<Fr>)));
+		CK(cudaMalloc(&k->d_itw, nd / 2 * sizeof(twiddle<Fr>)));
 		CK(cudaMalloc(&k->d_cs, nd * sizeof(Fr)));
-		CKR(tables(g, pk->log_domain, (Fr *)k->d_tw, (Fr *)k->d_itw, (Fr *)k->d_cs, err, errlen));
+		CKR(tables(g, pk->log_domain, (twiddle<Fr> *)k->d_tw, (twiddle<Fr> *)k->d_itw, (Fr *)k->d_cs, err,
+			   errlen));
 		CK(cudaStreamSynchronize(g->s));
 		return 0;
 	}
@@ -1225,8 +1262,8 @@ template <class TR> struct eng {
 		CK(cudaMemcpyAsync(g->d_b, b, nd * 32, cudaMemcpyHostToDevice, s0));
 		CK(cudaMemcpyAsync(g->d_c, c, nd * 32, cudaMemcpyHostToDevice, s0));
 		CK(cudaEventRecord(ev[2], s0));
-		CKR(hpoly_dev(g, k->logn, (Fr *)g->d_a, (Fr *)g->d_b, (Fr *)g->d_c, (Fr *)g->d_h, (const Fr *)k->d_tw,
-			      (const Fr *)k->d_itw, (const Fr *)k->d_cs, err, errlen));
+		CKR(hpoly_dev(g, k->logn, (Fr *)g->d_a, (Fr *)g->d_b, (Fr *)g->d_c, (Fr *)g->d_h,
+			      (const twiddle<Fr> *)k->d_tw, (const twiddle<Fr> *)k->d_itw, (const Fr *)k->d_cs, err, errlen));
 		CK(cudaEventRecord(ev[3], s0));
 		CKR(prepare(g, mh, g->d_h, nd, k->pc ? k->c_h : 0, k->pc, err, errlen));
 		CKR(run<Fq>(g, mh, mh, s0, k->d_H, wsum + 4 * WSLOT, err, errlen));
@@ -1293,12 +1330,12 @@ template <class TR> struct eng {
 		}
 		size_t n = (size_t)1 << logn;
 		CK(cudaMalloc(&d[0], n * 32));
-		CK(cudaMalloc(&d[1], n / 2 * 32));
-		CK(cudaMalloc(&d[2], n / 2 * 32));
-		CKR(tables(g, (uint32_t)logn, (Fr *)d[1], (Fr *)d[2], NULL, err, errlen));
+		CK(cudaMalloc(&d[1], n / 2 * sizeof(twiddle<Fr>)));
+		CK(cudaMalloc(&d[2], n / 2 * sizeof(twiddle<Fr>)));
+		CKR(tables(g, (uint32_t)logn, (twiddle<Fr> *)d[1], (twiddle<Fr> *)d[2], NULL, err, errlen));
 		CK(cudaMemcpyAsync(d[0], x, n * 32, cudaMemcpyHostToDevice, g->s));
 		CK(cudaEventRecord(g->ev[0], g->s));
-		CKR(ntt_pass(g, (Fr *)d[0], logn, (const Fr *)(inverse ? d[2] : d[1]), false, err, errlen));
+		CKR(ntt_pass(g, (Fr *)d[0], logn, (const twiddle<Fr> *)(inverse ? d[2] : d[1]), false, err, errlen));
 		CK(cudaEventRecord(g->ev[1], g->s));
 		k_bitrev<Fr><<<nblk(n, 256), 256, 0, g->s>>>((Fr *)d[0], logn);
 		CKL();
@@ -1337,15 +1374,15 @@ template <class TR> struct eng {
 		size_t n = (size_t)1 << logn;
 		for (int i = 0; i < 4; i++)
 			CK(cudaMalloc(&d[i], n * 32));
-		CK(cudaMalloc(&d[4], n / 2 * 32));
-		CK(cudaMalloc(&d[5], n / 2 * 32));
+		CK(cudaMalloc(&d[4], n / 2 * sizeof(twiddle<Fr>)));
+		CK(cudaMalloc(&d[5], n / 2 * sizeof(twiddle<Fr>)));
 		CK(cudaMalloc(&d[6], n * 32));
-		CKR(tables(g, logn, (Fr *)d[4], (Fr *)d[5], (Fr *)d[6], err, errlen));
+		CKR(tables(g, logn, (twiddle<Fr> *)d[4], (twiddle<Fr> *)d[5], (Fr *)d[6], err, errlen));
 		CK(cudaMemcpyAsync(d[0], a, n * 32, cudaMemcpyHostToDevice, g->s));
 		CK(cudaMemcpyAsync(d[1], b, n * 32, cudaMemcpyHostToDevice, g->s));
 		CK(cudaMemcpyAsync(d[2], c, n * 32, cudaMemcpyHostToDevice, g->s));
-		CKR(hpoly_dev(g, logn, (Fr *)d[0], (Fr *)d[1], (Fr *)d[2], (Fr *)d[3], (const Fr *)d[4],
-			      (const Fr *)d[5], (const Fr *)d[6], err, errlen));
+		CKR(hpoly_dev(g, logn, (Fr *)d[0], (Fr *)d[1], (Fr *)d[2], (Fr *)d[3], (const twiddle<Fr> *)d[4],
+			      (const twiddle<Fr> *)d[5], (const Fr *)d[6], err, errlen));
 		CK(cudaMemcpyAsync(h, d[3], n * 32, cudaMemcpyDeviceToHost, g->s));
 		CK(cudaStreamSynchronize(g->s));
 		return 0;
@@ -1368,7 +1405,13 @@ template <class TR> struct eng {
 				break;
 			}
 			unsigned nbk = nblk(n, 128);
-			if (op == 5) {
+			if (op == 6 && field == 0)
+				k_shoup<typename TR::FrP><<<nbk, 128>>>((const Fr *)d[0], (const Fr *)d[1], (Fr *)d[2], n);
+			else if (op == 6) {
+				zkg_errf(err, errlen, "zka_gpu_field_op: op 6 (Shoup product) is for Fr only");
+				rc = -EINVAL;
+				break;
+			} else if (op == 5) {
 				if (field == 0)
 					k_from_mont<typename TR::FrP><<<nbk, 128>>>((const Fr *)d[0], (Fr *)d[2], n);
 				else

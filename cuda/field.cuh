@@ -23,6 +23,9 @@ ZG_DEV uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm 
 ZG_DEV uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
 ZG_DEV uint32_t mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("mad.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
 ZG_DEV uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+ZG_DEV uint32_t mad_lo(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("mad.lo.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+ZG_DEV uint32_t madc_lo(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("madc.lo.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+ZG_DEV uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("madc.hi.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
 } // namespace ptx
 
 /* Field parameters: a struct with N, INV and accessors for the constant arrays. */
@@ -34,6 +37,8 @@ ZG_DEV uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm
 		static ZG_DEV uint32_t p(int i) { return D_##PFX##_P[i]; }                             \
 		static ZG_DEV uint32_t one(int i) { return D_##PFX##_ONE[i]; }                         \
 		static ZG_DEV uint32_t pm2(int i) { return D_##PFX##_PM2[i]; }                         \
+		static ZG_DEV uint32_t np(int i) { return D_##PFX##_NP[i]; }                           \
+		static ZG_DEV uint32_t pinv(int i) { return D_##PFX##_PINV[i]; }                       \
 	};
 /* OUTLINE: the product is an out-of-line function (mul_out) instead of inlined code. The
  * bucket loop's madd inlined eleven 12-limb products, ~5300 instructions (85 KB) per iteration:
@@ -152,17 +157,37 @@ template <class P> struct fp {
 	ZG_DEV fp dbl() const { return *this + *this; }
 
 	/* X[s + j - j0] += a_j x for j = j0, j0+2, .. < N (low word at s + j - j0, high word next),
-	 * one carry chain ending in X[s + N] */
+	 * one carry chain ending in the word after the last high word (X[s + N] for j0 = 0, 1) */
 	template <class A> static ZG_DEV void row(uint32_t *X, int s, int j0, A aj, uint32_t x)
 	{
+		int e = s + 2;
 		X[s] = ptx::mad_lo_cc(aj(j0), x, X[s]);
 		X[s + 1] = ptx::madc_hi_cc(aj(j0), x, X[s + 1]);
 #pragma unroll
-		for (int j = j0 + 2; j < N; j += 2) {
+		for (int j = j0 + 2; j < N; j += 2, e += 2) {
 			X[s + j - j0] = ptx::madc_lo_cc(aj(j), x, X[s + j - j0]);
 			X[s + j - j0 + 1] = ptx::madc_hi_cc(aj(j), x, X[s + j - j0 + 1]);
 		}
-		X[s + N] = ptx::addc(X[s + N], 0);
+		X[e] = ptx::addc(X[e], 0);
+	}
+	/* row() mod 2^(32N): words at positions >= N are dropped, so a product whose low word
+	 * lands at N-1 adds only that word and the chain ends there. For s >= j0 (row i of a
+	 * product: s = i + j0) a chain that runs out of a_j ends at N-1 or N-2 + its high word,
+	 * so no carry below position N is dropped. */
+	template <class A> static ZG_DEV void row_lo(uint32_t *X, int s, int j0, A aj, uint32_t x)
+	{
+#pragma unroll
+		for (int j = j0; j < N && s + j - j0 < N; j += 2) {
+			int k = s + j - j0;
+			bool first = j == j0, last = k + 1 == N;
+			if (last)
+				X[k] = first ? ptx::mad_lo(aj(j), x, X[k]) : ptx::madc_lo(aj(j), x, X[k]);
+			else {
+				X[k] = first ? ptx::mad_lo_cc(aj(j), x, X[k]) : ptx::madc_lo_cc(aj(j), x, X[k]);
+				X[k + 1] = k + 2 == N || j + 2 >= N ? ptx::madc_hi(aj(j), x, X[k + 1])
+								    : ptx::madc_hi_cc(aj(j), x, X[k + 1]);
+			}
+		}
 	}
 
 	/* Montgomery product a*b/R mod p, operand scanning (CIOS order) over 32-bit words with the
@@ -243,6 +268,103 @@ template <class P> struct fp {
 		for (int k = 1; k < N; k++)
 			r.v[k] = ptx::addc_cc(r.v[k], 0);
 		return r;
+	}
+
+	/* Shoup's product with a fixed multiplier (Harvey's NTT butterfly; here the NTT twiddles):
+	 * a w mod p for a < 2p, w < p in standard form and wq = floor(w 2^(32N) / p), fully
+	 * reduced. For a in Montgomery form (a = A R) the result is A w R: the Montgomery form of
+	 * A w, the same bytes as a * (w R) with operator*. With B = 2^(32N) and beta = 2^32:
+	 * q = mul_hi_trunc(a, wq) is floor(T / B) for T = a wq less its partial products below
+	 * position N-2, which are < (N-2) beta^(N-1); and a wq >= a w B / p - a. So
+	 * a w / p - 1 < T / B <= a w / p (a < 2p < 0.92 B for both scalar fields, and
+	 * (N-2) / beta < 2^-29), hence q is floor(a w / p) or one less, and r = a w - q p is in
+	 * [0, 2p): computed mod B (2p < B) as the low halves of a w and q (B - p) (mul via
+	 * row_lo, NP = B - p), then one conditional subtraction. Word products (32x32 -> 64, one
+	 * IMAD.WIDE each): 43 + 28 + 28 and 16 low halves, where operator* takes 128 and 8. */
+	static ZG_DEV fp mul_shoup(const fp &a, const fp &w, const fp &wq)
+	{
+		const fp q = mul_hi_trunc(a, wq);
+		uint32_t E[N], O[N];
+#pragma unroll
+		for (int i = 0; i < N; i++)
+			E[i] = O[i] = 0;
+		auto av = [&](int j) { return a.v[j]; };
+		auto nv = [](int j) { return P::np(j); };
+#pragma unroll
+		for (int i = 0; i < N; i++) {
+			row_lo((i & 1) ? O : E, i, 0, av, w.v[i]);
+			if (i + 1 < N)
+				row_lo((i & 1) ? E : O, i + 1, 1, av, w.v[i]);
+		}
+#pragma unroll
+		for (int i = 0; i < N; i++) {
+			row_lo((i & 1) ? O : E, i, 0, nv, q.v[i]);
+			if (i + 1 < N)
+				row_lo((i & 1) ? E : O, i + 1, 1, nv, q.v[i]);
+		}
+		fp r;
+		r.v[0] = ptx::add_cc(E[0], O[0]);
+#pragma unroll
+		for (int k = 1; k < N; k++)
+			r.v[k] = ptx::addc_cc(E[k], O[k]);
+		return reduce(r);
+	}
+	/* floor(T / 2^(32N)) for T = the sum of the partial products a_j b_i with i + j >= N-2
+	 * (so <= floor(a b / 2^(32N))). Row i's runs start at position max(i, N-2) (even and odd
+	 * j as in mul_nr, a run at an even position in E, odd in O). Within each array the runs
+	 * of rows taken in ascending i end at non-decreasing positions and each ends with a carry
+	 * into the word after its last high word, which no earlier run covered: that word holds
+	 * only earlier carries (at most 2), so no carry is lost. The sum is < 2^(64N), so the
+	 * carries out of E[2N-1] and O[2N-1] are 0. */
+	static ZG_DEV fp mul_hi_trunc(const fp &a, const fp &b)
+	{
+		uint32_t E[2 * N + 1], O[2 * N + 1];
+#pragma unroll
+		for (int i = 0; i < 2 * N + 1; i++)
+			E[i] = O[i] = 0;
+		auto av = [&](int j) { return a.v[j]; };
+#pragma unroll
+		for (int i = 0; i < N; i++) {
+			int js = i >= N - 2 ? 0 : N - 2 - i;
+			int s0 = i + js, s1 = s0 + 1;
+			row((s0 & 1) ? O : E, s0, js, av, b.v[i]);
+			row((s1 & 1) ? O : E, s1, js + 1, av, b.v[i]);
+		}
+		ptx::add_cc(E[N - 2], O[N - 2]); /* only the carries of the two words below N */
+		ptx::addc_cc(E[N - 1], O[N - 1]);
+		fp q;
+#pragma unroll
+		for (int k = 0; k < N; k++)
+			q.v[k] = ptx::addc_cc(E[N + k], O[N + k]);
+		return q;
+	}
+	/* x (Montgomery form) as Shoup's multiplier pair for mul_shoup: w = x R^-1 (standard form)
+	 * and wq = floor(w B / p) = (B - x) p^-1 mod B (x = w B mod p, so w B - x = wq p; wq < B as
+	 * w < p). x != 0. */
+	ZG_DEV void shoup_pair(fp &w, fp &wq) const
+	{
+		w = from_mont();
+		fp nx = zero() - *this; /* p - x; B - x = (p - x) + (B - p) */
+		uint32_t E[N], O[N];
+		fp t;
+#pragma unroll
+		for (int i = 0; i < N; i++)
+			E[i] = O[i] = 0;
+		t.v[0] = ptx::add_cc(nx.v[0], P::np(0));
+#pragma unroll
+		for (int i = 1; i < N; i++)
+			t.v[i] = ptx::addc_cc(nx.v[i], P::np(i));
+		auto tv = [&](int j) { return t.v[j]; };
+#pragma unroll
+		for (int i = 0; i < N; i++) {
+			row_lo((i & 1) ? O : E, i, 0, tv, P::pinv(i));
+			if (i + 1 < N)
+				row_lo((i & 1) ? E : O, i + 1, 1, tv, P::pinv(i));
+		}
+		wq.v[0] = ptx::add_cc(E[0], O[0]);
+#pragma unroll
+		for (int k = 1; k < N; k++)
+			wq.v[k] = ptx::addc_cc(E[k], O[k]);
 	}
 
 	ZG_DEV fp sqr() const { return *this * *this; }

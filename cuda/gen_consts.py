@@ -3,7 +3,9 @@
 the 64-bit limbs of zk/curve_consts.h (the same bytes; Montgomery R = 2^(64*limbs64) =
 2^(32*limbs32), so Montgomery forms are identical). The 32-bit reduction factor -p^-1 mod 2^32
 is the low half of -p^-1 mod 2^64 (x = -p^-1 mod 2^64 implies x = -p^-1 mod 2^32); the script
-asserts p * inv32 = -1 mod 2^32."""
+asserts p * inv32 = -1 mod 2^32. For Shoup's products with fixed multipliers (the NTT's
+twiddles, field.cuh mul_shoup) it also writes NP = -p mod 2^(32 limbs32) and PINV = p^-1 mod
+2^(32 limbs32) (pow(p, -1, 2^k); the script asserts p * PINV = 1 and p + NP = 0 mod 2^k)."""
 import re, sys
 src = open(sys.argv[1]).read()
 arrs = dict((m.group(1), [int(x, 16) for x in re.findall(r'0x([0-9a-f]+)ull', m.group(2))])
@@ -25,4 +27,10 @@ for f in ["BN254_FQ", "BN254_FR", "BLS12_381_FQ", "BLS12_381_FR"]:
         l = limbs32(arrs[f + "_" + k])
         out.append("static __constant__ const uint32_t D_%s_%s[%d] = {%s};" % (f, k, len(l), ", ".join("0x%08xu" % x for x in l)))
     out.append("#define D_%s_INV 0x%08xu" % (f, inv32))
+    k = 64 * len(p)
+    extra = {"NP": (-pint) % 2**k, "PINV": pow(pint, -1, 2**k)}
+    assert (pint * extra["PINV"]) % 2**k == 1 and (pint + extra["NP"]) % 2**k == 0
+    for name, v in extra.items():
+        l = [(v >> (32 * i)) & 0xffffffff for i in range(k // 32)]
+        out.append("static __constant__ const uint32_t D_%s_%s[%d] = {%s};" % (f, name, len(l), ", ".join("0x%08xu" % x for x in l)))
 open(sys.argv[2], "w").write("\n".join(out) + "\n")

@@ -154,7 +154,7 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 					}                                                                  \
 				}                                                                          \
 			}                                                                                  \
-			/* edge values: 0, 1 (Montgomery), p-1 */                                          \
+			/* edge values: 0, 1 (Montgomery), p-1; for Fr also (p-1)(p-1) and 1 as b */      \
 			memset(a, 0, es);                                                                  \
 			if (field == 0) {                                                                  \
 				Q##_fr_one((Q##_fr_t *)(a + es));                                          \
@@ -162,6 +162,9 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 				Q##_fr_one(&m1);                                                           \
 				Q##_fr_neg(&m1, &m1);                                                      \
 				memcpy(b + 2 * es, &m1, es);                                               \
+				memcpy(a + 3 * es, &m1, es);                                               \
+				memcpy(b + 3 * es, &m1, es);                                               \
+				Q##_fr_one((Q##_fr_t *)(b + 4 * es));                                      \
 			} else {                                                                           \
 				Q##_fq_one((Q##_fq_t *)(a + es));                                          \
 				Q##_fq_t m1;                                                               \
@@ -169,8 +172,8 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 				Q##_fq_neg(&m1, &m1);                                                      \
 				memcpy(b + 2 * es, &m1, sizeof m1);                                        \
 			}                                                                                  \
-			for (int op = 0; op < 6; op++) {                                                   \
-				if (op == 5 && field == 2)                                                 \
+			for (int op = 0; op < 7; op++) {                                                   \
+				if ((op == 5 && field == 2) || (op == 6 && field != 0))                    \
 					continue;                                                          \
 				size_t nn = op == 4 ? 512 : n;                                             \
 				memset(o, 0xa5, n * es);                                                   \
@@ -185,6 +188,7 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 						case 3: Q##_fr_sqr(r, x); break;                           \
 						case 4: Q##_fr_inv(r, x); break;                           \
 						case 5: Q##_fr_from_mont(r, x); break;                     \
+						case 6: Q##_fr_mul(r, x, y); break;                        \
 						}                                                          \
 					} else if (field == 1) {                                           \
 						switch (op) {                                              \
@@ -296,9 +300,12 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 			Q##_naive_dft(z, x, 5);                                                            \
 			CHECK(!memcmp(y, z, sizeof y), "%s: reference radix-2 NTT != DFT", #Q);            \
 		}                                                                                          \
-		uint32_t sizes[] = {1, 2, 5, 10, 13, 16};                                                  \
+		/* 17 and 20: three passes over global memory (the largest twiddle strides) */             \
+		uint32_t sizes[] = {1, 2, 5, 10, 13, 16, 17, 20};                                          \
 		for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {                           \
 			uint32_t logn = sizes[si];                                                         \
+			if (quick && logn > 17)                                                            \
+				continue;                                                                  \
 			size_t n = (size_t)1 << logn;                                                      \
 			Q##_fr_t *x = malloc(n * 32), *y = malloc(n * 32), *z = malloc(n * 32);            \
 			for (size_t i = 0; i < n; i++)                                                     \
