@@ -96,9 +96,11 @@ template <class Fr> __global__ void k_coset(Fr *out, uint32_t logn, seeds s, see
  * call): three blocks (80 registers, 28-112 bytes spilled) 4.14-4.16 / 4.48-4.50 ms, two blocks
  * (no spills) 4.13 / 4.21 ms, against 4.25 / 4.57 for the Montgomery kernel at three. ncu (clocks
  * locked, BN254, three blocks): instructions -14%, FMA-heavy pipe 78-81% -> 66-70% busy, long
- * scoreboard stalls 2.2 -> 4.3 cycles per issue (twiddle loads and spills). */
+ * scoreboard stalls 2.2 -> 4.3 cycles per issue (twiddle loads and spills). With -r's limbs 0
+ * and 2^32 - 1 folded (field.cuh row_lo_np; two calls, medians of 5): two blocks 4.12 / 4.14-
+ * 4.17 ms, three (24-56 bytes spilled) 4.13-4.15 / 4.09-4.10: three. */
 #ifndef ZKG_NTT_BLOCKS_PER_SM
-#define ZKG_NTT_BLOCKS_PER_SM 2 /* -DZKG_NTT_BLOCKS_PER_SM=N builds another for A/B runs */
+#define ZKG_NTT_BLOCKS_PER_SM 3 /* -DZKG_NTT_BLOCKS_PER_SM=N builds another for A/B runs */
 #endif
 template <class Fr, bool DIT>
 __global__ void __launch_bounds__(256, ZKG_NTT_BLOCKS_PER_SM) k_stages(Fr *x, uint32_t logn, uint32_t lo, uint32_t k, uint32_t tile,

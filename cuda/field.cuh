@@ -37,7 +37,7 @@ ZG_DEV uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm vo
 		static ZG_DEV uint32_t p(int i) { return D_##PFX##_P[i]; }                             \
 		static ZG_DEV uint32_t one(int i) { return D_##PFX##_ONE[i]; }                         \
 		static ZG_DEV uint32_t pm2(int i) { return D_##PFX##_PM2[i]; }                         \
-		static ZG_DEV uint32_t np(int i) { return D_##PFX##_NP[i]; }                           \
+		static ZG_DEV uint32_t np(int i) { return D_##PFX##_NPC(i); }                          \
 		static ZG_DEV uint32_t pinv(int i) { return D_##PFX##_PINV[i]; }                       \
 	};
 /* OUTLINE: the product is an out-of-line function (mul_out) instead of inlined code. The
@@ -270,6 +270,45 @@ template <class P> struct fp {
 		return r;
 	}
 
+	/* row_lo for a_j = P::np(j) (-p mod 2^(32N)), a constant after unrolling: a limb 0 adds
+	 * nothing (its words only pass a pending carry on) and a limb 2^32 - 1 adds x 2^32 - x as
+	 * two plain words (low -x, high x - 1, or 0 when x = 0): neither multiplies. BLS12-381's
+	 * r has both (limbs 0 and 1 of -r), BN254's r neither. */
+	static ZG_DEV void row_lo_np(uint32_t *X, int s, int j0, uint32_t x)
+	{
+		const uint32_t mlo = 0u - x, mhi = x ? x - 1 : 0; /* before the chain: no flag use */
+		bool cy = false;                                  /* a carry is pending in the flag */
+#pragma unroll
+		for (int j = j0; j < N && s + j - j0 < N; j += 2) {
+			const int k = s + j - j0;
+			const bool last = k + 1 == N, end = last || k + 2 == N || j + 2 >= N;
+			const uint32_t c = P::np(j);
+			if (c == 0 && !cy)
+				continue;
+			if (last) {
+				if (c == 0)
+					X[k] = ptx::addc(X[k], 0);
+				else if (c == 0xffffffffu)
+					X[k] = cy ? ptx::addc(X[k], mlo) : X[k] + mlo;
+				else
+					X[k] = cy ? ptx::madc_lo(c, x, X[k]) : ptx::mad_lo(c, x, X[k]);
+				cy = false;
+				continue;
+			}
+			if (c == 0) {
+				X[k] = ptx::addc_cc(X[k], 0);
+				X[k + 1] = end ? ptx::addc(X[k + 1], 0) : ptx::addc_cc(X[k + 1], 0);
+			} else if (c == 0xffffffffu) {
+				X[k] = cy ? ptx::addc_cc(X[k], mlo) : ptx::add_cc(X[k], mlo);
+				X[k + 1] = end ? ptx::addc(X[k + 1], mhi) : ptx::addc_cc(X[k + 1], mhi);
+			} else {
+				X[k] = cy ? ptx::madc_lo_cc(c, x, X[k]) : ptx::mad_lo_cc(c, x, X[k]);
+				X[k + 1] = end ? ptx::madc_hi(c, x, X[k + 1]) : ptx::madc_hi_cc(c, x, X[k + 1]);
+			}
+			cy = !end;
+		}
+	}
+
 	/* Shoup's product with a fixed multiplier (Harvey's NTT butterfly; here the NTT twiddles):
 	 * a w mod p for a < 2p, w < p in standard form and wq = floor(w 2^(32N) / p), fully
 	 * reduced. For a in Montgomery form (a = A R) the result is A w R: the Montgomery form of
@@ -278,9 +317,15 @@ template <class P> struct fp {
 	 * position N-2, which are < (N-2) beta^(N-1); and a wq >= a w B / p - a. So
 	 * a w / p - 1 < T / B <= a w / p (a < 2p < 0.92 B for both scalar fields, and
 	 * (N-2) / beta < 2^-29), hence q is floor(a w / p) or one less, and r = a w - q p is in
-	 * [0, 2p): computed mod B (2p < B) as the low halves of a w and q (B - p) (mul via
-	 * row_lo, NP = B - p), then one conditional subtraction. Word products (32x32 -> 64, one
-	 * IMAD.WIDE each): 43 + 28 + 28 and 16 low halves, where operator* takes 128 and 8. */
+	 * [0, 2p): computed mod B (2p < B) as the low halves of a w and q (B - p) (row_lo,
+	 * row_lo_np), then one conditional subtraction. Word products (32x32 -> 64, one IMAD.WIDE
+	 * each): 43 + 28 + 28 (BLS12-381: 43 + 28 + 15) and 16 (14) low halves, where operator*
+	 * takes 128 and 8. Folding -r's limbs 0 and 2^32 - 1 (row_lo_np; H200, NTT 2^24, two calls):
+	 * BLS12-381 4.21-4.22 -> 4.14-4.17 ms at two blocks per SM, BN254 (nothing to fold, its
+	 * limbs now immediates) 4.12 either way. Not kept: taking only the high words of the
+	 * products at position N-2 (7 fewer low words; the bound holds with (2N-3) / beta): BN254
+	 * 4.12 -> 4.24 ms (mad.hi with a carry out is no cheaper than the fused pair, and the
+	 * lone high words broke the arrays' pair alignment). */
 	static ZG_DEV fp mul_shoup(const fp &a, const fp &w, const fp &wq)
 	{
 		const fp q = mul_hi_trunc(a, wq);
@@ -289,7 +334,6 @@ template <class P> struct fp {
 		for (int i = 0; i < N; i++)
 			E[i] = O[i] = 0;
 		auto av = [&](int j) { return a.v[j]; };
-		auto nv = [](int j) { return P::np(j); };
 #pragma unroll
 		for (int i = 0; i < N; i++) {
 			row_lo((i & 1) ? O : E, i, 0, av, w.v[i]);
@@ -298,9 +342,9 @@ template <class P> struct fp {
 		}
 #pragma unroll
 		for (int i = 0; i < N; i++) {
-			row_lo((i & 1) ? O : E, i, 0, nv, q.v[i]);
+			row_lo_np((i & 1) ? O : E, i, 0, q.v[i]);
 			if (i + 1 < N)
-				row_lo((i & 1) ? E : O, i + 1, 1, nv, q.v[i]);
+				row_lo_np((i & 1) ? E : O, i + 1, 1, q.v[i]);
 		}
 		fp r;
 		r.v[0] = ptx::add_cc(E[0], O[0]);
