@@ -329,29 +329,36 @@ template <class P> struct fp {
 	static ZG_DEV fp mul_shoup(const fp &a, const fp &w, const fp &wq)
 	{
 		const fp q = mul_hi_trunc(a, wq);
-		uint32_t E[N], O[N];
-#pragma unroll
-		for (int i = 0; i < N; i++)
-			E[i] = O[i] = 0;
-		auto av = [&](int j) { return a.v[j]; };
-#pragma unroll
-		for (int i = 0; i < N; i++) {
-			row_lo((i & 1) ? O : E, i, 0, av, w.v[i]);
-			if (i + 1 < N)
-				row_lo((i & 1) ? E : O, i + 1, 1, av, w.v[i]);
-		}
+		uint32_t E[N] = {0}, O[N] = {0};
+		lo_rows(E, O, a, w);
 #pragma unroll
 		for (int i = 0; i < N; i++) {
 			row_lo_np((i & 1) ? O : E, i, 0, q.v[i]);
 			if (i + 1 < N)
 				row_lo_np((i & 1) ? E : O, i + 1, 1, q.v[i]);
 		}
+		return reduce(lo_sum(E, O));
+	}
+	/* E + O += a b mod 2^(32N): rows of row_lo, runs at even positions in E, odd in O */
+	static ZG_DEV void lo_rows(uint32_t *E, uint32_t *O, const fp &a, const fp &b)
+	{
+		auto av = [&](int j) { return a.v[j]; };
+#pragma unroll
+		for (int i = 0; i < N; i++) {
+			row_lo((i & 1) ? O : E, i, 0, av, b.v[i]);
+			if (i + 1 < N)
+				row_lo((i & 1) ? E : O, i + 1, 1, av, b.v[i]);
+		}
+	}
+	/* (E + O) mod 2^(32N) */
+	static ZG_DEV fp lo_sum(const uint32_t *E, const uint32_t *O)
+	{
 		fp r;
 		r.v[0] = ptx::add_cc(E[0], O[0]);
 #pragma unroll
 		for (int k = 1; k < N; k++)
 			r.v[k] = ptx::addc_cc(E[k], O[k]);
-		return reduce(r);
+		return r;
 	}
 	/* floor(T / 2^(32N)) for T = the sum of the partial products a_j b_i with i + j >= N-2
 	 * (so <= floor(a b / 2^(32N))). Row i's runs start at position max(i, N-2) (even and odd
@@ -389,26 +396,17 @@ template <class P> struct fp {
 	{
 		w = from_mont();
 		fp nx = zero() - *this; /* p - x; B - x = (p - x) + (B - p) */
-		uint32_t E[N], O[N];
-		fp t;
-#pragma unroll
-		for (int i = 0; i < N; i++)
-			E[i] = O[i] = 0;
+		fp t, pinv;
 		t.v[0] = ptx::add_cc(nx.v[0], P::np(0));
 #pragma unroll
 		for (int i = 1; i < N; i++)
 			t.v[i] = ptx::addc_cc(nx.v[i], P::np(i));
-		auto tv = [&](int j) { return t.v[j]; };
 #pragma unroll
-		for (int i = 0; i < N; i++) {
-			row_lo((i & 1) ? O : E, i, 0, tv, P::pinv(i));
-			if (i + 1 < N)
-				row_lo((i & 1) ? E : O, i + 1, 1, tv, P::pinv(i));
-		}
-		wq.v[0] = ptx::add_cc(E[0], O[0]);
-#pragma unroll
-		for (int k = 1; k < N; k++)
-			wq.v[k] = ptx::addc_cc(E[k], O[k]);
+		for (int i = 0; i < N; i++)
+			pinv.v[i] = P::pinv(i);
+		uint32_t E[N] = {0}, O[N] = {0};
+		lo_rows(E, O, t, pinv);
+		wq = lo_sum(E, O);
 	}
 
 	ZG_DEV fp sqr() const { return *this * *this; }

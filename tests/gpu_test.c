@@ -323,9 +323,11 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 			free(z);                                                                           \
 		}                                                                                          \
 		/* H: inverse NTT, coset by inc^j, NTT, a*b-c, out of Montgomery */                       \
-		uint32_t hs[] = {1, 4, 11};                                                                \
-		for (size_t si = 0; si < 3; si++) {                                                        \
+		uint32_t hs[] = {1, 4, 11, 17}; /* 17: three passes per transform (full only) */           \
+		for (size_t si = 0; si < 4; si++) {                                                        \
 			uint32_t logn = hs[si];                                                            \
+			if (quick && logn > 11)                                                            \
+				continue;                                                                  \
 			size_t n = (size_t)1 << logn;                                                      \
 			Q##_fr_t *v[3], *h = malloc(n * 32), inc, p;                                       \
 			for (int k = 0; k < 3; k++) {                                                      \
