@@ -98,12 +98,20 @@ template <class Fr> __global__ void k_coset(Fr *out, uint32_t logn, seeds s, see
  * locked, BN254, three blocks): instructions -14%, FMA-heavy pipe 78-81% -> 66-70% busy, long
  * scoreboard stalls 2.2 -> 4.3 cycles per issue (twiddle loads and spills). With -r's limbs 0
  * and 2^32 - 1 folded (field.cuh row_lo_np; two calls, medians of 5): two blocks 4.12 / 4.14-
- * 4.17 ms, three (24-56 bytes spilled) 4.13-4.15 / 4.09-4.10: three. */
+ * 4.17 ms, three (24-56 bytes spilled) 4.13-4.15 / 4.09-4.10. Then smaller blocks (one call,
+ * two runs each): tiles of 512 elements (128 threads; at 8 stages a pass two groups per
+ * block, 64-byte runs per row in the strided passes) at six blocks per SM (80 registers) 3.92-
+ * 3.93 / 3.85 ms, at five (102 registers) 3.83-3.84 / 3.82-3.83 ms; tiles of 256 at twelve
+ * 4.07 / 3.96-3.97; tiles of 1024 at three 4.15 / 4.09-4.11. Same warps per SM, but a barrier
+ * waits for 4 warps instead of 8. */
 #ifndef ZKG_NTT_BLOCKS_PER_SM
-#define ZKG_NTT_BLOCKS_PER_SM 3 /* -DZKG_NTT_BLOCKS_PER_SM=N builds another for A/B runs */
+#define ZKG_NTT_BLOCKS_PER_SM 5 /* -DZKG_NTT_BLOCKS_PER_SM=N builds another for A/B runs */
+#endif
+#ifndef ZKG_NTT_TILE
+#define ZKG_NTT_TILE 512 /* elements per block (tile/4 threads); a power of two >= 256 */
 #endif
 template <class Fr, bool DIT>
-__global__ void __launch_bounds__(256, ZKG_NTT_BLOCKS_PER_SM) k_stages(Fr *x, uint32_t logn, uint32_t lo, uint32_t k, uint32_t tile,
+__global__ void __launch_bounds__(ZKG_NTT_TILE / 4, ZKG_NTT_BLOCKS_PER_SM) k_stages(Fr *x, uint32_t logn, uint32_t lo, uint32_t k, uint32_t tile,
 						   const twiddle<Fr> *tw)
 {
 	extern __shared__ uint4 smem_raw[];
@@ -757,13 +765,16 @@ template <class TR> struct eng {
 		return 0;
 	}
 
-	/* all logn stages: passes of up to 8 stages in shared memory (tiles of <= 1024 elements) */
-	static constexpr int NTT_SMEM_MAX = 1024 * 48 + 512 * 32; /* the largest k_stages tile */
+	/* all logn stages: passes of up to 8 stages in shared memory (tiles of <= ZKG_NTT_TILE
+	 * elements, at least 2^8 so that a tile holds a whole group) */
+	static constexpr int NTT_SMEM_MAX = ZKG_NTT_TILE * 48 + 512 * 32; /* the largest k_stages tile */
 	static int ntt_pass(zka_gpu *g, Fr *x, uint32_t logn, const twiddle<Fr> *tw, bool dit, char *err,
 			    size_t errlen)
 	{
 		uint32_t npass = (logn + 7) / 8, done = 0;
-		uint32_t tile = logn >= 10 ? 1024 : 1u << logn;
+		static_assert(ZKG_NTT_TILE >= 256 && ZKG_NTT_TILE <= 4096 && !(ZKG_NTT_TILE & (ZKG_NTT_TILE - 1)),
+			      "ZKG_NTT_TILE: a power of two, 256 .. 4096");
+		uint32_t tile = (1u << logn) < ZKG_NTT_TILE ? 1u << logn : ZKG_NTT_TILE; /* logn <= 28 */
 		for (uint32_t p = 0; p < npass; p++) {
 			uint32_t k = (logn - done) / (npass - p); /* balanced split */
 			uint32_t lo = dit ? done : logn - done - k;
