@@ -37,8 +37,8 @@ template <class Fr> ZG_DEV Fr seed(const seeds &s, int b)
 
 /* An NTT twiddle as Shoup's multiplier pair (field.cuh mul_shoup): w in standard form and
  * q = floor(w 2^256 / p), 64 bytes. A Shoup product takes 99 word products and 16 low halves
- * where a Montgomery product takes 128 and 8 (the NTT is bound by the multiply pipe), for
- * twice the table bytes (n/2 pairs per direction). */
+ * (86 and 14 for BLS12-381's r) where a Montgomery product takes 128 and 8 (most of the pass
+ * kernel's issue slots go to products), for twice the table bytes (n/2 pairs per direction). */
 template <class Fr> struct twiddle {
 	Fr w, q;
 	static ZG_DEV twiddle load(const twiddle *p) { return {Fr::load(&p->w), Fr::load(&p->q)}; }
