@@ -102,8 +102,8 @@ template <class Fr> __global__ void k_coset(Fr *out, uint32_t logn, seeds s, see
  * two runs each): tiles of 512 elements (128 threads; at 8 stages a pass two groups per
  * block, 64-byte runs per row in the strided passes) at six blocks per SM (80 registers) 3.92-
  * 3.93 / 3.85 ms, at five (102 registers) 3.83-3.84 / 3.82-3.83 ms; tiles of 256 at twelve
- * 4.07 / 3.96-3.97; tiles of 1024 at three 4.15 / 4.09-4.11. Same warps per SM, but a barrier
- * waits for 4 warps instead of 8. */
+ * 4.07 / 3.96-3.97; tiles of 1024 at three 4.15 / 4.09-4.11. About as many warps per SM (20
+ * at five blocks, 24 at six, against 24), but a barrier waits for 4 warps instead of 8. */
 #ifndef ZKG_NTT_BLOCKS_PER_SM
 #define ZKG_NTT_BLOCKS_PER_SM 5 /* -DZKG_NTT_BLOCKS_PER_SM=N builds another for A/B runs */
 #endif
