@@ -4,9 +4,10 @@ the 64-bit limbs of zk/curve_consts.h (the same bytes; Montgomery R = 2^(64*limb
 2^(32*limbs32), so Montgomery forms are identical). The 32-bit reduction factor -p^-1 mod 2^32
 is the low half of -p^-1 mod 2^64 (x = -p^-1 mod 2^64 implies x = -p^-1 mod 2^32); the script
 asserts p * inv32 = -1 mod 2^32. For Shoup's products with fixed multipliers (the NTT's
-twiddles, field.cuh mul_shoup) it also writes NP = -p mod 2^(32 limbs32) (as D_*_NPC, a macro of the limb index, so that
-products by its 0 and 0xffffffff limbs fold: field.cuh row_lo_np) and PINV = p^-1 mod
-2^(32 limbs32) (pow(p, -1, 2^k); the script asserts p * PINV = 1 and p + NP = 0 mod 2^k)."""
+twiddles, field.cuh mul_shoup) it also writes NP = -p mod 2^(32 limbs32), as D_*_NPC, a macro
+of the limb index, so that products by its 0 and 0xffffffff limbs fold (field.cuh row_lo_np),
+and PINV = p^-1 mod 2^(32 limbs32) (pow(p, -1, 2^k); the script asserts p * PINV = 1 and
+p + NP = 0 mod 2^k)."""
 import re, sys
 src = open(sys.argv[1]).read()
 arrs = dict((m.group(1), [int(x, 16) for x in re.findall(r'0x([0-9a-f]+)ull', m.group(2))])
@@ -29,11 +30,9 @@ for f in ["BN254_FQ", "BN254_FR", "BLS12_381_FQ", "BLS12_381_FR"]:
         out.append("static __constant__ const uint32_t D_%s_%s[%d] = {%s};" % (f, k, len(l), ", ".join("0x%08xu" % x for x in l)))
     out.append("#define D_%s_INV 0x%08xu" % (f, inv32))
     k = 64 * len(p)
-    extra = {"NP": (-pint) % 2**k, "PINV": pow(pint, -1, 2**k)}
-    assert (pint * extra["PINV"]) % 2**k == 1 and (pint + extra["NP"]) % 2**k == 0
-    for name, v in [("PINV", extra["PINV"])]:
-        l = [(v >> (32 * i)) & 0xffffffff for i in range(k // 32)]
-        out.append("static __constant__ const uint32_t D_%s_%s[%d] = {%s};" % (f, name, len(l), ", ".join("0x%08xu" % x for x in l)))
-    l = [(extra["NP"] >> (32 * i)) & 0xffffffff for i in range(k // 32)]
-    out.append("#define D_%s_NPC(i) (%s0u)" % (f, "".join("(i) == %d ? 0x%08xu : " % (i, x) for i, x in enumerate(l))))
+    np_, pinv = (-pint) % 2**k, pow(pint, -1, 2**k)
+    assert (pint * pinv) % 2**k == 1 and (pint + np_) % 2**k == 0
+    words = lambda v: [(v >> (32 * i)) & 0xffffffff for i in range(k // 32)]
+    out.append("static __constant__ const uint32_t D_%s_PINV[%d] = {%s};" % (f, k // 32, ", ".join("0x%08xu" % x for x in words(pinv))))
+    out.append("#define D_%s_NPC(i) (%s0u)" % (f, "".join("(i) == %d ? 0x%08xu : " % (i, x) for i, x in enumerate(words(np_)))))
 open(sys.argv[2], "w").write("\n".join(out) + "\n")

@@ -397,6 +397,14 @@ static inline void F(inv)(T *r, const T *a)
 	F(pow)(r, a, K(PM2), FP_N);
 }
 
+/* u = u / 2 (an integer shift) */
+static inline void F(shr1)(uint64_t *u)
+{
+	ZKA_FP_UNROLL for (int i = 0; i < FP_N - 1; i++)
+		u[i] = (u[i] >> 1) | (u[i + 1] << 63);
+	u[FP_N - 1] >>= 1;
+}
+
 /* x = x / 2 mod p for x < p (adds p first when x is odd; x + p < 2p fits the limbs, the
  * modulus leaving a spare top bit) */
 static inline void F(half)(uint64_t *x)
@@ -406,17 +414,7 @@ static inline void F(half)(uint64_t *x)
 	ZKA_FP_UNROLL for (int i = 0; i < FP_N; i++)
 		c = zka_fp_adc(c, x[i], K(P)[i] & mask, &x[i]);
 	(void)c;
-	ZKA_FP_UNROLL for (int i = 0; i < FP_N - 1; i++)
-		x[i] = (x[i] >> 1) | (x[i + 1] << 63);
-	x[FP_N - 1] >>= 1;
-}
-
-/* u = u / 2 (an integer shift) */
-static inline void F(shr1)(uint64_t *u)
-{
-	ZKA_FP_UNROLL for (int i = 0; i < FP_N - 1; i++)
-		u[i] = (u[i] >> 1) | (u[i + 1] << 63);
-	u[FP_N - 1] >>= 1;
+	F(shr1)(x);
 }
 
 /* Returns 1 when the integer u (FP_N limbs) is 1. */
