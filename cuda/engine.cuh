@@ -1,7 +1,6 @@
 /* engine.cuh - the prover's kernels and their host drivers, generic over the curve.
  * Included once per curve (bn254.cu, bls12_381.cu) with ZKG_TRAITS and ZKG_OPS_NAME defined. */
 #pragma once
-#include <cub/cub.cuh>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,25 +324,48 @@ ZG_DEV int scalar_kind(const scal &k) /* 0: zero, 1: one, 2: other */
 	return k.v[0] <= 1 ? (int)k.v[0] : 2;
 }
 
-/* Signed c-bit digits. SCATTER false: counts entries per bucket and records each entry's place
- * in its bucket (the counter's old value) in slots[w n + i]; SCATTER true: writes every entry to
- * offsets[b] + its place, with no atomics. Before, the second pass took its places from a
- * second set of atomic counters; one atomic pass instead of two costs n W more words of scratch
- * and measured (H200, 2^20 points, digits + sort, one call) BLS12-381 1.096 -> 0.911 ms,
- * BN254 0.719 -> 0.643 ms. Windowed: bucket w*M + |d| - 1 receives point i. Shared (the
- * points' tables hold 2^(c w) P_i at w*n + i): every window uses the same M buckets, bucket
- * |d| - 1 receives entry w*n + i. Bit 31 of an entry is set when d < 0. Scalars 0 and 1
- * produce no entries. */
-template <bool SCATTER>
-__global__ void k_digits(const scal *ks, uint32_t n, int c, int W, int shared, uint32_t *counts,
-			 const uint32_t *offsets, uint32_t *slots, uint32_t *vals)
+/* ---- bucket sort of the signed digits ----
+ * Signed c-bit digits: digit d of window w puts an entry into bucket b = w*M + |d| - 1
+ * (windowed) or |d| - 1 (shared: the points' tables hold 2^(c w) P_i at w*n + i, and every
+ * window uses the same M buckets). An entry is the point's index (i, or w*n + i when shared)
+ * with bit 31 set when d < 0. Scalars 0 and 1 produce no entries.
+ *
+ * The entries are sorted by bucket in two levels, so that atomics on single buckets stay in
+ * shared memory: first by the bucket's "super-bucket" (b >> ZKG_FINE_BITS), then, in chunks of
+ * at most ZKG_CHUNK entries of one super-bucket, by its low bits.
+ *   1. k_sort_count: per block, a shared histogram of super-buckets, added to scount with one
+ *      global atomic per (block, super-bucket). k_sort_plan: soff (super-bucket starts),
+ *      cursor (a copy) and cst (each super-bucket's first chunk; ceil(count / ZKG_CHUNK) each).
+ *   2. k_sort_scatter: the same histogram gives each entry its rank; the block reserves one run
+ *      per super-bucket on cursor, sorts its entries by super-bucket in shared memory and
+ *      writes them out in order (tval: the entry, tlow: its bucket's low bits), so that
+ *      neighbouring threads write neighbouring words.
+ *   3. k_chunk_count: per chunk, a shared histogram of low bits into ccnt[chunk][low].
+ *      k_chunk_base, per super-bucket: the buckets' starts (offsets) and every chunk's start
+ *      inside every bucket, in place in ccnt.
+ *      k_chunk_place: per chunk, shared atomics on those starts place its entries into vals.
+ * Every block handles at most ZKG_CHUNK entries in level 2, whatever the bucket sizes: a
+ * shared-bucket MSM puts its top window's small digits (all n scalars) into the lowest
+ * buckets, and witnesses with many equal small values do the same to one bucket. Before (one
+ * global atomic per entry into 2^18 counters, then a scatter by the place it returned; H200,
+ * 2^20 points, BLS12-381 c = 19, W = 14, ncu): 0.456 + 0.395 ms. Entries keep no order inside
+ * a bucket (the sum does not depend on it). */
+#define ZKG_FINE_BITS 10
+#define ZKG_FINE (1u << ZKG_FINE_BITS)
+#define ZKG_CHUNK 8192u     /* entries per level-2 block */
+#define ZKG_CHUNK_T 512     /* threads of the level-2 chunk kernels: two low-bit counters each */
+/* Level 1: a block's entries at most (threads x windows). Each block reserves a run per
+ * super-bucket with a global atomic on one of nsup counters: with 2048 entries per block
+ * (8192 blocks of 128 threads at 2^20 points, W = 14) k_sort_scatter took 0.17 ms. */
+#define ZKG_SORT_ENT 8192u
+/* level 1's shared memory at most: windowed c = 20 (13 x 2^19 buckets, 6656 super-buckets)
+ * needs 53 KB of counters and 80 KB of entries */
+#define ZKG_SORT_SMEM (160 * 1024)
+
+/* Calls fn(w, b, entry) for each nonzero signed digit of scalar i (see above). */
+template <class Fn>
+ZG_DEV void digit_entries(const scal &k, uint32_t i, uint32_t n, int c, int W, int shared, Fn fn)
 {
-	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i >= n)
-		return;
-	scal k = load_scalar(&ks[i]);
-	if (scalar_kind(k) < 2)
-		return;
 	uint32_t M = 1u << (c - 1), mask = (1u << c) - 1, carry = 0;
 	for (int w = 0; w < W; w++) {
 		int bit = w * c, limb = bit >> 5, sh = bit & 31;
@@ -362,14 +384,265 @@ __global__ void k_digits(const scal *ks, uint32_t n, int c, int W, int shared, u
 		} else {
 			carry = 0;
 		}
-		if (v) {
-			uint32_t b = shared ? v - 1 : w * M + v - 1;
-			size_t e = (size_t)w * n + i; /* consecutive threads: consecutive words */
-			if (SCATTER)
-				vals[offsets[b] + slots[e]] = (shared ? w * n + i : i) | (neg << 31);
-			else
-				slots[e] = atomicAdd(&counts[b], 1u);
+		if (v)
+			fn(w, shared ? v - 1 : w * M + v - 1, (shared ? w * n + i : i) | (neg << 31));
+	}
+}
+
+/* In-place exclusive prefix sum of a[0 .. len) (shared or global memory) by the whole block
+ * (32 <= blockDim.x <= 1024; tsum: blockDim.x + 1 words of shared memory). Returns the total
+ * to every thread; every thread must call it; ends with a barrier. */
+ZG_DEV uint32_t block_scan_excl(uint32_t *a, uint32_t len, uint32_t *tsum)
+{
+	uint32_t T = blockDim.x, t = threadIdx.x, per = (len + T - 1) / T;
+	uint32_t b0 = min(t * per, len), b1 = min(b0 + per, len), sum = 0;
+	for (uint32_t i = b0; i < b1; i++)
+		sum += a[i];
+	tsum[t] = sum;
+	__syncthreads(); /* orders the segment sums before warp 0 scans them */
+	if (t < 32) {
+		uint32_t q = (T + 31) / 32, j0 = min(t * q, T), j1 = min(j0 + q, T), ls = 0;
+		for (uint32_t j = j0; j < j1; j++)
+			ls += tsum[j];
+		uint32_t inc = ls;
+		for (int d = 1; d < 32; d <<= 1) {
+			uint32_t y = __shfl_up_sync(0xffffffffu, inc, d);
+			if (t >= (uint32_t)d)
+				inc += y;
 		}
+		uint32_t run = inc - ls;
+		for (uint32_t j = j0; j < j1; j++) {
+			uint32_t v = tsum[j];
+			tsum[j] = run;
+			run += v;
+		}
+		if (t == 31)
+			tsum[T] = inc;
+	}
+	__syncthreads(); /* orders warp 0's segment starts before their use */
+	uint32_t run = tsum[t];
+	for (uint32_t i = b0; i < b1; i++) {
+		uint32_t v = a[i];
+		a[i] = run;
+		run += v;
+	}
+	uint32_t total = tsum[T];
+	__syncthreads(); /* orders every thread's writes and reads of tsum before any reuse */
+	return total;
+}
+
+/* Level 1, counting: scount[s] += the block's entries in super-bucket s */
+static __global__ void k_sort_count(const scal *ks, uint32_t n, int c, int W, int shared, uint32_t nsup,
+				    uint32_t *scount)
+{
+	extern __shared__ uint32_t hist[];
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	for (uint32_t s = threadIdx.x; s < nsup; s += blockDim.x)
+		hist[s] = 0;
+	__syncthreads(); /* orders the zeroing before any thread's count */
+	if (i < n) {
+		scal k = load_scalar(&ks[i]);
+		if (scalar_kind(k) == 2)
+			digit_entries(k, i, n, c, W, shared, [&](int, uint32_t b, uint32_t) {
+				atomicAdd(&hist[b >> ZKG_FINE_BITS], 1u);
+			});
+	}
+	__syncthreads(); /* orders every count before the flush */
+	for (uint32_t s = threadIdx.x; s < nsup; s += blockDim.x)
+		if (hist[s])
+			atomicAdd(&scount[s], hist[s]);
+}
+
+/* One block: soff = exclusive sum of scount (soff[nsup] = all entries), cursor = soff,
+ * cst = exclusive sum of the chunks per super-bucket (cst[nsup] = all chunks) */
+static __global__ void __launch_bounds__(1024) k_sort_plan(const uint32_t *scount, uint32_t nsup, uint32_t *soff,
+							   uint32_t *cursor, uint32_t *cst)
+{
+	__shared__ uint32_t tsum[1025];
+	for (uint32_t s = threadIdx.x; s <= nsup; s += blockDim.x) {
+		uint32_t k = s < nsup ? scount[s] : 0;
+		soff[s] = k;
+		cst[s] = (k + ZKG_CHUNK - 1) / ZKG_CHUNK;
+	}
+	__syncthreads(); /* orders the counts before the scans (global memory, one block) */
+	block_scan_excl(soff, nsup + 1, tsum);
+	block_scan_excl(cst, nsup + 1, tsum);
+	for (uint32_t s = threadIdx.x; s < nsup; s += blockDim.x)
+		cursor[s] = soff[s];
+}
+
+/* Level 1, scatter (shared memory: hist and base, nsup + 1 words each, then blockDim.x + 1
+ * words for the scan, then per entry slot: value (32 bits), super-bucket, low bits and rank
+ * (16 bits each; nsup < 2^16, ranks < ZKG_SORT_ENT)) */
+static __global__ void k_sort_scatter(const scal *ks, uint32_t n, int c, int W, int shared, uint32_t nsup,
+				      uint32_t *cursor, uint32_t *tval, uint16_t *tlow)
+{
+	extern __shared__ uint32_t sm[];
+	uint32_t T = blockDim.x, ne = T * (uint32_t)W, *hist = sm, *base = hist + nsup + 1, *tsum = base + nsup + 1;
+	uint32_t *sval = tsum + T + 1;
+	uint16_t *ssup = (uint16_t *)(sval + ne), *slow = ssup + ne, *rank = slow + ne;
+	uint32_t tid = threadIdx.x, i = blockIdx.x * T + tid;
+	for (uint32_t s = tid; s <= nsup; s += T)
+		hist[s] = 0;
+	__syncthreads(); /* orders the zeroing before the ranks */
+	scal k;
+	bool act = false;
+	if (i < n) {
+		k = load_scalar(&ks[i]);
+		act = scalar_kind(k) == 2;
+	}
+	if (act)
+		digit_entries(k, i, n, c, W, shared, [&](int w, uint32_t b, uint32_t) {
+			rank[tid * W + w] = (uint16_t)atomicAdd(&hist[b >> ZKG_FINE_BITS], 1u);
+		});
+	__syncthreads(); /* orders every rank before the counts are read */
+	for (uint32_t s = tid; s < nsup; s += T)
+		if (hist[s])
+			base[s] = atomicAdd(&cursor[s], hist[s]); /* this block's run of super-bucket s */
+	uint32_t total = block_scan_excl(hist, nsup + 1, tsum); /* hist: local starts */
+	if (act)
+		digit_entries(k, i, n, c, W, shared, [&](int w, uint32_t b, uint32_t e) {
+			uint32_t s = b >> ZKG_FINE_BITS, p = hist[s] + rank[tid * W + w];
+			sval[p] = e;
+			ssup[p] = (uint16_t)s;
+			slow[p] = (uint16_t)(b & (ZKG_FINE - 1));
+		});
+	__syncthreads(); /* orders the sorted entries before the copy out */
+	for (uint32_t j = tid; j < total; j += T) {
+		uint32_t s = ssup[j], g = base[s] + (j - hist[s]);
+		tval[g] = sval[j];
+		tlow[g] = slow[j];
+	}
+}
+
+/* Level-2 chunk x: its super-bucket s and entries [*e0, *e1); false past the last chunk */
+ZG_DEV bool chunk_of(uint32_t x, const uint32_t *soff, const uint32_t *cst, uint32_t nsup, uint32_t *e0,
+		     uint32_t *e1)
+{
+	if (x >= cst[nsup])
+		return false;
+	uint32_t lo = 0, hi = nsup; /* cst[lo] <= x < cst[hi]: ends at the s with a chunk x */
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) >> 1;
+		if (cst[mid] <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*e0 = soff[lo] + (x - cst[lo]) * ZKG_CHUNK;
+	*e1 = min(*e0 + ZKG_CHUNK, soff[lo + 1]);
+	return true;
+}
+
+/* Level 2, counting: ccnt[x][low] = chunk x's entries with those low bits */
+static __global__ void __launch_bounds__(ZKG_CHUNK_T) k_chunk_count(const uint32_t *soff, const uint32_t *cst,
+								   uint32_t nsup, const uint16_t *tlow, uint32_t *ccnt)
+{
+	__shared__ uint32_t cnt[ZKG_FINE];
+	static_assert(ZKG_FINE == 2 * ZKG_CHUNK_T, "two counters per thread");
+	uint32_t e0, e1, tid = threadIdx.x;
+	if (!chunk_of(blockIdx.x, soff, cst, nsup, &e0, &e1))
+		return; /* the whole block */
+	cnt[2 * tid] = cnt[2 * tid + 1] = 0;
+	__syncthreads(); /* orders the zeroing before the counts */
+	for (uint32_t e = e0 + tid; e < e1; e += ZKG_CHUNK_T)
+		atomicAdd(&cnt[tlow[e]], 1u);
+	__syncthreads(); /* orders the counts before the copy out */
+	uint32_t *out = ccnt + (size_t)blockIdx.x * ZKG_FINE;
+	out[2 * tid] = cnt[2 * tid];
+	out[2 * tid + 1] = cnt[2 * tid + 1];
+}
+
+/* Level 2, one block of ZKG_FINE threads per super-bucket s, thread = low bits: offsets of the
+ * buckets s ZKG_FINE + low (< nb; offsets[nb] = all entries, by the last block), and
+ * ccnt[x][low] becomes the place of chunk x's first entry of that bucket. The chunks' counts
+ * are read ZKG_BASE_BATCH at a time (a super-bucket holding a shared MSM's top window has
+ * over a hundred chunks at 2^20 points; one load at a time left this kernel at 0.17 ms). */
+#define ZKG_BASE_BATCH 8
+static __global__ void __launch_bounds__(ZKG_FINE) k_chunk_base(const uint32_t *soff, const uint32_t *cst, uint32_t nb,
+							       uint32_t *ccnt, uint32_t *offsets)
+{
+	__shared__ uint32_t tot[ZKG_FINE], tsum[ZKG_FINE + 1];
+	uint32_t s = blockIdx.x, low = threadIdx.x, x0 = cst[s], x1 = cst[s + 1], run = 0;
+	uint32_t *col = ccnt + low;
+	for (uint32_t x = x0; x < x1; x += ZKG_BASE_BATCH) {
+		uint32_t v[ZKG_BASE_BATCH];
+#pragma unroll
+		for (int j = 0; j < ZKG_BASE_BATCH; j++)
+			v[j] = x + j < x1 ? col[(size_t)(x + j) * ZKG_FINE] : 0;
+#pragma unroll
+		for (int j = 0; j < ZKG_BASE_BATCH; j++)
+			run += v[j];
+	}
+	tot[low] = run;
+	__syncthreads(); /* orders the totals before the scan */
+	block_scan_excl(tot, ZKG_FINE, tsum);
+	uint32_t start = soff[s] + tot[low], b = s * ZKG_FINE + low;
+	if (b < nb)
+		offsets[b] = start;
+	if (s + 1 == gridDim.x && low == 0)
+		offsets[nb] = soff[s + 1];
+	for (uint32_t x = x0; x < x1; x += ZKG_BASE_BATCH) {
+		uint32_t v[ZKG_BASE_BATCH];
+#pragma unroll
+		for (int j = 0; j < ZKG_BASE_BATCH; j++)
+			v[j] = x + j < x1 ? col[(size_t)(x + j) * ZKG_FINE] : 0;
+#pragma unroll
+		for (int j = 0; j < ZKG_BASE_BATCH; j++)
+			if (x + j < x1) {
+				col[(size_t)(x + j) * ZKG_FINE] = start;
+				start += v[j];
+			}
+	}
+}
+
+/* Level 2, placing: chunk x's entries sorted by low bits in shared memory (ranks from shared
+ * atomics, starts from a block scan), then written out in that order from the chunk's places
+ * in ccnt[x], so that neighbouring threads mostly write neighbouring words. Dynamic shared
+ * memory: ZKG_CHUNK entries and their low bits. */
+#define ZKG_PER_T (ZKG_CHUNK / ZKG_CHUNK_T)
+#define ZKG_PLACE_SMEM (ZKG_CHUNK * 6)
+static __global__ void __launch_bounds__(ZKG_CHUNK_T, 2) k_chunk_place(const uint32_t *soff, const uint32_t *cst,
+								   uint32_t nsup, const uint32_t *tval,
+								   const uint16_t *tlow, const uint32_t *ccnt,
+								   uint32_t *vals)
+{
+	__shared__ uint32_t cnt[ZKG_FINE], gst[ZKG_FINE], tsum[ZKG_CHUNK_T + 1];
+	extern __shared__ uint32_t sval[];
+	uint16_t *slow = (uint16_t *)(sval + ZKG_CHUNK);
+	uint32_t e0, e1, tid = threadIdx.x;
+	if (!chunk_of(blockIdx.x, soff, cst, nsup, &e0, &e1))
+		return; /* the whole block */
+	const uint32_t *in = ccnt + (size_t)blockIdx.x * ZKG_FINE;
+	for (uint32_t j = tid; j < ZKG_FINE; j += ZKG_CHUNK_T) {
+		cnt[j] = 0;
+		gst[j] = in[j];
+	}
+	__syncthreads(); /* orders the zeroing before the ranks */
+	uint32_t val[ZKG_PER_T], lr[ZKG_PER_T]; /* entry; low bits << 16 | rank (< ZKG_CHUNK) */
+	static_assert(ZKG_CHUNK <= 65536, "ranks in 16 bits");
+#pragma unroll
+	for (int r = 0; r < ZKG_PER_T; r++) {
+		uint32_t e = e0 + r * ZKG_CHUNK_T + tid;
+		if (e < e1) {
+			uint32_t l = tlow[e];
+			val[r] = tval[e];
+			lr[r] = l << 16 | atomicAdd(&cnt[l], 1u);
+		}
+	}
+	__syncthreads(); /* orders every rank before the scan reads the counts */
+	block_scan_excl(cnt, ZKG_FINE, tsum);
+#pragma unroll
+	for (int r = 0; r < ZKG_PER_T; r++)
+		if (e0 + r * ZKG_CHUNK_T + tid < e1) {
+			uint32_t l = lr[r] >> 16, p = cnt[l] + (lr[r] & 0xffffu);
+			sval[p] = val[r];
+			slow[p] = (uint16_t)l;
+		}
+	__syncthreads(); /* orders the sorted entries before the copy out */
+	for (uint32_t j = tid; j < e1 - e0; j += ZKG_CHUNK_T) {
+		uint32_t l = slow[j];
+		vals[gst[l] + (j - cnt[l])] = sval[j];
 	}
 }
 
@@ -385,7 +658,7 @@ __global__ void k_digits(const scal *ks, uint32_t n, int c, int W, int shared, u
 template <class F, class Acc>
 __global__ void ZKG_LB(F, lb<F>::T) k_flat(const aff_t<F> *pts, const uint32_t *vals, const uint32_t *offsets,
 					   uint32_t nb, uint32_t run, uint32_t nrun, jac_t<F> *buckets,
-					   jac_t<F> *first, jac_t<F> *last)
+					   jac_t<F> *first, jac_t<F> *last, uint32_t *lastb)
 {
 	uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
 	if (t >= nrun)
@@ -421,15 +694,16 @@ __global__ void ZKG_LB(F, lb<F>::T) k_flat(const aff_t<F> *pts, const uint32_t *
 		acc = acc.add_aff_inl(p);
 	}
 	acc.to_jac().store(head ? &first[t] : &last[t]);
+	lastb[t] = b;
 }
 
-/* Bucket b from the pieces k_flat left: the runs t0 .. t1 that hold its entries contribute
- * first[t] (for t > t0, and for t0 when b starts its run) or last[t0]; a bucket inside one run
- * that neither starts nor ends it is already complete. Empty buckets become infinity; buckets
- * spread over more than 8 runs are listed for k_gather_big. */
+/* The pieces k_flat left, per bucket b: empty buckets become infinity; a bucket inside one
+ * run t0 that starts or ends it is complete in first[t0] (when it starts the run) or last[t0]
+ * and is copied; a bucket inside one run that does neither is already in place; a bucket
+ * spread over runs t0 .. t1 is k_gather_runs' (owner t0). */
 template <class F>
 __global__ void ZKG_LB(F, 128) k_gather(const uint32_t *offsets, uint32_t nb, uint32_t run, const jac_t<F> *first,
-					const jac_t<F> *last, jac_t<F> *buckets, uint32_t *nbig, uint32_t *big)
+					const jac_t<F> *last, jac_t<F> *buckets)
 {
 	uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
 	if (b >= nb)
@@ -441,15 +715,35 @@ __global__ void ZKG_LB(F, 128) k_gather(const uint32_t *offsets, uint32_t nb, ui
 	}
 	uint32_t t0 = ob / run, t1 = (oe - 1) / run;
 	bool starts = ob == t0 * run, ends = oe >= min((t0 + 1) * run, total);
-	if (!starts && !ends)
-		return; /* complete inside run t0 */
+	if (t1 == t0 && (starts || ends))
+		jac_t<F>::load(starts ? &first[t0] : &last[t0]).store(&buckets[b]);
+}
+
+/* A bucket spread over runs t0 .. t1 is the last bucket of run t0 (lastb[t0]): thread t0
+ * adds its pieces, last[t0] (or first[t0] when it starts the run) and first[t] for t0 < t <=
+ * t1; buckets over more than 8 runs are listed for k_gather_big. One thread per run, not per
+ * bucket: nearly every run ends inside a bucket that goes on, so the threads that add are
+ * dense in their warps (per bucket, 2^18 threads at BLS12-381 2^20 of which some 58% add:
+ * 0.35 ms). */
+template <class F>
+__global__ void ZKG_LB(F, 128) k_gather_runs(const uint32_t *offsets, uint32_t nb, uint32_t run, uint32_t nrun,
+					     const uint32_t *lastb, const jac_t<F> *first, const jac_t<F> *last,
+					     jac_t<F> *buckets, uint32_t *nbig, uint32_t *big)
+{
+	uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+	if (t >= nrun || (size_t)t * run >= offsets[nb])
+		return; /* no run (scalars 0 and 1 have no entries) */
+	uint32_t b = lastb[t], ob = offsets[b], oe = offsets[b + 1];
+	uint32_t t0 = ob / run, t1 = (oe - 1) / run;
+	if (t0 != t || t1 == t0)
+		return;
 	if (t1 - t0 > 8) {
 		big[atomicAdd(nbig, 1u)] = b;
 		return;
 	}
-	jac_t<F> acc = jac_t<F>::load(starts ? &first[t0] : &last[t0]);
-	for (uint32_t t = t0 + 1; t <= t1; t++)
-		acc = acc.add(jac_t<F>::load(&first[t]));
+	jac_t<F> acc = jac_t<F>::load(ob == t0 * run ? &first[t0] : &last[t0]);
+	for (uint32_t u = t0 + 1; u <= t1; u++)
+		acc = acc.add(jac_t<F>::load(&first[u]));
 	acc.store(&buckets[b]);
 }
 
@@ -861,7 +1155,7 @@ template <class TR> struct eng {
 	{
 		size_t nb = (size_t)nwins(p) * p->M, L1 = red_l1(p->M), L2 = red_l2(p->M);
 		CKR(grow(&w->d_buckets, &w->bucket_bytes, nb * sizeof(G2), err, errlen));
-		CKR(grow((void **)&w->d_task, &w->task_bytes, (nb + 1) * sizeof(uint32_t), err, errlen));
+		CKR(grow((void **)&w->d_task, &w->task_bytes, (nb + 1 + p->tmax) * sizeof(uint32_t), err, errlen));
 		size_t nplane = (size_t)nwins(p) * red_np(p->M) * red_nch(p->M);
 		size_t npart = 2 * p->tmax > nplane ? 2 * p->tmax : nplane;
 		CKR(grow(&w->d_partials, &w->partial_bytes, npart * sizeof(G2), err, errlen));
@@ -876,7 +1170,8 @@ template <class TR> struct eng {
 	}
 
 	/* Sorts the digits of n scalars (device) into buckets: c = 0 chooses the window size; shared
-	 * means the points come with window tables (see k_digits). */
+	 * means the points come with window tables (see digit_entries): the entries by bucket in d_vals,
+	 * the buckets' starts in d_offsets (k_sort_count, k_sort_scatter, k_sort_fine). */
 	static int prepare(zka_gpu *g, zkg_msm_scratch *m, const void *d_scalars, size_t n, int c, bool shared,
 			   char *err, size_t errlen)
 	{
@@ -909,29 +1204,54 @@ template <class TR> struct eng {
 			m->counts_cap = nb + 1;
 		}
 		m->d_offsets = m->d_counts + m->counts_cap;
-		size_t vb = n * (size_t)W * sizeof(uint32_t);
+		/* the bucket sort's counters in the first half: scount, soff, cursor and cst (nsup + 1
+		 * each; 4 (nb / ZKG_FINE + 2) <= nb + 1 as nb >= 8) */
+		uint32_t nsup = (uint32_t)((nb + ZKG_FINE - 1) / ZKG_FINE);
+		uint32_t *scount = m->d_counts, *soff = scount + nsup + 1, *cursor = soff + nsup + 1, *cst = cursor + nsup + 1;
+		/* level 1: threads per block, a power of two with T W <= ZKG_SORT_ENT (W <= 64) */
+		uint32_t T = 1024;
+		while (T > 32 && T * (uint32_t)W > ZKG_SORT_ENT)
+			T >>= 1;
+		size_t sh_scatter = (2 * (size_t)(nsup + 1) + T + 1) * 4 + (size_t)T * W * 10;
+		if (sh_scatter > ZKG_SORT_SMEM) {
+			zkg_errf(err, errlen, "zkg msm: %zu buckets need %zu bytes of shared memory to sort (at most %d)",
+				 nb, sh_scatter, ZKG_SORT_SMEM);
+			return -EINVAL;
+		}
+		size_t ent = n * (size_t)W, nchunk = ent / ZKG_CHUNK + nsup; /* chunks: a bound */
+		size_t vb = ent * sizeof(uint32_t);
 		size_t vcap = m->vals_cap * sizeof(uint32_t);
 		CKR(grow((void **)&m->d_vals, &vcap, vb, err, errlen));
 		m->vals_cap = vcap / sizeof(uint32_t);
 		CKR(grow((void **)&m->d_slots, &m->slot_bytes, vb, err, errlen));
-		size_t tmp = 0;
-		CK(cub::DeviceScan::ExclusiveSum(NULL, tmp, m->d_counts, m->d_offsets, (int)(nb + 1), g->s));
-		CKR(grow(&m->d_cub, &m->cub_bytes, tmp, err, errlen));
+		CKR(grow((void **)&m->d_low, &m->low_bytes, ent * sizeof(uint16_t), err, errlen));
+		CKR(grow((void **)&m->d_ccnt, &m->ccnt_bytes, nchunk * ZKG_FINE * sizeof(uint32_t), err, errlen));
 		/* runs of the flat split: a bound (scalars 0 and 1 have no entries) */
-		m->tmax = (n * (size_t)W + ZKG_RUN_MIN - 1) / ZKG_RUN_MIN + 1;
+		m->tmax = (ent + ZKG_RUN_MIN - 1) / ZKG_RUN_MIN + 1;
 		CKR(work_grow(m, m, err, errlen));
 
 		bool prof = getenv("ZKG_PROFILE") != NULL;
 		if (prof)
 			CK(cudaEventRecord(g->ev[6], g->s));
-		CK(cudaMemsetAsync(m->d_counts, 0, (nb + 1) * sizeof(uint32_t), g->s));
-		k_digits<false><<<nblk(n, 256), 256, 0, g->s>>>((const scal *)d_scalars, (uint32_t)n, c, W, shared,
-								  m->d_counts, NULL, m->d_slots, NULL);
+		const scal *ks = (const scal *)d_scalars;
+		CK(cudaMemsetAsync(scount, 0, nsup * sizeof(uint32_t), g->s));
+		k_sort_count<<<nblk(n, 256), 256, nsup * sizeof(uint32_t), g->s>>>(ks, (uint32_t)n, c, W, shared, nsup,
+										     scount);
 		CKL();
-		tmp = m->cub_bytes;
-		CK(cub::DeviceScan::ExclusiveSum(m->d_cub, tmp, m->d_counts, m->d_offsets, (int)(nb + 1), g->s));
-		k_digits<true><<<nblk(n, 256), 256, 0, g->s>>>((const scal *)d_scalars, (uint32_t)n, c, W, shared,
-								 m->d_counts, m->d_offsets, m->d_slots, m->d_vals);
+		k_sort_plan<<<1, 1024, 0, g->s>>>(scount, nsup, soff, cursor, cst);
+		CKL();
+		/* one bound for every launch (see ntt_pass on why not this launch's size) */
+		CK(cudaFuncSetAttribute(k_sort_scatter, cudaFuncAttributeMaxDynamicSharedMemorySize, ZKG_SORT_SMEM));
+		k_sort_scatter<<<nblk(n, T), T, sh_scatter, g->s>>>(ks, (uint32_t)n, c, W, shared, nsup, cursor, m->d_slots,
+								     m->d_low);
+		CKL();
+		k_chunk_count<<<(unsigned)nchunk, ZKG_CHUNK_T, 0, g->s>>>(soff, cst, nsup, m->d_low, m->d_ccnt);
+		CKL();
+		k_chunk_base<<<nsup, ZKG_FINE, 0, g->s>>>(soff, cst, (uint32_t)nb, m->d_ccnt, m->d_offsets);
+		CKL();
+		CK(cudaFuncSetAttribute(k_chunk_place, cudaFuncAttributeMaxDynamicSharedMemorySize, ZKG_PLACE_SMEM));
+		k_chunk_place<<<(unsigned)nchunk, ZKG_CHUNK_T, ZKG_PLACE_SMEM, g->s>>>(soff, cst, nsup, m->d_slots, m->d_low, m->d_ccnt,
+									   m->d_vals);
 		CKL();
 		if (prof) {
 			CK(cudaEventRecord(g->ev[7], g->s));
@@ -998,7 +1318,7 @@ template <class TR> struct eng {
 		size_t nb = (size_t)nwin * m->M;
 		uint32_t L1 = red_l1(m->M), L2 = red_l2(m->M);
 		bool prof = st == g->s && getenv("ZKG_PROFILE") != NULL; /* kernel times: one stream only */
-		uint32_t *nbig = w->d_task, *big = nbig + 1;
+		uint32_t *nbig = w->d_task, *big = nbig + 1, *lastb = big + nb; /* lastb: tmax words */
 		J *first = (J *)w->d_partials, *last = first + m->tmax;
 		if (prof)
 			CK(cudaEventRecord(g->ev[9], st));
@@ -1007,13 +1327,16 @@ template <class TR> struct eng {
 			nrun = 1;
 		k_flat<F, typename bucket_acc<F>::type><<<nblk(nrun, lb<F>::T), lb<F>::T, 0, st>>>(
 			(const A *)d_points, m->d_vals, m->d_offsets, (uint32_t)nb, run, nrun, (J *)w->d_buckets, first,
-			last);
+			last, lastb);
 		CKL();
 		if (prof)
 			CK(cudaEventRecord(g->ev[10], st));
 		CK(cudaMemsetAsync(nbig, 0, sizeof(uint32_t), st));
 		k_gather<F><<<nblk(nb, 128), 128, 0, st>>>(m->d_offsets, (uint32_t)nb, run, first, last,
-							      (J *)w->d_buckets, nbig, big);
+							      (J *)w->d_buckets);
+		CKL();
+		k_gather_runs<F><<<nblk(nrun, 128), 128, 0, st>>>(m->d_offsets, (uint32_t)nb, run, nrun, lastb, first,
+								 last, (J *)w->d_buckets, nbig, big);
 		CKL();
 		k_gather_big<F><<<264, ZKG_SUM_T, ZKG_SUM_T * sizeof(J), st>>>(m->d_offsets, run, first, last,
 										    (J *)w->d_buckets, nbig, big);

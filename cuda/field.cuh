@@ -238,13 +238,36 @@ template <class P> struct fp {
 		return {reduce(mul_nr(a, b)), reduce(mul_nr(c, d))};
 	}
 	/* operator*'s product before its final conditional subtraction: < a b / R + p */
-	static ZG_DEV fp mul_nr(const fp &a, const fp &b)
+	static ZG_DEV fp mul_nr(const fp &a, const fp &b) { return mul_acc_nr<false>(a, b, a, b); }
+
+	/* (a b + c d) / R mod p, fully reduced: one Montgomery reduction for two products (the
+	 * point formulas' Y3 = R (Q - X3) - Y1 PPP, with c = -Y1), three quarters of the word
+	 * products of two operator* calls. a, c < 2p (add_nr sums allowed), b, d < p: the sum
+	 * before the final subtraction is < (4p^2 + R p) / R < 2p, as 4p < R for both moduli. */
+	static ZG_DEV fp mul_sum(const fp &a, const fp &b, const fp &c, const fp &d)
+	{
+		if constexpr (P::OUTLINE)
+			return mul_sum_out(a, b, c, d);
+		else
+			return reduce(mul_acc_nr<true>(a, b, c, d));
+	}
+	static __device__ __noinline__ fp mul_sum_out(fp a, fp b, fp c, fp d)
+	{
+		return reduce(mul_acc_nr<true>(a, b, c, d));
+	}
+
+	/* a b (+ c d when TWO) + m p, divided by R, before the final conditional subtraction.
+	 * With TWO, row i adds c d_i's two runs after a b_i's: position s + N of an array then
+	 * receives up to six end-of-run carries before a later run covers it, still a small word,
+	 * so the argument of operator* holds unchanged. */
+	template <bool TWO> static ZG_DEV fp mul_acc_nr(const fp &a, const fp &b, const fp &c, const fp &d)
 	{
 		uint32_t E[2 * N + 2], O[2 * N + 2];
 #pragma unroll
 		for (int i = 0; i < 2 * N + 2; i++)
 			E[i] = O[i] = 0;
 		auto av = [&](int j) { return a.v[j]; };
+		auto cv = [&](int j) { return c.v[j]; };
 		auto pv = [](int j) { return P::p(j); };
 		uint32_t cin = 0;
 #pragma unroll
@@ -252,6 +275,10 @@ template <class P> struct fp {
 			uint32_t *ev = (i & 1) ? O : E, *od = (i & 1) ? E : O;
 			row(ev, i, 0, av, b.v[i]);
 			row(od, i + 1, 1, av, b.v[i]);
+			if constexpr (TWO) {
+				row(ev, i, 0, cv, d.v[i]);
+				row(od, i + 1, 1, cv, d.v[i]);
+			}
 			uint32_t m = (E[i] + O[i] + cin) * P::INV;
 			row(ev, i, 0, pv, m);
 			row(od, i + 1, 1, pv, m);

@@ -43,12 +43,15 @@ struct zkg_reg {
 /* Reusable device scratch of an MSM (grown on demand; byte sizes, so that one context's
  * scratch serves keys of both curves). */
 struct zkg_msm_scratch {
-	size_t vals_cap, counts_cap, bucket_bytes, seg_bytes, cub_bytes, task_bytes, partial_bytes, tmax, slot_bytes;
+	size_t vals_cap, counts_cap, bucket_bytes, seg_bytes, task_bytes, partial_bytes, tmax, slot_bytes,
+		low_bytes, ccnt_bytes;
 	uint32_t *d_task;  /* nbig, then the big-bucket list (nb) */
 	void *d_partials;  /* first and last pieces of the flat split's runs (tmax each) */
 	uint32_t *d_vals, *d_counts, *d_offsets;
-	uint32_t *d_slots; /* k_digits: entry w n + i's place in its bucket, from the counting pass */
-	void *d_cub, *d_buckets, *d_segs, *d_wsum, *d_ones_part, *d_ones;
+	uint32_t *d_slots; /* the bucket sort's level 1: entries by super-bucket (engine.cuh) */
+	uint16_t *d_low;   /* and the low bits of their buckets */
+	uint32_t *d_ccnt;  /* level 2: entries, then places, per (chunk, low bits) */
+	void *d_buckets, *d_segs, *d_wsum, *d_ones_part, *d_ones;
 	/* the prepared scalar set; shared: the points come with window tables, one set of buckets */
 	int c, W, shared;
 	uint32_t M;

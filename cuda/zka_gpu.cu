@@ -151,8 +151,9 @@ void zkg_msm_scratch_free(struct zkg_msm_scratch *m)
 {
 	cudaFree(m->d_vals);
 	cudaFree(m->d_slots);
+	cudaFree(m->d_low);
+	cudaFree(m->d_ccnt);
 	cudaFree(m->d_counts);
-	cudaFree(m->d_cub);
 	cudaFree(m->d_buckets);
 	cudaFree(m->d_segs);
 	cudaFree(m->d_wsum);
