@@ -780,7 +780,7 @@ __global__ void ZKG_LB(F, ZKG_SUM_T) k_gather_big(const uint32_t *offsets, uint3
 		jac_t<F> acc = jac_t<F>::inf();
 		if (tid == 0)
 			acc = jac_t<F>::load(ob == t0 * run ? &first[t0] : &last[t0]);
-		for (uint32_t t = t0 + 1 + tid; t <= t1; t += ZKG_SUM_T)
+		for (uint32_t t = t0 + 1 + tid; t <= t1; t += blockDim.x)
 			acc = acc.add(jac_t<F>::load(&first[t]));
 		acc = block_sum(acc, sm);
 		if (tid == 0)
@@ -804,8 +804,12 @@ __global__ void ZKG_LB(F, ZKG_SUM_T) k_gather_big(const uint32_t *offsets, uint3
  *      host then takes R = Q + 2^log2(L1 L2) sum_b 2^b P_b by Horner's rule (zkg_host_combine:
  *      ~2 log2(per) serial point operations, which one CPU core does many times faster than
  *      one GPU thread).
- * Serial depth on the device at M = 2^18 (L1 = L2 = 4, per = 2^14): 6 + 13 + 8 + 7 point
- * operations. */
+ * Serial depth on the device at M = 2^18 (L1 = 8, L2 = 4, per = 2^13): 14 + 13 + 8 + 7 point
+ * operations. L1 = 8 rather than 4 (H200, BLS12-381 G1 MSM of 2^20, one call): levels 1-2
+ * 0.61 -> 0.59 ms, levels 3-4 0.46 -> 0.29 ms (one plane fewer, half the members), MSM 8.75-8.78
+ * -> 8.56-8.61 ms; BN254 MSM 2^21 7.68 -> 7.54, 2^22 13.40 -> 13.27 ms (2^20: 3.98 -> 4.04).
+ * Also measured there: L1 = 16 with L2 = 4 or 2, and L1 = L2 = 8: 8.67-8.74 ms (deeper level
+ * 1 or 2); L2 = 1 (no level 2, planes over the segments): 9.45 ms. */
 template <class F>
 __global__ void ZKG_LB(F, 128) k_red1(const jac_t<F> *B, uint32_t L1, uint32_t nseg, jac_t<F> *S, jac_t<F> *T)
 {
@@ -1022,7 +1026,7 @@ template <class TR> struct eng {
 
 	/* buckets per level-1 segment and segments per level-2 group of the bucket reduction
 	 * (k_red1, k_red2): M = L1 L2 per, all powers of two */
-	static uint32_t red_l1(uint32_t M) { return M < 4 ? M : 4; }
+	static uint32_t red_l1(uint32_t M) { return M < 8 ? M : 8; }
 	static uint32_t red_l2(uint32_t M) { return M / red_l1(M) < 4 ? M / red_l1(M) : 4; }
 	/* level 3 of the reduction: groups per window, planes (1 + log2 per) and chunks per plane */
 	static uint32_t red_per(uint32_t M) { return M / (red_l1(M) * red_l2(M)); }
@@ -1037,10 +1041,19 @@ template <class TR> struct eng {
 		return s;
 	}
 
-	/* twiddle tables for 2^logn: tw, itw (n/2 each), cs (n) */
-	static int tables(zka_gpu *g, uint32_t logn, twiddle<Fr> *tw, twiddle<Fr> *itw, Fr *cs, char *err,
+	/* Allocates and fills the tables for 2^logn: *tw, *itw (n/2 twiddle pairs each) and, when
+	 * cs is not NULL, *cs (n coset factors). Each pointer is stored as soon as it is allocated:
+	 * after an error the caller frees what exists. */
+	static int tables(zka_gpu *g, uint32_t logn, void **d_tw, void **d_itw, void **d_cs, char *err,
 			  size_t errlen)
 	{
+		size_t half = (size_t)1 << (logn - 1);
+		CK(cudaMalloc(d_tw, half * sizeof(twiddle<Fr>)));
+		CK(cudaMalloc(d_itw, half * sizeof(twiddle<Fr>)));
+		if (d_cs)
+			CK(cudaMalloc(d_cs, 2 * half * sizeof(Fr)));
+		twiddle<Fr> *tw = (twiddle<Fr> *)*d_tw, *itw = (twiddle<Fr> *)*d_itw;
+		Fr *cs = d_cs ? (Fr *)*d_cs : NULL;
 		zkg_roots r;
 		zkg_host_roots(CURVE, logn, &r);
 		seeds fw, iw, inc;
@@ -1540,11 +1553,7 @@ template <class TR> struct eng {
 			CKR(precompute<Fq2>(g, k->d_B2, nv, cv, err, errlen));
 			CKR(precompute<Fq>(g, k->d_H, nd, ch, err, errlen));
 		}
-		CK(cudaMalloc(&k->d_tw, nd / 2 * sizeof(twiddle<Fr>)));
-		CK(cudaMalloc(&k->d_itw, nd / 2 * sizeof(twiddle<Fr>)));
-		CK(cudaMalloc(&k->d_cs, nd * sizeof(Fr)));
-		CKR(tables(g, pk->log_domain, (twiddle<Fr> *)k->d_tw, (twiddle<Fr> *)k->d_itw, (Fr *)k->d_cs, err,
-			   errlen));
+		CKR(tables(g, pk->log_domain, &k->d_tw, &k->d_itw, &k->d_cs, err, errlen));
 		CK(cudaStreamSynchronize(g->s));
 		return 0;
 	}
@@ -1666,9 +1675,7 @@ template <class TR> struct eng {
 		}
 		size_t n = (size_t)1 << logn;
 		CK(cudaMalloc(&d[0], n * 32));
-		CK(cudaMalloc(&d[1], n / 2 * sizeof(twiddle<Fr>)));
-		CK(cudaMalloc(&d[2], n / 2 * sizeof(twiddle<Fr>)));
-		CKR(tables(g, (uint32_t)logn, (twiddle<Fr> *)d[1], (twiddle<Fr> *)d[2], NULL, err, errlen));
+		CKR(tables(g, (uint32_t)logn, &d[1], &d[2], NULL, err, errlen));
 		CK(cudaMemcpyAsync(d[0], x, n * 32, cudaMemcpyHostToDevice, g->s));
 		CK(cudaEventRecord(g->ev[0], g->s));
 		CKR(ntt_pass(g, (Fr *)d[0], logn, (const twiddle<Fr> *)(inverse ? d[2] : d[1]), false, err, errlen));
@@ -1710,10 +1717,7 @@ template <class TR> struct eng {
 		size_t n = (size_t)1 << logn;
 		for (int i = 0; i < 4; i++)
 			CK(cudaMalloc(&d[i], n * 32));
-		CK(cudaMalloc(&d[4], n / 2 * sizeof(twiddle<Fr>)));
-		CK(cudaMalloc(&d[5], n / 2 * sizeof(twiddle<Fr>)));
-		CK(cudaMalloc(&d[6], n * 32));
-		CKR(tables(g, logn, (twiddle<Fr> *)d[4], (twiddle<Fr> *)d[5], (Fr *)d[6], err, errlen));
+		CKR(tables(g, logn, &d[4], &d[5], &d[6], err, errlen));
 		CK(cudaMemcpyAsync(d[0], a, n * 32, cudaMemcpyHostToDevice, g->s));
 		CK(cudaMemcpyAsync(d[1], b, n * 32, cudaMemcpyHostToDevice, g->s));
 		CK(cudaMemcpyAsync(d[2], c, n * 32, cudaMemcpyHostToDevice, g->s));

@@ -262,10 +262,7 @@ template <class P> struct fp {
 	 * so the argument of operator* holds unchanged. */
 	template <bool TWO> static ZG_DEV fp mul_acc_nr(const fp &a, const fp &b, const fp &c, const fp &d)
 	{
-		uint32_t E[2 * N + 2], O[2 * N + 2];
-#pragma unroll
-		for (int i = 0; i < 2 * N + 2; i++)
-			E[i] = O[i] = 0;
+		uint32_t E[2 * N + 2] = {0}, O[2 * N + 2] = {0};
 		auto av = [&](int j) { return a.v[j]; };
 		auto cv = [&](int j) { return c.v[j]; };
 		auto pv = [](int j) { return P::p(j); };
@@ -358,24 +355,25 @@ template <class P> struct fp {
 		const fp q = mul_hi_trunc(a, wq);
 		uint32_t E[N] = {0}, O[N] = {0};
 		lo_rows(E, O, a, w);
-#pragma unroll
-		for (int i = 0; i < N; i++) {
-			row_lo_np((i & 1) ? O : E, i, 0, q.v[i]);
-			if (i + 1 < N)
-				row_lo_np((i & 1) ? E : O, i + 1, 1, q.v[i]);
-		}
+		lo_rows_by(E, O, [&](uint32_t *X, int s, int j0, int i) { row_lo_np(X, s, j0, q.v[i]); });
 		return reduce(lo_sum(E, O));
 	}
-	/* E + O += a b mod 2^(32N): rows of row_lo, runs at even positions in E, odd in O */
+	/* The rows of a product mod 2^(32N) into E + O: rowi(X, s, j0, i) adds row i's run of
+	 * j = j0, j0 + 2, .. from position s; runs at even positions go to E, odd to O */
+	template <class R> static ZG_DEV void lo_rows_by(uint32_t *E, uint32_t *O, R rowi)
+	{
+#pragma unroll
+		for (int i = 0; i < N; i++) {
+			rowi((i & 1) ? O : E, i, 0, i);
+			if (i + 1 < N)
+				rowi((i & 1) ? E : O, i + 1, 1, i);
+		}
+	}
+	/* E + O += a b mod 2^(32N) */
 	static ZG_DEV void lo_rows(uint32_t *E, uint32_t *O, const fp &a, const fp &b)
 	{
 		auto av = [&](int j) { return a.v[j]; };
-#pragma unroll
-		for (int i = 0; i < N; i++) {
-			row_lo((i & 1) ? O : E, i, 0, av, b.v[i]);
-			if (i + 1 < N)
-				row_lo((i & 1) ? E : O, i + 1, 1, av, b.v[i]);
-		}
+		lo_rows_by(E, O, [&](uint32_t *X, int s, int j0, int i) { row_lo(X, s, j0, av, b.v[i]); });
 	}
 	/* (E + O) mod 2^(32N) */
 	static ZG_DEV fp lo_sum(const uint32_t *E, const uint32_t *O)
@@ -396,10 +394,7 @@ template <class P> struct fp {
 	 * carries out of E[2N-1] and O[2N-1] are 0. */
 	static ZG_DEV fp mul_hi_trunc(const fp &a, const fp &b)
 	{
-		uint32_t E[2 * N + 1], O[2 * N + 1];
-#pragma unroll
-		for (int i = 0; i < 2 * N + 1; i++)
-			E[i] = O[i] = 0;
+		uint32_t E[2 * N + 1] = {0}, O[2 * N + 1] = {0};
 		auto av = [&](int j) { return a.v[j]; };
 #pragma unroll
 		for (int i = 0; i < N; i++) {
