@@ -559,6 +559,13 @@ static __global__ void __launch_bounds__(ZKG_CHUNK_T) k_chunk_count(const uint32
  * are read ZKG_BASE_BATCH at a time (a super-bucket holding a shared MSM's top window has
  * over a hundred chunks at 2^20 points; one load at a time left this kernel at 0.17 ms). */
 #define ZKG_BASE_BATCH 8
+/* v[j] = col[(x + j) ZKG_FINE] (chunk x + j's counter of one bucket) for x + j < x1, else 0 */
+ZG_DEV void column_batch(const uint32_t *col, uint32_t x, uint32_t x1, uint32_t *v)
+{
+#pragma unroll
+	for (int j = 0; j < ZKG_BASE_BATCH; j++)
+		v[j] = x + j < x1 ? col[(size_t)(x + j) * ZKG_FINE] : 0;
+}
 static __global__ void __launch_bounds__(ZKG_FINE) k_chunk_base(const uint32_t *soff, const uint32_t *cst, uint32_t nb,
 							       uint32_t *ccnt, uint32_t *offsets)
 {
@@ -567,9 +574,7 @@ static __global__ void __launch_bounds__(ZKG_FINE) k_chunk_base(const uint32_t *
 	uint32_t *col = ccnt + low;
 	for (uint32_t x = x0; x < x1; x += ZKG_BASE_BATCH) {
 		uint32_t v[ZKG_BASE_BATCH];
-#pragma unroll
-		for (int j = 0; j < ZKG_BASE_BATCH; j++)
-			v[j] = x + j < x1 ? col[(size_t)(x + j) * ZKG_FINE] : 0;
+		column_batch(col, x, x1, v);
 #pragma unroll
 		for (int j = 0; j < ZKG_BASE_BATCH; j++)
 			run += v[j];
@@ -584,9 +589,7 @@ static __global__ void __launch_bounds__(ZKG_FINE) k_chunk_base(const uint32_t *
 		offsets[nb] = soff[s + 1];
 	for (uint32_t x = x0; x < x1; x += ZKG_BASE_BATCH) {
 		uint32_t v[ZKG_BASE_BATCH];
-#pragma unroll
-		for (int j = 0; j < ZKG_BASE_BATCH; j++)
-			v[j] = x + j < x1 ? col[(size_t)(x + j) * ZKG_FINE] : 0;
+		column_batch(col, x, x1, v);
 #pragma unroll
 		for (int j = 0; j < ZKG_BASE_BATCH; j++)
 			if (x + j < x1) {
