@@ -356,7 +356,8 @@ ZG_DEV int scalar_kind(const scal &k) /* 0: zero, 1: one, 2: other */
 #define ZKG_CHUNK_T 512     /* threads of the level-2 chunk kernels: two low-bit counters each */
 /* Level 1: a block's entries at most (threads x windows). Each block reserves a run per
  * super-bucket with a global atomic on one of nsup counters: with 2048 entries per block
- * (8192 blocks of 128 threads at 2^20 points, W = 14) k_sort_scatter took 0.17 ms. */
+ * (8192 blocks of 128 threads at 2^20 points, W = 14) k_sort_scatter took 0.17 ms, with 8192
+ * (2048 blocks of 512) 0.095 ms (H200, ncu). */
 #define ZKG_SORT_ENT 8192u
 /* level 1's shared memory at most: windowed c = 20 (13 x 2^19 buckets, 6656 super-buckets)
  * needs 53 KB of counters and 80 KB of entries */
