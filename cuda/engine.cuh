@@ -363,14 +363,25 @@ ZG_DEV int scalar_kind(const scal &k) /* 0: zero, 1: one, 2: other */
  * needs 53 KB of counters and 80 KB of entries */
 #define ZKG_SORT_SMEM (160 * 1024)
 
+/* How scalars split into signed digits: W windows, the first r of c bits and the others of
+ * c - 1 (window w starts at bit w (c - 1) + min(w, r)), with M = 2^(c-1) buckets per window.
+ * Windowed MSMs use r = W (all c bits; the host combines the windows by shifts of c). Shared
+ * buckets take the fewest c-bit windows that still cover the scalar (zkg::eng::digit_plan_of):
+ * with W windows of c bits the top one held only the last few bits (BLS12-381 at c = 19: 8),
+ * so its n small digits crowded into the lowest buckets (spread over ~40 runs each, summed by
+ * k_gather_big: 0.15 ms of a 2^20 MSM); 4 x 19 + 10 x 18 bits spread every window's digits.
+ * Window w's table copy is then 2^(start of w) P (k_precomp). */
+struct digit_plan {
+	int c, W, r, shared;
+};
+
 /* Calls fn(w, b, entry) for each nonzero signed digit of scalar i (see above). */
-template <class Fn>
-ZG_DEV void digit_entries(const scal &k, uint32_t i, uint32_t n, int c, int W, int shared, Fn fn)
+template <class Fn> ZG_DEV void digit_entries(const scal &k, uint32_t i, uint32_t n, const digit_plan &d, Fn fn)
 {
-	uint32_t M = 1u << (c - 1), mask = (1u << c) - 1, carry = 0;
-	for (int w = 0; w < W; w++) {
-		int bit = w * c, limb = bit >> 5, sh = bit & 31;
-		uint32_t v = 0;
+	uint32_t M = 1u << (d.c - 1), carry = 0;
+	for (int w = 0; w < d.W; w++) {
+		int cw = w < d.r ? d.c : d.c - 1, bit = w * (d.c - 1) + min(w, d.r), limb = bit >> 5, sh = bit & 31;
+		uint32_t v = 0, mask = (1u << cw) - 1, half = 1u << (cw - 1);
 		if (limb < 8) {
 			v = k.v[limb] >> sh;
 			if (sh && limb + 1 < 8)
@@ -378,15 +389,15 @@ ZG_DEV void digit_entries(const scal &k, uint32_t i, uint32_t n, int c, int W, i
 		}
 		v = (v & mask) + carry;
 		uint32_t neg = 0;
-		if (v > M) {
-			v = (1u << c) - v;
+		if (v > half) {
+			v = (1u << cw) - v;
 			neg = 1;
 			carry = 1;
 		} else {
 			carry = 0;
 		}
 		if (v)
-			fn(w, shared ? v - 1 : w * M + v - 1, (shared ? w * n + i : i) | (neg << 31));
+			fn(w, d.shared ? v - 1 : w * M + v - 1, (d.shared ? w * n + i : i) | (neg << 31));
 	}
 }
 
@@ -433,8 +444,7 @@ ZG_DEV uint32_t block_scan_excl(uint32_t *a, uint32_t len, uint32_t *tsum)
 }
 
 /* Level 1, counting: scount[s] += the block's entries in super-bucket s */
-static __global__ void k_sort_count(const scal *ks, uint32_t n, int c, int W, int shared, uint32_t nsup,
-				    uint32_t *scount)
+static __global__ void k_sort_count(const scal *ks, uint32_t n, digit_plan dp, uint32_t nsup, uint32_t *scount)
 {
 	extern __shared__ uint32_t hist[];
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -444,7 +454,7 @@ static __global__ void k_sort_count(const scal *ks, uint32_t n, int c, int W, in
 	if (i < n) {
 		scal k = load_scalar(&ks[i]);
 		if (scalar_kind(k) == 2)
-			digit_entries(k, i, n, c, W, shared, [&](int, uint32_t b, uint32_t) {
+			digit_entries(k, i, n, dp, [&](int, uint32_t b, uint32_t) {
 				atomicAdd(&hist[b >> ZKG_FINE_BITS], 1u);
 			});
 	}
@@ -475,11 +485,11 @@ static __global__ void __launch_bounds__(1024) k_sort_plan(const uint32_t *scoun
 /* Level 1, scatter (shared memory: hist and base, nsup + 1 words each, then blockDim.x + 1
  * words for the scan, then per entry slot: value (32 bits), super-bucket, low bits and rank
  * (16 bits each; nsup < 2^16, ranks < ZKG_SORT_ENT)) */
-static __global__ void k_sort_scatter(const scal *ks, uint32_t n, int c, int W, int shared, uint32_t nsup,
-				      uint32_t *cursor, uint32_t *tval, uint16_t *tlow)
+static __global__ void k_sort_scatter(const scal *ks, uint32_t n, digit_plan dp, uint32_t nsup, uint32_t *cursor,
+				      uint32_t *tval, uint16_t *tlow)
 {
 	extern __shared__ uint32_t sm[];
-	uint32_t T = blockDim.x, ne = T * (uint32_t)W, *hist = sm, *base = hist + nsup + 1, *tsum = base + nsup + 1;
+	uint32_t T = blockDim.x, ne = T * (uint32_t)dp.W, *hist = sm, *base = hist + nsup + 1, *tsum = base + nsup + 1;
 	uint32_t *sval = tsum + T + 1;
 	uint16_t *ssup = (uint16_t *)(sval + ne), *slow = ssup + ne, *rank = slow + ne;
 	uint32_t tid = threadIdx.x, i = blockIdx.x * T + tid;
@@ -493,8 +503,8 @@ static __global__ void k_sort_scatter(const scal *ks, uint32_t n, int c, int W, 
 		act = scalar_kind(k) == 2;
 	}
 	if (act)
-		digit_entries(k, i, n, c, W, shared, [&](int w, uint32_t b, uint32_t) {
-			rank[tid * W + w] = (uint16_t)atomicAdd(&hist[b >> ZKG_FINE_BITS], 1u);
+		digit_entries(k, i, n, dp, [&](int w, uint32_t b, uint32_t) {
+			rank[tid * dp.W + w] = (uint16_t)atomicAdd(&hist[b >> ZKG_FINE_BITS], 1u);
 		});
 	__syncthreads(); /* orders every rank before the counts are read */
 	for (uint32_t s = tid; s < nsup; s += T)
@@ -502,8 +512,8 @@ static __global__ void k_sort_scatter(const scal *ks, uint32_t n, int c, int W, 
 			base[s] = atomicAdd(&cursor[s], hist[s]); /* this block's run of super-bucket s */
 	uint32_t total = block_scan_excl(hist, nsup + 1, tsum); /* hist: local starts */
 	if (act)
-		digit_entries(k, i, n, c, W, shared, [&](int w, uint32_t b, uint32_t e) {
-			uint32_t s = b >> ZKG_FINE_BITS, p = hist[s] + rank[tid * W + w];
+		digit_entries(k, i, n, dp, [&](int w, uint32_t b, uint32_t e) {
+			uint32_t s = b >> ZKG_FINE_BITS, p = hist[s] + rank[tid * dp.W + w];
 			sval[p] = e;
 			ssup[p] = (uint16_t)s;
 			slow[p] = (uint16_t)(b & (ZKG_FINE - 1));
@@ -910,19 +920,21 @@ __global__ void ZKG_LB(F, ZKG_SUM_T) k_ones(const aff_t<F> *pts, const scal *ks,
 		acc.store(&partials[blockIdx.x]);
 }
 
-/* Window tables for the shared-bucket MSM: tab[w n + i] = 2^(c w) tab[i] (affine) for
- * w = 1 .. W-1, points i0 .. i0+cnt-1. One thread per point: c doublings per window, the W-1
+/* Window tables for the shared-bucket MSM: tab[w n + i] = 2^(start of window w) tab[i]
+ * (affine; windows as in digit_plan) for w = 1 .. W-1, points i0 .. i0+cnt-1. One thread per
+ * point: as many doublings per window as the window before it has bits, the W-1
  * Z coordinates inverted together (Montgomery's trick: one inversion, 3 (W-1) products), z and
  * pre are (W-1) cnt scratch elements each. A Z of zero (a point of small order in a malformed
  * key) is kept out of the product and gives infinity. */
 template <class F>
-__global__ void k_precomp(aff_t<F> *tab, uint32_t n, uint32_t i0, uint32_t cnt, int c, int W, F *z, F *pre)
+__global__ void k_precomp(aff_t<F> *tab, uint32_t n, uint32_t i0, uint32_t cnt, digit_plan dp, F *z, F *pre)
 {
 	uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
 	if (t >= cnt)
 		return;
 	size_t i = (size_t)i0 + t;
 	aff_t<F> p = aff_t<F>::load(&tab[i]);
+	const int W = dp.W;
 	if (p.is_inf()) {
 		for (int w = 1; w < W; w++)
 			p.store(&tab[(size_t)w * n + i]);
@@ -931,7 +943,7 @@ __global__ void k_precomp(aff_t<F> *tab, uint32_t n, uint32_t i0, uint32_t cnt, 
 	jac_t<F> J = jac_t<F>::from_aff(p);
 	F acc = F::one();
 	for (int w = 1; w < W; w++) {
-		for (int k = 0; k < c; k++)
+		for (int k = 0; k < (w - 1 < dp.r ? dp.c : dp.c - 1); k++) /* window w - 1's width */
 			J = J.dbl();
 		size_t o = (size_t)(w - 1) * cnt + t;
 		J.Z.store(&z[o]);
@@ -1142,6 +1154,15 @@ template <class TR> struct eng {
 
 	static int windows(int c) { return (TR::FR_BITS + 1 + c - 1) / c; }
 
+	/* The digit plan for window size c (see digit_plan): shared buckets narrow the windows past
+	 * the first r to c - 1 bits, r the fewest c-bit windows with which W windows cover
+	 * FR_BITS + 1 bits (the signed digits' carry out of the top window is then 0) */
+	static digit_plan digit_plan_of(int c, bool shared)
+	{
+		int W = windows(c), r = TR::FR_BITS + 1 - W * (c - 1);
+		return {c, W, shared ? (r < 0 ? 0 : r > W ? W : r) : W, shared ? 1 : 0};
+	}
+
 	/* windows whose sums the reduction produces: one when the buckets are shared */
 	static uint32_t nwins(const zkg_msm_scratch *m) { return m->shared ? 1 : (uint32_t)m->W; }
 
@@ -1252,14 +1273,14 @@ template <class TR> struct eng {
 			CK(cudaEventRecord(g->ev[6], g->s));
 		const scal *ks = (const scal *)d_scalars;
 		CK(cudaMemsetAsync(scount, 0, nsup * sizeof(uint32_t), g->s));
-		k_sort_count<<<nblk(n, 256), 256, nsup * sizeof(uint32_t), g->s>>>(ks, (uint32_t)n, c, W, shared, nsup,
-										     scount);
+		const digit_plan dp = digit_plan_of(c, shared);
+		k_sort_count<<<nblk(n, 256), 256, nsup * sizeof(uint32_t), g->s>>>(ks, (uint32_t)n, dp, nsup, scount);
 		CKL();
 		k_sort_plan<<<1, 1024, 0, g->s>>>(scount, nsup, soff, cursor, cst);
 		CKL();
 		/* one bound for every launch (see ntt_pass on why not this launch's size) */
 		CK(cudaFuncSetAttribute(k_sort_scatter, cudaFuncAttributeMaxDynamicSharedMemorySize, ZKG_SORT_SMEM));
-		k_sort_scatter<<<nblk(n, T), T, sh_scatter, g->s>>>(ks, (uint32_t)n, c, W, shared, nsup, cursor, m->d_slots,
+		k_sort_scatter<<<nblk(n, T), T, sh_scatter, g->s>>>(ks, (uint32_t)n, dp, nsup, cursor, m->d_slots,
 								     m->d_low);
 		CKL();
 		k_chunk_count<<<(unsigned)nchunk, ZKG_CHUNK_T, 0, g->s>>>(soff, cst, nsup, m->d_low, m->d_ccnt);
@@ -1283,11 +1304,13 @@ template <class TR> struct eng {
 
 
 	/* Window tables in place: tab holds n affine points followed by room for W-1 more copies;
-	 * fills copy w with 2^(c w) times the points (k_precomp), in chunks of 2^18 points. */
+	 * fills copy w with 2^(start of window w) times the points (k_precomp; the shared plan of
+	 * digit_plan_of), in chunks of 2^18 points. */
 	template <class F>
 	static int precompute(zka_gpu *g, void *tab, size_t n, int c, char *err, size_t errlen)
 	{
-		int W = windows(c);
+		const digit_plan dp = digit_plan_of(c, true);
+		int W = dp.W;
 		if (W < 2 || n == 0)
 			return 0;
 		size_t chunk = n < ((size_t)1 << 18) ? n : ((size_t)1 << 18);
@@ -1298,7 +1321,7 @@ template <class TR> struct eng {
 		for (size_t i0 = 0; e == cudaSuccess && i0 < n; i0 += chunk) {
 			size_t cnt = n - i0 < chunk ? n - i0 : chunk;
 			k_precomp<F><<<nblk(cnt, 128), 128, 0, g->s>>>((aff_t<F> *)tab, (uint32_t)n, (uint32_t)i0,
-								       (uint32_t)cnt, c, W, (F *)z, (F *)pre);
+								       (uint32_t)cnt, dp, (F *)z, (F *)pre);
 			e = cudaGetLastError();
 		}
 		if (e == cudaSuccess)
