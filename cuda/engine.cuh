@@ -526,20 +526,27 @@ static __global__ void k_sort_scatter(const scal *ks, uint32_t n, digit_plan dp,
 	}
 }
 
+/* The last index i < n with a[i] <= x, for non-decreasing a with a[0] <= x < a[n] */
+ZG_DEV uint32_t last_at_most(const uint32_t *a, uint32_t n, uint32_t x)
+{
+	uint32_t lo = 0, hi = n; /* a[lo] <= x < a[hi] */
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) >> 1;
+		if (a[mid] <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Level-2 chunk x: its super-bucket s and entries [*e0, *e1); false past the last chunk */
 ZG_DEV bool chunk_of(uint32_t x, const uint32_t *soff, const uint32_t *cst, uint32_t nsup, uint32_t *e0,
 		     uint32_t *e1)
 {
 	if (x >= cst[nsup])
 		return false;
-	uint32_t lo = 0, hi = nsup; /* cst[lo] <= x < cst[hi]: ends at the s with a chunk x */
-	while (hi - lo > 1) {
-		uint32_t mid = (lo + hi) >> 1;
-		if (cst[mid] <= x)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	uint32_t lo = last_at_most(cst, nsup, x); /* the super-bucket with a chunk x */
 	*e0 = soff[lo] + (x - cst[lo]) * ZKG_CHUNK;
 	*e1 = min(*e0 + ZKG_CHUNK, soff[lo + 1]);
 	return true;
@@ -681,15 +688,7 @@ __global__ void ZKG_LB(F, lb<F>::T) k_flat(const aff_t<F> *pts, const uint32_t *
 	if (s >= total) /* nrun is a bound from n W; scalars 0 and 1 have no entries */
 		return;
 	/* the bucket holding entry s: offsets[b] <= s < offsets[b + 1] */
-	uint32_t lo = 0, hi = nb;
-	while (hi - lo > 1) {
-		uint32_t mid = (lo + hi) >> 1;
-		if (offsets[mid] <= s)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	uint32_t b = lo, bend = offsets[b + 1];
+	uint32_t b = last_at_most(offsets, nb, s), bend = offsets[b + 1];
 	bool head = true;
 	Acc acc = Acc::inf();
 	for (uint32_t k = s; k < e; k++) {
