@@ -352,8 +352,8 @@ ZG_DEV int scalar_kind(const scal &k) /* 0: zero, 1: one, 2: other */
  * a bucket (the sum does not depend on it). */
 #define ZKG_FINE_BITS 10
 #define ZKG_FINE (1u << ZKG_FINE_BITS)
-#define ZKG_CHUNK 8192u     /* entries per level-2 block */
-#define ZKG_CHUNK_T 512     /* threads of the level-2 chunk kernels: two low-bit counters each */
+#define ZKG_CHUNK 8192u /* entries per level-2 block */
+#define ZKG_CHUNK_T 512 /* threads of the level-2 chunk kernels: two low-bit counters each */
 /* Level 1: a block's entries at most (threads x windows). Each block reserves a run per
  * super-bucket with a global atomic on one of nsup counters: with 2048 entries per block
  * (8192 blocks of 128 threads at 2^20 points, W = 14) k_sort_scatter took 0.17 ms, with 8192
@@ -376,11 +376,13 @@ struct digit_plan {
 };
 
 /* Calls fn(w, b, entry) for each nonzero signed digit of scalar i (see above). */
-template <class Fn> ZG_DEV void digit_entries(const scal &k, uint32_t i, uint32_t n, const digit_plan &d, Fn fn)
+template <class Fn>
+ZG_DEV void digit_entries(const scal &k, uint32_t i, uint32_t n, const digit_plan &d, Fn fn)
 {
 	uint32_t M = 1u << (d.c - 1), carry = 0;
 	for (int w = 0; w < d.W; w++) {
-		int cw = w < d.r ? d.c : d.c - 1, bit = w * (d.c - 1) + min(w, d.r), limb = bit >> 5, sh = bit & 31;
+		int cw = w < d.r ? d.c : d.c - 1, bit = w * (d.c - 1) + min(w, d.r),
+		    limb = bit >> 5, sh = bit & 31;
 		uint32_t v = 0, mask = (1u << cw) - 1, half = 1u << (cw - 1);
 		if (limb < 8) {
 			v = k.v[limb] >> sh;
@@ -397,7 +399,8 @@ template <class Fn> ZG_DEV void digit_entries(const scal &k, uint32_t i, uint32_
 			carry = 0;
 		}
 		if (v)
-			fn(w, d.shared ? v - 1 : w * M + v - 1, (d.shared ? w * n + i : i) | (neg << 31));
+			fn(w, d.shared ? v - 1 : w * M + v - 1,
+			   (d.shared ? w * n + i : i) | (neg << 31));
 	}
 }
 
@@ -444,7 +447,8 @@ ZG_DEV uint32_t block_scan_excl(uint32_t *a, uint32_t len, uint32_t *tsum)
 }
 
 /* Level 1, counting: scount[s] += the block's entries in super-bucket s */
-static __global__ void k_sort_count(const scal *ks, uint32_t n, digit_plan dp, uint32_t nsup, uint32_t *scount)
+static __global__ void k_sort_count(const scal *ks, uint32_t n, digit_plan dp, uint32_t nsup,
+				    uint32_t *scount)
 {
 	extern __shared__ uint32_t hist[];
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -466,8 +470,9 @@ static __global__ void k_sort_count(const scal *ks, uint32_t n, digit_plan dp, u
 
 /* One block: soff = exclusive sum of scount (soff[nsup] = all entries), cursor = soff,
  * cst = exclusive sum of the chunks per super-bucket (cst[nsup] = all chunks) */
-static __global__ void __launch_bounds__(1024) k_sort_plan(const uint32_t *scount, uint32_t nsup, uint32_t *soff,
-							   uint32_t *cursor, uint32_t *cst)
+static __global__ void __launch_bounds__(1024)
+    k_sort_plan(const uint32_t *scount, uint32_t nsup, uint32_t *soff, uint32_t *cursor,
+		uint32_t *cst)
 {
 	__shared__ uint32_t tsum[1025];
 	for (uint32_t s = threadIdx.x; s <= nsup; s += blockDim.x) {
@@ -485,11 +490,12 @@ static __global__ void __launch_bounds__(1024) k_sort_plan(const uint32_t *scoun
 /* Level 1, scatter (shared memory: hist and base, nsup + 1 words each, then blockDim.x + 1
  * words for the scan, then per entry slot: value (32 bits), super-bucket, low bits and rank
  * (16 bits each; nsup < 2^16, ranks < ZKG_SORT_ENT)) */
-static __global__ void k_sort_scatter(const scal *ks, uint32_t n, digit_plan dp, uint32_t nsup, uint32_t *cursor,
-				      uint32_t *tval, uint16_t *tlow)
+static __global__ void k_sort_scatter(const scal *ks, uint32_t n, digit_plan dp, uint32_t nsup,
+				      uint32_t *cursor, uint32_t *tval, uint16_t *tlow)
 {
 	extern __shared__ uint32_t sm[];
-	uint32_t T = blockDim.x, ne = T * (uint32_t)dp.W, *hist = sm, *base = hist + nsup + 1, *tsum = base + nsup + 1;
+	uint32_t T = blockDim.x, ne = T * (uint32_t)dp.W, *hist = sm, *base = hist + nsup + 1,
+		 *tsum = base + nsup + 1;
 	uint32_t *sval = tsum + T + 1;
 	uint16_t *ssup = (uint16_t *)(sval + ne), *slow = ssup + ne, *rank = slow + ne;
 	uint32_t tid = threadIdx.x, i = blockIdx.x * T + tid;
@@ -509,7 +515,8 @@ static __global__ void k_sort_scatter(const scal *ks, uint32_t n, digit_plan dp,
 	__syncthreads(); /* orders every rank before the counts are read */
 	for (uint32_t s = tid; s < nsup; s += T)
 		if (hist[s])
-			base[s] = atomicAdd(&cursor[s], hist[s]); /* this block's run of super-bucket s */
+			base[s] =
+			    atomicAdd(&cursor[s], hist[s]); /* this block's run of super-bucket s */
 	uint32_t total = block_scan_excl(hist, nsup + 1, tsum); /* hist: local starts */
 	if (act)
 		digit_entries(k, i, n, dp, [&](int w, uint32_t b, uint32_t e) {
@@ -541,8 +548,8 @@ ZG_DEV uint32_t last_at_most(const uint32_t *a, uint32_t n, uint32_t x)
 }
 
 /* Level-2 chunk x: its super-bucket s and entries [*e0, *e1); false past the last chunk */
-ZG_DEV bool chunk_of(uint32_t x, const uint32_t *soff, const uint32_t *cst, uint32_t nsup, uint32_t *e0,
-		     uint32_t *e1)
+ZG_DEV bool chunk_of(uint32_t x, const uint32_t *soff, const uint32_t *cst, uint32_t nsup,
+		     uint32_t *e0, uint32_t *e1)
 {
 	if (x >= cst[nsup])
 		return false;
@@ -553,8 +560,9 @@ ZG_DEV bool chunk_of(uint32_t x, const uint32_t *soff, const uint32_t *cst, uint
 }
 
 /* Level 2, counting: ccnt[x][low] = chunk x's entries with those low bits */
-static __global__ void __launch_bounds__(ZKG_CHUNK_T) k_chunk_count(const uint32_t *soff, const uint32_t *cst,
-								   uint32_t nsup, const uint16_t *tlow, uint32_t *ccnt)
+static __global__ void __launch_bounds__(ZKG_CHUNK_T)
+    k_chunk_count(const uint32_t *soff, const uint32_t *cst, uint32_t nsup, const uint16_t *tlow,
+		  uint32_t *ccnt)
 {
 	__shared__ uint32_t cnt[ZKG_FINE];
 	static_assert(ZKG_FINE == 2 * ZKG_CHUNK_T, "two counters per thread");
@@ -584,8 +592,9 @@ ZG_DEV void column_batch(const uint32_t *col, uint32_t x, uint32_t x1, uint32_t 
 	for (int j = 0; j < ZKG_BASE_BATCH; j++)
 		v[j] = x + j < x1 ? col[(size_t)(x + j) * ZKG_FINE] : 0;
 }
-static __global__ void __launch_bounds__(ZKG_FINE) k_chunk_base(const uint32_t *soff, const uint32_t *cst, uint32_t nb,
-							       uint32_t *ccnt, uint32_t *offsets)
+static __global__ void __launch_bounds__(ZKG_FINE)
+    k_chunk_base(const uint32_t *soff, const uint32_t *cst, uint32_t nb, uint32_t *ccnt,
+		 uint32_t *offsets)
 {
 	__shared__ uint32_t tot[ZKG_FINE], tsum[ZKG_FINE + 1];
 	uint32_t s = blockIdx.x, low = threadIdx.x, x0 = cst[s], x1 = cst[s + 1], run = 0;
@@ -623,10 +632,9 @@ static __global__ void __launch_bounds__(ZKG_FINE) k_chunk_base(const uint32_t *
  * memory: ZKG_CHUNK entries and their low bits. */
 #define ZKG_PER_T (ZKG_CHUNK / ZKG_CHUNK_T)
 #define ZKG_PLACE_SMEM (ZKG_CHUNK * 6)
-static __global__ void __launch_bounds__(ZKG_CHUNK_T, 2) k_chunk_place(const uint32_t *soff, const uint32_t *cst,
-								   uint32_t nsup, const uint32_t *tval,
-								   const uint16_t *tlow, const uint32_t *ccnt,
-								   uint32_t *vals)
+static __global__ void __launch_bounds__(ZKG_CHUNK_T, 2)
+    k_chunk_place(const uint32_t *soff, const uint32_t *cst, uint32_t nsup, const uint32_t *tval,
+		  const uint16_t *tlow, const uint32_t *ccnt, uint32_t *vals)
 {
 	__shared__ uint32_t cnt[ZKG_FINE], gst[ZKG_FINE], tsum[ZKG_CHUNK_T + 1];
 	extern __shared__ uint32_t sval[];
@@ -639,7 +647,7 @@ static __global__ void __launch_bounds__(ZKG_CHUNK_T, 2) k_chunk_place(const uin
 		cnt[j] = 0;
 		gst[j] = in[j];
 	}
-	__syncthreads(); /* orders the zeroing before the ranks */
+	__syncthreads();			/* orders the zeroing before the ranks */
 	uint32_t val[ZKG_PER_T], lr[ZKG_PER_T]; /* entry; low bits << 16 | rank (< ZKG_CHUNK) */
 	static_assert(ZKG_CHUNK <= 65536, "ranks in 16 bits");
 #pragma unroll
