@@ -1006,6 +1006,14 @@ template <class F> __global__ void k_fop(int op, const F *a, const F *b, F *out,
 	case 2: r = x * y; break;
 	case 3: r = x.sqr(); break;
 	case 4: r = x.inv(); break;
+	case 7: /* a_i b_i + a_j b_j, j = i + 1 mod n, by one sum of two products (prime fields) */
+		if constexpr (F::PAIRS) {
+			uint32_t j = i + 1 == n ? 0 : i + 1;
+			r = F::mul_sum(x, y, F::load(&a[j]), F::load(&b[j]));
+		} else {
+			r = x;
+		}
+		break;
 	default: r = x; break;
 	}
 	r.store(&out[i]);
@@ -1783,6 +1791,10 @@ template <class TR> struct eng {
 				k_shoup<typename TR::FrP><<<nbk, 128>>>((const Fr *)d[0], (const Fr *)d[1], (Fr *)d[2], n);
 			else if (op == 6) {
 				zkg_errf(err, errlen, "zka_gpu_field_op: op 6 (Shoup product) is for Fr only");
+				rc = -EINVAL;
+				break;
+			} else if (op == 7 && field == 2) {
+				zkg_errf(err, errlen, "zka_gpu_field_op: op 7 (sum of two products) is for Fr and Fq only");
 				rc = -EINVAL;
 				break;
 			} else if (op == 5) {

@@ -172,14 +172,17 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 				Q##_fq_neg(&m1, &m1);                                                      \
 				memcpy(b + 2 * es, &m1, sizeof m1);                                        \
 			}                                                                                  \
-			for (int op = 0; op < 7; op++) {                                                   \
-				if ((op == 5 && field == 2) || (op == 6 && field != 0))                    \
+			for (int op = 0; op < 8; op++) {                                                   \
+				if ((op == 5 && field == 2) || (op == 6 && field != 0) ||                  \
+				    (op == 7 && field == 2))                                               \
 					continue;                                                          \
 				size_t nn = op == 4 ? 512 : n;                                             \
 				memset(o, 0xa5, n * es);                                                   \
 				OK(zka_gpu_field_op(G, &CV, field, op, a, b, o, nn, err, sizeof err));     \
 				for (size_t i = 0; i < nn; i++) {                                          \
 					void *x = a + i * es, *y = b + i * es, *r = want + i * es;         \
+					size_t j = i + 1 == nn ? 0 : i + 1; /* op 7's second pair */       \
+					void *x2 = a + j * es, *y2 = b + j * es;                           \
 					if (field == 0) {                                                  \
 						switch (op) {                                              \
 						case 0: Q##_fr_add(r, x, y); break;                        \
@@ -189,6 +192,13 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 						case 4: Q##_fr_inv(r, x); break;                           \
 						case 5: Q##_fr_from_mont(r, x); break;                     \
 						case 6: Q##_fr_mul(r, x, y); break;                        \
+						case 7: {                                                  \
+							Q##_fr_t t;                                        \
+							Q##_fr_mul(r, x, y);                               \
+							Q##_fr_mul(&t, x2, y2);                            \
+							Q##_fr_add(r, r, &t);                              \
+							break;                                             \
+						}                                                          \
 						}                                                          \
 					} else if (field == 1) {                                           \
 						switch (op) {                                              \
@@ -198,6 +208,13 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 						case 3: Q##_fq_sqr(r, x); break;                           \
 						case 4: Q##_fq_inv(r, x); break;                           \
 						case 5: Q##_fq_from_mont(r, x); break;                     \
+						case 7: {                                                  \
+							Q##_fq_t t;                                        \
+							Q##_fq_mul(r, x, y);                               \
+							Q##_fq_mul(&t, x2, y2);                            \
+							Q##_fq_add(r, r, &t);                              \
+							break;                                             \
+						}                                                          \
 						}                                                          \
 					} else {                                                           \
 						switch (op) {                                              \
