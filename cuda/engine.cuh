@@ -325,9 +325,9 @@ ZG_DEV int scalar_kind(const scal &k) /* 0: zero, 1: one, 2: other */
 }
 
 /* ---- bucket sort of the signed digits ----
- * Signed c-bit digits: digit d of window w puts an entry into bucket b = w*M + |d| - 1
- * (windowed) or |d| - 1 (shared: the points' tables hold 2^(c w) P_i at w*n + i, and every
- * window uses the same M buckets). An entry is the point's index (i, or w*n + i when shared)
+ * Signed digits (windows as in digit_plan below): digit d of window w puts an entry into
+ * bucket b = w*M + |d| - 1 (windowed) or |d| - 1 (shared: the points' tables hold
+ * 2^(start of window w) P_i at w*n + i, and every window uses the same M buckets). An entry is the point's index (i, or w*n + i when shared)
  * with bit 31 set when d < 0. Scalars 0 and 1 produce no entries.
  *
  * The entries are sorted by bucket in two levels, so that atomics on single buckets stay in
@@ -373,6 +373,8 @@ ZG_DEV int scalar_kind(const scal &k) /* 0: zero, 1: one, 2: other */
  * Window w's table copy is then 2^(start of w) P (k_precomp). */
 struct digit_plan {
 	int c, W, r, shared;
+	ZG_DEV int width(int w) const { return w < r ? c : c - 1; }
+	ZG_DEV int start(int w) const { return w * (c - 1) + min(w, r); }
 };
 
 /* Calls fn(w, b, entry) for each nonzero signed digit of scalar i (see above). */
@@ -381,8 +383,7 @@ ZG_DEV void digit_entries(const scal &k, uint32_t i, uint32_t n, const digit_pla
 {
 	uint32_t M = 1u << (d.c - 1), carry = 0;
 	for (int w = 0; w < d.W; w++) {
-		int cw = w < d.r ? d.c : d.c - 1, bit = w * (d.c - 1) + min(w, d.r),
-		    limb = bit >> 5, sh = bit & 31;
+		int cw = d.width(w), bit = d.start(w), limb = bit >> 5, sh = bit & 31;
 		uint32_t v = 0, mask = (1u << cw) - 1, half = 1u << (cw - 1);
 		if (limb < 8) {
 			v = k.v[limb] >> sh;
@@ -950,7 +951,7 @@ __global__ void k_precomp(aff_t<F> *tab, uint32_t n, uint32_t i0, uint32_t cnt, 
 	jac_t<F> J = jac_t<F>::from_aff(p);
 	F acc = F::one();
 	for (int w = 1; w < W; w++) {
-		for (int k = 0; k < (w - 1 < dp.r ? dp.c : dp.c - 1); k++) /* window w - 1's width */
+		for (int k = 0; k < dp.width(w - 1); k++)
 			J = J.dbl();
 		size_t o = (size_t)(w - 1) * cnt + t;
 		J.Z.store(&z[o]);
@@ -1224,7 +1225,8 @@ template <class TR> struct eng {
 
 	/* Sorts the digits of n scalars (device) into buckets: c = 0 chooses the window size; shared
 	 * means the points come with window tables (see digit_entries): the entries by bucket in d_vals,
-	 * the buckets' starts in d_offsets (k_sort_count, k_sort_scatter, k_sort_fine). */
+	 * the buckets' starts in d_offsets (k_sort_count, k_sort_plan, k_sort_scatter, then
+	 * k_chunk_count, k_chunk_base, k_chunk_place). */
 	static int prepare(zka_gpu *g, zkg_msm_scratch *m, const void *d_scalars, size_t n, int c, bool shared,
 			   char *err, size_t errlen)
 	{
