@@ -26,6 +26,15 @@ ZG_DEV uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm
 ZG_DEV uint32_t mad_lo(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("mad.lo.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
 ZG_DEV uint32_t madc_lo(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("madc.lo.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
 ZG_DEV uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("madc.hi.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+/* 16-byte asynchronous copy global -> shared (sm_80+), bypassing L1; then commit the copies
+ * issued since the last commit as one group, and wait until at most one group is pending */
+ZG_DEV void cp_async16(void *smem, const void *gmem)
+{
+	uint32_t sa = (uint32_t)__cvta_generic_to_shared(smem);
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(gmem) : "memory");
+}
+ZG_DEV void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+ZG_DEV void cp_async_wait1() { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
 } // namespace ptx
 
 /* Field parameters: a struct with N, INV and accessors for the constant arrays. */
@@ -262,20 +271,74 @@ template <class P> struct fp {
 	 * so the argument of operator* holds unchanged. */
 	template <bool TWO> static ZG_DEV fp mul_acc_nr(const fp &a, const fp &b, const fp &c, const fp &d)
 	{
-		uint32_t E[2 * N + 2] = {0}, O[2 * N + 2] = {0};
 		auto av = [&](int j) { return a.v[j]; };
 		auto cv = [&](int j) { return c.v[j]; };
-		auto pv = [](int j) { return P::p(j); };
-		uint32_t cin = 0;
-#pragma unroll
-		for (int i = 0; i < N; i++) {
-			uint32_t *ev = (i & 1) ? O : E, *od = (i & 1) ? E : O;
+		return redc_rows([&](uint32_t *ev, uint32_t *od, int i) {
 			row(ev, i, 0, av, b.v[i]);
 			row(od, i + 1, 1, av, b.v[i]);
 			if constexpr (TWO) {
 				row(ev, i, 0, cv, d.v[i]);
 				row(od, i + 1, 1, cv, d.v[i]);
 			}
+		});
+	}
+
+	/* a^2 / R before the final conditional subtraction, < 2p under operator*'s conditions (a < 2p
+	 * where 4p < R, else a < p; either way a < 2^(32N-1)). Each a_i a_j with i < j is taken
+	 * once against twice in a product, doubled through the multiplicand: with c_j the top bit
+	 * of a_j, d = 2a (N words, as a < 2^(32N-1)), d_j = 2 a_j mod B + c_(j-1) (B = 2^32), row
+	 * i multiplies a_i by g_i = a_i, g_(i+1) = 2 a_(i+1) mod B and g_j = d_j for j > i+1, and
+	 * sum_(j >= i) g_j B^j = a_i B^i + 2 sum_(j > i) a_j B^j (the c_(i+1) B^(i+2) that the d_j
+	 * carry telescopes against the one that g_(i+1) drops; c_(N-1) = 0). So row i's runs hold
+	 * j = i, i+2, .. from position 2i (E) and j = i+1, i+3, .. from 2i+1 (O): N(N+1)/2 word
+	 * products (BLS12-381: 78 against 144, the reduction's 144 unchanged) in mul_acc_nr's CIOS
+	 * order. A run of row i ends with a carry into i+N or i+N+1, which no run of an earlier
+	 * step covered (step k's runs, product or reduction, end at or below k+N), so such a word
+	 * holds at most four earlier end carries: none is lost. Checked in exact integer arithmetic
+	 * (Python, both moduli, 2 x 20000 random a < 2p and the edges 0, 1, p-1, p, 2p-1).
+	 * A first version (2026-12-01) summed the off-diagonal rows first, doubled the sum by a
+	 * shift and added the diagonal before the reduction: ptxas overlapped all of it with the
+	 * reduction rows, ran out of predicates for the carries (300 LOP3 and 40 P2R per square)
+	 * and the BLS12-381 G1 bucket loop went 6.89 -> 9.8 ms. This one: 383 instructions and
+	 * 221 IMAD.WIDE (sm_90 SASS; operator*: 437 and 287). Squares go through sqr(): the
+	 * BLS12-381 G1 bucket loop's R^2, BN254 G1's PP and R^2, every square of the full addition
+	 * and the doubling. The squares that fp::mul2 pairs with another product in the mixed
+	 * addition stay products: as out-of-line pairs of squares, or of a square and a product,
+	 * the loop's code grew from ~49 to 60-72 KB and stalled on instruction fetch (ncu
+	 * no_instruction 0.46 -> 1.35-1.68 of ~8 cycles per instruction), loop 6.89 -> 7.17-7.27 ms.
+	 * H200 at 2^20, A/B in one call: BLS12-381 G1 loop 6.88 -> 6.69 ms, reduction 0.59 + 0.29 ->
+	 * 0.56 + 0.27 ms, msm1 8.46 -> 8.22 ms; BN254 msm1 4.04 -> 3.88 ms. */
+	static ZG_DEV fp sqr_nr(const fp &a)
+	{
+		uint32_t d[N], h[N];
+#pragma unroll
+		for (int j = 0; j < N; j++) {
+			d[j] = j ? __funnelshift_l(a.v[j - 1], a.v[j], 1) : a.v[0] << 1;
+			h[j] = a.v[j] << 1;
+		}
+		return redc_rows([&](uint32_t *ev, uint32_t *od, int i) {
+			/* row i's runs start at 2i (even: E) and 2i+1 (O); ev is E only for even i */
+			uint32_t *E = (i & 1) ? od : ev, *O = (i & 1) ? ev : od;
+			auto g = [&](int j) { return j == i ? a.v[i] : j == i + 1 ? h[j] : d[j]; };
+			row(E, 2 * i, i, g, a.v[i]);
+			if (i + 1 < N)
+				row(O, 2 * i + 1, i + 1, g, a.v[i]);
+		});
+	}
+
+	/* The Montgomery reduction of mul_acc_nr, step i after prow(ev, od, i) added the product
+	 * runs of step i (ev takes runs starting at an even position, od at an odd one when i is
+	 * even; swapped when i is odd): m_i from position i of E + O plus the carry in, then
+	 * m_i p's two runs; the result is E + O + cin from position N up. */
+	template <class R> static ZG_DEV fp redc_rows(R prow)
+	{
+		uint32_t E[2 * N + 2] = {0}, O[2 * N + 2] = {0};
+		auto pv = [](int j) { return P::p(j); };
+		uint32_t cin = 0;
+#pragma unroll
+		for (int i = 0; i < N; i++) {
+			uint32_t *ev = (i & 1) ? O : E, *od = (i & 1) ? E : O;
+			prow(ev, od, i);
 			uint32_t m = (E[i] + O[i] + cin) * P::INV;
 			row(ev, i, 0, pv, m);
 			row(od, i + 1, 1, pv, m);
@@ -431,7 +494,15 @@ template <class P> struct fp {
 		wq = lo_sum(E, O);
 	}
 
-	ZG_DEV fp sqr() const { return *this * *this; }
+	/* a^2, fully reduced, under operator*'s conditions (sqr_nr) */
+	ZG_DEV fp sqr() const
+	{
+		if constexpr (P::OUTLINE)
+			return sqr_out(*this);
+		else
+			return reduce(sqr_nr(*this));
+	}
+	static __device__ __noinline__ fp sqr_out(fp a) { return reduce(sqr_nr(a)); }
 
 	/* a * R^-1: out of Montgomery form */
 	ZG_DEV fp from_mont() const

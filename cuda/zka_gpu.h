@@ -109,8 +109,8 @@ int zka_gpu_h(zka_gpu *g, const zka_curve *c, uint32_t logn, const uint64_t (*a)
 /* Element-wise field operations for tests: field 0 Fr, 1 Fq, 2 Fq2; op 0 add, 1 sub, 2 mul,
  * 3 sqr, 4 inv, 5 from_mont, 6 (Fr only) a b as the NTT's twiddle products compute it (b made
  * into a Shoup pair, b != 0), 7 (Fr and Fq) a_i b_i + a_j b_j with j = i + 1 mod n as the point
- * formulas' one-reduction sum of two products computes it. Elements of the field's size,
- * packed. */
+ * formulas' one-reduction sum of two products computes it; 8 (Fq only) (a + b)^2 with the sum
+ * left unreduced (< 2p), as the point formulas square such sums. Elements of the field's size, packed. */
 int zka_gpu_field_op(zka_gpu *g, const zka_curve *c, int field, int op, const void *a,
 		     const void *b, void *out, size_t n, char *err, size_t errlen);
 

@@ -154,7 +154,7 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 					}                                                                  \
 				}                                                                          \
 			}                                                                                  \
-			/* edge values: 0, 1 (Montgomery), p-1; for Fr also (p-1)(p-1) and 1 as b */      \
+			/* edge values: 0, 1 (Montgomery), p-1; (p-1, p-1) at 3; for Fr also 1 as b */       \
 			memset(a, 0, es);                                                                  \
 			if (field == 0) {                                                                  \
 				Q##_fr_one((Q##_fr_t *)(a + es));                                          \
@@ -171,10 +171,12 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 				Q##_fq_one(&m1);                                                           \
 				Q##_fq_neg(&m1, &m1);                                                      \
 				memcpy(b + 2 * es, &m1, sizeof m1);                                        \
+				memcpy(a + 3 * es, &m1, sizeof m1); /* op 8: p-1 + p-1 = 2p-2 */           \
+				memcpy(b + 3 * es, &m1, sizeof m1);                                        \
 			}                                                                                  \
-			for (int op = 0; op < 8; op++) {                                                   \
+			for (int op = 0; op < 9; op++) {                                                   \
 				if ((op == 5 && field == 2) || (op == 6 && field != 0) ||                  \
-				    (op == 7 && field == 2))                                               \
+				    (op == 7 && field == 2) || (op == 8 && field != 1))                    \
 					continue;                                                          \
 				size_t nn = op == 4 ? 512 : n;                                             \
 				memset(o, 0xa5, n * es);                                                   \
@@ -213,6 +215,12 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 							Q##_fq_mul(r, x, y);                               \
 							Q##_fq_mul(&t, x2, y2);                            \
 							Q##_fq_add(r, r, &t);                              \
+							break;                                             \
+						}                                                          \
+						case 8: {                                                  \
+							Q##_fq_t s;                                        \
+							Q##_fq_add(&s, x, y);                              \
+							Q##_fq_sqr(r, &s);                                 \
 							break;                                             \
 						}                                                          \
 						}                                                          \
