@@ -680,15 +680,16 @@ static __global__ void __launch_bounds__(ZKG_CHUNK_T, 2)
  * runs of exactly `run` entries, one thread each, so every thread does the same number of mixed
  * additions whatever the bucket sizes (skewed scalars, e.g. a top window with two used bits or
  * many equal small witness values, make a few huge buckets; a split by bucket made warps wait
- * for their longest task). A thread's run starts inside some bucket: it sums that piece into
- * first[t], writes every bucket it covers completely straight to buckets[b], and the piece of
- * the bucket where its run ends into last[t]. k_gather then assembles each bucket that is split
- * across runs. */
+ * for their longest task). A thread writes every bucket that lies wholly inside its run
+ * straight to buckets[b]; of a bucket split across runs it writes the piece at its run's start
+ * to first[t] and the piece at its run's end to last[t], which k_gather_runs adds up. Empty
+ * buckets are not written (k_red1 reads them as infinity). */
 #define ZKG_RUN_MIN 32
 template <class F, class Acc>
 __global__ void ZKG_LB(F, lb<F>::T) k_flat(const aff_t<F> *pts, const uint32_t *vals, const uint32_t *offsets,
 					   uint32_t nb, uint32_t run, uint32_t nrun, jac_t<F> *buckets,
-					   jac_t<F> *first, jac_t<F> *last, uint32_t *lastb)
+					   jac_t<F> *first, jac_t<F> *last, uint32_t *lastb, uint32_t *nown,
+					   uint32_t *owners)
 {
 	uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
 	if (t >= nrun)
@@ -698,13 +699,14 @@ __global__ void ZKG_LB(F, lb<F>::T) k_flat(const aff_t<F> *pts, const uint32_t *
 		return;
 	/* the bucket holding entry s: offsets[b] <= s < offsets[b + 1] */
 	uint32_t b = last_at_most(offsets, nb, s), bend = offsets[b + 1];
-	bool head = true;
+	bool head = offsets[b] < s; /* the run starts inside bucket b: its piece goes to first[t] */
 	Acc acc = Acc::inf();
 	/* Entry k+1's point is copied into this thread's slot (k+1) & 1 of shared memory by
 	 * cp.async while entry k's addition runs, and entry k+2's index is loaded (ncu, BLS12-381
 	 * G1 loop at 2^20 on the H200: waits on global loads 0.45 -> 0.07 of ~8 cycles between a
-	 * warp's instructions, loop 6.69 -> 6.56 ms, msm1 8.22 -> 8.12 ms). Slot chunk c of thread i sits at (slot CH + c) blockDim + i, so
-	 * a warp's 16-byte copies and loads are contiguous. */
+	 * warp's instructions, loop 6.69 -> 6.56 ms, msm1 8.22 -> 8.12 ms). Chunk c of slot q of
+	 * thread i sits at (q CH + c) blockDim + i: a warp's 16-byte copies and loads are
+	 * contiguous. */
 	constexpr int CH = (int)sizeof(aff_t<F>) / 16;
 	extern __shared__ uint4 smem_raw[];
 	uint4 *slots = smem_raw + threadIdx.x;
@@ -726,7 +728,7 @@ __global__ void ZKG_LB(F, lb<F>::T) k_flat(const aff_t<F> *pts, const uint32_t *
 				vafter = vals[k + 2];
 		}
 		ptx::cp_async_commit(); /* possibly empty: one group per entry */
-		if (k == bend) { /* the piece of bucket b ends here */
+		if (k == bend) { /* bucket b ends here */
 			acc.to_jac().store(head ? &first[t] : &buckets[b]);
 			acc = Acc::inf();
 			head = false;
@@ -748,55 +750,33 @@ __global__ void ZKG_LB(F, lb<F>::T) k_flat(const aff_t<F> *pts, const uint32_t *
 		vcur = vnext;
 		vnext = vafter;
 	}
-	acc.to_jac().store(head ? &first[t] : &last[t]);
+	/* bucket b: whole when it started in this run and ends with it, else a piece; when it
+	 * started in this run and goes on, this run owns it (k_gather_runs) */
+	acc.to_jac().store(head ? &first[t] : bend == e ? &buckets[b] : &last[t]);
 	lastb[t] = b;
+	if (!head && bend > e)
+		owners[atomicAdd(nown, 1u)] = t;
 }
 
-/* The pieces k_flat left, per bucket b: empty buckets become infinity; a bucket inside one
- * run t0 that starts or ends it is complete in first[t0] (when it starts the run) or last[t0]
- * and is copied; a bucket inside one run that does neither is already in place; a bucket
- * spread over runs t0 .. t1 is k_gather_runs' (owner t0). */
+/* A bucket spread over runs t0 .. t1 is the last bucket of run t0 (lastb[t0]), which k_flat
+ * listed in owners: thread x takes the x-th listed run t0 and adds the bucket's pieces,
+ * last[t0] and first[t] for t0 < t <= t1; buckets over more than 8 runs are listed for
+ * k_gather_big. One thread per listed run: a thread per bucket (2^18 at BLS12-381 2^20, some
+ * 58% adding) took 0.35 ms, a thread per run (58% of them adding) 0.19 ms. */
 template <class F>
-__global__ void ZKG_LB(F, 128) k_gather(const uint32_t *offsets, uint32_t nb, uint32_t run, const jac_t<F> *first,
-					const jac_t<F> *last, jac_t<F> *buckets)
+__global__ void ZKG_LB(F, 128) k_gather_runs(const uint32_t *offsets, uint32_t run, const uint32_t *nown,
+					     const uint32_t *owners, const uint32_t *lastb, const jac_t<F> *first,
+					     const jac_t<F> *last, jac_t<F> *buckets, uint32_t *nbig, uint32_t *big)
 {
-	uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-	if (b >= nb)
+	uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
+	if (x >= *nown)
 		return;
-	uint32_t ob = offsets[b], oe = offsets[b + 1], total = offsets[nb];
-	if (ob == oe) {
-		jac_t<F>::inf().store(&buckets[b]);
-		return;
-	}
-	uint32_t t0 = ob / run, t1 = (oe - 1) / run;
-	bool starts = ob == t0 * run, ends = oe >= min((t0 + 1) * run, total);
-	if (t1 == t0 && (starts || ends))
-		jac_t<F>::load(starts ? &first[t0] : &last[t0]).store(&buckets[b]);
-}
-
-/* A bucket spread over runs t0 .. t1 is the last bucket of run t0 (lastb[t0]): thread t0
- * adds its pieces, last[t0] (or first[t0] when it starts the run) and first[t] for t0 < t <=
- * t1; buckets over more than 8 runs are listed for k_gather_big. One thread per run, not per
- * bucket: nearly every run ends inside a bucket that goes on, so the threads that add are
- * dense in their warps (per bucket, 2^18 threads at BLS12-381 2^20 of which some 58% add:
- * 0.35 ms). */
-template <class F>
-__global__ void ZKG_LB(F, 128) k_gather_runs(const uint32_t *offsets, uint32_t nb, uint32_t run, uint32_t nrun,
-					     const uint32_t *lastb, const jac_t<F> *first, const jac_t<F> *last,
-					     jac_t<F> *buckets, uint32_t *nbig, uint32_t *big)
-{
-	uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-	if (t >= nrun || (size_t)t * run >= offsets[nb])
-		return; /* no run (scalars 0 and 1 have no entries) */
-	uint32_t b = lastb[t], ob = offsets[b], oe = offsets[b + 1];
-	uint32_t t0 = ob / run, t1 = (oe - 1) / run;
-	if (t0 != t || t1 == t0)
-		return;
+	uint32_t t0 = owners[x], b = lastb[t0], oe = offsets[b + 1], t1 = (oe - 1) / run;
 	if (t1 - t0 > 8) {
 		big[atomicAdd(nbig, 1u)] = b;
 		return;
 	}
-	jac_t<F> acc = jac_t<F>::load(ob == t0 * run ? &first[t0] : &last[t0]);
+	jac_t<F> acc = jac_t<F>::load(&last[t0]);
 	for (uint32_t u = t0 + 1; u <= t1; u++)
 		acc = acc.add(jac_t<F>::load(&first[u]));
 	acc.store(&buckets[b]);
@@ -820,7 +800,7 @@ template <class F> ZG_DEV jac_t<F> block_sum(jac_t<F> acc, jac_t<F> *sm)
 	__syncthreads(); /* orders thread 0's read of sm[0] before any reuse of sm */
 	return acc;
 }
-/* The listed buckets, one block each: the same pieces as k_gather, summed by a tree */
+/* The listed buckets, one block each: the same pieces as k_gather_runs, summed by a tree */
 template <class F>
 __global__ void ZKG_LB(F, ZKG_SUM_T) k_gather_big(const uint32_t *offsets, uint32_t run, const jac_t<F> *first,
 						  const jac_t<F> *last, jac_t<F> *buckets, const uint32_t *nbig,
@@ -834,13 +814,32 @@ __global__ void ZKG_LB(F, ZKG_SUM_T) k_gather_big(const uint32_t *offsets, uint3
 		uint32_t t0 = ob / run, t1 = (oe - 1) / run;
 		jac_t<F> acc = jac_t<F>::inf();
 		if (tid == 0)
-			acc = jac_t<F>::load(ob == t0 * run ? &first[t0] : &last[t0]);
+			acc = jac_t<F>::load(&last[t0]);
 		for (uint32_t t = t0 + 1 + tid; t <= t1; t += blockDim.x)
 			acc = acc.add(jac_t<F>::load(&first[t]));
 		acc = block_sum(acc, sm);
 		if (tid == 0)
 			acc.store(&buckets[b]);
 	}
+}
+
+/* Sum of the points whose scalar is 1: block blk of nblk (ZKG_SUM_T threads, dynamic shared
+ * memory for ZKG_SUM_T points) writes its share's sum to partials[blk]; run as the last blocks
+ * of k_red2. Every thread of the block must call it (block_sum). */
+template <class F>
+ZG_DEV void ones_block(const aff_t<F> *pts, const scal *ks, uint32_t n, uint32_t blk, uint32_t nblk,
+		       jac_t<F> *partials)
+{
+	extern __shared__ uint4 smem_raw[];
+	jac_t<F> *sm = (jac_t<F> *)smem_raw;
+	uint32_t tid = threadIdx.x;
+	jac_t<F> acc = jac_t<F>::inf();
+	for (uint32_t i = blk * ZKG_SUM_T + tid; i < n; i += nblk * ZKG_SUM_T)
+		if (scalar_kind(load_scalar(&ks[i])) == 1)
+			acc = acc.add_aff(aff_t<F>::load(&pts[i]));
+	acc = block_sum(acc, sm);
+	if (tid == 0)
+		acc.store(&partials[blk]);
 }
 
 /* Bucket reduction: R = sum over k of (k+1) B_k for each window of M buckets, in levels
@@ -866,15 +865,19 @@ __global__ void ZKG_LB(F, ZKG_SUM_T) k_gather_big(const uint32_t *offsets, uint3
  * Also measured there: L1 = 16 with L2 = 4 or 2, and L1 = L2 = 8: 8.67-8.74 ms (deeper level
  * 1 or 2); L2 = 1 (no level 2, planes over the segments): 9.45 ms. */
 template <class F>
-__global__ void ZKG_LB(F, 128) k_red1(const jac_t<F> *B, uint32_t L1, uint32_t nseg, jac_t<F> *S, jac_t<F> *T)
+__global__ void ZKG_LB(F, 128) k_red1(const jac_t<F> *B, const uint32_t *offsets, uint32_t L1, uint32_t nseg,
+				      jac_t<F> *S, jac_t<F> *T)
 {
 	uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
 	if (j >= nseg)
 		return;
 	const jac_t<F> *b = B + (size_t)j * L1;
-	jac_t<F> s = jac_t<F>::load(&b[L1 - 1]), t = s;
+	const uint32_t *o = offsets + (size_t)j * L1;
+	/* an empty bucket (no entries: k_flat did not write it) is infinity */
+	auto bucket = [&](int k) { return o[k] == o[k + 1] ? jac_t<F>::inf() : jac_t<F>::load(&b[k]); };
+	jac_t<F> s = bucket((int)L1 - 1), t = s;
 	for (int k = (int)L1 - 2; k >= 0; k--) {
-		s = s.add(jac_t<F>::load(&b[k]));
+		s = s.add(bucket(k));
 		t = t.add(s);
 	}
 	s.store(&S[j]);
@@ -883,8 +886,15 @@ __global__ void ZKG_LB(F, 128) k_red1(const jac_t<F> *B, uint32_t L1, uint32_t n
 
 template <class F>
 __global__ void ZKG_LB(F, 128) k_red2(const jac_t<F> *S, const jac_t<F> *T, uint32_t L1, uint32_t L2, uint32_t ngrp,
-				      jac_t<F> *G, jac_t<F> *U)
+				      jac_t<F> *G, jac_t<F> *U, uint32_t nred, const aff_t<F> *pts, const scal *ks,
+				      uint32_t n, jac_t<F> *ones)
 {
+	/* blocks nred.. are ones_block's: a thread of this kernel has a chain of some fourteen
+	 * point operations and the grid is small, so the ones' scan runs in its shadow */
+	if (blockIdx.x >= nred) {
+		ones_block(pts, ks, n, blockIdx.x - nred, gridDim.x - nred, ones);
+		return;
+	}
 	uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
 	if (x >= ngrp)
 		return;
@@ -945,21 +955,6 @@ template <class F> __global__ void ZKG_LB(F, ZKG_SUM_T) k_sum(const jac_t<F> *in
 		acc.store(&out[g]);
 }
 
-/* Sum of the points whose scalar is 1: per-block partial sums */
-template <class F>
-__global__ void ZKG_LB(F, ZKG_SUM_T) k_ones(const aff_t<F> *pts, const scal *ks, uint32_t n, jac_t<F> *partials)
-{
-	extern __shared__ uint4 smem_raw[];
-	jac_t<F> *sm = (jac_t<F> *)smem_raw;
-	uint32_t tid = threadIdx.x;
-	jac_t<F> acc = jac_t<F>::inf();
-	for (uint32_t i = blockIdx.x * ZKG_SUM_T + tid; i < n; i += gridDim.x * ZKG_SUM_T)
-		if (scalar_kind(load_scalar(&ks[i])) == 1)
-			acc = acc.add_aff(aff_t<F>::load(&pts[i]));
-	acc = block_sum(acc, sm);
-	if (tid == 0)
-		acc.store(&partials[blockIdx.x]);
-}
 
 /* Window tables for the shared-bucket MSM: tab[w n + i] = 2^(start of window w) tab[i]
  * (affine; windows as in digit_plan) for w = 1 .. W-1, points i0 .. i0+cnt-1. One thread per
@@ -1248,7 +1243,7 @@ template <class TR> struct eng {
 	{
 		size_t nb = (size_t)nwins(p) * p->M, L1 = red_l1(p->M), L2 = red_l2(p->M);
 		CKR(grow(&w->d_buckets, &w->bucket_bytes, nb * sizeof(G2), err, errlen));
-		CKR(grow((void **)&w->d_task, &w->task_bytes, (nb + 1 + p->tmax) * sizeof(uint32_t), err, errlen));
+		CKR(grow((void **)&w->d_task, &w->task_bytes, (nb + 2 + 2 * p->tmax) * sizeof(uint32_t), err, errlen));
 		size_t nplane = (size_t)nwins(p) * red_np(p->M) * red_nch(p->M);
 		size_t npart = 2 * p->tmax > nplane ? 2 * p->tmax : nplane;
 		CKR(grow(&w->d_partials, &w->partial_bytes, npart * sizeof(G2), err, errlen));
@@ -1257,8 +1252,6 @@ template <class TR> struct eng {
 			CK(cudaMalloc(&w->d_wsum, 8 * WSLOT));
 		if (!w->d_ones_part)
 			CK(cudaMalloc(&w->d_ones_part, ONES_BLOCKS * ZKG_JAC_MAX));
-		if (!w->d_ones)
-			CK(cudaMalloc(&w->d_ones, 8 * ZKG_JAC_MAX));
 		return 0;
 	}
 
@@ -1390,7 +1383,7 @@ template <class TR> struct eng {
 
 	/* Entries per thread of the flat split: whole waves of resident threads (SMs x PER_SM),
 	 * as few waves as keep runs near 96 entries, and never below ZKG_RUN_MIN (the pieces
-	 * k_gather adds grow as runs shrink). The entry count is the bound n W (0/1 scalars have
+	 * k_gather_runs adds grow as runs shrink). The entry count is the bound n W (0/1 scalars have
 	 * none, leaving some threads idle). */
 	template <class F> static uint32_t flat_run(const zka_gpu *g, const zkg_msm_scratch *m)
 	{
@@ -1414,25 +1407,24 @@ template <class TR> struct eng {
 		size_t nb = (size_t)nwin * m->M;
 		uint32_t L1 = red_l1(m->M), L2 = red_l2(m->M);
 		bool prof = st == g->s && getenv("ZKG_PROFILE") != NULL; /* kernel times: one stream only */
-		uint32_t *nbig = w->d_task, *big = nbig + 1, *lastb = big + nb; /* lastb: tmax words */
+		/* d_task: nbig, nown, the big-bucket list (nb), lastb and owners (tmax each) */
+		uint32_t *nbig = w->d_task, *nown = nbig + 1, *big = nbig + 2, *lastb = big + nb, *owners = lastb + m->tmax;
 		J *first = (J *)w->d_partials, *last = first + m->tmax;
 		if (prof)
 			CK(cudaEventRecord(g->ev[9], st));
 		uint32_t run = flat_run<F>(g, m), nrun = (uint32_t)((m->n * m->W + run - 1) / run);
 		if (!nrun)
 			nrun = 1;
+		CK(cudaMemsetAsync(nbig, 0, 2 * sizeof(uint32_t), st)); /* nbig, nown */
 		k_flat<F, typename bucket_acc<F>::type><<<nblk(nrun, lb<F>::T), lb<F>::T, 2 * lb<F>::T * sizeof(A), st>>>(
 			(const A *)d_points, m->d_vals, m->d_offsets, (uint32_t)nb, run, nrun, (J *)w->d_buckets, first,
-			last, lastb);
+			last, lastb, nown, owners);
 		CKL();
 		if (prof)
 			CK(cudaEventRecord(g->ev[10], st));
-		CK(cudaMemsetAsync(nbig, 0, sizeof(uint32_t), st));
-		k_gather<F><<<nblk(nb, 128), 128, 0, st>>>(m->d_offsets, (uint32_t)nb, run, first, last,
-							      (J *)w->d_buckets);
-		CKL();
-		k_gather_runs<F><<<nblk(nrun, 128), 128, 0, st>>>(m->d_offsets, (uint32_t)nb, run, nrun, lastb, first,
-								 last, (J *)w->d_buckets, nbig, big);
+		/* a bound on the listed runs: nrun */
+		k_gather_runs<F><<<nblk(nrun, 128), 128, 0, st>>>(m->d_offsets, run, nown, owners, lastb, first, last,
+								 (J *)w->d_buckets, nbig, big);
 		CKL();
 		k_gather_big<F><<<264, ZKG_SUM_T, ZKG_SUM_T * sizeof(J), st>>>(m->d_offsets, run, first, last,
 										    (J *)w->d_buckets, nbig, big);
@@ -1442,11 +1434,16 @@ template <class TR> struct eng {
 		uint32_t nseg = (uint32_t)(nb / L1), ngrp = nseg / L2, per = red_per(m->M);
 		uint32_t np = red_np(m->M), nch = red_nch(m->M);
 		J *S = (J *)w->d_segs, *T = S + nseg, *Gs = T + nseg, *U = Gs + ngrp;
-		k_red1<F><<<nblk(nseg, 128), 128, 0, st>>>((const J *)w->d_buckets, L1, nseg, S, T);
-		CKL();
-		k_red2<F><<<nblk(ngrp, 128), 128, 0, st>>>(S, T, L1, L2, ngrp, Gs, U);
+		k_red1<F><<<nblk(nseg, 128), 128, 0, st>>>((const J *)w->d_buckets, m->d_offsets, L1, nseg, S, T);
 		CKL();
 		size_t sh_sum = ZKG_SUM_T * sizeof(J);
+		/* level 2, then ONES_BLOCKS blocks of the ones' sum (as many threads: ZKG_SUM_T) */
+		static_assert(ZKG_SUM_T == 128, "k_red2's blocks are ones_block's");
+		uint32_t nred = nblk(ngrp, 128);
+		k_red2<F><<<nred + ONES_BLOCKS, 128, sh_sum, st>>>(S, T, L1, L2, ngrp, Gs, U, nred, (const A *)d_points,
+								   (const scal *)m->d_scalars, (uint32_t)m->n,
+								   (J *)w->d_ones_part);
+		CKL();
 		J *ws = (J *)ws_out;
 		if (prof)
 			CK(cudaEventRecord(g->ev[12], st));
@@ -1458,20 +1455,16 @@ template <class TR> struct eng {
 		CKL();
 		if (prof)
 			CK(cudaEventRecord(g->ev[13], st));
-		k_ones<F><<<ONES_BLOCKS, ZKG_SUM_T, sh_sum, st>>>((const A *)d_points, (const scal *)m->d_scalars,
-								     (uint32_t)m->n, (J *)w->d_ones_part);
+		/* the ones' sum goes right after the planes of the slot */
+		k_sum<F><<<1, ZKG_SUM_T, sh_sum, st>>>((const J *)w->d_ones_part, ONES_BLOCKS, ws + (size_t)nwin * np);
 		CKL();
-		k_sum<F><<<1, ZKG_SUM_T, sh_sum, st>>>((const J *)w->d_ones_part, ONES_BLOCKS, (J *)w->d_ones);
-		CKL();
-		/* the ones result goes right after the planes of the slot */
-		CK(cudaMemcpyAsync((char *)ws + (size_t)nwin * np * sizeof(J), w->d_ones, sizeof(J), cudaMemcpyDeviceToDevice, st));
 		if (prof) {
 			CK(cudaEventRecord(g->ev[14], st));
 			CK(cudaEventSynchronize(g->ev[14]));
 			float t[5];
 			for (int i = 0; i < 5; i++)
 				CK(cudaEventElapsedTime(&t[i], g->ev[9 + i], g->ev[10 + i]));
-			fprintf(stderr, "zkg msm %s n=%zu c=%d W=%d: flat %.3f gather %.3f reduce %.3f sum %.3f ones %.3f ms\n",
+			fprintf(stderr, "zkg msm %s n=%zu c=%d W=%d: flat %.3f gather %.3f reduce+ones %.3f sum %.3f ones-sum %.3f ms\n",
 				sizeof(F) == sizeof(Fq) ? "G1" : "G2", m->n, m->c, m->W, t[0], t[1], t[2], t[3], t[4]);
 		}
 		return 0;

@@ -51,7 +51,7 @@ struct zkg_msm_scratch {
 	uint32_t *d_slots; /* the bucket sort's level 1: entries by super-bucket (engine.cuh) */
 	uint16_t *d_low;   /* and the low bits of their buckets */
 	uint32_t *d_ccnt;  /* level 2: entries, then places, per (chunk, low bits) */
-	void *d_buckets, *d_segs, *d_wsum, *d_ones_part, *d_ones;
+	void *d_buckets, *d_segs, *d_wsum, *d_ones_part;
 	/* the prepared scalar set; shared: the points come with window tables, one set of buckets */
 	int c, W, shared;
 	uint32_t M;

@@ -158,7 +158,6 @@ void zkg_msm_scratch_free(struct zkg_msm_scratch *m)
 	cudaFree(m->d_segs);
 	cudaFree(m->d_wsum);
 	cudaFree(m->d_ones_part);
-	cudaFree(m->d_ones);
 	cudaFree(m->d_task);
 	cudaFree(m->d_partials);
 	memset(m, 0, sizeof *m);
