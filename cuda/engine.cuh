@@ -1416,6 +1416,8 @@ template <class TR> struct eng {
 		if (!nrun)
 			nrun = 1;
 		CK(cudaMemsetAsync(nbig, 0, 2 * sizeof(uint32_t), st)); /* nbig, nown */
+		/* k_flat's two point slots per thread stay within the default dynamic shared memory */
+		static_assert(2 * lb<F>::T * sizeof(A) <= 48 * 1024, "k_flat's slots need cudaFuncSetAttribute");
 		k_flat<F, typename bucket_acc<F>::type><<<nblk(nrun, lb<F>::T), lb<F>::T, 2 * lb<F>::T * sizeof(A), st>>>(
 			(const A *)d_points, m->d_vals, m->d_offsets, (uint32_t)nb, run, nrun, (J *)w->d_buckets, first,
 			last, lastb, nown, owners);
