@@ -98,11 +98,12 @@ template <class F> struct jac_t {
 	/* madd-2007-bl with q affine, infinity and p == q handled; inlined into the bucket loop.
 	 * Over a prime field (F::PAIRS) the eleven products go as four pairs (see fp::mul2), one
 	 * single and one sum of two products (fp::mul_sum): Z1^2 and Y2 Z1; U2 = X2 Z1Z1 and
-	 * S2 = Y2 Z1 Z1Z1; H^2 and (Z1 + H)^2; R^2 (fp::sqr); H I and X1 I; Y3 = R (V - X3) - 2 Y1 J
-	 * with one reduction (BLS12-381 G1 bucket loop at 2^20, H200: 6.99 -> 6.93 ms). The paired
-	 * squares stay products (see fp::sqr_nr on why). Over Fq2 (G2) the
-	 * statements are ordered so that inputs die early (Z3 right after HH frees Z1 and Z1Z1, V = X1 I frees X1): fewer live
-	 * values matter there, the G2 bucket loop runs out of registers (255 and spills). */
+	 * S2 = Y2 Z1 Z1Z1; H^2 and (Z1 + H)^2; R^2 (fp::sqr); H I and X1 I; Y3 = R (V - X3) - 2 Y1
+	 * J with one reduction (BLS12-381 G1 bucket loop at 2^20, H200: 6.99 -> 6.93 ms). The
+	 * paired squares stay products (see fp::sqr_nr on why). Over Fq2 (G2) the statements are
+	 * ordered so that inputs die early (Z3 right after HH frees Z1 and Z1Z1, V = X1 I frees
+	 * X1): fewer live values matter there, the G2 bucket loop runs out of registers (255 and
+	 * spills). */
 	ZG_DEV jac_t add_aff_inl(const aff_t<F> &q) const
 	{
 		if (q.is_inf())

@@ -686,10 +686,10 @@ static __global__ void __launch_bounds__(ZKG_CHUNK_T, 2)
  * buckets are not written (k_red1 reads them as infinity). */
 #define ZKG_RUN_MIN 32
 template <class F, class Acc>
-__global__ void ZKG_LB(F, lb<F>::T) k_flat(const aff_t<F> *pts, const uint32_t *vals, const uint32_t *offsets,
-					   uint32_t nb, uint32_t run, uint32_t nrun, jac_t<F> *buckets,
-					   jac_t<F> *first, jac_t<F> *last, uint32_t *lastb, uint32_t *nown,
-					   uint32_t *owners)
+__global__ void ZKG_LB(F, lb<F>::T)
+    k_flat(const aff_t<F> *pts, const uint32_t *vals, const uint32_t *offsets, uint32_t nb,
+	   uint32_t run, uint32_t nrun, jac_t<F> *buckets, jac_t<F> *first, jac_t<F> *last,
+	   uint32_t *lastb, uint32_t *nown, uint32_t *owners)
 {
 	uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
 	if (t >= nrun)
@@ -728,7 +728,7 @@ __global__ void ZKG_LB(F, lb<F>::T) k_flat(const aff_t<F> *pts, const uint32_t *
 				vafter = vals[k + 2];
 		}
 		ptx::cp_async_commit(); /* possibly empty: one group per entry */
-		if (k == bend) { /* bucket b ends here */
+		if (k == bend) {	/* bucket b ends here */
 			acc.to_jac().store(head ? &first[t] : &buckets[b]);
 			acc = Acc::inf();
 			head = false;
@@ -736,8 +736,8 @@ __global__ void ZKG_LB(F, lb<F>::T) k_flat(const aff_t<F> *pts, const uint32_t *
 				bend = offsets[++b + 1];
 			while (bend == k); /* empty buckets */
 		}
-		/* orders entry k's copies (all but the newest group complete) before reading its slot;
-		 * the copies are this thread's own, so no barrier */
+		/* orders entry k's copies (all but the newest group complete) before reading its
+		 * slot; the copies are this thread's own, so no barrier */
 		ptx::cp_async_wait1();
 		uint4 w[CH];
 #pragma unroll
@@ -764,9 +764,10 @@ __global__ void ZKG_LB(F, lb<F>::T) k_flat(const aff_t<F> *pts, const uint32_t *
  * k_gather_big. One thread per listed run: a thread per bucket (2^18 at BLS12-381 2^20, some
  * 58% adding) took 0.35 ms, a thread per run (58% of them adding) 0.19 ms. */
 template <class F>
-__global__ void ZKG_LB(F, 128) k_gather_runs(const uint32_t *offsets, uint32_t run, const uint32_t *nown,
-					     const uint32_t *owners, const uint32_t *lastb, const jac_t<F> *first,
-					     const jac_t<F> *last, jac_t<F> *buckets, uint32_t *nbig, uint32_t *big)
+__global__ void ZKG_LB(F, 128)
+    k_gather_runs(const uint32_t *offsets, uint32_t run, const uint32_t *nown,
+		  const uint32_t *owners, const uint32_t *lastb, const jac_t<F> *first,
+		  const jac_t<F> *last, jac_t<F> *buckets, uint32_t *nbig, uint32_t *big)
 {
 	uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
 	if (x >= *nown)
@@ -865,8 +866,8 @@ ZG_DEV void ones_block(const aff_t<F> *pts, const scal *ks, uint32_t n, uint32_t
  * Also measured there: L1 = 16 with L2 = 4 or 2, and L1 = L2 = 8: 8.67-8.74 ms (deeper level
  * 1 or 2); L2 = 1 (no level 2, planes over the segments): 9.45 ms. */
 template <class F>
-__global__ void ZKG_LB(F, 128) k_red1(const jac_t<F> *B, const uint32_t *offsets, uint32_t L1, uint32_t nseg,
-				      jac_t<F> *S, jac_t<F> *T)
+__global__ void ZKG_LB(F, 128) k_red1(const jac_t<F> *B, const uint32_t *offsets, uint32_t L1,
+				      uint32_t nseg, jac_t<F> *S, jac_t<F> *T)
 {
 	uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
 	if (j >= nseg)
@@ -874,7 +875,9 @@ __global__ void ZKG_LB(F, 128) k_red1(const jac_t<F> *B, const uint32_t *offsets
 	const jac_t<F> *b = B + (size_t)j * L1;
 	const uint32_t *o = offsets + (size_t)j * L1;
 	/* an empty bucket (no entries: k_flat did not write it) is infinity */
-	auto bucket = [&](int k) { return o[k] == o[k + 1] ? jac_t<F>::inf() : jac_t<F>::load(&b[k]); };
+	auto bucket = [&](int k) {
+		return o[k] == o[k + 1] ? jac_t<F>::inf() : jac_t<F>::load(&b[k]);
+	};
 	jac_t<F> s = bucket((int)L1 - 1), t = s;
 	for (int k = (int)L1 - 2; k >= 0; k--) {
 		s = s.add(bucket(k));
@@ -885,9 +888,10 @@ __global__ void ZKG_LB(F, 128) k_red1(const jac_t<F> *B, const uint32_t *offsets
 }
 
 template <class F>
-__global__ void ZKG_LB(F, 128) k_red2(const jac_t<F> *S, const jac_t<F> *T, uint32_t L1, uint32_t L2, uint32_t ngrp,
-				      jac_t<F> *G, jac_t<F> *U, uint32_t nred, const aff_t<F> *pts, const scal *ks,
-				      uint32_t n, jac_t<F> *ones)
+__global__ void ZKG_LB(F, 128)
+    k_red2(const jac_t<F> *S, const jac_t<F> *T, uint32_t L1, uint32_t L2, uint32_t ngrp,
+	   jac_t<F> *G, jac_t<F> *U, uint32_t nred, const aff_t<F> *pts, const scal *ks, uint32_t n,
+	   jac_t<F> *ones)
 {
 	/* blocks nred.. are ones_block's: a thread of this kernel has a chain of some fourteen
 	 * point operations and the grid is small, so the ones' scan runs in its shadow */
@@ -954,7 +958,6 @@ template <class F> __global__ void ZKG_LB(F, ZKG_SUM_T) k_sum(const jac_t<F> *in
 	if (tid == 0)
 		acc.store(&out[g]);
 }
-
 
 /* Window tables for the shared-bucket MSM: tab[w n + i] = 2^(start of window w) tab[i]
  * (affine; windows as in digit_plan) for w = 1 .. W-1, points i0 .. i0+cnt-1. One thread per
@@ -1043,7 +1046,8 @@ template <class F> __global__ void k_fop(int op, const F *a, const F *b, F *out,
 			r = x;
 		}
 		break;
-	case 8: /* (a + b)^2 with the sum unreduced (< 2p), as the point formulas square such sums (Fq) */
+	case 8: /* (a + b)^2 with the sum unreduced (< 2p), as the point formulas square such sums
+		   (Fq) */
 		if constexpr (F::PAIRS)
 			r = F::add_nr(x, y).sqr();
 		else
@@ -1243,7 +1247,8 @@ template <class TR> struct eng {
 	{
 		size_t nb = (size_t)nwins(p) * p->M, L1 = red_l1(p->M), L2 = red_l2(p->M);
 		CKR(grow(&w->d_buckets, &w->bucket_bytes, nb * sizeof(G2), err, errlen));
-		CKR(grow((void **)&w->d_task, &w->task_bytes, (nb + 2 + 2 * p->tmax) * sizeof(uint32_t), err, errlen));
+		CKR(grow((void **)&w->d_task, &w->task_bytes,
+			 (nb + 2 + 2 * p->tmax) * sizeof(uint32_t), err, errlen));
 		size_t nplane = (size_t)nwins(p) * red_np(p->M) * red_nch(p->M);
 		size_t npart = 2 * p->tmax > nplane ? 2 * p->tmax : nplane;
 		CKR(grow(&w->d_partials, &w->partial_bytes, npart * sizeof(G2), err, errlen));
@@ -1383,8 +1388,8 @@ template <class TR> struct eng {
 
 	/* Entries per thread of the flat split: whole waves of resident threads (SMs x PER_SM),
 	 * as few waves as keep runs near 96 entries, and never below ZKG_RUN_MIN (the pieces
-	 * k_gather_runs adds grow as runs shrink). The entry count is the bound n W (0/1 scalars have
-	 * none, leaving some threads idle). */
+	 * k_gather_runs adds grow as runs shrink). The entry count is the bound n W (0/1 scalars
+	 * have none, leaving some threads idle). */
 	template <class F> static uint32_t flat_run(const zka_gpu *g, const zkg_msm_scratch *m)
 	{
 		double entries = (double)m->n * m->W, resident = (double)g->sms * lb<F>::PER_SM;
@@ -1408,7 +1413,8 @@ template <class TR> struct eng {
 		uint32_t L1 = red_l1(m->M), L2 = red_l2(m->M);
 		bool prof = st == g->s && getenv("ZKG_PROFILE") != NULL; /* kernel times: one stream only */
 		/* d_task: nbig, nown, the big-bucket list (nb), lastb and owners (tmax each) */
-		uint32_t *nbig = w->d_task, *nown = nbig + 1, *big = nbig + 2, *lastb = big + nb, *owners = lastb + m->tmax;
+		uint32_t *nbig = w->d_task, *nown = nbig + 1, *big = nbig + 2, *lastb = big + nb,
+			 *owners = lastb + m->tmax;
 		J *first = (J *)w->d_partials, *last = first + m->tmax;
 		if (prof)
 			CK(cudaEventRecord(g->ev[9], st));
@@ -1416,17 +1422,21 @@ template <class TR> struct eng {
 		if (!nrun)
 			nrun = 1;
 		CK(cudaMemsetAsync(nbig, 0, 2 * sizeof(uint32_t), st)); /* nbig, nown */
-		/* k_flat's two point slots per thread stay within the default dynamic shared memory */
-		static_assert(2 * lb<F>::T * sizeof(A) <= 48 * 1024, "k_flat's slots need cudaFuncSetAttribute");
-		k_flat<F, typename bucket_acc<F>::type><<<nblk(nrun, lb<F>::T), lb<F>::T, 2 * lb<F>::T * sizeof(A), st>>>(
-			(const A *)d_points, m->d_vals, m->d_offsets, (uint32_t)nb, run, nrun, (J *)w->d_buckets, first,
-			last, lastb, nown, owners);
+		/* k_flat's two point slots per thread stay within the default dynamic shared memory
+		 */
+		static_assert(2 * lb<F>::T * sizeof(A) <= 48 * 1024,
+			      "k_flat's slots need cudaFuncSetAttribute");
+		k_flat<F, typename bucket_acc<F>::type>
+		    <<<nblk(nrun, lb<F>::T), lb<F>::T, 2 * lb<F>::T * sizeof(A), st>>>(
+			(const A *)d_points, m->d_vals, m->d_offsets, (uint32_t)nb, run, nrun,
+			(J *)w->d_buckets, first, last, lastb, nown, owners);
 		CKL();
 		if (prof)
 			CK(cudaEventRecord(g->ev[10], st));
 		/* a bound on the listed runs: nrun */
-		k_gather_runs<F><<<nblk(nrun, 128), 128, 0, st>>>(m->d_offsets, run, nown, owners, lastb, first, last,
-								 (J *)w->d_buckets, nbig, big);
+		k_gather_runs<F><<<nblk(nrun, 128), 128, 0, st>>>(m->d_offsets, run, nown, owners,
+								  lastb, first, last,
+								  (J *)w->d_buckets, nbig, big);
 		CKL();
 		k_gather_big<F><<<264, ZKG_SUM_T, ZKG_SUM_T * sizeof(J), st>>>(m->d_offsets, run, first, last,
 										    (J *)w->d_buckets, nbig, big);
@@ -1436,15 +1446,16 @@ template <class TR> struct eng {
 		uint32_t nseg = (uint32_t)(nb / L1), ngrp = nseg / L2, per = red_per(m->M);
 		uint32_t np = red_np(m->M), nch = red_nch(m->M);
 		J *S = (J *)w->d_segs, *T = S + nseg, *Gs = T + nseg, *U = Gs + ngrp;
-		k_red1<F><<<nblk(nseg, 128), 128, 0, st>>>((const J *)w->d_buckets, m->d_offsets, L1, nseg, S, T);
+		k_red1<F><<<nblk(nseg, 128), 128, 0, st>>>((const J *)w->d_buckets, m->d_offsets,
+							   L1, nseg, S, T);
 		CKL();
 		size_t sh_sum = ZKG_SUM_T * sizeof(J);
 		/* level 2, then ONES_BLOCKS blocks of the ones' sum (as many threads: ZKG_SUM_T) */
 		static_assert(ZKG_SUM_T == 128, "k_red2's blocks are ones_block's");
 		uint32_t nred = nblk(ngrp, 128);
-		k_red2<F><<<nred + ONES_BLOCKS, 128, sh_sum, st>>>(S, T, L1, L2, ngrp, Gs, U, nred, (const A *)d_points,
-								   (const scal *)m->d_scalars, (uint32_t)m->n,
-								   (J *)w->d_ones_part);
+		k_red2<F><<<nred + ONES_BLOCKS, 128, sh_sum, st>>>(
+		    S, T, L1, L2, ngrp, Gs, U, nred, (const A *)d_points,
+		    (const scal *)m->d_scalars, (uint32_t)m->n, (J *)w->d_ones_part);
 		CKL();
 		J *ws = (J *)ws_out;
 		if (prof)
@@ -1458,7 +1469,8 @@ template <class TR> struct eng {
 		if (prof)
 			CK(cudaEventRecord(g->ev[13], st));
 		/* the ones' sum goes right after the planes of the slot */
-		k_sum<F><<<1, ZKG_SUM_T, sh_sum, st>>>((const J *)w->d_ones_part, ONES_BLOCKS, ws + (size_t)nwin * np);
+		k_sum<F><<<1, ZKG_SUM_T, sh_sum, st>>>((const J *)w->d_ones_part, ONES_BLOCKS,
+						       ws + (size_t)nwin * np);
 		CKL();
 		if (prof) {
 			CK(cudaEventRecord(g->ev[14], st));
@@ -1466,8 +1478,11 @@ template <class TR> struct eng {
 			float t[5];
 			for (int i = 0; i < 5; i++)
 				CK(cudaEventElapsedTime(&t[i], g->ev[9 + i], g->ev[10 + i]));
-			fprintf(stderr, "zkg msm %s n=%zu c=%d W=%d: flat %.3f gather %.3f reduce+ones %.3f sum %.3f ones-sum %.3f ms\n",
-				sizeof(F) == sizeof(Fq) ? "G1" : "G2", m->n, m->c, m->W, t[0], t[1], t[2], t[3], t[4]);
+			fprintf(stderr,
+				"zkg msm %s n=%zu c=%d W=%d: flat %.3f gather %.3f reduce+ones "
+				"%.3f sum %.3f ones-sum %.3f ms\n",
+				sizeof(F) == sizeof(Fq) ? "G1" : "G2", m->n, m->c, m->W, t[0], t[1],
+				t[2], t[3], t[4]);
 		}
 		return 0;
 	}
@@ -1830,7 +1845,8 @@ template <class TR> struct eng {
 				rc = -EINVAL;
 				break;
 			} else if ((op == 7 && field == 2) || (op == 8 && field != 1)) {
-				zkg_errf(err, errlen, "zka_gpu_field_op: op %d is for %s only", op, op == 7 ? "Fr and Fq" : "Fq");
+				zkg_errf(err, errlen, "zka_gpu_field_op: op %d is for %s only", op,
+					 op == 7 ? "Fr and Fq" : "Fq");
 				rc = -EINVAL;
 				break;
 			} else if (op == 5) {

@@ -33,8 +33,14 @@ ZG_DEV void cp_async16(void *smem, const void *gmem)
 	uint32_t sa = (uint32_t)__cvta_generic_to_shared(smem);
 	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(gmem) : "memory");
 }
-ZG_DEV void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-ZG_DEV void cp_async_wait1() { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
+ZG_DEV void cp_async_commit()
+{
+	asm volatile("cp.async.commit_group;" ::: "memory");
+}
+ZG_DEV void cp_async_wait1()
+{
+	asm volatile("cp.async.wait_group 1;" ::: "memory");
+}
 } // namespace ptx
 
 /* Field parameters: a struct with N, INV and accessors for the constant arrays. */
@@ -283,8 +289,8 @@ template <class P> struct fp {
 		});
 	}
 
-	/* a^2 / R before the final conditional subtraction, < 2p under operator*'s conditions (a < 2p
-	 * where 4p < R, else a < p; either way a < 2^(32N-1)). Each a_i a_j with i < j is taken
+	/* a^2 / R before the final conditional subtraction, < 2p under operator*'s conditions (a <
+	 * 2p where 4p < R, else a < p; either way a < 2^(32N-1)). Each a_i a_j with i < j is taken
 	 * once against twice in a product, doubled through the multiplicand: with c_j the top bit
 	 * of a_j, d = 2a (N words, as a < 2^(32N-1)), d_j = 2 a_j mod B + c_(j-1) (B = 2^32), row
 	 * i multiplies a_i by g_i = a_i, g_(i+1) = 2 a_(i+1) mod B and g_j = d_j for j > i+1, and
@@ -305,9 +311,9 @@ template <class P> struct fp {
 	 * and the doubling. The squares that fp::mul2 pairs with another product in the mixed
 	 * addition stay products: as out-of-line pairs of squares, or of a square and a product,
 	 * the loop's code grew from ~49 to 60-72 KB and stalled on instruction fetch (ncu
-	 * no_instruction 0.46 -> 1.35-1.68 of ~8 cycles per instruction), loop 6.89 -> 7.17-7.27 ms.
-	 * H200 at 2^20, A/B in one call: BLS12-381 G1 loop 6.88 -> 6.69 ms, reduction 0.59 + 0.29 ->
-	 * 0.56 + 0.27 ms, msm1 8.46 -> 8.22 ms; BN254 msm1 4.04 -> 3.88 ms. */
+	 * no_instruction 0.46 -> 1.35-1.68 of ~8 cycles per instruction), loop 6.89 -> 7.17-7.27
+	 * ms. H200 at 2^20, A/B in one call: BLS12-381 G1 loop 6.88 -> 6.69 ms, reduction 0.59 +
+	 * 0.29 -> 0.56 + 0.27 ms, msm1 8.46 -> 8.22 ms; BN254 msm1 4.04 -> 3.88 ms. */
 	static ZG_DEV fp sqr_nr(const fp &a)
 	{
 		uint32_t d[N], h[N];
@@ -317,7 +323,8 @@ template <class P> struct fp {
 			h[j] = a.v[j] << 1;
 		}
 		return redc_rows([&](uint32_t *ev, uint32_t *od, int i) {
-			/* row i's runs start at 2i (even: E) and 2i+1 (O); ev is E only for even i */
+			/* row i's runs start at 2i (even: E) and 2i+1 (O); ev is E only for even i
+			 */
 			uint32_t *E = (i & 1) ? od : ev, *O = (i & 1) ? ev : od;
 			auto g = [&](int j) { return j == i ? a.v[i] : j == i + 1 ? h[j] : d[j]; };
 			row(E, 2 * i, i, g, a.v[i]);
@@ -502,7 +509,10 @@ template <class P> struct fp {
 		else
 			return reduce(sqr_nr(*this));
 	}
-	static __device__ __noinline__ fp sqr_out(fp a) { return reduce(sqr_nr(a)); }
+	static __device__ __noinline__ fp sqr_out(fp a)
+	{
+		return reduce(sqr_nr(a));
+	}
 
 	/* a * R^-1: out of Montgomery form */
 	ZG_DEV fp from_mont() const
