@@ -1046,8 +1046,7 @@ template <class F> __global__ void k_fop(int op, const F *a, const F *b, F *out,
 			r = x;
 		}
 		break;
-	case 8: /* (a + b)^2 with the sum unreduced (< 2p), as the point formulas square such sums
-		   (Fq) */
+	case 8: /* (a + b)^2, the sum unreduced (< 2p) as the point formulas square them (Fq) */
 		if constexpr (F::PAIRS)
 			r = F::add_nr(x, y).sqr();
 		else

@@ -323,8 +323,7 @@ template <class P> struct fp {
 			h[j] = a.v[j] << 1;
 		}
 		return redc_rows([&](uint32_t *ev, uint32_t *od, int i) {
-			/* row i's runs start at 2i (even: E) and 2i+1 (O); ev is E only for even i
-			 */
+			/* row i's runs start at 2i (E) and 2i+1 (O); ev is E for even i only */
 			uint32_t *E = (i & 1) ? od : ev, *O = (i & 1) ? ev : od;
 			auto g = [&](int j) { return j == i ? a.v[i] : j == i + 1 ? h[j] : d[j]; };
 			row(E, 2 * i, i, g, a.v[i]);
