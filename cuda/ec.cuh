@@ -95,6 +95,64 @@ template <class F> struct jac_t {
 		return r;
 	}
 
+	/* add() computed by the four lanes of an aligned quad (lanes 4k .. 4k+3 of a warp), which
+	 * must all call it with the same p and q and all get the same result, for prime fields
+	 * (F::PAIRS). A warp issues the same instruction for all its lanes, so four independent
+	 * products cost the time of one: the sixteen products of add() run in four rounds of up
+	 * to four, each followed by an exchange of the round's products through shuffles, then
+	 * Y3 = R (V - X3) - 2 S1 J computed by every lane:
+	 *   1. Z1^2, Z2^2, Y1 Z2, Y2 Z1;  2. U1, U2, S1, S2;  3. I = (2H)^2, (Z1 + Z2)^2, R^2;
+	 *   4. J = H I, V = U1 I, Z3 = ((Z1 + Z2)^2 - Z1^2 - Z2^2) H.
+	 * The reduction's kernels are chains of additions on few warps, where a lone product's
+	 * dependent multiply-adds (four cycles apart at best) set the time. The values are those
+	 * of add(), every one fully reduced, so the results are identical. */
+	ZG_DEV jac_t add_quad(const jac_t &q) const
+	{
+		static_assert(F::PAIRS, "add_quad: prime fields only");
+		if (is_inf())
+			return q;
+		if (q.is_inf())
+			return *this;
+		const uint32_t l = threadIdx.x % 4, mask = 0xfu << (threadIdx.x % 32 / 4 * 4);
+		auto sel = [&](const F &a0, const F &a1, const F &a2, const F &a3) {
+			F r;
+#pragma unroll
+			for (int i = 0; i < F::N; i++)
+				r.v[i] =
+				    l < 2 ? (l ? a1.v[i] : a0.v[i]) : (l == 3 ? a3.v[i] : a2.v[i]);
+			return r;
+		};
+		/* lane k's value of m (lanes numbered within the quad) */
+		auto from = [&](const F &m, int k) {
+			F r;
+#pragma unroll
+			for (int i = 0; i < F::N; i++)
+				r.v[i] = __shfl_sync(mask, m.v[i], k, 4);
+			return r;
+		};
+		F m = sel(Z, q.Z, Y, q.Y) * sel(Z, q.Z, q.Z, Z);
+		F z1z1 = from(m, 0), z2z2 = from(m, 1), y1z2 = from(m, 2), y2z1 = from(m, 3);
+		m = sel(X, q.X, y1z2, y2z1) * sel(z2z2, z1z1, z2z2, z1z1);
+		F u1 = from(m, 0), u2 = from(m, 1), s1 = from(m, 2), s2 = from(m, 3);
+		F h = u2 - u1, rr = s2 - s1;
+		if (h.is_zero()) {
+			if (rr.is_zero())
+				return dbl();
+			return inf();
+		}
+		rr = rr.dbl();
+		F h2 = h.dbl(), zs = Z + q.Z;
+		m = sel(h2, zs, rr, h2) * sel(h2, zs, rr, h2);
+		F i = from(m, 0), zs2 = from(m, 1), r2 = from(m, 2);
+		m = sel(h, u1, zs2 - z1z1 - z2z2, h) * sel(i, i, h, i);
+		F j = from(m, 0), v = from(m, 1);
+		jac_t r;
+		r.Z = from(m, 2);
+		r.X = r2 - j - v - v;
+		r.Y = F::mul_sum(rr, v - r.X, s1.dbl().neg(), j);
+		return r;
+	}
+
 	/* madd-2007-bl with q affine, infinity and p == q handled; inlined into the bucket loop.
 	 * Over a prime field (F::PAIRS) the eleven products go as four pairs (see fp::mul2), one
 	 * single and one sum of two products (fp::mul_sum): Z1^2 and Y2 Z1; U2 = X2 Z1Z1 and

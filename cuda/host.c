@@ -48,12 +48,18 @@
 		else                                                                                   \
 			C##_g1_combine(planes, W, c, np, sh, extra, out);                              \
 	}                                                                                              \
+	/* an MSM's result to affine with the variable-time inversion (see F(inv_vartime)): the     \
+	 * MSM's memory accesses (bucket indices) depend on its scalars already. The inversion in   \
+	 * base-field products: 559 -> 182 for BLS12-381, 359 -> 288 for BN254. */                 \
 	static void C##_to_aff(int g2, const void *jac, void *aff)                                     \
 	{                                                                                              \
-		if (!g2)                                                                               \
-			C##_g1_to_aff(aff, jac);                                                       \
-		else                                                                                   \
-			C##_g2_to_aff(aff, jac);                                                       \
+		if (!g2) {                                                                             \
+			C##_fq_t scr[2];                                                               \
+			C##_g1_batch_to_aff(aff, jac, 1, scr);                                         \
+		} else {                                                                               \
+			C##_fq2_t scr[2];                                                              \
+			C##_g2_batch_to_aff(aff, jac, 1, scr);                                         \
+		}                                                                                      \
 	}                                                                                              \
 	/* the parts of the randomisation that depend on r and s only (computed while the GPU runs):  \
 	 * pre = {r delta1, s delta1, -(r s) delta1 (G1), s delta2 (G2)} */                           \

@@ -429,11 +429,11 @@ static inline int F(is_one_int)(const uint64_t *u)
 /* r = a^-1 mod p like F(inv) (the inverse of 0 is 0), by the binary extended Euclidean
  * algorithm on the Montgomery limbs, then two products by R^2 (the limbs hold a R, so the loop
  * gives (a R)^-1 and (a R)^-1 R^2 = a^-1 R is the Montgomery form of a^-1). VARIABLE TIME: the
- * loop's length and branches depend on a. Used only where one inversion serves a batch of
- * point operations: the MSM's batched affine bucket additions (whose bucket indices, and so
- * the memory they touch, depend on the scalars anyway) and batched conversions to affine (the
- * fixed-base tables of `setup --insecure`, a test-only ceremony); F(inv), constant time,
- * everywhere else. Invariants of the loop: u = x1 a R and v = x2 a R
+ * loop's length and branches depend on a. Used only where an MSM's memory accesses depend
+ * on its scalars anyway or the points are public: the MSM's batched affine bucket additions
+ * (bucket indices), the GPU MSM's result (cuda/host.c; its buckets likewise) and batched
+ * conversions to affine (the fixed-base tables of `setup --insecure`, a test-only ceremony);
+ * F(inv), constant time, everywhere else. Invariants of the loop: u = x1 a R and v = x2 a R
  * (mod p), u and v odd after their halvings, gcd(u, v) = 1, so one of them reaches 1.
  * Measured on the 2-core dev box (one inversion, in products of the same field): BLS12-381 Fq
  * 559 (Fermat) -> 182, BN254 Fq 359 -> 288. */
