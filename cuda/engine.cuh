@@ -1571,25 +1571,25 @@ template <class TR> struct eng {
 			else
 				CKR(precompute<Fq>(g, *d_p, n, c, err, errlen));
 		}
-		CK(cudaEventRecord(g->ev[0], g->s));
+		/* timed: from the inputs on the device to the affine result on the host */
+		double t0 = 0;
+		if (dev_s) {
+			CK(cudaStreamSynchronize(g->s));
+			t0 = now_s();
+		}
 		CKR(prepare(g, m, *d_k, n, c, pc, err, errlen));
 		if (g2)
 			CKR(run<Fq2>(g, m, m, g->s, *d_p, m->d_wsum, err, errlen));
 		else
 			CKR(run<Fq>(g, m, m, g->s, *d_p, m->d_wsum, err, errlen));
-		CK(cudaEventRecord(g->ev[1], g->s));
 		uint8_t *hs = (uint8_t *)g->h_slots;
 		CK(cudaMemcpyAsync(hs, m->d_wsum, WSLOT, cudaMemcpyDeviceToHost, g->s));
 		CK(cudaStreamSynchronize(g->s));
-		double t0 = now_s();
 		uint8_t jac[sizeof(G2)];
 		combine(g2, hs, m, jac);
 		zkg_host_to_aff(CURVE, g2, jac, out);
-		if (dev_s) {
-			float ms;
-			CK(cudaEventElapsedTime(&ms, g->ev[0], g->ev[1]));
-			*dev_s = ms * 1e-3 + (now_s() - t0);
-		}
+		if (dev_s)
+			*dev_s = now_s() - t0;
 		return 0;
 	}
 

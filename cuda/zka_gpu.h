@@ -87,9 +87,11 @@ int zka_gpu_fb_g2(void *ctx, const zka_curve *c, const void *base, const uint64_
 /* ---- Building blocks, exposed for tests and benchmarks ---- */
 
 /* MSM sum k[i] * p[i] (points affine Montgomery bytes, k standard form), result affine.
- * *dev_s (when non-NULL) receives the device time without the copy of the points and their
- * window tables, plus the host's final combination. The MSM's scratch is the context's (kept
- * between calls, as for proofs): a first call of a size also counts its allocation. */
+ * *dev_s (when non-NULL) receives the wall time from points, window tables and scalars on the
+ * device (their copies and the tables are not counted) to the affine result on the host: the
+ * kernels, the copy of the reduction's planes back and the host's final combination. The
+ * MSM's scratch is the context's (kept between calls, as for proofs): a first call of a size
+ * also counts its allocation. */
 int zka_gpu_msm_g1(zka_gpu *g, const zka_curve *c, const void *points, const uint64_t (*k)[4],
 		   size_t n, void *out, double *dev_s, char *err, size_t errlen);
 int zka_gpu_msm_g2(zka_gpu *g, const zka_curve *c, const void *points, const uint64_t (*k)[4],
