@@ -68,6 +68,15 @@ template <class F> struct jac_t {
 		return r;
 	}
 
+	/* this + q where both have the same x (H = 0): 2 this when S1 = S2 (rr = S2 - S1 is 0),
+	 * else infinity (q = -this) */
+	ZG_DEV jac_t same_x(const F &rr) const
+	{
+		if (rr.is_zero())
+			return dbl();
+		return inf();
+	}
+
 	/* add-2007-bl, infinity and p == q handled */
 	ZG_PT jac_t add(const jac_t &q) const
 	{
@@ -79,11 +88,8 @@ template <class F> struct jac_t {
 		F u1 = X * z2z2, u2 = q.X * z1z1;
 		F s1 = Y * q.Z * z2z2, s2 = q.Y * Z * z1z1;
 		F h = u2 - u1, rr = s2 - s1;
-		if (h.is_zero()) {
-			if (rr.is_zero())
-				return dbl();
-			return inf();
-		}
+		if (h.is_zero())
+			return same_x(rr);
 		rr = rr.dbl();
 		F i = h.dbl().sqr();
 		F j = h * i;
@@ -135,11 +141,8 @@ template <class F> struct jac_t {
 		m = sel(X, q.X, y1z2, y2z1) * sel(z2z2, z1z1, z2z2, z1z1);
 		F u1 = from(m, 0), u2 = from(m, 1), s1 = from(m, 2), s2 = from(m, 3);
 		F h = u2 - u1, rr = s2 - s1;
-		if (h.is_zero()) {
-			if (rr.is_zero())
-				return dbl();
-			return inf();
-		}
+		if (h.is_zero())
+			return same_x(rr);
 		rr = rr.dbl();
 		F h2 = h.dbl(), zs = Z + q.Z;
 		m = sel(h2, zs, rr, h2) * sel(h2, zs, rr, h2);
