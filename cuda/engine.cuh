@@ -784,9 +784,6 @@ __global__ void ZKG_LB(F, 128)
 }
 
 #define ZKG_SUM_T 128
-/* Sum over the block of each thread's acc by a tree in shared memory sm (blockDim.x points,
- * a power of two): the result is valid in thread 0. Every thread must call it; sm may be
- * reused after it returns (it ends with a barrier). */
 /* One level of block_sum over a prime field with a quad of lanes per sum (jac_t::add_quad):
  * sm[x] += sm[x + s] for x < s. On the H200 (BLS12-381 G1 MSM of 2^20), the plane sums' levels
  * 3 and 4 (k_planes, k_sum): 0.272 -> 0.193 ms. */
@@ -801,6 +798,9 @@ template <class F> ZG_DEV void quad_level(jac_t<F> *sm, uint32_t s)
 	if (tid % 4 == 0)
 		sm[x] = a;
 }
+/* Sum over the block of each thread's acc by a tree in shared memory sm (blockDim.x points,
+ * a power of two): the result is valid in thread 0. Every thread must call it; sm may be
+ * reused after it returns (it ends with a barrier). */
 template <class F> ZG_DEV jac_t<F> block_sum(jac_t<F> acc, jac_t<F> *sm)
 {
 	uint32_t tid = threadIdx.x;

@@ -242,8 +242,7 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 			}
 			zka_gpu_close(gb);
 		}
-		/* the building blocks alone */
-		/* medians of reps after a warm-up each */
+		/* the building blocks alone: medians of reps after a warm-up each */
 		samples sm1 = {.n = 0}, snt = {.n = 0};
 		uint8_t out[192];
 		rnd_scalars(k, n, c->r);
