@@ -689,7 +689,7 @@ template <class F, class Acc>
 __global__ void ZKG_LB(F, lb<F>::T)
     k_flat(const aff_t<F> *pts, const uint32_t *vals, const uint32_t *offsets, uint32_t nb,
 	   uint32_t run, uint32_t nrun, jac_t<F> *buckets, jac_t<F> *first, jac_t<F> *last,
-	   uint32_t *lastb, uint32_t *nown, uint32_t *owners)
+	   uint32_t *nown, uint32_t *owners)
 {
 	uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
 	if (t >= nrun)
@@ -751,28 +751,28 @@ __global__ void ZKG_LB(F, lb<F>::T)
 		vnext = vafter;
 	}
 	/* bucket b: whole when it started in this run and ends with it, else a piece; when it
-	 * started in this run and goes on, this run owns it (k_gather_runs) */
+	 * started in this run and goes on, this run owns it: b is listed for k_gather_runs */
 	acc.to_jac().store(head ? &first[t] : bend == e ? &buckets[b] : &last[t]);
-	lastb[t] = b;
 	if (!head && bend > e)
-		owners[atomicAdd(nown, 1u)] = t;
+		owners[atomicAdd(nown, 1u)] = b;
 }
 
-/* A bucket spread over runs t0 .. t1 is the last bucket of run t0 (lastb[t0]), which k_flat
- * listed in owners: thread x takes the x-th listed run t0 and adds the bucket's pieces,
+/* A bucket b spread over runs t0 .. t1 (t0 = offsets[b] / run) is the last bucket of run t0,
+ * which k_flat listed in owners: thread x takes the x-th listed bucket and adds its pieces,
  * last[t0] and first[t] for t0 < t <= t1; buckets over more than 8 runs are listed for
- * k_gather_big. One thread per listed run: a thread per bucket (2^18 at BLS12-381 2^20, some
- * 58% adding) took 0.35 ms, a thread per run (58% of them adding) 0.19 ms. */
+ * k_gather_big. One thread per listed bucket (at most one per run): a thread per bucket
+ * (2^18 at BLS12-381 2^20, some 58% adding) took 0.35 ms, a thread per run (58% of them
+ * adding) 0.19 ms. */
 template <class F>
 __global__ void ZKG_LB(F, 128)
     k_gather_runs(const uint32_t *offsets, uint32_t run, const uint32_t *nown,
-		  const uint32_t *owners, const uint32_t *lastb, const jac_t<F> *first,
-		  const jac_t<F> *last, jac_t<F> *buckets, uint32_t *nbig, uint32_t *big)
+		  const uint32_t *owners, const jac_t<F> *first, const jac_t<F> *last,
+		  jac_t<F> *buckets, uint32_t *nbig, uint32_t *big)
 {
 	uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
 	if (x >= *nown)
 		return;
-	uint32_t t0 = owners[x], b = lastb[t0], oe = offsets[b + 1], t1 = (oe - 1) / run;
+	uint32_t b = owners[x], t0 = offsets[b] / run, t1 = (offsets[b + 1] - 1) / run;
 	if (t1 - t0 > 8) {
 		big[atomicAdd(nbig, 1u)] = b;
 		return;
@@ -1287,8 +1287,8 @@ template <class TR> struct eng {
 	{
 		size_t nb = (size_t)nwins(p) * p->M, L1 = red_l1(p->M), L2 = red_l2(p->M);
 		CKR(grow(&w->d_buckets, &w->bucket_bytes, nb * sizeof(G2), err, errlen));
-		CKR(grow((void **)&w->d_task, &w->task_bytes,
-			 (nb + 2 + 2 * p->tmax) * sizeof(uint32_t), err, errlen));
+		CKR(grow((void **)&w->d_task, &w->task_bytes, (nb + 2 + p->tmax) * sizeof(uint32_t),
+			 err, errlen));
 		size_t nplane = (size_t)nwins(p) * red_np(p->M) * red_nch(p->M);
 		size_t npart = 2 * p->tmax > nplane ? 2 * p->tmax : nplane;
 		CKR(grow(&w->d_partials, &w->partial_bytes, npart * sizeof(G2), err, errlen));
@@ -1452,9 +1452,8 @@ template <class TR> struct eng {
 		size_t nb = (size_t)nwin * m->M;
 		uint32_t L1 = red_l1(m->M), L2 = red_l2(m->M);
 		bool prof = st == g->s && getenv("ZKG_PROFILE") != NULL; /* kernel times: one stream only */
-		/* d_task: nbig, nown, the big-bucket list (nb), lastb and owners (tmax each) */
-		uint32_t *nbig = w->d_task, *nown = nbig + 1, *big = nbig + 2, *lastb = big + nb,
-			 *owners = lastb + m->tmax;
+		/* d_task: nbig, nown, the big-bucket list (nb), the owned buckets (tmax) */
+		uint32_t *nbig = w->d_task, *nown = nbig + 1, *big = nbig + 2, *owners = big + nb;
 		J *first = (J *)w->d_partials, *last = first + m->tmax;
 		if (prof)
 			CK(cudaEventRecord(g->ev[9], st));
@@ -1469,14 +1468,13 @@ template <class TR> struct eng {
 		k_flat<F, typename bucket_acc<F>::type>
 		    <<<nblk(nrun, lb<F>::T), lb<F>::T, 2 * lb<F>::T * sizeof(A), st>>>(
 			(const A *)d_points, m->d_vals, m->d_offsets, (uint32_t)nb, run, nrun,
-			(J *)w->d_buckets, first, last, lastb, nown, owners);
+			(J *)w->d_buckets, first, last, nown, owners);
 		CKL();
 		if (prof)
 			CK(cudaEventRecord(g->ev[10], st));
-		/* a bound on the listed runs: nrun */
-		k_gather_runs<F><<<nblk(nrun, 128), 128, 0, st>>>(m->d_offsets, run, nown, owners,
-								  lastb, first, last,
-								  (J *)w->d_buckets, nbig, big);
+		/* a bound on the listed buckets: nrun (one per run at most) */
+		k_gather_runs<F><<<nblk(nrun, 128), 128, 0, st>>>(
+		    m->d_offsets, run, nown, owners, first, last, (J *)w->d_buckets, nbig, big);
 		CKL();
 		k_gather_big<F><<<264, ZKG_SUM_T, ZKG_SUM_T * sizeof(J), st>>>(m->d_offsets, run, first, last,
 										    (J *)w->d_buckets, nbig, big);
