@@ -7,6 +7,7 @@
 #define CC BLS12_381
 #include "zk/groth16_tmpl.h"
 #include "zk/setup_tmpl.h"
+#include "zk/abc_tmpl.h"
 
 const zka_curve zka_curve_bls12_381 = {
 	.id = ZKA_BLS12_381,

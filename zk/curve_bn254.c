@@ -7,6 +7,7 @@
 #define CC BN254
 #include "zk/groth16_tmpl.h"
 #include "zk/setup_tmpl.h"
+#include "zk/abc_tmpl.h"
 
 const zka_curve zka_curve_bn254 = {
 	.id = ZKA_BN254,

@@ -2,6 +2,7 @@
  * witnesses and randomness. */
 #include "zk/groth16.h"
 #include "zk/groth16_impl.h"
+#include "zk/abc.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -143,7 +144,7 @@ int zka_prove(const zka_pk *pk, const zka_witness *w, const zka_rs *rs, zka_proo
 		 (*c)[4] = malloc(n * sizeof *c);
 	if (!a || !b || !c)
 		goto err;
-	ret = zka_compute_abc(pk, w, a, b, c, o);
+	ret = zka_abc_compute_pk(pk, w, a, b, c, o); /* the CSR path (zk/abc.h) */
 	if (ret)
 		goto err;
 	double t1 = now();

@@ -91,7 +91,9 @@ typedef struct {
 
 /* Computes a = A w, b = B w and c = a .* b (all Montgomery, domain_size entries each; rows
  * past the constraints are zero) from the key's coefficients; w is standard form.
- * Returns 0 or -EINVAL (witness length differs from the key's n_vars). */
+ * Returns 0 or -EINVAL (witness length differs from the key's n_vars).
+ * This is the simple reference (one thread, the coefficient list in file order): the provers
+ * and the pipeline use zk/abc.h's CSR path, which tests compare against this one. */
 int zka_compute_abc(const zka_pk *pk, const zka_witness *w, uint64_t (*a)[4], uint64_t (*b)[4],
 		    uint64_t (*c)[4], const zka_prove_opts *o);
 
@@ -102,7 +104,7 @@ int zka_prove_abc(const zka_pk *pk, uint64_t (*a)[4], uint64_t (*b)[4], uint64_t
 		  const uint64_t (*w)[4], const zka_rs *rs, zka_proof *proof,
 		  const zka_prove_opts *o, zka_prove_times *t);
 
-/* The whole CPU prover: zka_compute_abc then zka_prove_abc. */
+/* The whole CPU prover: a, b, c by the CSR path (zka_abc_compute_pk), then zka_prove_abc. */
 int zka_prove(const zka_pk *pk, const zka_witness *w, const zka_rs *rs, zka_proof *proof,
 	      const zka_prove_opts *o, zka_prove_times *t);
 

@@ -1,0 +1,97 @@
+/* abc.h - synthesis at memory speed: a = A w, b = B w and c = a .* b from a key's A and B
+ * matrices in compressed sparse rows, by several threads over blocks of rows.
+ *
+ * Objects
+ *   zka_abc    the A and B matrices of one key in row order. For matrix k (0 = A, 1 = B) the
+ *              terms of row i are term[k][start[k][i] .. start[k][i+1]), each a pair {column,
+ *              value index}; val holds the distinct coefficient values in Montgomery form with
+ *              val[0] = 1 and val[1] = -1, which the inner loop adds or subtracts without a
+ *              product (circom's coefficients are mostly those two). Built once per key by
+ *              zka_abc_build (at load; the pipeline stores it in the params region) and read,
+ *              never written, by every synthesis of that key.
+ *   wm         the witness in Montgomery form: the synthesis worker's scratch, allocated once
+ *              and reused by every job; the slot receives the standard form (what the MSMs
+ *              read) straight from the mapped .wtns.
+ *
+ * Work division (one job, T threads): rows in blocks of ZKA_ABC_BLOCK taken from one atomic
+ * counter, so a thread that drew cheap rows takes more of them. Row i's a_i, b_i and c_i are
+ * written by the one thread that drew its block: no atomics, no second pass over a and b.
+ * The witness pass and the satisfiability check are divided the same way.
+ *
+ * Invariants (zka_abc_build establishes them; zka_abc_check verifies them for a region that
+ * another process wrote)
+ *   1. start[k][0] = 0, start[k] is non-decreasing and start[k][n_rows] = nnz[k].
+ *   2. Every column is < n_cols and every value index < n_vals; n_vals >= 2, val[0] = 1 and
+ *      val[1] = -1, every val is canonical (< r) and nonzero.
+ *   3. No term has a zero value (dropped at build: it adds nothing).
+ *   4. zka_abc_compute's a, b, c equal zka_compute_abc's byte for byte, for any thread count:
+ *      field sums are exact and canonical, so neither the order of a row's terms nor the
+ *      merging of repeated (row, column) terms changes a value.
+ */
+#ifndef ZKA_ABC_H
+#define ZKA_ABC_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zk/groth16.h"
+#include "zk/r1cs.h"
+
+/* Rows per block of work. 4096 rows of a 2^22 key are ~0.1% of the job, small enough to
+ * balance 16 threads and large enough that the counter is touched ~1000 times a job. */
+#define ZKA_ABC_BLOCK 4096u
+
+typedef struct zka_abc {
+	const zka_curve *curve;
+	uint32_t n_rows; /* the key's domain_size */
+	uint32_t n_cols; /* the key's n_vars */
+	uint32_t n_vals;
+	uint64_t nnz[2];
+	uint32_t *start[2];	/* n_rows + 1 entries each */
+	uint32_t (*term[2])[2]; /* {column, value index}, nnz[k] entries */
+	uint64_t (*val)[4];	/* n_vals entries, Montgomery form */
+	int owned;		/* 1: the buffers are malloc'd and zka_abc_free frees them */
+} zka_abc;
+
+/* Builds the CSR form of pk's coefficient list. Checks each coefficient (matrix 0 or 1, row
+ * < domain_size, signal < n_vars, value < r); on a bad one returns -EINVAL with "coefficient
+ * N: problem" in err. Returns 0, -EINVAL or -ENOMEM; on error m owns nothing. */
+int zka_abc_build(const zka_pk *pk, zka_abc *m, char *err, size_t errlen);
+
+/* Verifies invariants 1-2 of m (for matrices read from shared memory). Returns 0 or -EBADMSG
+ * with the first violation in err. */
+int zka_abc_check(const zka_abc *m, char *err, size_t errlen);
+
+/* Frees an owned m and zeroes it (a borrowed one is only zeroed). Safe on a zeroed m. */
+void zka_abc_free(zka_abc *m);
+
+/* Maps the .wtns at path, validates it as zka_wtns_read does (container, n8 = 32, the prime of
+ * curve c, exactly n values, each < r, w[0] = 1) and writes its values in standard form into
+ * w_std and in Montgomery form into wm (n entries each), with threads threads (0: one per
+ * online CPU). Returns 0 or -errno with a "path: problem" line in err; the buffers' contents
+ * are unspecified on error. */
+int zka_abc_witness(const char *path, const zka_curve *c, uint32_t n, uint64_t (*w_std)[4],
+		    uint64_t (*wm)[4], int threads, char *err, size_t errlen);
+
+/* The same from values in memory (standard form, n = m->n_cols entries): checks each value and
+ * writes wm. Returns 0, or 1 + the index of the first value that is not below r. */
+int64_t zka_abc_witness_mem(const zka_curve *c, const uint64_t (*w_std)[4], uint32_t n,
+			    uint64_t (*wm)[4], int threads);
+
+/* a = A wm, b = B wm, c = a .* b (Montgomery, n_rows entries each) with threads threads (0:
+ * one per online CPU). Returns 0 or -EINVAL (no curve). */
+int zka_abc_compute(const zka_abc *m, const uint64_t (*wm)[4], uint64_t (*a)[4], uint64_t (*b)[4],
+		    uint64_t (*c)[4], int threads);
+
+/* The satisfiability check on a computed job: for every constraint i of cs, c_i (= a_i b_i,
+ * from the key's A and B) must equal <C_i, w>. wm is the witness in Montgomery form (n_wires
+ * entries). Returns 0 when all hold, 1 with *first_failing = the lowest failing constraint,
+ * -EINVAL when cs does not fit (other curve, more constraints than rows, other wire count). */
+int zka_abc_check_c(const zka_r1cs *cs, const zka_abc *m, const uint64_t (*c)[4],
+		    const uint64_t (*wm)[4], int threads, uint32_t *first_failing);
+
+/* zka_compute_abc through the CSR path: builds the matrices, converts w, computes. For one-shot
+ * provers; o->threads as in zka_prove_opts. Returns 0 or -errno. */
+int zka_abc_compute_pk(const zka_pk *pk, const zka_witness *w, uint64_t (*a)[4], uint64_t (*b)[4],
+		       uint64_t (*c)[4], const zka_prove_opts *o);
+
+#endif
