@@ -2,15 +2,17 @@
  *
  * Reactive dispatch: the worker first takes a FREE slot (blocking on the free-slot ring; each
  * proof the daemon finishes frees one slot and wakes one worker), then a submitted job. It
- * reads the witness, computes a = A w, b = B w, c = a .* b straight into the slot's shared
- * memory, checks the witness against the circuit when the r1cs was loaded, copies the witness
- * scalars after them and marks the slot READY. A bad witness fails its job (with the reason)
+ * maps the witness file and writes its values straight into the slot (and their Montgomery
+ * form into the worker's scratch), computes a = A w, b = B w, c = a .* b into the slot from
+ * the key's CSR matrices with --threads threads over blocks of rows (zk/abc.h), checks c
+ * against <C_i, w> when the r1cs was loaded, and marks the slot READY. A bad witness fails
+ * its job (with the reason)
  * and the worker goes on. A worker killed at any point loses nothing: recovery gives its job
  * back to the queue and its slot back to the free ring. */
 #include "synth/pipe.h"
+#include "zk/abc.h"
 #include "zk/groth16.h"
 #include "zk/r1cs.h"
-#include "zk/wtns.h"
 #include "zk/opt.h"
 
 #include <errno.h>
@@ -39,10 +41,16 @@ static void usage(FILE *f)
 		   "\n"
 		   "A synthesis worker of arena NAME: takes a free slot, then a job, writes its a, b, c\n"
 		   "and witness into the slot and hands it to the prover. Runs until SIGTERM/SIGINT.\n"
-		   "  --threads N   threads for a/b/c (default 1: run one worker per core instead)\n"
+		   "  --threads N   threads for one job's witness pass, a/b/c and check (default 1;\n"
+		   "                `zkarena run` picks workers x threads from the online cores)\n"
 		   "  --once        exit after one job (tests)\n"
 		   "Test hook: ZKA_SYNTH_DELAY_MS=N sleeps N ms in the middle of each synthesis.\n");
 }
+
+/* The witness in Montgomery form: one buffer per worker, grown to the largest key seen and
+ * reused by every job (no per-job allocation or copy of the witness). */
+static uint64_t (*wm)[4];
+static size_t wm_cap;
 
 /* Synthesises job into slot. Returns 0 (slot READY), 1 (job failed with a reason: bad input)
  * or -errno (arena trouble: the caller stops). */
@@ -51,7 +59,6 @@ static int synthesize(struct zka_arena *a, zka_pipe_cache *cache, uint32_t slot,
 {
 	struct zka_job_info ji;
 	char err[512] = "";
-	zka_witness w = {0};
 	int r = zka_job_info(a, job, &ji);
 	if (r)
 		return r;
@@ -63,21 +70,32 @@ static int synthesize(struct zka_arena *a, zka_pipe_cache *cache, uint32_t slot,
 	}
 	if (!(p = zka_pipe_circuit(cache, a, ji.circuit, err, sizeof err)))
 		goto fail;
-	if (zka_wtns_read(ji.witness_path, &w, err, sizeof err))
-		goto fail;
-	if (w.curve != p->pk.curve) {
-		snprintf(err, sizeof err, "%.300s: witness is for %s but the key is %s", ji.witness_path,
-			 w.curve->pretty, p->pk.curve->pretty);
+	if ((r = zka_pipe_slot_view(a, slot, &p->pk, &v))) {
+		snprintf(err, sizeof err, "the key needs %llu bytes per slot, more than the arena's slots hold",
+			 (unsigned long long)zka_params_slot_bytes(&p->pk));
 		goto fail;
 	}
-	if (w.n != p->pk.n_vars) {
-		snprintf(err, sizeof err, "%.300s: witness has %u values but the key expects %u",
-			 ji.witness_path, w.n, p->pk.n_vars);
+	if (p->pk.n_vars > wm_cap) {
+		free(wm);
+		wm_cap = 0;
+		if (!(wm = malloc((size_t)p->pk.n_vars * sizeof *wm))) {
+			snprintf(err, sizeof err, "out of memory for a witness of %u values", p->pk.n_vars);
+			goto fail;
+		}
+		wm_cap = p->pk.n_vars;
+	}
+	/* the witness straight from the mapped file into the slot (standard form) and wm */
+	if (zka_abc_witness(ji.witness_path, p->pk.curve, p->pk.n_vars, v.w, wm, threads, err,
+			    sizeof err))
+		goto fail;
+	if ((r = zka_abc_compute(&p->abc, (const uint64_t(*)[4])wm, v.a, v.b, v.c, threads))) {
+		snprintf(err, sizeof err, "computing a, b, c failed: %s", strerror(-r));
 		goto fail;
 	}
-	if (p->has_r1cs) {
+	if (p->has_r1cs) { /* c = a .* b is in the slot: only <C_i, w> is left to compute */
 		uint32_t bad = 0;
-		int c = zka_r1cs_check(&p->cs, &w, &bad);
+		int c = zka_abc_check_c(&p->cs, &p->abc, (const uint64_t(*)[4])v.c,
+					(const uint64_t(*)[4])wm, threads, &bad);
 		if (c == 1) {
 			snprintf(err, sizeof err, "%.300s: witness does not satisfy constraint %u",
 				 ji.witness_path, bad);
@@ -89,24 +107,11 @@ static int synthesize(struct zka_arena *a, zka_pipe_cache *cache, uint32_t slot,
 			goto fail;
 		}
 	}
-	if ((r = zka_pipe_slot_view(a, slot, &p->pk, &v))) {
-		snprintf(err, sizeof err, "the key needs %llu bytes per slot, more than the arena's slots hold",
-			 (unsigned long long)zka_params_slot_bytes(&p->pk));
-		goto fail;
-	}
-	zka_prove_opts o = {.threads = threads};
-	if ((r = zka_compute_abc(&p->pk, &w, v.a, v.b, v.c, &o))) {
-		snprintf(err, sizeof err, "computing a, b, c failed: %s", strerror(-r));
-		goto fail;
-	}
 	zka_pipe_test_delay("ZKA_SYNTH_DELAY_MS"); /* test hook: widen the window for a kill mid-synthesis */
-	memcpy(v.w, w.w, (size_t)w.n * sizeof *w.w);
-	zka_witness_free(&w);
 	if ((r = zka_slot_set_used(a, slot, v.bytes)) || (r = zka_slot_ready(a, slot)))
 		return r;
 	return 0;
 fail:
-	zka_witness_free(&w);
 	LOG("job %llu failed: %s", (unsigned long long)ji.id, err);
 	r = zka_job_fail_synth(a, slot, err);
 	return r ? r : 1;
@@ -183,5 +188,6 @@ int main(int argc, char **argv)
 	}
 	zka_pipe_cache_free(cache);
 	zka_arena_close(a);
+	free(wm);
 	return status;
 }

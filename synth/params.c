@@ -1,6 +1,7 @@
 /* params.c - see params.h. */
 #include "synth/params.h"
 
+#include "zk/abc.h"
 #include "zk/r1cs.h"
 #include "zk/zkey.h"
 
@@ -15,17 +16,20 @@
 #include <xxhash.h>
 
 #define MAGIC "ZKAPARM1"
-#define VERSION 1u
+#define VERSION 2u /* 2: A and B as CSR (zk/abc.h) instead of the coefficient list */
 #define HDR 4096u
 
 enum { S_ALPHA1, S_BETA1, S_BETA2, S_GAMMA2, S_DELTA1, S_DELTA2, S_IC, S_A, S_B1, S_B2, S_C, S_H,
-       S_COEFS, S_R1CS_START /* 3 x (start, signal, value) follow */, S_COUNT = S_R1CS_START + 9 };
+       S_ABC_START /* start A, start B, terms A, terms B, values */, S_ABC_END = S_ABC_START + 5,
+       S_R1CS_START = S_ABC_END /* 3 x (start, signal, value) follow */,
+       S_COUNT = S_R1CS_START + 9 };
 
 struct hdr {
 	char magic[8];
-	uint32_t version, curve, n_vars, n_public, domain_size, log_domain, n_coefs, has_r1cs;
+	uint32_t version, curve, n_vars, n_public, domain_size, log_domain, n_vals, has_r1cs;
 	uint32_t r_n_wires, r_n_pub_out, r_n_pub_in, r_n_prv_in, r_n_constraints, pad;
 	uint64_t r_n_terms[3];
+	uint64_t nnz[2]; /* terms of A and B */
 	uint64_t off[S_COUNT], len[S_COUNT];
 	uint64_t total;
 	uint64_t checksum; /* XXH64 of every byte before it */
@@ -69,6 +73,13 @@ int zka_params_create(const char *name, const zka_pk *pk, const zka_r1cs *cs, ch
 {
 	const zka_curve *c = pk->curve;
 	struct hdr h;
+	zka_abc m;
+	char why[256] = "";
+	int ret = zka_abc_build(pk, &m, why, sizeof why);
+	if (ret) {
+		snprintf(err, errlen, "params %s: the key's A/B %s", name, why);
+		return ret;
+	}
 	memset(&h, 0, sizeof h);
 	memcpy(h.magic, MAGIC, 8);
 	h.version = VERSION;
@@ -77,15 +88,18 @@ int zka_params_create(const char *name, const zka_pk *pk, const zka_r1cs *cs, ch
 	h.n_public = pk->n_public;
 	h.domain_size = pk->domain_size;
 	h.log_domain = pk->log_domain;
-	h.n_coefs = pk->n_coefs;
+	h.n_vals = m.n_vals;
+	h.nnz[0] = m.nnz[0];
+	h.nnz[1] = m.nnz[1];
 	const void *src[S_COUNT] = {pk->alpha1, pk->beta1, pk->beta2, pk->gamma2, pk->delta1,
 				    pk->delta2, pk->IC, pk->A, pk->B1, pk->B2, pk->C, pk->H,
-				    pk->coefs};
+				    m.start[0], m.start[1], m.term[0], m.term[1], m.val};
 	size_t g1 = zka_g1_bytes(c), g2 = zka_g2_bytes(c);
 	uint64_t len[S_COUNT] = {g1, g1, g2, g2, g1, g2, g1 * (pk->n_public + 1),
 				 g1 * pk->n_vars, g1 * pk->n_vars, g2 * pk->n_vars,
 				 g1 * (pk->n_vars - pk->n_public - 1), g1 * pk->domain_size,
-				 sizeof(zka_coef) * pk->n_coefs};
+				 4ull * (pk->domain_size + 1), 4ull * (pk->domain_size + 1),
+				 8ull * m.nnz[0], 8ull * m.nnz[1], 32ull * m.n_vals};
 	if (cs && cs->curve) {
 		h.has_r1cs = 1;
 		h.r_n_wires = cs->n_wires;
@@ -119,11 +133,12 @@ int zka_params_create(const char *name, const zka_pk *pk, const zka_r1cs *cs, ch
 	snprintf(tmp, sizeof tmp, "%s.tmp%d", name, (int)getpid());
 	snprintf(path, sizeof path, "/dev/shm%s", name);
 	snprintf(tpath, sizeof tpath, "/dev/shm%s", tmp);
-	int fd = shm_open(tmp, O_RDWR | O_CREAT | O_EXCL, 0600), ret = 0;
+	int fd = shm_open(tmp, O_RDWR | O_CREAT | O_EXCL, 0600);
 	void *map = MAP_FAILED;
 	if (fd < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "params %s: shm_open: %s", name, strerror(errno));
+		zka_abc_free(&m);
 		return ret;
 	}
 	if ((ret = posix_fallocate(fd, 0, (off_t)h.total))) {
@@ -149,12 +164,14 @@ int zka_params_create(const char *name, const zka_pk *pk, const zka_r1cs *cs, ch
 	}
 	munmap(map, h.total);
 	close(fd);
+	zka_abc_free(&m);
 	return 0;
 err:
 	if (map != MAP_FAILED)
 		munmap(map, h.total);
 	close(fd);
 	shm_unlink(tmp);
+	zka_abc_free(&m);
 	return ret;
 }
 
@@ -200,7 +217,8 @@ int zka_params_open(const char *name, zka_params *p, char *err, size_t errlen)
 	uint64_t want[S_R1CS_START] = {g1, g1, g2, g2, g1, g2, g1 * (h.n_public + 1),
 				       g1 * h.n_vars, g1 * h.n_vars, g2 * h.n_vars,
 				       g1 * (h.n_vars - h.n_public - 1), g1 * h.domain_size,
-				       sizeof(zka_coef) * h.n_coefs};
+				       4ull * (h.domain_size + 1), 4ull * (h.domain_size + 1),
+				       8ull * h.nnz[0], 8ull * h.nnz[1], 32ull * h.n_vals};
 	for (int s = 0; s < S_R1CS_START; s++)
 		if (h.len[s] != want[s]) {
 			munmap(map, (size_t)st.st_size);
@@ -214,12 +232,28 @@ int zka_params_open(const char *name, zka_params *p, char *err, size_t errlen)
 	pk->n_public = h.n_public;
 	pk->domain_size = h.domain_size;
 	pk->log_domain = h.log_domain;
-	pk->n_coefs = h.n_coefs;
-	uint8_t **dst[S_R1CS_START] = {&pk->alpha1, &pk->beta1, &pk->beta2, &pk->gamma2,
-				       &pk->delta1, &pk->delta2, &pk->IC, &pk->A, &pk->B1, &pk->B2,
-				       &pk->C, &pk->H, (uint8_t **)&pk->coefs};
-	for (int s = 0; s < S_R1CS_START; s++)
+	pk->n_coefs = 0; /* synthesis reads the CSR form (p->abc), not a coefficient list */
+	pk->coefs = NULL;
+	uint8_t **dst[S_ABC_START] = {&pk->alpha1, &pk->beta1, &pk->beta2, &pk->gamma2,
+				      &pk->delta1, &pk->delta2, &pk->IC, &pk->A, &pk->B1, &pk->B2,
+				      &pk->C, &pk->H};
+	for (int s = 0; s < S_ABC_START; s++)
 		*dst[s] = b + h.off[s];
+	zka_abc *m = &p->abc;
+	*m = (zka_abc){.curve = c, .n_rows = h.domain_size, .n_cols = h.n_vars, .n_vals = h.n_vals,
+		       .nnz = {h.nnz[0], h.nnz[1]},
+		       .start = {(uint32_t *)(b + h.off[S_ABC_START]),
+				 (uint32_t *)(b + h.off[S_ABC_START + 1])},
+		       .term = {(uint32_t(*)[2])(b + h.off[S_ABC_START + 2]),
+				(uint32_t(*)[2])(b + h.off[S_ABC_START + 3])},
+		       .val = (uint64_t(*)[4])(b + h.off[S_ABC_START + 4])};
+	char why[256];
+	if (zka_abc_check(m, why, sizeof why)) {
+		munmap(map, (size_t)st.st_size);
+		memset(p, 0, sizeof *p);
+		snprintf(err, errlen, "params %s: %s", name, why);
+		return -EBADMSG;
+	}
 	p->vk = (zka_vk){.curve = c, .n_public = h.n_public, .alpha1 = pk->alpha1,
 			 .beta2 = pk->beta2, .gamma2 = pk->gamma2, .delta2 = pk->delta2,
 			 .IC = pk->IC};

@@ -1,7 +1,9 @@
 /* params.h - the params region of a circuit: a read-only POSIX shm object holding everything
  * the pipeline needs about one circuit, loaded once and shared by every process:
- *   - the proving key's points, in the layout of the .zkey (the prover's form), and the A/B
- *     coefficient list (synthesis computes a = A w, b = B w from it);
+ *   - the proving key's points, in the layout of the .zkey (the prover's form), and its A and
+ *     B matrices in compressed sparse rows with a table of distinct values (zk/abc.h; built
+ *     once here, at load, so that synthesis is one pass over rows in order; pk.coefs is NULL
+ *     in an opened region);
  *   - optionally the circuit's A, B, C matrices from the .r1cs in CSR form, so synthesis can
  *     check the witness and name the first failing constraint.
  * Layout: a 4 KiB header (magic, version, counts, section offsets, xxh64 checksum of the
@@ -12,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zk/abc.h"
 #include "zk/groth16.h"
 #include "zk/r1cs.h"
 
@@ -20,6 +23,7 @@ typedef struct zka_params {
 	size_t size;
 	zka_pk pk;    /* pointers into map: never zka_pk_free it */
 	zka_vk vk;    /* the key's verification part: pointers into map, never zka_vk_free it */
+	zka_abc abc;  /* the key's A and B as CSR (zk/abc.h): pointers into map, checked at open */
 	zka_r1cs cs;  /* pointers into map, valid when has_r1cs */
 	int has_r1cs;
 } zka_params;
