@@ -7,34 +7,47 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-struct cpu {
+struct lane {
 	uint64_t (*scratch)[4];
 	size_t cap; /* entries per vector */
 };
+struct cpu {
+	struct lane lane[ZKA_LANES_MAX];
+};
 
-static int cpu_init(void **ctx, struct zka_arena *a, int device, char *note, size_t notelen,
-		    char *err, size_t errlen)
+static int cpu_init(void **ctx, struct zka_arena *a, int device, int lanes, char *note,
+		    size_t notelen, char *err, size_t errlen)
 {
 	(void)a;
 	(void)device;
+	(void)lanes;
 	struct cpu *c = calloc(1, sizeof *c);
 	if (!c) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	snprintf(note, notelen, "backend cpu: core prover on CPU threads (no device memory, nothing to register)");
+	snprintf(note, notelen,
+		 "backend cpu: core prover on CPU threads (no device memory, nothing to register)");
 	*ctx = c;
 	return 0;
 }
 
-static int cpu_prove(void *ctx, uint32_t circuit, const zka_params *p, const uint64_t (*a)[4],
-		     const uint64_t (*b)[4], const uint64_t (*c)[4], const uint64_t (*w)[4],
-		     const zka_rs *rs, zka_proof *proof, zka_prove_times *t, char *err,
-		     size_t errlen)
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cpu_prove(void *ctx, int lane, uint32_t circuit, const zka_params *p,
+		     const uint64_t (*a)[4], const uint64_t (*b)[4], const uint64_t (*c)[4],
+		     const uint64_t (*w)[4], const zka_rs *rs, zka_proof *proof, zka_prove_times *t,
+		     double *copy_s, char *err, size_t errlen)
 {
 	(void)circuit;
-	struct cpu *x = ctx;
+	struct lane *x = &((struct cpu *)ctx)->lane[lane];
 	size_t n = p->pk.domain_size;
 	if (x->cap < n) {
 		void *s = realloc(x->scratch, 3 * n * sizeof *x->scratch);
@@ -45,9 +58,11 @@ static int cpu_prove(void *ctx, uint32_t circuit, const zka_params *p, const uin
 		x->scratch = s;
 		x->cap = n;
 	}
+	double t0 = mono();
 	memcpy(x->scratch, a, n * sizeof *a);
 	memcpy(x->scratch + n, b, n * sizeof *b);
 	memcpy(x->scratch + 2 * n, c, n * sizeof *c);
+	*copy_s = mono() - t0;
 	int r = zka_prove_abc(&p->pk, x->scratch, x->scratch + n, x->scratch + 2 * n, w, rs, proof,
 			      NULL, t);
 	if (r)
@@ -58,8 +73,8 @@ static int cpu_prove(void *ctx, uint32_t circuit, const zka_params *p, const uin
 static void cpu_shutdown(void *ctx)
 {
 	struct cpu *c = ctx;
-	if (c)
-		free(c->scratch);
+	for (int i = 0; c && i < ZKA_LANES_MAX; i++)
+		free(c->lane[i].scratch);
 	free(c);
 }
 

@@ -1,13 +1,25 @@
 /* main.c - zkarena-gpud NAME: the proving daemon of one device for arena NAME.
  *
- * Loop: take a READY slot (blocking on the ready ring), prove from the slot's a/b/c and
- * witness with the backend, verify the proof, write proof.json and public.json into the job's
- * output directory atomically (temporary file, fsync, rename), leave a done-marker, mark the
- * job DONE and free the slot (which wakes one synthesis worker). A proof that does not verify
- * is never written: the job FAILS with the reason. If the daemon dies mid-proof, recovery puts
- * the slot back to READY with a/b/c intact and the next daemon proves it without
- * re-synthesis; if it dies after writing but before marking DONE, the marker lets the next
- * daemon finish the job without writing it again. */
+ * Lanes: --inflight N threads (default 2 with the cuda backend, 1 with cpu), each a loop:
+ * take a READY slot (blocking on the ready ring), prove from the slot's a/b/c and witness
+ * with the backend on the lane's own device context, verify the proof, write proof.json and
+ * public.json into the job's output directory atomically (temporary file, fsync, rename),
+ * leave a done-marker, mark the job DONE and free the slot (which wakes one synthesis
+ * worker). With two lanes, one proof's host-to-device copy and host work overlap the other's
+ * kernels. A proof that does not verify is never written: the job FAILS with the reason. If
+ * the daemon dies mid-proof, recovery puts every slot it was proving back to READY with a/b/c
+ * intact and the next daemon proves them without re-synthesis; if it dies after writing but
+ * before marking DONE, the marker lets the next daemon finish the job without writing it
+ * again.
+ *
+ * Accounting (the main thread, once a second): the device is busy while at least one lane is
+ * inside the backend's prove (from the first input copy to the result on the host); busy
+ * time, proofs, input-copy time and the part of it that overlapped another lane's proof are
+ * cumulative counters, sampled each second so that the last minute's GPU busy %, proofs/s and
+ * synthesis jobs/s (slots made READY, from the arena's counters) are differences of two
+ * samples. The main thread writes them to /dev/shm/zkarena-NAME.gpud-status (atomically, mode
+ * 0600; `zkarena status` shows it) and logs them once a minute. The "counters:" line is for
+ * programs (bench pipeline): CLOCK_MONOTONIC ns and the cumulative values. */
 #include "gpud/backend.h"
 #include "synth/pipe.h"
 #include "zk/groth16.h"
@@ -18,8 +30,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,12 +53,106 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: zkarena-gpud [--backend cpu|cuda] [--device N] NAME\n"
-		   "\n"
-		   "The proving daemon of arena NAME: proves READY slots, verifies each proof, writes\n"
-		   "proof.json and public.json into the job's output directory, marks it DONE.\n"
-		   "Runs until SIGTERM/SIGINT. Default backend: cpu.\n"
-		   "Test hook: ZKA_PROVE_DELAY_MS=N sleeps N ms in the middle of each proof.\n");
+	fprintf(
+	    f,
+	    "usage: zkarena-gpud [--backend cpu|cuda] [--device N] [--inflight N] NAME\n"
+	    "\n"
+	    "The proving daemon of arena NAME: proves READY slots, verifies each proof, writes\n"
+	    "proof.json and public.json into the job's output directory, marks it DONE.\n"
+	    "Runs until SIGTERM/SIGINT. Default backend: cpu.\n"
+	    "  --inflight N  proofs in flight, one thread and device context each (1..%d;\n"
+	    "                default 2 with cuda: the next proof's copy overlaps the current\n"
+	    "                one's kernels; 1 with cpu, whose prover already uses every core)\n"
+	    "Status (busy %%, proofs/s, synthesis jobs/s over the last minute) is written to\n"
+	    "/dev/shm/zkarena-NAME.gpud-status every second and logged every minute.\n"
+	    "Test hook: ZKA_PROVE_DELAY_MS=N sleeps N ms in the middle of each proof.\n",
+	    ZKA_LANES_MAX);
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The daemon: shared by the lanes and the main thread. */
+struct daemon {
+	struct zka_arena *a;
+	const zka_backend *be;
+	void *ctx;
+	int lanes;
+	atomic_int fatal;   /* a lane hit arena trouble: everyone stops, exit 1 */
+	pthread_mutex_t mu; /* guards everything below */
+	int active;	    /* lanes inside be->prove */
+	int64_t busy_since, busy_ns;
+	uint64_t proofs, failed;
+	int64_t copy_ns, copy_hidden_ns;
+	struct {
+		int64_t cur_start;	      /* 0: not proving */
+		int64_t last_start, last_end; /* its previous proof */
+	} lane[ZKA_LANES_MAX];
+};
+
+static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
+{
+	int64_t lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
+	return hi > lo ? hi - lo : 0;
+}
+
+/* A lane enters the backend's prove. */
+static void busy_enter(struct daemon *d, int lane, int64_t t)
+{
+	pthread_mutex_lock(&d->mu);
+	if (d->active++ == 0)
+		d->busy_since = t;
+	d->lane[lane].cur_start = t;
+	pthread_mutex_unlock(&d->mu);
+}
+
+/* A lane leaves the backend's prove: busy time, and how much of its input copy (the first
+ * copy_ns of the call) overlapped another lane's proof, current or previous. */
+static void busy_leave(struct daemon *d, int lane, int64_t t, int64_t copy_ns, int ok)
+{
+	pthread_mutex_lock(&d->mu);
+	int64_t s = d->lane[lane].cur_start, ce = s + copy_ns, hidden = 0;
+	for (int o = 0; o < d->lanes; o++) {
+		if (o == lane)
+			continue;
+		hidden += overlap(s, ce, d->lane[o].last_start, d->lane[o].last_end);
+		if (d->lane[o].cur_start)
+			hidden += overlap(s, ce, d->lane[o].cur_start, t);
+	}
+	d->copy_ns += copy_ns;
+	d->copy_hidden_ns += hidden < copy_ns ? hidden : copy_ns;
+	d->lane[lane].last_start = s;
+	d->lane[lane].last_end = t;
+	d->lane[lane].cur_start = 0;
+	if (--d->active == 0)
+		d->busy_ns += t - d->busy_since;
+	if (ok)
+		d->proofs++;
+	else
+		d->failed++;
+	pthread_mutex_unlock(&d->mu);
+}
+
+/* One sample of the cumulative counters. */
+struct sample {
+	int64_t t, busy_ns, copy_ns, copy_hidden_ns;
+	uint64_t proofs, ready;
+};
+
+static void take_sample(struct daemon *d, struct sample *s)
+{
+	s->t = mono_ns();
+	pthread_mutex_lock(&d->mu);
+	s->busy_ns = d->busy_ns + (d->active ? s->t - d->busy_since : 0);
+	s->proofs = d->proofs;
+	s->copy_ns = d->copy_ns;
+	s->copy_hidden_ns = d->copy_hidden_ns;
+	pthread_mutex_unlock(&d->mu);
+	s->ready = zka_arena_state_entries(d->a, 0, ZKA_SLOT_READY);
 }
 
 /* Writes the proof files and the done marker; returns 0 or -errno with err set. */
@@ -64,7 +172,7 @@ static int write_outputs(const struct zka_arena *a, const struct zka_job_info *j
 				snprintf(t, sizeof t, "%s/%s", ji->out_dir, e->d_name);
 				if (unlink(t) == 0)
 					LOG("job %llu: removed %s left by a killed attempt",
-					      (unsigned long long)ji->id, t);
+					    (unsigned long long)ji->id, t);
 			}
 		closedir(d);
 	}
@@ -85,14 +193,170 @@ static int write_outputs(const struct zka_arena *a, const struct zka_job_info *j
 	return 0;
 }
 
+/* Proves one READY slot taken from the ring; returns 0, or -errno on arena trouble. */
+static int prove_one(struct daemon *d, int lane, zka_pipe_cache *cache, uint32_t slot, uint32_t job)
+{
+	struct zka_arena *a = d->a;
+	struct zka_job_info ji;
+	const zka_params *p = NULL;
+	zka_slot_view v;
+	char mk[ZKA_PATH_MAX + 64], err[1024] = "";
+	const char *fail = NULL;
+	int r;
+	if ((r = zka_job_info(a, job, &ji))) {
+		snprintf(err, sizeof err, "job record unreadable: %s", strerror(-r));
+		fail = err;
+		goto finish;
+	}
+	zka_pipe_marker(mk, sizeof mk, a, ji.out_dir, ji.id);
+	if (access(mk, F_OK) == 0) {
+		LOG("job %llu: proof already written before a crash; finishing",
+		    (unsigned long long)ji.id);
+		goto finish;
+	}
+	if (zka_job_cancelled(a, job)) {
+		fail = "cancelled";
+		goto finish;
+	}
+	if (!(p = zka_pipe_circuit(cache, a, ji.circuit, err, sizeof err)) ||
+	    zka_pipe_slot_view(a, slot, &p->pk, &v)) {
+		if (!err[0])
+			snprintf(err, sizeof err, "slot %u is too small for the key", slot);
+		fail = err;
+		goto finish;
+	}
+	zka_rs rs;
+	zka_proof proof;
+	zka_prove_times t = {0};
+	if ((r = zka_rs_random(&rs, p->pk.curve))) {
+		snprintf(err, sizeof err, "getrandom: %s", strerror(-r));
+		fail = err;
+		goto finish;
+	}
+	double copy_s = 0;
+	busy_enter(d, lane, mono_ns());
+	r = d->be->prove(d->ctx, lane, ji.circuit, p, (const uint64_t(*)[4])v.a,
+			 (const uint64_t(*)[4])v.b, (const uint64_t(*)[4])v.c,
+			 (const uint64_t(*)[4])v.w, &rs, &proof, &t, &copy_s, err, sizeof err);
+	busy_leave(d, lane, mono_ns(), (int64_t)(copy_s * 1e9), r == 0);
+	if (r) {
+		fail = err;
+		goto finish;
+	}
+	proof.curve = p->pk.curve;
+	zka_pipe_test_delay(
+	    "ZKA_PROVE_DELAY_MS"); /* test hook: widen the window for a kill mid-proof */
+	const char *why = NULL;
+	if (zka_verify(&p->vk, (const uint64_t(*)[4])(v.w + 1), p->pk.n_public, &proof, &why) !=
+	    1) {
+		snprintf(err, sizeof err,
+			 "internal error: the proof did not verify (%s); not written",
+			 why ? why : "?");
+		fail = err;
+		goto finish;
+	}
+	if (write_outputs(a, &ji, &p->pk, &proof, (const uint64_t(*)[4])v.w, err, sizeof err))
+		fail = err;
+finish:
+	if (fail)
+		LOG("job %u failed: %s", job, fail);
+	r = zka_job_finish(a, slot, fail);
+	if (r)
+		LOG("cannot finish job %u: %s", job, strerror(-r));
+	return r;
+}
+
+struct lane_arg {
+	struct daemon *d;
+	int lane;
+};
+
+/* A lane's thread: takes READY slots until stop or a fatal arena error. */
+static void *lane_main(void *arg)
+{
+	struct lane_arg *la = arg;
+	struct daemon *d = la->d;
+	zka_pipe_cache *cache = zka_pipe_cache_new(); /* per lane: the cache is not shared */
+	if (!cache) {
+		LOG("lane %d: out of memory", la->lane);
+		atomic_store(&d->fatal, 1);
+		return NULL;
+	}
+	while (!stop && !atomic_load(&d->fatal)) {
+		uint32_t slot, job;
+		int r = zka_slot_take_ready(d->a, &slot, &job, 1000);
+		if (r == -ETIMEDOUT || r == -EINTR)
+			continue;
+		if (r) {
+			LOG("cannot take a ready slot: %s", strerror(-r));
+			atomic_store(&d->fatal, 1);
+			break;
+		}
+		if (prove_one(d, la->lane, cache, slot, job)) {
+			atomic_store(&d->fatal, 1);
+			break;
+		}
+	}
+	zka_pipe_cache_free(cache);
+	return NULL;
+}
+
+#define HIST 61 /* one sample a second: the last minute is hist[now] - hist[now - 60] */
+
+/* Writes the status file (atomically: temporary file, rename). */
+static void write_status(const char *path, struct daemon *d, const char *note,
+			 const struct sample *now, const struct sample *old, char *line,
+			 size_t linelen)
+{
+	double dt = (double)(now->t - old->t) * 1e-9;
+	uint64_t np = now->proofs - old->proofs;
+	double busy = dt > 0 ? (double)(now->busy_ns - old->busy_ns) * 1e-9 / dt : 0;
+	double cp = np ? (double)(now->copy_ns - old->copy_ns) * 1e-6 / (double)np : 0;
+	int64_t cns = now->copy_ns - old->copy_ns;
+	double hid =
+	    cns > 0 ? (double)(now->copy_hidden_ns - old->copy_hidden_ns) / (double)cns : 0;
+	int ready = zka_ring_depth(d->a, ZKA_RING_READY_SLOTS);
+	snprintf(
+	    line, linelen,
+	    "last %.0f s: %s busy %.1f%%, %.2f proofs/s, synthesis %.2f jobs/s, %d ready slot(s) "
+	    "waiting; input copies %.2f ms per proof, %.0f%% hidden behind another proof",
+	    dt, strcmp(d->be->name, "cuda") ? "prover" : "GPU", 100 * busy,
+	    dt > 0 ? (double)np / dt : 0, dt > 0 ? (double)(now->ready - old->ready) / dt : 0,
+	    ready < 0 ? 0 : ready, cp, 100 * hid);
+	char tmp[200];
+	snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	pthread_mutex_lock(&d->mu);
+	uint64_t failed = d->failed;
+	pthread_mutex_unlock(&d->mu);
+	fprintf(f, "pid %d: %s\n%s\n", (int)getpid(), note, line);
+	fprintf(f,
+		"counters: mono_ns=%lld busy_ns=%lld proofs=%llu failed=%llu copy_ns=%lld "
+		"copy_hidden_ns=%lld ready_total=%llu lanes=%d\n",
+		(long long)now->t, (long long)now->busy_ns, (unsigned long long)now->proofs,
+		(unsigned long long)failed, (long long)now->copy_ns, (long long)now->copy_hidden_ns,
+		(unsigned long long)now->ready, d->lanes);
+	if (fclose(f) == 0)
+		rename(tmp, path);
+	else
+		unlink(tmp);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {{"backend", required_argument, 0, 'b'},
 					     {"device", required_argument, 0, 'd'},
+					     {"inflight", required_argument, 0, 'i'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
 	const zka_backend *be = &zka_backend_cpu;
-	int device = 0, opt;
+	int device = 0, inflight = 0, opt;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
@@ -101,7 +365,9 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "cuda"))
 				be = &zka_backend_cuda;
 			else {
-				fprintf(stderr, "zkarena-gpud: --backend: '%s' is not cpu or cuda\n", optarg);
+				fprintf(stderr,
+					"zkarena-gpud: --backend: '%s' is not cpu or cuda\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -109,14 +375,25 @@ int main(int argc, char **argv)
 			if (zka_opt_int("zkarena-gpud", "--device", optarg, 0, 1023, &device))
 				return 2;
 			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'i':
+			if (zka_opt_int("zkarena-gpud", "--inflight", optarg, 1, ZKA_LANES_MAX,
+					&inflight))
+				return 2;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (argc - optind != 1) {
 		usage(stderr);
 		return 2;
 	}
+	if (!inflight)
+		inflight = be == &zka_backend_cuda ? 2 : 1;
 	const char *name = argv[optind];
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGTERM, &sa, NULL);
@@ -126,109 +403,65 @@ int main(int argc, char **argv)
 	if (!a)
 		return 2;
 	char note[512] = "", err[1024] = "";
-	void *ctx = NULL;
-	if ((r = be->init(&ctx, a, device, note, sizeof note, err, sizeof err))) {
+	struct daemon d = {.a = a, .be = be, .lanes = inflight};
+	pthread_mutex_init(&d.mu, NULL);
+	if ((r = be->init(&d.ctx, a, device, inflight, note, sizeof note, err, sizeof err))) {
 		/* never fall back silently to another backend: say it and stop */
 		LOG("backend %s unavailable: %s", be->name, err);
 		zka_arena_close(a);
 		return 2;
 	}
+	if (be == &zka_backend_cpu)
+		snprintf(note + strlen(note), sizeof note - strlen(note), "; %d proof%s in flight",
+			 inflight, inflight > 1 ? "s" : "");
 	LOG("%s", note);
-	{ /* what `zkarena status` shows about this daemon: its backend and fast paths */
-		char path[128], tmp[160];
-		snprintf(path, sizeof path, "/dev/shm/zkarena-%s.gpud-status", name);
-		snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
-		FILE *f = fopen(tmp, "w");
-		if (!f || fprintf(f, "pid %d: %s\n", (int)getpid(), note) < 0 || fclose(f) ||
-		    rename(tmp, path))
-			LOG("cannot write %s (status will not show the backend)", path);
+	char path[128];
+	snprintf(path, sizeof path, "/dev/shm/zkarena-%s.gpud-status", name);
+	struct sample hist[HIST];
+	int nh = 0;
+	char line[512];
+	take_sample(&d, &hist[0]);
+	nh = 1;
+	write_status(path, &d, note, &hist[0], &hist[0], line, sizeof line);
+
+	pthread_t th[ZKA_LANES_MAX];
+	struct lane_arg la[ZKA_LANES_MAX];
+	int started = 0;
+	for (; started < inflight; started++) {
+		la[started] = (struct lane_arg){&d, started};
+		if ((r = pthread_create(&th[started], NULL, lane_main, &la[started]))) {
+			LOG("cannot start lane %d: %s", started, strerror(r));
+			atomic_store(&d.fatal, 1);
+			break;
+		}
 	}
-	zka_pipe_cache *cache = zka_pipe_cache_new();
-	int status = 0;
-	struct timespec last = {0, 0};
-	while (!stop && cache) {
-		struct timespec now;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec - last.tv_sec >= 2) { /* periodic recovery of dead owners' records */
+	int64_t last_rec = 0, last_log = mono_ns();
+	while (!stop && !atomic_load(&d.fatal)) {
+		struct timespec ts = {1, 0};
+		nanosleep(&ts, NULL);
+		int64_t t = mono_ns();
+		if (t - last_rec >= 2000000000) { /* periodic recovery of dead owners' records */
 			int n = zka_arena_recover(a);
 			if (n > 0)
 				LOG("recovered %d record(s) of dead processes", n);
-			last = now;
+			last_rec = t;
 		}
-		uint32_t slot, job;
-		r = zka_slot_take_ready(a, &slot, &job, 1000);
-		if (r == -ETIMEDOUT || r == -EINTR)
-			continue;
-		if (r) {
-			LOG("cannot take a ready slot: %s", strerror(-r));
-			status = 1;
-			break;
-		}
-		struct zka_job_info ji;
-		const zka_params *p = NULL;
-		zka_slot_view v;
-		char mk[ZKA_PATH_MAX + 64];
-		const char *fail = NULL;
-		err[0] = 0;
-		if ((r = zka_job_info(a, job, &ji))) {
-			snprintf(err, sizeof err, "job record unreadable: %s", strerror(-r));
-			fail = err;
-			goto finish;
-		}
-		zka_pipe_marker(mk, sizeof mk, a, ji.out_dir, ji.id);
-		if (access(mk, F_OK) == 0) {
-			LOG("job %llu: proof already written before a crash; finishing",
-			      (unsigned long long)ji.id);
-			goto finish;
-		}
-		if (zka_job_cancelled(a, job)) {
-			fail = "cancelled";
-			goto finish;
-		}
-		if (!(p = zka_pipe_circuit(cache, a, ji.circuit, err, sizeof err)) ||
-		    zka_pipe_slot_view(a, slot, &p->pk, &v)) {
-			if (!err[0])
-				snprintf(err, sizeof err, "slot %u is too small for the key", slot);
-			fail = err;
-			goto finish;
-		}
-		zka_rs rs;
-		zka_proof proof;
-		zka_prove_times t = {0};
-		if ((r = zka_rs_random(&rs, p->pk.curve))) {
-			snprintf(err, sizeof err, "getrandom: %s", strerror(-r));
-			fail = err;
-			goto finish;
-		}
-		if ((r = be->prove(ctx, ji.circuit, p, (const uint64_t(*)[4])v.a,
-				   (const uint64_t(*)[4])v.b, (const uint64_t(*)[4])v.c,
-				   (const uint64_t(*)[4])v.w, &rs, &proof, &t, err, sizeof err))) {
-			fail = err;
-			goto finish;
-		}
-		proof.curve = p->pk.curve;
-		zka_pipe_test_delay("ZKA_PROVE_DELAY_MS"); /* test hook: widen the window for a kill mid-proof */
-		const char *why = NULL;
-		if (zka_verify(&p->vk, (const uint64_t(*)[4])(v.w + 1), p->pk.n_public, &proof, &why) != 1) {
-			snprintf(err, sizeof err, "internal error: the proof did not verify (%s); not written",
-				 why ? why : "?");
-			fail = err;
-			goto finish;
-		}
-		if (write_outputs(a, &ji, &p->pk, &proof, (const uint64_t(*)[4])v.w, err, sizeof err))
-			fail = err;
-	finish:
-		if (fail)
-			LOG("job %u failed: %s", job, fail);
-		r = zka_job_finish(a, slot, fail);
-		if (r) {
-			LOG("cannot finish job %u: %s", job, strerror(-r));
-			status = 1;
-			break;
+		struct sample s;
+		take_sample(&d, &s);
+		/* the sample 60 s ago (or the first one) is the one this one replaces */
+		struct sample old = hist[nh < HIST ? 0 : nh % HIST];
+		hist[nh % HIST] = s;
+		nh++;
+		write_status(path, &d, note, &s, &old, line, sizeof line);
+		if (t - last_log >= 60000000000LL) {
+			LOG("%s", line);
+			last_log = t;
 		}
 	}
-	zka_pipe_cache_free(cache);
-	be->shutdown(ctx);
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	be->shutdown(d.ctx);
+	pthread_mutex_destroy(&d.mu);
 	zka_arena_close(a);
-	return status;
+	return atomic_load(&d.fatal) ? 1 : 0;
 }

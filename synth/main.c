@@ -12,8 +12,8 @@
 #include "synth/pipe.h"
 #include "zk/abc.h"
 #include "zk/groth16.h"
-#include "zk/r1cs.h"
 #include "zk/opt.h"
+#include "zk/r1cs.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -37,14 +37,16 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: zkarena-synth [--threads N] [--once] NAME\n"
-		   "\n"
-		   "A synthesis worker of arena NAME: takes a free slot, then a job, writes its a, b, c\n"
-		   "and witness into the slot and hands it to the prover. Runs until SIGTERM/SIGINT.\n"
-		   "  --threads N   threads for one job's witness pass, a/b/c and check (default 1;\n"
-		   "                `zkarena run` picks workers x threads from the online cores)\n"
-		   "  --once        exit after one job (tests)\n"
-		   "Test hook: ZKA_SYNTH_DELAY_MS=N sleeps N ms in the middle of each synthesis.\n");
+	fprintf(
+	    f,
+	    "usage: zkarena-synth [--threads N] [--once] NAME\n"
+	    "\n"
+	    "A synthesis worker of arena NAME: takes a free slot, then a job, writes its a, b, c\n"
+	    "and witness into the slot and hands it to the prover. Runs until SIGTERM/SIGINT.\n"
+	    "  --threads N   threads for one job's witness pass, a/b/c and check (default 1;\n"
+	    "                `zkarena run` picks workers x threads from the online cores)\n"
+	    "  --once        exit after one job (tests)\n"
+	    "Test hook: ZKA_SYNTH_DELAY_MS=N sleeps N ms in the middle of each synthesis.\n");
 }
 
 /* The witness in Montgomery form: one buffer per worker, grown to the largest key seen and
@@ -71,7 +73,8 @@ static int synthesize(struct zka_arena *a, zka_pipe_cache *cache, uint32_t slot,
 	if (!(p = zka_pipe_circuit(cache, a, ji.circuit, err, sizeof err)))
 		goto fail;
 	if ((r = zka_pipe_slot_view(a, slot, &p->pk, &v))) {
-		snprintf(err, sizeof err, "the key needs %llu bytes per slot, more than the arena's slots hold",
+		snprintf(err, sizeof err,
+			 "the key needs %llu bytes per slot, more than the arena's slots hold",
 			 (unsigned long long)zka_params_slot_bytes(&p->pk));
 		goto fail;
 	}
@@ -79,7 +82,8 @@ static int synthesize(struct zka_arena *a, zka_pipe_cache *cache, uint32_t slot,
 		free(wm);
 		wm_cap = 0;
 		if (!(wm = malloc((size_t)p->pk.n_vars * sizeof *wm))) {
-			snprintf(err, sizeof err, "out of memory for a witness of %u values", p->pk.n_vars);
+			snprintf(err, sizeof err, "out of memory for a witness of %u values",
+				 p->pk.n_vars);
 			goto fail;
 		}
 		wm_cap = p->pk.n_vars;
@@ -102,12 +106,13 @@ static int synthesize(struct zka_arena *a, zka_pipe_cache *cache, uint32_t slot,
 			goto fail;
 		}
 		if (c) {
-			snprintf(err, sizeof err, "%.300s: cannot check the witness (%s)", ji.witness_path,
-				 strerror(-c));
+			snprintf(err, sizeof err, "%.300s: cannot check the witness (%s)",
+				 ji.witness_path, strerror(-c));
 			goto fail;
 		}
 	}
-	zka_pipe_test_delay("ZKA_SYNTH_DELAY_MS"); /* test hook: widen the window for a kill mid-synthesis */
+	zka_pipe_test_delay(
+	    "ZKA_SYNTH_DELAY_MS"); /* test hook: widen the window for a kill mid-synthesis */
 	if ((r = zka_slot_set_used(a, slot, v.bytes)) || (r = zka_slot_ready(a, slot)))
 		return r;
 	return 0;
@@ -130,9 +135,15 @@ int main(int argc, char **argv)
 			if (zka_opt_int("zkarena-synth", "--threads", optarg, 1, 1024, &threads))
 				return 2;
 			break;
-		case 'o': once = 1; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'o':
+			once = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (argc - optind != 1) {

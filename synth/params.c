@@ -19,10 +19,24 @@
 #define VERSION 2u /* 2: A and B as CSR (zk/abc.h) instead of the coefficient list */
 #define HDR 4096u
 
-enum { S_ALPHA1, S_BETA1, S_BETA2, S_GAMMA2, S_DELTA1, S_DELTA2, S_IC, S_A, S_B1, S_B2, S_C, S_H,
-       S_ABC_START /* start A, start B, terms A, terms B, values */, S_ABC_END = S_ABC_START + 5,
-       S_R1CS_START = S_ABC_END /* 3 x (start, signal, value) follow */,
-       S_COUNT = S_R1CS_START + 9 };
+enum {
+	S_ALPHA1,
+	S_BETA1,
+	S_BETA2,
+	S_GAMMA2,
+	S_DELTA1,
+	S_DELTA2,
+	S_IC,
+	S_A,
+	S_B1,
+	S_B2,
+	S_C,
+	S_H,
+	S_ABC_START /* start A, start B, terms A, terms B, values */,
+	S_ABC_END = S_ABC_START + 5,
+	S_R1CS_START = S_ABC_END /* 3 x (start, signal, value) follow */,
+	S_COUNT = S_R1CS_START + 9
+};
 
 struct hdr {
 	char magic[8];
@@ -51,9 +65,9 @@ int zka_params_read_files(const char *zkey_path, const char *r1cs_path, zka_pk *
 		return 0;
 	r = zka_r1cs_read(r1cs_path, cs, err, errlen);
 	if (!r && (cs->curve != pk->curve || cs->n_wires != pk->n_vars)) {
-		snprintf(err, errlen, "%s: circuit (%s, %u wires) does not match %s (%s, %u signals)",
-			 r1cs_path, cs->curve->pretty, cs->n_wires, zkey_path, pk->curve->pretty,
-			 pk->n_vars);
+		snprintf(err, errlen,
+			 "%s: circuit (%s, %u wires) does not match %s (%s, %u signals)", r1cs_path,
+			 cs->curve->pretty, cs->n_wires, zkey_path, pk->curve->pretty, pk->n_vars);
 		r = -EINVAL;
 	}
 	if (r) {
@@ -91,15 +105,28 @@ int zka_params_create(const char *name, const zka_pk *pk, const zka_r1cs *cs, ch
 	h.n_vals = m.n_vals;
 	h.nnz[0] = m.nnz[0];
 	h.nnz[1] = m.nnz[1];
-	const void *src[S_COUNT] = {pk->alpha1, pk->beta1, pk->beta2, pk->gamma2, pk->delta1,
-				    pk->delta2, pk->IC, pk->A, pk->B1, pk->B2, pk->C, pk->H,
-				    m.start[0], m.start[1], m.term[0], m.term[1], m.val};
+	const void *src[S_COUNT] = {pk->alpha1, pk->beta1, pk->beta2,  pk->gamma2, pk->delta1,
+				    pk->delta2, pk->IC,	   pk->A,      pk->B1,	   pk->B2,
+				    pk->C,	pk->H,	   m.start[0], m.start[1], m.term[0],
+				    m.term[1],	m.val};
 	size_t g1 = zka_g1_bytes(c), g2 = zka_g2_bytes(c);
-	uint64_t len[S_COUNT] = {g1, g1, g2, g2, g1, g2, g1 * (pk->n_public + 1),
-				 g1 * pk->n_vars, g1 * pk->n_vars, g2 * pk->n_vars,
-				 g1 * (pk->n_vars - pk->n_public - 1), g1 * pk->domain_size,
-				 4ull * (pk->domain_size + 1), 4ull * (pk->domain_size + 1),
-				 8ull * m.nnz[0], 8ull * m.nnz[1], 32ull * m.n_vals};
+	uint64_t len[S_COUNT] = {g1,
+				 g1,
+				 g2,
+				 g2,
+				 g1,
+				 g2,
+				 g1 * (pk->n_public + 1),
+				 g1 * pk->n_vars,
+				 g1 * pk->n_vars,
+				 g2 * pk->n_vars,
+				 g1 * (pk->n_vars - pk->n_public - 1),
+				 g1 * pk->domain_size,
+				 4ull * (pk->domain_size + 1),
+				 4ull * (pk->domain_size + 1),
+				 8ull * m.nnz[0],
+				 8ull * m.nnz[1],
+				 32ull * m.n_vals};
 	if (cs && cs->curve) {
 		h.has_r1cs = 1;
 		h.r_n_wires = cs->n_wires;
@@ -197,14 +224,16 @@ int zka_params_open(const char *name, zka_params *p, char *err, size_t errlen)
 	}
 	struct hdr h;
 	memcpy(&h, map, sizeof h);
-	const zka_curve *c = h.curve == ZKA_BN254 ? &zka_curve_bn254
-			     : h.curve == ZKA_BLS12_381 ? &zka_curve_bls12_381 : NULL;
+	const zka_curve *c = h.curve == ZKA_BN254	? &zka_curve_bn254
+			     : h.curve == ZKA_BLS12_381 ? &zka_curve_bls12_381
+							: NULL;
 	if (memcmp(h.magic, MAGIC, 8) || h.version != VERSION ||
 	    h.checksum != XXH64(&h, offsetof(struct hdr, checksum), 0) || !c ||
 	    h.total != (uint64_t)st.st_size || h.n_vars < h.n_public + 1 ||
 	    h.domain_size != (1u << (h.log_domain & 31))) {
 		munmap(map, (size_t)st.st_size);
-		snprintf(err, errlen, "params %s: bad header (magic, version, checksum or sizes)", name);
+		snprintf(err, errlen, "params %s: bad header (magic, version, checksum or sizes)",
+			 name);
 		return -EBADMSG;
 	}
 	for (int s = 0; s < S_COUNT; s++)
@@ -214,11 +243,23 @@ int zka_params_open(const char *name, zka_params *p, char *err, size_t errlen)
 			return -EBADMSG;
 		}
 	size_t g1 = zka_g1_bytes(c), g2 = zka_g2_bytes(c);
-	uint64_t want[S_R1CS_START] = {g1, g1, g2, g2, g1, g2, g1 * (h.n_public + 1),
-				       g1 * h.n_vars, g1 * h.n_vars, g2 * h.n_vars,
-				       g1 * (h.n_vars - h.n_public - 1), g1 * h.domain_size,
-				       4ull * (h.domain_size + 1), 4ull * (h.domain_size + 1),
-				       8ull * h.nnz[0], 8ull * h.nnz[1], 32ull * h.n_vals};
+	uint64_t want[S_R1CS_START] = {g1,
+				       g1,
+				       g2,
+				       g2,
+				       g1,
+				       g2,
+				       g1 * (h.n_public + 1),
+				       g1 * h.n_vars,
+				       g1 * h.n_vars,
+				       g2 * h.n_vars,
+				       g1 * (h.n_vars - h.n_public - 1),
+				       g1 * h.domain_size,
+				       4ull * (h.domain_size + 1),
+				       4ull * (h.domain_size + 1),
+				       8ull * h.nnz[0],
+				       8ull * h.nnz[1],
+				       32ull * h.n_vals};
 	for (int s = 0; s < S_R1CS_START; s++)
 		if (h.len[s] != want[s]) {
 			munmap(map, (size_t)st.st_size);
@@ -234,13 +275,16 @@ int zka_params_open(const char *name, zka_params *p, char *err, size_t errlen)
 	pk->log_domain = h.log_domain;
 	pk->n_coefs = 0; /* synthesis reads the CSR form (p->abc), not a coefficient list */
 	pk->coefs = NULL;
-	uint8_t **dst[S_ABC_START] = {&pk->alpha1, &pk->beta1, &pk->beta2, &pk->gamma2,
-				      &pk->delta1, &pk->delta2, &pk->IC, &pk->A, &pk->B1, &pk->B2,
-				      &pk->C, &pk->H};
+	uint8_t **dst[S_ABC_START] = {&pk->alpha1, &pk->beta1,	&pk->beta2, &pk->gamma2,
+				      &pk->delta1, &pk->delta2, &pk->IC,    &pk->A,
+				      &pk->B1,	   &pk->B2,	&pk->C,	    &pk->H};
 	for (int s = 0; s < S_ABC_START; s++)
 		*dst[s] = b + h.off[s];
 	zka_abc *m = &p->abc;
-	*m = (zka_abc){.curve = c, .n_rows = h.domain_size, .n_cols = h.n_vars, .n_vals = h.n_vals,
+	*m = (zka_abc){.curve = c,
+		       .n_rows = h.domain_size,
+		       .n_cols = h.n_vars,
+		       .n_vals = h.n_vals,
 		       .nnz = {h.nnz[0], h.nnz[1]},
 		       .start = {(uint32_t *)(b + h.off[S_ABC_START]),
 				 (uint32_t *)(b + h.off[S_ABC_START + 1])},
@@ -254,8 +298,12 @@ int zka_params_open(const char *name, zka_params *p, char *err, size_t errlen)
 		snprintf(err, errlen, "params %s: %s", name, why);
 		return -EBADMSG;
 	}
-	p->vk = (zka_vk){.curve = c, .n_public = h.n_public, .alpha1 = pk->alpha1,
-			 .beta2 = pk->beta2, .gamma2 = pk->gamma2, .delta2 = pk->delta2,
+	p->vk = (zka_vk){.curve = c,
+			 .n_public = h.n_public,
+			 .alpha1 = pk->alpha1,
+			 .beta2 = pk->beta2,
+			 .gamma2 = pk->gamma2,
+			 .delta2 = pk->delta2,
 			 .IC = pk->IC};
 	if (h.has_r1cs) {
 		zka_r1cs *cs = &p->cs;
@@ -271,7 +319,8 @@ int zka_params_open(const char *name, zka_params *p, char *err, size_t errlen)
 			    h.len[s + 1] != 4ull * h.r_n_terms[m] ||
 			    h.len[s + 2] != 32ull * h.r_n_terms[m]) {
 				munmap(map, (size_t)st.st_size);
-				snprintf(err, errlen, "params %s: r1cs matrix %d has the wrong size", name, m);
+				snprintf(err, errlen,
+					 "params %s: r1cs matrix %d has the wrong size", name, m);
 				return -EBADMSG;
 			}
 			cs->m[m].start = (uint64_t *)(b + h.off[s]);
@@ -287,7 +336,8 @@ int zka_params_open(const char *name, zka_params *p, char *err, size_t errlen)
 				bad = cs->m[m].signal[t] >= h.r_n_wires;
 			if (bad || h.r_n_wires != h.n_vars) {
 				munmap(map, (size_t)st.st_size);
-				snprintf(err, errlen, "params %s: r1cs matrix %d is inconsistent", name, m);
+				snprintf(err, errlen, "params %s: r1cs matrix %d is inconsistent",
+					 name, m);
 				return -EBADMSG;
 			}
 		}

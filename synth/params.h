@@ -21,10 +21,10 @@
 typedef struct zka_params {
 	void *map;
 	size_t size;
-	zka_pk pk;    /* pointers into map: never zka_pk_free it */
-	zka_vk vk;    /* the key's verification part: pointers into map, never zka_vk_free it */
-	zka_abc abc;  /* the key's A and B as CSR (zk/abc.h): pointers into map, checked at open */
-	zka_r1cs cs;  /* pointers into map, valid when has_r1cs */
+	zka_pk pk;   /* pointers into map: never zka_pk_free it */
+	zka_vk vk;   /* the key's verification part: pointers into map, never zka_vk_free it */
+	zka_abc abc; /* the key's A and B as CSR (zk/abc.h): pointers into map, checked at open */
+	zka_r1cs cs; /* pointers into map, valid when has_r1cs */
 	int has_r1cs;
 } zka_params;
 

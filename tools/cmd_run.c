@@ -5,6 +5,7 @@
 #include "synth/pipe.h"
 #include "tools/cli.h"
 #include "zk/opt.h"
+#include "zk/par.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +19,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Default threads per synthesis worker (docs/synthesis.md: on the H200 machine's 16 cores,
+ * 4 workers x 4 threads gave the most jobs/s at 2^20-2^22; more threads per job gain little
+ * past 4 because the row loop is bound by random reads of the witness). */
+#define ZKA_RUN_THREADS 4
 
 static volatile sig_atomic_t stopping;
 
@@ -59,7 +65,7 @@ static int find_exe(const char *env, const char *exe, const char *sub, char *out
 struct child {
 	pid_t pid;
 	double started, backoff;
-	char *argv[8];
+	char *argv[10];
 	const char *what;
 	int index;
 };
@@ -92,11 +98,13 @@ static void describe(char *buf, size_t n, int st)
 int zka_cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {{"workers", required_argument, 0, 'w'},
+					     {"threads", required_argument, 0, 't'},
+					     {"inflight", required_argument, 0, 'i'},
 					     {"backend", required_argument, 0, 'b'},
 					     {"device", required_argument, 0, 'd'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
-	int workers = 2, opt;
+	int workers = 0, threads = 0, inflight = 0, opt;
 	const char *backend = "cpu", *device = "0";
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -105,24 +113,48 @@ int zka_cmd_run(int argc, char **argv)
 			if (zka_opt_int("zkarena run", "--workers", optarg, 1, 256, &workers))
 				return 2;
 			break;
+		case 't':
+			if (zka_opt_int("zkarena run", "--threads", optarg, 1, 1024, &threads))
+				return 2;
+			break;
+		case 'i':
+			if (zka_opt_int("zkarena run", "--inflight", optarg, 1, 8, &inflight))
+				return 2;
+			break;
 		case 'b':
 			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda")) {
-				fprintf(stderr, "zkarena run: --backend: '%s' is not cpu or cuda\n", optarg);
+				fprintf(stderr, "zkarena run: --backend: '%s' is not cpu or cuda\n",
+					optarg);
 				return 2;
 			}
 			backend = optarg;
 			break;
-		case 'd': device = optarg; break;
+		case 'd':
+			device = optarg;
+			break;
 		case 'h':
-			printf("usage: zkarena run NAME [--workers W] [--backend cpu|cuda] [--device N]\n\n"
-			       "Runs the pipeline of arena NAME: one zkarena-gpud (backend cpu by default)\n"
-			       "and W zkarena-synth workers (default 2). Restarts any that dies, with\n"
-			       "backoff (100 ms, doubling up to 5 s while it keeps dying young); after each\n"
-			       "death runs recovery and logs what it put back. SIGTERM/SIGINT stop them all\n"
-			       "(SIGTERM, then SIGKILL after 5 s). Executables are looked up next to zkarena,\n"
-			       "or taken from ZKA_SYNTH_BIN and ZKA_GPUD_BIN.\n");
+			printf("usage: zkarena run NAME [--workers W] [--threads T] [--backend "
+			       "cpu|cuda]\n"
+			       "                        [--device N] [--inflight N]\n\n"
+			       "Runs the pipeline of arena NAME: one zkarena-gpud (backend cpu by "
+			       "default)\n"
+			       "and W zkarena-synth workers of T threads each. Defaults from the "
+			       "online\n"
+			       "cores C: T = min(%d, C), W = C / T (see docs/synthesis.md for the\n"
+			       "measurements behind them). --inflight: proofs the daemon keeps in "
+			       "flight\n"
+			       "(default 2 with cuda, 1 with cpu). Restarts any that dies, with\n"
+			       "backoff (100 ms, doubling up to 5 s while it keeps dying young); "
+			       "after each\n"
+			       "death runs recovery and logs what it put back. SIGTERM/SIGINT stop "
+			       "them all\n"
+			       "(SIGTERM, then SIGKILL after 5 s). Executables are looked up next "
+			       "to zkarena,\n"
+			       "or taken from ZKA_SYNTH_BIN and ZKA_GPUD_BIN.\n",
+			       ZKA_RUN_THREADS);
 			return 0;
-		default: return 2;
+		default:
+			return 2;
 		}
 	}
 	if (argc - optind != 1) {
@@ -130,11 +162,24 @@ int zka_cmd_run(int argc, char **argv)
 		return 2;
 	}
 	char *name = argv[optind];
+	int cores = zka_par_threads(0);
+	if (!threads)
+		threads = workers ? (cores / workers > 0 ? cores / workers : 1)
+				  : (cores < ZKA_RUN_THREADS ? cores : ZKA_RUN_THREADS);
+	if (!workers)
+		workers = cores / threads > 0 ? cores / threads : 1;
+	char threads_s[16], inflight_s[16];
+	snprintf(threads_s, sizeof threads_s, "%d", threads);
+	snprintf(inflight_s, sizeof inflight_s, "%d",
+		 inflight		   ? inflight
+		 : strcmp(backend, "cuda") ? 1
+					   : 2);
 	char synth[PATH_MAX], gpud[PATH_MAX];
 	if (find_exe("ZKA_SYNTH_BIN", "zkarena-synth", "synth", synth, sizeof synth) ||
 	    find_exe("ZKA_GPUD_BIN", "zkarena-gpud", "gpud", gpud, sizeof gpud)) {
-		fprintf(stderr, "zkarena run: cannot find zkarena-synth/zkarena-gpud next to zkarena "
-				"(set ZKA_SYNTH_BIN and ZKA_GPUD_BIN)\n");
+		fprintf(stderr,
+			"zkarena run: cannot find zkarena-synth/zkarena-gpud next to zkarena "
+			"(set ZKA_SYNTH_BIN and ZKA_GPUD_BIN)\n");
 		return 2;
 	}
 	struct zka_arena *a = zka_pipe_attach("zkarena run", name, 0);
@@ -157,16 +202,28 @@ int zka_cmd_run(int argc, char **argv)
 			c->what = "gpud";
 			char **v = c->argv;
 			v[0] = gpud, v[1] = "--backend", v[2] = (char *)backend, v[3] = "--device";
-			v[4] = (char *)device, v[5] = name, v[6] = NULL;
+			v[4] = (char *)device, v[5] = "--inflight", v[6] = inflight_s, v[7] = name;
+			v[8] = NULL;
 		} else {
 			c->what = "worker";
-			c->argv[0] = synth, c->argv[1] = name, c->argv[2] = NULL;
+			c->argv[0] = synth, c->argv[1] = "--threads", c->argv[2] = threads_s;
+			c->argv[3] = name, c->argv[4] = NULL;
 		}
 		if (spawn(c) < 0)
 			fprintf(stderr, "zkarena run: fork: %s\n", strerror(errno));
 	}
-	fprintf(stderr, "zkarena run: arena %s: gpud (%s backend) pid %d and %d workers started\n",
-		name, backend, (int)ch[0].pid, workers);
+	fprintf(stderr,
+		"zkarena run: arena %s: gpud (%s backend, %s in flight) pid %d and %d workers x %d "
+		"threads started (%d cores)\n",
+		name, backend, inflight_s, (int)ch[0].pid, workers, threads, cores);
+	struct zka_arena_geometry geo;
+	zka_arena_geometry(a, &geo);
+	if (geo.nslots < (uint32_t)(workers + atoi(inflight_s)))
+		fprintf(stderr,
+			"zkarena run: warning: arena %s has %u slots, fewer than %d workers + %s "
+			"proofs in flight: some will wait for a slot (create the arena with "
+			"--slots %d)\n",
+			name, geo.nslots, workers, inflight_s, workers + atoi(inflight_s) + 1);
 	while (!stopping) {
 		int st;
 		pid_t pid = waitpid(-1, &st, 0);
@@ -184,20 +241,24 @@ int zka_cmd_run(int argc, char **argv)
 			double lived = now() - c->started;
 			c->pid = 0;
 			int rec = zka_arena_recover(a);
-			fprintf(stderr, "zkarena run: %s %d (pid %d) %s after %.1f s; recovery put back %d "
-					"record(s)\n",
+			fprintf(stderr,
+				"zkarena run: %s %d (pid %d) %s after %.1f s; recovery put back %d "
+				"record(s)\n",
 				c->what, c->index, (int)pid, how, lived, rec < 0 ? 0 : rec);
 			if (stopping)
 				break;
 			if (WIFEXITED(st) && WEXITSTATUS(st) == 2) {
-				fprintf(stderr, "zkarena run: %s %d refused to start (bad configuration); "
-						"stopping\n", c->what, c->index);
+				fprintf(stderr,
+					"zkarena run: %s %d refused to start (bad configuration); "
+					"stopping\n",
+					c->what, c->index);
 				stopping = 1;
 				break;
 			}
 			c->backoff = lived < 2.0 ? (c->backoff * 2 > 5 ? 5 : c->backoff * 2) : 0.1;
-			struct timespec ts = {(time_t)c->backoff,
-					      (long)((c->backoff - (double)(time_t)c->backoff) * 1e9)};
+			struct timespec ts = {
+			    (time_t)c->backoff,
+			    (long)((c->backoff - (double)(time_t)c->backoff) * 1e9)};
 			nanosleep(&ts, NULL);
 			if (!stopping && spawn(c) > 0)
 				fprintf(stderr, "zkarena run: %s %d restarted as pid %d\n", c->what,
