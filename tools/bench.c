@@ -9,6 +9,10 @@ static const struct zka_cmd benches[] = {
 	{"prove", zka_bench_prove, "CPU prover vs snarkjs on the same circuit and machine"},
 	{"ring", zka_bench_ring, "cross-process ring handoff latency and throughput vs pipe and eventfd"},
 	{"gpu", zka_bench_gpu, "GPU prover stages over a size sweep, both curves (synthetic keys)"},
+	{"pipeline", zka_bench_pipeline, "synthesis vs the prover: pipeline proofs/s and busy % against the prover-only ceiling"},
+#ifdef ZKA_HAVE_CLUSTER
+	{"cluster", zka_bench_cluster, "jobs through PostgreSQL: claim-to-start latency, jobs/s, next to proof time"},
+#endif
 	/* ZKA_BENCH_END */
 };
 

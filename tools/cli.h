@@ -28,10 +28,15 @@ int zka_cmd_status(int argc, char **argv);
 int zka_cmd_list(int argc, char **argv);
 int zka_cmd_cancel(int argc, char **argv);
 int zka_cmd_demo(int argc, char **argv);
+/* cluster/ (built when libpq is found: ZKA_HAVE_CLUSTER) */
+int zka_cmd_cluster(int argc, char **argv);
+int zka_cmd_bridge(int argc, char **argv);
+int zka_bench_cluster(int argc, char **argv);
 
 /* Benchmarks, dispatched by `zkarena bench KIND`. */
 int zka_bench_ring(int argc, char **argv);
 int zka_bench_gpu(int argc, char **argv);
 int zka_bench_prove(int argc, char **argv);
+int zka_bench_pipeline(int argc, char **argv);
 
 #endif
