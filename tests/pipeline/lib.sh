@@ -34,11 +34,13 @@ keys() {
 	"$ZK" setup --insecure --seed $RANDOM "$T/$3.r1cs" "$T/$3.zkey" "$T/$3.vk.json" 2>/dev/null
 }
 # start_run WORKERS [ENV...]: zkarena run in the background (gpud's backend $RUN_BACKEND,
-# default cpu), log in $T/run.log
+# default cpu; more flags of `zkarena run` in $RUN_ARGS), log in $T/run.log
 RUN_BACKEND=cpu
+RUN_ARGS=
 start_run() {
 	local w=$1; shift
-	env "$@" "$ZK" run "$NAME" --workers "$w" --backend "$RUN_BACKEND" >"$T/run.log" 2>&1 &
+	# shellcheck disable=SC2086 # RUN_ARGS is a list of flags
+	env "$@" "$ZK" run "$NAME" --workers "$w" --backend "$RUN_BACKEND" $RUN_ARGS >"$T/run.log" 2>&1 &
 	RUN_PID=$!
 }
 stop_run() {
