@@ -100,6 +100,65 @@ static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
 	return hi > lo ? hi - lo : 0;
 }
 
+#define CIRCUITS_MAX 256 /* as the pipeline cache: circuit indices of the arena */
+#define RETIRED_MAX 64
+
+/* The circuits' params regions, shared by the lanes: one mapping per region, so the backend's
+ * per-circuit key cache (keyed by the mapping) sees one region, not one per lane, and loads a
+ * key once. A region replaced by a reload stays mapped until exit (a lane may still prove
+ * from it); past RETIRED_MAX replaced regions, the oldest is unmapped. */
+struct circuits {
+	pthread_mutex_t mu;
+	zka_params p[CIRCUITS_MAX];
+	char shm[CIRCUITS_MAX][ZKA_SHM_NAME_MAX];
+	zka_params retired[RETIRED_MAX];
+	int nretired;
+};
+
+/* Returns circuit idx's params, mapping its region on first use; NULL with err set. */
+static const zka_params *circuit_get(struct circuits *c, struct zka_arena *a, uint32_t idx,
+				     char *err, size_t errlen)
+{
+	struct zka_circuit_info ci;
+	if (idx >= CIRCUITS_MAX || zka_circuit_info(a, idx, &ci)) {
+		snprintf(err, errlen, "circuit %u: no such entry", idx);
+		return NULL;
+	}
+	if (ci.state != ZKA_CIRCUIT_LOADED) {
+		snprintf(err, errlen, "circuit %u (%s): not loaded", idx, ci.key_path);
+		return NULL;
+	}
+	const zka_params *r = NULL;
+	pthread_mutex_lock(&c->mu);
+	if (c->p[idx].map && !strcmp(c->shm[idx], ci.params_shm)) {
+		r = &c->p[idx];
+		goto out;
+	}
+	if (c->p[idx].map) {
+		int k = c->nretired++ % RETIRED_MAX;
+		zka_params_close(&c->retired[k]);
+		c->retired[k] = c->p[idx];
+		memset(&c->p[idx], 0, sizeof c->p[idx]);
+	}
+	if (zka_params_open(ci.params_shm, &c->p[idx], err, errlen) == 0) {
+		snprintf(c->shm[idx], sizeof c->shm[idx], "%s", ci.params_shm);
+		r = &c->p[idx];
+	}
+out:
+	pthread_mutex_unlock(&c->mu);
+	return r;
+}
+
+static void circuits_free(struct circuits *c)
+{
+	for (int i = 0; i < CIRCUITS_MAX; i++)
+		zka_params_close(&c->p[i]);
+	for (int i = 0; i < RETIRED_MAX; i++)
+		zka_params_close(&c->retired[i]);
+	pthread_mutex_destroy(&c->mu);
+	free(c);
+}
+
 /* A lane enters the backend's prove. */
 static void busy_enter(struct daemon *d, int lane, int64_t t)
 {
@@ -194,7 +253,7 @@ static int write_outputs(const struct zka_arena *a, const struct zka_job_info *j
 }
 
 /* Proves one READY slot taken from the ring; returns 0, or -errno on arena trouble. */
-static int prove_one(struct daemon *d, int lane, zka_pipe_cache *cache, uint32_t slot, uint32_t job)
+static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job)
 {
 	struct zka_arena *a = d->a;
 	struct zka_job_info ji;
@@ -218,7 +277,7 @@ static int prove_one(struct daemon *d, int lane, zka_pipe_cache *cache, uint32_t
 		fail = "cancelled";
 		goto finish;
 	}
-	if (!(p = zka_pipe_circuit(cache, a, ji.circuit, err, sizeof err)) ||
+	if (!(p = circuit_get(d->circ, a, ji.circuit, err, sizeof err)) ||
 	    zka_pipe_slot_view(a, slot, &p->pk, &v)) {
 		if (!err[0])
 			snprintf(err, sizeof err, "slot %u is too small for the key", slot);
@@ -276,12 +335,6 @@ static void *lane_main(void *arg)
 {
 	struct lane_arg *la = arg;
 	struct daemon *d = la->d;
-	zka_pipe_cache *cache = zka_pipe_cache_new(); /* per lane: the cache is not shared */
-	if (!cache) {
-		LOG("lane %d: out of memory", la->lane);
-		atomic_store(&d->fatal, 1);
-		return NULL;
-	}
 	while (!stop && !atomic_load(&d->fatal)) {
 		uint32_t slot, job;
 		int r = zka_slot_take_ready(d->a, &slot, &job, 1000);
@@ -292,12 +345,11 @@ static void *lane_main(void *arg)
 			atomic_store(&d->fatal, 1);
 			break;
 		}
-		if (prove_one(d, la->lane, cache, slot, job)) {
+		if (prove_one(d, la->lane, slot, job)) {
 			atomic_store(&d->fatal, 1);
 			break;
 		}
 	}
-	zka_pipe_cache_free(cache);
 	return NULL;
 }
 
@@ -403,8 +455,14 @@ int main(int argc, char **argv)
 	if (!a)
 		return 2;
 	char note[512] = "", err[1024] = "";
-	struct daemon d = {.a = a, .be = be, .lanes = inflight};
+	struct daemon d = {.a = a, .be = be, .lanes = inflight, .circ = calloc(1, sizeof *d.circ)};
+	if (!d.circ) {
+		LOG("out of memory");
+		zka_arena_close(a);
+		return 1;
+	}
 	pthread_mutex_init(&d.mu, NULL);
+	pthread_mutex_init(&d.circ->mu, NULL);
 	if ((r = be->init(&d.ctx, a, device, inflight, note, sizeof note, err, sizeof err))) {
 		/* never fall back silently to another backend: say it and stop */
 		LOG("backend %s unavailable: %s", be->name, err);
@@ -461,6 +519,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	be->shutdown(d.ctx);
+	circuits_free(d.circ);
 	pthread_mutex_destroy(&d.mu);
 	zka_arena_close(a);
 	return atomic_load(&d.fatal) ? 1 : 0;
