@@ -83,6 +83,7 @@ struct daemon {
 	void *ctx;
 	int lanes;
 	atomic_int fatal;   /* a lane hit arena trouble: everyone stops, exit 1 */
+	struct circuits *circ; /* the params regions, shared by the lanes */
 	pthread_mutex_t mu; /* guards everything below */
 	int active;	    /* lanes inside be->prove */
 	int64_t busy_since, busy_ns;
