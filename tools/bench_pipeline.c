@@ -431,11 +431,7 @@ int zka_bench_pipeline(int argc, char **argv)
 	const zka_backend *be = strcmp(backend, "cuda") ? &zka_backend_cpu : &zka_backend_cuda;
 	int cores = zka_par_threads(0);
 	/* the defaults of `zkarena run` */
-	if (!threads)
-		threads =
-		    workers ? (cores / workers > 0 ? cores / workers : 1) : (cores < 4 ? cores : 4);
-	if (!workers)
-		workers = cores / threads > 0 ? cores / threads : 1;
+	zka_run_shape(cores, &workers, &threads);
 	if (!inflight)
 		inflight = be == &zka_backend_cuda ? 2 : 1;
 
@@ -522,12 +518,12 @@ int zka_bench_pipeline(int argc, char **argv)
 	}
 	double s_old = median(v_old, reps), s_one = median(v_one, reps), s_t = median(v_t, reps);
 	printf("\nsynthesis of one job in process (medians of %d; outputs byte-identical):\n\n"
-	       "| path                                              | seconds   | vs previous |\n"
-	       "|---------------------------------------------------|-----------|-------------|\n"
-	       "| previous: .wtns read + copy, coefficient list, 1 thread | %9.4f | 1.00x |\n"
-	       "| CSR (zk/abc.h), witness mapped into the slot, 1 thread | %9.4f | %.2fx |\n"
-	       "| CSR, %2d threads                                    | %9.4f | %.2fx |\n"
-	       "| (once per key, at load: building the CSR form)    | %9.4f |             |\n",
+	       "| path                                                         | seconds   | vs previous |\n"
+	       "|--------------------------------------------------------------|-----------|-------------|\n"
+	       "| previous: .wtns read and copied, coefficient list, 1 thread  | %9.4f |       1.00x |\n"
+	       "| CSR (zk/abc.h), witness mapped into the slot, 1 thread       | %9.4f | %10.2fx |\n"
+	       "| CSR, %3d threads                                             | %9.4f | %10.2fx |\n"
+	       "| (once per key, at load: building the CSR form)               | %9.4f |             |\n",
 	       reps, s_old, s_one, s_old / s_one, threads, s_t, s_old / s_t, t_build);
 	if (sweep) {
 		printf(

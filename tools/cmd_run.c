@@ -4,6 +4,7 @@
  * (PR_SET_PDEATHSIG), so a killed supervisor leaves no orphans proving behind its back. */
 #include "synth/pipe.h"
 #include "tools/cli.h"
+#include "tools/util.h"
 #include "zk/opt.h"
 #include "zk/par.h"
 
@@ -19,11 +20,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-/* Default threads per synthesis worker (docs/synthesis.md: on the H200 machine's 16 cores,
- * 4 workers x 4 threads gave the most jobs/s at 2^20-2^22; more threads per job gain little
- * past 4 because the row loop is bound by random reads of the witness). */
-#define ZKA_RUN_THREADS 4
 
 static volatile sig_atomic_t stopping;
 
@@ -140,9 +136,9 @@ int zka_cmd_run(int argc, char **argv)
 			       "default)\n"
 			       "and W zkarena-synth workers of T threads each. Defaults from the "
 			       "online\n"
-			       "cores C: T = min(%d, C), W = C / T (see docs/synthesis.md for the\n"
-			       "measurements behind them). --inflight: proofs the daemon keeps in "
-			       "flight\n"
+			       "cores C: T = min(%d, C), W = C / T; with only --workers W, T = C / W\n"
+			       "(docs/synthesis.md has the measurements behind them). --inflight:\n"
+			       "proofs the daemon keeps in flight\n"
 			       "(default 2 with cuda, 1 with cpu). Restarts any that dies, with\n"
 			       "backoff (100 ms, doubling up to 5 s while it keeps dying young); "
 			       "after each\n"
@@ -163,11 +159,7 @@ int zka_cmd_run(int argc, char **argv)
 	}
 	char *name = argv[optind];
 	int cores = zka_par_threads(0);
-	if (!threads)
-		threads = workers ? (cores / workers > 0 ? cores / workers : 1)
-				  : (cores < ZKA_RUN_THREADS ? cores : ZKA_RUN_THREADS);
-	if (!workers)
-		workers = cores / threads > 0 ? cores / threads : 1;
+	zka_run_shape(cores, &workers, &threads);
 	char threads_s[16], inflight_s[16];
 	snprintf(threads_s, sizeof threads_s, "%d", threads);
 	snprintf(inflight_s, sizeof inflight_s, "%d",

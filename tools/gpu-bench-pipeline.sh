@@ -32,10 +32,10 @@ A=gpupipe$$
 runpid=$!
 ids=() dirs=() vks=()
 for i in $(seq 1 24); do
-	k=bn128.mix r1=$FX/bn128.mix.r1cs
-	[ $((i % 2)) = 0 ] && k=bls12381.nopub r1=$FX/bls12381.nopub.r1cs
+	k=bn128.nopub
+	[ $((i % 2)) = 0 ] && k=bls12381.nopub
 	mkdir -p "$OUT/pipe/$i"
-	ids+=("$("$ZK" submit "$A" "$FX/$k.setup.zkey" "$FX/$k.wtns" --r1cs "$r1" --out "$OUT/pipe/$i" | tail -1)")
+	ids+=("$("$ZK" submit "$A" "$FX/$k.zkey" "$FX/$k.wtns" --r1cs "$FX/$k.r1cs" --out "$OUT/pipe/$i" | tail -1)")
 	vks+=("$FX/$k.vk.json")
 done
 n=0 v=0
@@ -43,9 +43,12 @@ for i in $(seq 1 24); do
 	"$ZK" wait "$A" "${ids[$((i - 1))]}" --timeout 120 >/dev/null && n=$((n + 1))
 	"$ZK" verify "${vks[$((i - 1))]}" "$OUT/pipe/$i/public.json" "$OUT/pipe/$i/proof.json" >/dev/null && v=$((v + 1))
 done
-[ "$n" = 24 ] && ok "pipeline (cuda, 2 in flight): 24 circom jobs of both curves DONE" || ko "pipeline: $n of 24 DONE"
+[ "$n" = 24 ] && ok "pipeline (cuda, 2 in flight): 24 circom jobs of both curves (with --r1cs) DONE" || ko "pipeline: $n of 24 DONE"
 [ "$v" = 24 ] && ok "pipeline proofs verify" || ko "$v of 24 pipeline proofs verify"
+sleep 1.5 # the daemon's status is written once a second
 "$ZK" status "$A" | grep daemon: | tee "$OUT/status.txt"
+k=$(grep -c "key on the device" "$OUT/run.log")
+[ "$k" = 2 ] && ok "each key loaded onto the device once (2 circuits, 2 lanes)" || ko "keys loaded $k times for 2 circuits"
 kill -TERM $runpid
 wait $runpid
 "$ZK" arena destroy "$A" >/dev/null

@@ -23,3 +23,14 @@ double zka_percentile(double *v, int n, double p)
 	int k = (int)(p / 100.0 * n + 0.999999) - 1;
 	return v[k < 0 ? 0 : k >= n ? n - 1 : k];
 }
+
+void zka_run_shape(int cores, int *workers, int *threads)
+{
+	if (cores < 1)
+		cores = 1;
+	if (!*threads)
+		*threads = *workers ? (cores / *workers > 0 ? cores / *workers : 1)
+				    : (cores < ZKA_RUN_THREADS ? cores : ZKA_RUN_THREADS);
+	if (!*workers)
+		*workers = cores / *threads > 0 ? cores / *threads : 1;
+}
