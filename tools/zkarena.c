@@ -19,6 +19,10 @@ static const struct zka_cmd cmds[] = {
 	{"cancel", zka_cmd_cancel, "cancel a job that has not finished"},
 	{"demo", zka_cmd_demo, "the whole pipeline on an embedded circuit, with a summary"},
 	{"bench", zka_cmd_bench, "run a benchmark (ring, ...) and print a table"},
+#ifdef ZKA_HAVE_CLUSTER
+	{"cluster", zka_cmd_cluster, "jobs across nodes through PostgreSQL: init, submit, wait, status"},
+	{"bridge", zka_cmd_bridge, "run one node's jobs from the cluster database: --db URL --arena NAME"},
+#endif
 	/* ZKA_CMDS_END */
 };
 

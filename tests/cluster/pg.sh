@@ -18,6 +18,7 @@ pg_start() {
 	fi
 	mkdir -p "$PGDIR/pg" "$PGDIR/sock" || return 1
 	if [ "$(id -u)" = 0 ]; then
+		chmod o+x "$(dirname "$PGDIR")" # nobody must reach DIR (mktemp -d makes it 0700)
 		chmod 755 "$PGDIR"
 		chown nobody "$PGDIR/pg" "$PGDIR/sock"
 	fi
