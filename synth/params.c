@@ -2,6 +2,7 @@
 #include "synth/params.h"
 
 #include "zk/abc.h"
+#include "zk/par.h"
 #include "zk/r1cs.h"
 #include "zk/zkey.h"
 
@@ -16,8 +17,7 @@
 #include <xxhash.h>
 
 #define MAGIC "ZKAPARM1"
-#define VERSION 2u /* 2: A and B as CSR (zk/abc.h) instead of the coefficient list */
-#define HDR 4096u
+#define RES_MAGIC "ZKARES1"
 
 enum {
 	S_ALPHA1,
@@ -37,17 +37,55 @@ enum {
 	S_R1CS_START = S_ABC_END /* 3 x (start, signal, value) follow */,
 	S_COUNT = S_R1CS_START + 9
 };
+_Static_assert(S_COUNT == ZKA_PARAMS_NSECT, "section count");
 
+static const char *const sect_name[S_COUNT] = {"alpha1",
+					       "beta1",
+					       "beta2",
+					       "gamma2",
+					       "delta1",
+					       "delta2",
+					       "IC",
+					       "A",
+					       "B1",
+					       "B2",
+					       "C",
+					       "H",
+					       "abc.startA",
+					       "abc.startB",
+					       "abc.termsA",
+					       "abc.termsB",
+					       "abc.values",
+					       "r1cs.A.start",
+					       "r1cs.A.signal",
+					       "r1cs.A.value",
+					       "r1cs.B.start",
+					       "r1cs.B.signal",
+					       "r1cs.B.value",
+					       "r1cs.C.start",
+					       "r1cs.C.signal",
+					       "r1cs.C.value"};
+
+/* The on-disk header (little-endian, x86-64 layout). */
 struct hdr {
 	char magic[8];
 	uint32_t version, curve, n_vars, n_public, domain_size, log_domain, n_vals, has_r1cs;
-	uint32_t r_n_wires, r_n_pub_out, r_n_pub_in, r_n_prv_in, r_n_constraints, pad;
+	uint32_t r_n_wires, r_n_pub_out, r_n_pub_in, r_n_prv_in, r_n_constraints, n_sections;
 	uint64_t r_n_terms[3];
 	uint64_t nnz[2]; /* terms of A and B */
-	uint64_t off[S_COUNT], len[S_COUNT];
 	uint64_t total;
-	uint64_t checksum; /* XXH64 of every byte before it */
+	uint64_t off[S_COUNT], len[S_COUNT], sum[S_COUNT];
+	zka_file_id src_key, src_r1cs;
+	char src_name[128];
+	uint64_t checksum; /* XXH3-64 of every byte before it */
 };
+_Static_assert(sizeof(struct hdr) <= ZKA_PARAMS_RES_OFF, "header fits its half page");
+_Static_assert(sizeof(zka_params_res) <= ZKA_PARAMS_HDR - ZKA_PARAMS_RES_OFF, "residency fits");
+
+const char *zka_params_section_name(int s)
+{
+	return s >= 0 && s < S_COUNT ? sect_name[s] : "?";
+}
 
 uint64_t zka_params_slot_bytes(const zka_pk *pk)
 {
@@ -77,56 +115,173 @@ int zka_params_read_files(const char *zkey_path, const char *r1cs_path, zka_pk *
 	return r;
 }
 
-static uint64_t align64(uint64_t x)
+static uint64_t align_up(uint64_t x)
 {
-	return (x + 63) & ~63ull;
+	return (x + ZKA_PARAMS_ALIGN - 1) & ~(uint64_t)(ZKA_PARAMS_ALIGN - 1);
 }
 
-int zka_params_create(const char *name, const zka_pk *pk, const zka_r1cs *cs, char *err,
-		      size_t errlen)
+/* The lengths the counts of h imply for the key's sections (the r1cs ones too when present). */
+static void want_lengths(const struct hdr *h, const zka_curve *c, uint64_t want[S_COUNT])
+{
+	uint64_t g1 = zka_g1_bytes(c), g2 = zka_g2_bytes(c);
+	uint64_t w[S_R1CS_START] = {g1,
+				    g1,
+				    g2,
+				    g2,
+				    g1,
+				    g2,
+				    g1 * (h->n_public + 1ull),
+				    g1 * h->n_vars,
+				    g1 * h->n_vars,
+				    g2 * h->n_vars,
+				    g1 * ((uint64_t)h->n_vars - h->n_public - 1),
+				    g1 * h->domain_size,
+				    4ull * (h->domain_size + 1ull),
+				    4ull * (h->domain_size + 1ull),
+				    8ull * h->nnz[0],
+				    8ull * h->nnz[1],
+				    32ull * h->n_vals};
+	memcpy(want, w, sizeof w);
+	for (int m = 0; m < 3; m++) {
+		int s = S_R1CS_START + 3 * m;
+		want[s] = h->has_r1cs ? 8ull * (h->r_n_constraints + 1ull) : 0;
+		want[s + 1] = h->has_r1cs ? 4ull * h->r_n_terms[m] : 0;
+		want[s + 2] = h->has_r1cs ? 32ull * h->r_n_terms[m] : 0;
+	}
+}
+
+static const zka_curve *curve_of(uint32_t id)
+{
+	return id == ZKA_BN254	     ? &zka_curve_bn254
+	       : id == ZKA_BLS12_381 ? &zka_curve_bls12_381
+				     : NULL;
+}
+
+static uint64_t content_id(const struct hdr *h)
+{
+	/* the counts, lengths and checksums: equal for two imports of the same key and circuit */
+	uint8_t
+	    buf[offsetof(struct hdr, total) - offsetof(struct hdr, version) + 2 * sizeof h->len];
+	size_t n = offsetof(struct hdr, total) - offsetof(struct hdr, version);
+	memcpy(buf, &h->version, n);
+	memcpy(buf + n, h->len, sizeof h->len);
+	memcpy(buf + n + sizeof h->len, h->sum, sizeof h->sum);
+	return XXH3_64bits(buf, sizeof buf);
+}
+
+int zka_params_header(const void *hdr, zka_params_info *info, char *why, size_t whylen)
+{
+	struct hdr h;
+	memcpy(&h, hdr, sizeof h);
+	memset(info, 0, sizeof *info);
+	const zka_curve *c = curve_of(h.curve);
+	if (memcmp(h.magic, MAGIC, 8)) {
+		snprintf(why, whylen, "header: not a zkarena params file (bad magic)");
+		return -EBADMSG;
+	}
+	if (h.version != ZKA_PARAMS_VERSION) {
+		snprintf(why, whylen,
+			 "header: version %u, this zkarena reads version %u (re-import the key)",
+			 h.version, ZKA_PARAMS_VERSION);
+		return -EBADMSG;
+	}
+	if (h.checksum != XXH3_64bits(&h, offsetof(struct hdr, checksum))) {
+		snprintf(why, whylen, "header: checksum mismatch");
+		return -EBADMSG;
+	}
+	if (!c || h.n_sections != S_COUNT || h.n_vars < h.n_public + 1ull || h.log_domain > 31 ||
+	    h.domain_size != (1u << h.log_domain) || h.total % ZKA_PARAMS_ALIGN ||
+	    h.total < ZKA_PARAMS_HDR || (h.has_r1cs && h.r_n_wires != h.n_vars)) {
+		snprintf(why, whylen, "header: inconsistent counts (curve, sizes or sections)");
+		return -EBADMSG;
+	}
+	uint64_t want[S_COUNT], end = ZKA_PARAMS_HDR;
+	want_lengths(&h, c, want);
+	for (int s = 0; s < S_COUNT; s++) {
+		if (h.len[s] != want[s]) {
+			snprintf(why, whylen,
+				 "section %s: %llu bytes, the header's counts imply %llu",
+				 sect_name[s], (unsigned long long)h.len[s],
+				 (unsigned long long)want[s]);
+			return -EBADMSG;
+		}
+		if (h.off[s] % ZKA_PARAMS_ALIGN || h.off[s] < end || h.off[s] > h.total ||
+		    h.len[s] > h.total - h.off[s]) {
+			snprintf(why, whylen,
+				 "section %s: offset %llu out of place (file of %llu bytes)",
+				 sect_name[s], (unsigned long long)h.off[s],
+				 (unsigned long long)h.total);
+			return -EBADMSG;
+		}
+		end = h.off[s] + h.len[s];
+	}
+	info->curve = c;
+	info->n_vars = h.n_vars;
+	info->n_public = h.n_public;
+	info->domain_size = h.domain_size;
+	info->has_r1cs = h.has_r1cs;
+	info->total = h.total;
+	memcpy(info->off, h.off, sizeof h.off);
+	memcpy(info->len, h.len, sizeof h.len);
+	memcpy(info->sum, h.sum, sizeof h.sum);
+	info->src_key = h.src_key;
+	info->src_r1cs = h.src_r1cs;
+	memcpy(info->src_name, h.src_name, sizeof info->src_name);
+	info->src_name[sizeof info->src_name - 1] = 0;
+	info->id = content_id(&h);
+	return 0;
+}
+
+int zka_params_residency(const void *hdr, zka_params_res *res)
+{
+	memcpy(res, (const uint8_t *)hdr + ZKA_PARAMS_RES_OFF, sizeof *res);
+	if (memcmp(res->magic, RES_MAGIC, 8) ||
+	    res->checksum != XXH3_64bits(res, offsetof(zka_params_res, checksum))) {
+		memset(res, 0, sizeof *res);
+		return -ENOENT;
+	}
+	res->path[sizeof res->path - 1] = 0;
+	return 0;
+}
+
+void zka_params_set_residency(void *hdr, const zka_params_res *res)
+{
+	zka_params_res r = *res;
+	memcpy(r.magic, RES_MAGIC, 8);
+	r.checksum = XXH3_64bits(&r, offsetof(zka_params_res, checksum));
+	memcpy((uint8_t *)hdr + ZKA_PARAMS_RES_OFF, &r, sizeof r);
+}
+
+int zka_params_plan_new(zka_params_plan *pl, const zka_pk *pk, const zka_r1cs *cs,
+			const zka_file_id *src_key, const zka_file_id *src_r1cs,
+			const char *src_name, char *err, size_t errlen)
 {
 	const zka_curve *c = pk->curve;
 	struct hdr h;
-	zka_abc m;
 	char why[256] = "";
-	int ret = zka_abc_build(pk, &m, why, sizeof why);
+	memset(pl, 0, sizeof *pl);
+	int ret = zka_abc_build(pk, &pl->abc, why, sizeof why);
 	if (ret) {
-		snprintf(err, errlen, "params %s: the key's A/B %s", name, why);
+		snprintf(err, errlen, "the key's A/B %s", why);
 		return ret;
 	}
+	zka_abc *m = &pl->abc;
 	memset(&h, 0, sizeof h);
 	memcpy(h.magic, MAGIC, 8);
-	h.version = VERSION;
+	h.version = ZKA_PARAMS_VERSION;
 	h.curve = (uint32_t)c->id;
 	h.n_vars = pk->n_vars;
 	h.n_public = pk->n_public;
 	h.domain_size = pk->domain_size;
 	h.log_domain = pk->log_domain;
-	h.n_vals = m.n_vals;
-	h.nnz[0] = m.nnz[0];
-	h.nnz[1] = m.nnz[1];
-	const void *src[S_COUNT] = {pk->alpha1, pk->beta1, pk->beta2,  pk->gamma2, pk->delta1,
-				    pk->delta2, pk->IC,	   pk->A,      pk->B1,	   pk->B2,
-				    pk->C,	pk->H,	   m.start[0], m.start[1], m.term[0],
-				    m.term[1],	m.val};
-	size_t g1 = zka_g1_bytes(c), g2 = zka_g2_bytes(c);
-	uint64_t len[S_COUNT] = {g1,
-				 g1,
-				 g2,
-				 g2,
-				 g1,
-				 g2,
-				 g1 * (pk->n_public + 1),
-				 g1 * pk->n_vars,
-				 g1 * pk->n_vars,
-				 g2 * pk->n_vars,
-				 g1 * (pk->n_vars - pk->n_public - 1),
-				 g1 * pk->domain_size,
-				 4ull * (pk->domain_size + 1),
-				 4ull * (pk->domain_size + 1),
-				 8ull * m.nnz[0],
-				 8ull * m.nnz[1],
-				 32ull * m.n_vals};
+	h.n_vals = m->n_vals;
+	h.n_sections = S_COUNT;
+	h.nnz[0] = m->nnz[0];
+	h.nnz[1] = m->nnz[1];
+	const void *src[S_COUNT] = {pk->alpha1, pk->beta1, pk->beta2,	pk->gamma2,  pk->delta1,
+				    pk->delta2, pk->IC,	   pk->A,	pk->B1,	     pk->B2,
+				    pk->C,	pk->H,	   m->start[0], m->start[1], m->term[0],
+				    m->term[1], m->val};
 	if (cs && cs->curve) {
 		h.has_r1cs = 1;
 		h.r_n_wires = cs->n_wires;
@@ -134,26 +289,85 @@ int zka_params_create(const char *name, const zka_pk *pk, const zka_r1cs *cs, ch
 		h.r_n_pub_in = cs->n_pub_in;
 		h.r_n_prv_in = cs->n_prv_in;
 		h.r_n_constraints = cs->n_constraints;
-		for (int m = 0; m < 3; m++) {
-			int s = S_R1CS_START + 3 * m;
-			h.r_n_terms[m] = cs->m[m].n_terms;
-			src[s] = cs->m[m].start;
-			len[s] = 8ull * (cs->n_constraints + 1);
-			src[s + 1] = cs->m[m].signal;
-			len[s + 1] = 4ull * cs->m[m].n_terms;
-			src[s + 2] = cs->m[m].value;
-			len[s + 2] = 32ull * cs->m[m].n_terms;
+		for (int k = 0; k < 3; k++) {
+			int s = S_R1CS_START + 3 * k;
+			h.r_n_terms[k] = cs->m[k].n_terms;
+			src[s] = cs->m[k].start;
+			src[s + 1] = cs->m[k].signal;
+			src[s + 2] = cs->m[k].value;
 		}
 	}
-	uint64_t off = HDR;
+	uint64_t want[S_COUNT], off = ZKA_PARAMS_HDR;
+	want_lengths(&h, c, want);
 	for (int s = 0; s < S_COUNT; s++) {
 		h.off[s] = off;
-		h.len[s] = src[s] ? len[s] : 0;
-		off = align64(off + h.len[s]);
+		h.len[s] = want[s];
+		off = align_up(off + h.len[s]);
+		pl->src[s] = src[s];
 	}
 	h.total = off;
-	h.checksum = XXH64(&h, offsetof(struct hdr, checksum), 0);
+	if (src_key)
+		h.src_key = *src_key;
+	if (src_r1cs)
+		h.src_r1cs = *src_r1cs;
+	if (src_name)
+		snprintf(h.src_name, sizeof h.src_name, "%s", src_name);
+	memcpy(pl->hdr, &h, sizeof h);
+	pl->info.total = h.total;
+	return 0;
+}
 
+struct fill_ctx {
+	zka_params_plan *pl;
+	uint8_t *dst;
+	struct hdr *h;
+};
+
+static void fill_one(void *arg, size_t begin, size_t end, int tid)
+{
+	(void)tid;
+	struct fill_ctx *f = arg;
+	for (size_t s = begin; s < end; s++) {
+		uint64_t off = f->h->off[s], len = f->h->len[s],
+			 pad = align_up(off + len) - off - len;
+		if (len)
+			memcpy(f->dst + off, f->pl->src[s], len);
+		memset(f->dst + off + len, 0, pad);
+		f->h->sum[s] = XXH3_64bits(f->dst + off, len);
+	}
+}
+
+void zka_params_plan_fill(zka_params_plan *pl, void *dst, int threads)
+{
+	struct hdr *h = (struct hdr *)pl->hdr;
+	struct fill_ctx f = {pl, dst, h};
+	/* the big sections are few: one thread per section, in the order of their sizes' sum */
+	int t = zka_par_threads(threads);
+	zka_par_for(t > S_COUNT ? S_COUNT : t, S_COUNT, fill_one, &f);
+	memset(dst, 0, ZKA_PARAMS_HDR);
+	h->checksum = XXH3_64bits(h, offsetof(struct hdr, checksum));
+	memcpy(dst, h, sizeof *h);
+	char why[8];
+	zka_params_header(dst, &pl->info, why, sizeof why);
+}
+
+void zka_params_plan_free(zka_params_plan *pl)
+{
+	zka_abc_free(&pl->abc);
+	memset(pl, 0, sizeof *pl);
+}
+
+int zka_params_create(const char *name, const zka_pk *pk, const zka_r1cs *cs, char *err,
+		      size_t errlen)
+{
+	zka_params_plan pl;
+	char why[300];
+	int ret = zka_params_plan_new(&pl, pk, cs, NULL, NULL, NULL, why, sizeof why);
+	if (ret) {
+		snprintf(err, errlen, "params %s: %s", name, why);
+		return ret;
+	}
+	uint64_t total = pl.info.total;
 	/* write under a temporary name, then rename within /dev/shm: readers never see a
 	 * partially written region under NAME */
 	char tmp[128], path[160], tpath[160];
@@ -165,107 +379,62 @@ int zka_params_create(const char *name, const zka_pk *pk, const zka_r1cs *cs, ch
 	if (fd < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "params %s: shm_open: %s", name, strerror(errno));
-		zka_abc_free(&m);
+		zka_params_plan_free(&pl);
 		return ret;
 	}
-	if ((ret = posix_fallocate(fd, 0, (off_t)h.total))) {
+	if ((ret = posix_fallocate(fd, 0, (off_t)total))) {
 		snprintf(err, errlen, "params %s: cannot allocate %llu bytes in /dev/shm: %s", name,
-			 (unsigned long long)h.total, strerror(ret));
+			 (unsigned long long)total, strerror(ret));
 		ret = -ret;
 		goto err;
 	}
-	map = mmap(NULL, h.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
 		ret = -errno;
 		snprintf(err, errlen, "params %s: mmap: %s", name, strerror(errno));
 		goto err;
 	}
-	memcpy(map, &h, sizeof h);
-	for (int s = 0; s < S_COUNT; s++)
-		if (h.len[s])
-			memcpy((char *)map + h.off[s], src[s], h.len[s]);
+	zka_params_plan_fill(&pl, map, 0);
 	if (rename(tpath, path)) {
 		ret = -errno;
 		snprintf(err, errlen, "params %s: rename: %s", name, strerror(errno));
 		goto err;
 	}
-	munmap(map, h.total);
+	munmap(map, total);
 	close(fd);
-	zka_abc_free(&m);
+	zka_params_plan_free(&pl);
 	return 0;
 err:
 	if (map != MAP_FAILED)
-		munmap(map, h.total);
+		munmap(map, total);
 	close(fd);
 	shm_unlink(tmp);
-	zka_abc_free(&m);
+	zka_params_plan_free(&pl);
 	return ret;
 }
 
-int zka_params_open(const char *name, zka_params *p, char *err, size_t errlen)
+int zka_params_from_map(void *map, size_t size, const char *what, zka_params *p, char *err,
+			size_t errlen)
 {
 	memset(p, 0, sizeof *p);
-	int fd = shm_open(name, O_RDONLY, 0);
-	struct stat st;
-	if (fd < 0) {
-		snprintf(err, errlen, "params %s: %s", name, strerror(errno));
-		return -errno;
+	zka_params_info in;
+	char why[256];
+	if (size < ZKA_PARAMS_HDR) {
+		snprintf(err, errlen, "%s: truncated (%zu bytes)", what, size);
+		return -EBADMSG;
 	}
-	if (fstat(fd, &st) || (uint64_t)st.st_size < HDR) {
-		close(fd);
-		snprintf(err, errlen, "params %s: truncated", name);
-		return -EINVAL;
+	if (zka_params_header(map, &in, why, sizeof why)) {
+		snprintf(err, errlen, "%s: %s", what, why);
+		return -EBADMSG;
 	}
-	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED) {
-		snprintf(err, errlen, "params %s: mmap: %s", name, strerror(errno));
-		return -errno;
+	if (in.total != size) {
+		snprintf(err, errlen, "%s: %zu bytes, the header says %llu", what, size,
+			 (unsigned long long)in.total);
+		return -EBADMSG;
 	}
 	struct hdr h;
 	memcpy(&h, map, sizeof h);
-	const zka_curve *c = h.curve == ZKA_BN254	? &zka_curve_bn254
-			     : h.curve == ZKA_BLS12_381 ? &zka_curve_bls12_381
-							: NULL;
-	if (memcmp(h.magic, MAGIC, 8) || h.version != VERSION ||
-	    h.checksum != XXH64(&h, offsetof(struct hdr, checksum), 0) || !c ||
-	    h.total != (uint64_t)st.st_size || h.n_vars < h.n_public + 1 ||
-	    h.domain_size != (1u << (h.log_domain & 31))) {
-		munmap(map, (size_t)st.st_size);
-		snprintf(err, errlen, "params %s: bad header (magic, version, checksum or sizes)",
-			 name);
-		return -EBADMSG;
-	}
-	for (int s = 0; s < S_COUNT; s++)
-		if (h.off[s] < HDR || h.off[s] > h.total || h.len[s] > h.total - h.off[s]) {
-			munmap(map, (size_t)st.st_size);
-			snprintf(err, errlen, "params %s: section %d out of bounds", name, s);
-			return -EBADMSG;
-		}
-	size_t g1 = zka_g1_bytes(c), g2 = zka_g2_bytes(c);
-	uint64_t want[S_R1CS_START] = {g1,
-				       g1,
-				       g2,
-				       g2,
-				       g1,
-				       g2,
-				       g1 * (h.n_public + 1),
-				       g1 * h.n_vars,
-				       g1 * h.n_vars,
-				       g2 * h.n_vars,
-				       g1 * (h.n_vars - h.n_public - 1),
-				       g1 * h.domain_size,
-				       4ull * (h.domain_size + 1),
-				       4ull * (h.domain_size + 1),
-				       8ull * h.nnz[0],
-				       8ull * h.nnz[1],
-				       32ull * h.n_vals};
-	for (int s = 0; s < S_R1CS_START; s++)
-		if (h.len[s] != want[s]) {
-			munmap(map, (size_t)st.st_size);
-			snprintf(err, errlen, "params %s: section %d has the wrong size", name, s);
-			return -EBADMSG;
-		}
+	const zka_curve *c = in.curve;
 	uint8_t *b = map;
 	zka_pk *pk = &p->pk;
 	pk->curve = c;
@@ -291,11 +460,9 @@ int zka_params_open(const char *name, zka_params *p, char *err, size_t errlen)
 		       .term = {(uint32_t(*)[2])(b + h.off[S_ABC_START + 2]),
 				(uint32_t(*)[2])(b + h.off[S_ABC_START + 3])},
 		       .val = (uint64_t(*)[4])(b + h.off[S_ABC_START + 4])};
-	char why[256];
 	if (zka_abc_check(m, why, sizeof why)) {
-		munmap(map, (size_t)st.st_size);
 		memset(p, 0, sizeof *p);
-		snprintf(err, errlen, "params %s: %s", name, why);
+		snprintf(err, errlen, "%s: section abc: %s", what, why);
 		return -EBADMSG;
 	}
 	p->vk = (zka_vk){.curve = c,
@@ -313,39 +480,59 @@ int zka_params_open(const char *name, zka_params *p, char *err, size_t errlen)
 		cs->n_pub_in = h.r_n_pub_in;
 		cs->n_prv_in = h.r_n_prv_in;
 		cs->n_constraints = h.r_n_constraints;
-		for (int m = 0; m < 3; m++) {
-			int s = S_R1CS_START + 3 * m;
-			if (h.len[s] != 8ull * (h.r_n_constraints + 1) ||
-			    h.len[s + 1] != 4ull * h.r_n_terms[m] ||
-			    h.len[s + 2] != 32ull * h.r_n_terms[m]) {
-				munmap(map, (size_t)st.st_size);
-				snprintf(err, errlen,
-					 "params %s: r1cs matrix %d has the wrong size", name, m);
-				return -EBADMSG;
-			}
-			cs->m[m].start = (uint64_t *)(b + h.off[s]);
-			cs->m[m].signal = (uint32_t *)(b + h.off[s + 1]);
-			cs->m[m].value = (uint64_t(*)[4])(b + h.off[s + 2]);
-			cs->m[m].n_terms = h.r_n_terms[m];
+		for (int k = 0; k < 3; k++) {
+			int s = S_R1CS_START + 3 * k;
+			cs->m[k].start = (uint64_t *)(b + h.off[s]);
+			cs->m[k].signal = (uint32_t *)(b + h.off[s + 1]);
+			cs->m[k].value = (uint64_t(*)[4])(b + h.off[s + 2]);
+			cs->m[k].n_terms = h.r_n_terms[k];
 			/* CSR sanity: rows monotonic within the terms, signals within the wires */
-			int bad = cs->m[m].start[0] != 0 ||
-				  cs->m[m].start[h.r_n_constraints] != h.r_n_terms[m];
+			int bad = cs->m[k].start[0] != 0 ||
+				  cs->m[k].start[h.r_n_constraints] != h.r_n_terms[k];
 			for (uint32_t i = 0; i < h.r_n_constraints && !bad; i++)
-				bad = cs->m[m].start[i] > cs->m[m].start[i + 1];
-			for (uint64_t t = 0; t < h.r_n_terms[m] && !bad; t++)
-				bad = cs->m[m].signal[t] >= h.r_n_wires;
-			if (bad || h.r_n_wires != h.n_vars) {
-				munmap(map, (size_t)st.st_size);
-				snprintf(err, errlen, "params %s: r1cs matrix %d is inconsistent",
-					 name, m);
+				bad = cs->m[k].start[i] > cs->m[k].start[i + 1];
+			for (uint64_t t = 0; t < h.r_n_terms[k] && !bad; t++)
+				bad = cs->m[k].signal[t] >= h.r_n_wires;
+			if (bad) {
+				memset(p, 0, sizeof *p);
+				snprintf(err, errlen, "%s: section %s: inconsistent matrix", what,
+					 sect_name[s]);
 				return -EBADMSG;
 			}
 		}
 		p->has_r1cs = 1;
 	}
 	p->map = map;
-	p->size = (size_t)st.st_size;
+	p->size = size;
 	return 0;
+}
+
+int zka_params_open(const char *name, zka_params *p, char *err, size_t errlen)
+{
+	memset(p, 0, sizeof *p);
+	int fd = shm_open(name, O_RDONLY, 0);
+	struct stat st;
+	if (fd < 0) {
+		snprintf(err, errlen, "params %s: %s", name, strerror(errno));
+		return -errno;
+	}
+	if (fstat(fd, &st) || (uint64_t)st.st_size < ZKA_PARAMS_HDR) {
+		close(fd);
+		snprintf(err, errlen, "params %s: truncated", name);
+		return -EINVAL;
+	}
+	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		snprintf(err, errlen, "params %s: mmap: %s", name, strerror(errno));
+		return -errno;
+	}
+	char what[96];
+	snprintf(what, sizeof what, "params %s", name);
+	int r = zka_params_from_map(map, (size_t)st.st_size, what, p, err, errlen);
+	if (r)
+		munmap(map, (size_t)st.st_size);
+	return r;
 }
 
 void zka_params_close(zka_params *p)

@@ -1,5 +1,6 @@
 /* pipe.c - see pipe.h. */
 #include "synth/pipe.h"
+#include "synth/zka_keys.h"
 
 #include <dirent.h>
 #include <stdarg.h>
@@ -145,21 +146,20 @@ int zka_pipe_load_circuit(struct zka_arena *a, const char *arena_name, const cha
 		snprintf(err, errlen, "%s: another process has been loading it for a minute", zkey);
 		return -ETIMEDOUT;
 	}
-	zka_pk pk;
-	zka_r1cs cs;
 	char name[ZKA_SHM_NAME_MAX];
-	r = zka_params_read_files(abs, r1cs, &pk, &cs, err, errlen);
-	if (!r) {
-		/* "/zka-<hash of the arena name>+p<entry>.<key hash>": '+' never appears in an
-		 * arena name, so no arena's objects match another's prefix */
+	if (zka_keys_find_resident(abs, r1cs, name) != 0) {
+		/* no resident region: load the .zka (or the .zkey through the cache) into the
+		 * arena's own region, "/zka-<hash of the arena name>+p<entry>.<key hash>": '+'
+		 * never appears in an arena name, so no arena's objects match another's prefix */
 		snprintf(name, sizeof name, "/zka-%016llx+p%u.%08x",
 			 (unsigned long long)XXH64(arena_name, strlen(arena_name), 0), *idx,
 			 (unsigned)(k.header_hash ^ (uint64_t)k.key_mtime_ns));
 		shm_unlink(name); /* a stale region of an earlier load of this entry */
-		r = zka_params_create(name, &pk, r1cs ? &cs : NULL, err, errlen);
-		zka_pk_free(&pk);
-		zka_r1cs_free(&cs);
-	}
+		zka_keys_opts ko = {.r1cs = r1cs, .no_resident = 1, .shm = name};
+		zka_params p;
+		r = zka_keys_open(abs, &ko, &p, NULL, err, errlen);
+		zka_params_close(&p);
+	} /* else the resident region serves the arena; evicting it is `params evict`'s call */
 	if (r) {
 		zka_circuit_publish(a, *idx, NULL);
 		return r;

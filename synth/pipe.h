@@ -30,9 +30,10 @@ void zka_pipe_cache_free(zka_pipe_cache *c);
 const zka_params *zka_pipe_circuit(zka_pipe_cache *c, struct zka_arena *a, uint32_t idx,
 				   char *err, size_t errlen);
 
-/* Makes sure the key (and optional r1cs) is loaded into a params region recorded in the
- * arena's circuit table (by path, size, mtime and a hash of the key's first 4 KiB), loading
- * it now when no process has; *idx receives the table index. Waits (up to ~60 s) for another
+/* Makes sure the key (.zka or .zkey, and optional r1cs) is in a params region recorded in
+ * the arena's circuit table (by path, size, mtime and a hash of the key's first 4 KiB): a
+ * resident region of the key (zka_keys.h) when one exists, else loaded now (zka_keys_open,
+ * through the .zkey cache) when no process has; *idx receives the table index. Waits (up to ~60 s) for another
  * process that is loading the same key. Returns 0 or -errno with err naming the file. */
 int zka_pipe_load_circuit(struct zka_arena *a, const char *arena_name, const char *zkey,
 			  const char *r1cs, uint32_t *idx, char *err, size_t errlen);

@@ -28,6 +28,8 @@ int zka_cmd_status(int argc, char **argv);
 int zka_cmd_list(int argc, char **argv);
 int zka_cmd_cancel(int argc, char **argv);
 int zka_cmd_demo(int argc, char **argv);
+int zka_cmd_import(int argc, char **argv);
+int zka_cmd_params(int argc, char **argv);
 /* cluster/ (built when libpq is found: ZKA_HAVE_CLUSTER) */
 int zka_cmd_cluster(int argc, char **argv);
 int zka_cmd_bridge(int argc, char **argv);
@@ -37,6 +39,7 @@ int zka_bench_cluster(int argc, char **argv);
 int zka_bench_ring(int argc, char **argv);
 int zka_bench_gpu(int argc, char **argv);
 int zka_bench_prove(int argc, char **argv);
+int zka_bench_load(int argc, char **argv);
 int zka_bench_pipeline(int argc, char **argv);
 
 #endif

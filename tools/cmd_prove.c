@@ -1,6 +1,10 @@
 /* cmd_prove.c - `zkarena prove [options] circuit.zkey witness.wtns proof.json public.json`:
  * the snarkjs/rapidsnark-compatible prover command, on the CPU or (--gpu) on a CUDA device. */
+#include "shm/zka_arena.h"
+#include "synth/pipe.h"
+#include "synth/zka_keys.h"
 #include "tools/cli.h"
+#include "zk/abc.h"
 #include "zk/decimal.h"
 #include "zk/groth16.h"
 #include "zk/json_io.h"
@@ -14,21 +18,31 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: zkarena prove [options] circuit.zkey witness.wtns proof.json public.json\n"
+		"usage: zkarena prove [options] circuit.zkey|circuit.zka witness.wtns proof.json public.json\n"
 		"\n"
 		"Proves with a snarkjs Groth16 key (BN254 or BLS12-381, taken from the key) and a\n"
 		"circom witness; writes proof.json and public.json as snarkjs does, atomically.\n"
 		"The proof is verified before it is written (unless --no-verify).\n"
+		"The key: a resident region of it when one exists (`zkarena params load`: no key\n"
+		"file is opened), else the .zka read with io_uring, else the .zkey imported once\n"
+		"into the cache directory ($ZKARENA_CACHE) and read from there afterwards.\n"
 		"\n"
 		"options:\n"
+		"  --arena NAME     hand the proof to the running pipeline of arena NAME (`zkarena\n"
+		"                   run`): submit, wait, write the two files; the key is loaded into\n"
+		"                   the arena once (--gpu, --threads, --r/--s do not apply)\n"
+		"  --no-cache       import a .zkey in memory, without reading or writing the cache\n"
 		"  --r1cs FILE      check that the witness satisfies the circuit first and name the\n"
 		"                   first failing constraint instead of proving\n"
 		"  --gpu            prove on a CUDA device (zkarena must be built with CUDA)\n"
@@ -38,7 +52,8 @@ static void usage(FILE *f)
 		"                   costs more than they save on a single proof)\n"
 		"  --threads N      CPU threads (default: one per online CPU)\n"
 		"  --no-verify      skip the self-check of the proof\n"
-		"  --times          print per-stage times to stderr\n"
+		"  --times          print per-stage times to stderr, the key load its own stage,\n"
+		"                   and the number of key files this process opened\n"
 		"  --r DEC --s DEC  fixed prover randomness (testing only: reusing r, s with two\n"
 		"                   witnesses leaks them); default: fresh from getrandom(2)\n"
 		"  -h, --help       this text\n"
@@ -48,10 +63,55 @@ static void usage(FILE *f)
 }
 
 /* Proves on the GPU; returns 0, or -errno with err set. */
-static int prove_gpu(const zka_pk *pk, const zka_witness *w, const zka_rs *rs, int device,
+/* a = A w, b = B w, c = a .* b from the region's CSR matrices (zk/abc.h). */
+static int params_abc(const zka_params *p, const zka_witness *w, uint64_t (*a)[4],
+		      uint64_t (*b)[4], uint64_t (*c)[4], int threads)
+{
+	uint64_t(*wm)[4] = malloc((size_t)w->n * sizeof *wm);
+	if (!wm)
+		return -ENOMEM;
+	int64_t bad = zka_abc_witness_mem(p->pk.curve, (const uint64_t(*)[4])w->w, w->n, wm, threads);
+	int r = bad ? -EINVAL : zka_abc_compute(&p->abc, (const uint64_t(*)[4])wm, a, b, c, threads);
+	free(wm);
+	return r;
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The CPU prover from a params region. */
+static int prove_cpu(const zka_params *p, const zka_witness *w, const zka_rs *rs,
+		     zka_proof *proof, const zka_prove_opts *o, zka_prove_times *t)
+{
+	size_t n = p->pk.domain_size;
+	int ret = -ENOMEM;
+	double t0 = mono();
+	uint64_t(*a)[4] = malloc(n * sizeof *a), (*b)[4] = malloc(n * sizeof *b),
+		(*c)[4] = malloc(n * sizeof *c);
+	if (!a || !b || !c)
+		goto err;
+	if ((ret = params_abc(p, w, a, b, c, o->threads)))
+		goto err;
+	double t1 = mono();
+	ret = zka_prove_abc(&p->pk, a, b, c, (const uint64_t(*)[4])w->w, rs, proof, o, t);
+	t->abc = t1 - t0;
+	t->total = mono() - t0;
+err:
+	free(a);
+	free(b);
+	free(c);
+	return ret;
+}
+
+static int prove_gpu(const zka_params *p, const zka_witness *w, const zka_rs *rs, int device,
 		     zka_proof *proof, zka_prove_times *t, char *err, size_t errlen)
 {
 #ifdef ZKA_HAVE_CUDA
+	const zka_pk *pk = &p->pk;
 	zka_gpu *g = NULL;
 	zka_gpu_key *key = NULL;
 	size_t n = pk->domain_size;
@@ -69,7 +129,7 @@ static int prove_gpu(const zka_pk *pk, const zka_witness *w, const zka_rs *rs, i
 		snprintf(err, errlen, "out of memory for a, b, c (%zu entries)", n);
 		goto err;
 	}
-	ret = zka_compute_abc(pk, w, a, b, c, NULL);
+	ret = params_abc(p, w, a, b, c, 0);
 	if (ret) {
 		snprintf(err, errlen, "computing a, b, c failed (%s)", strerror(-ret));
 		goto err;
@@ -96,23 +156,126 @@ err:
 	free(c);
 	return ret;
 #else
-	(void)pk, (void)w, (void)rs, (void)device, (void)proof, (void)t;
+	(void)p, (void)w, (void)rs, (void)device, (void)proof, (void)t;
 	snprintf(err, errlen, "--gpu: this zkarena was built without CUDA (no nvcc at build time)");
 	return -ENOTSUP;
 #endif
 }
 
+/* Moves src to dst (rename, or a copy across file systems). */
+static int move_file(const char *src, const char *dst, char *err, size_t errlen)
+{
+	if (rename(src, dst) == 0)
+		return 0;
+	if (errno != EXDEV) {
+		snprintf(err, errlen, "%s: %s", dst, strerror(errno));
+		return -errno;
+	}
+	FILE *in = fopen(src, "rb"), *out = NULL;
+	char tmp[PATH_MAX], buf[65536];
+	int ret = 0;
+	snprintf(tmp, sizeof tmp, "%s.tmp%d", dst, (int)getpid());
+	if (!in || !(out = fopen(tmp, "wb")))
+		ret = -errno;
+	for (size_t n; !ret && (n = fread(buf, 1, sizeof buf, in)) > 0;)
+		if (fwrite(buf, 1, n, out) != n)
+			ret = -EIO;
+	if (in)
+		fclose(in);
+	if (out && fclose(out) && !ret)
+		ret = -EIO;
+	if (!ret && rename(tmp, dst))
+		ret = -errno;
+	if (ret) {
+		unlink(tmp);
+		snprintf(err, errlen, "%s: %s", dst, strerror(-ret));
+	} else
+		unlink(src);
+	return ret;
+}
+
+/* `prove --arena NAME`: the job through a running pipeline, its two files moved into place. */
+static int prove_arena(const char *name, const char *zkey, const char *r1cs, const char *wtns,
+		       const char *proof_path, const char *public_path, int times)
+{
+	char err[1024] = "", dir[PATH_MAX], pdir[PATH_MAX], src[PATH_MAX + 32];
+	double t0 = mono();
+	snprintf(pdir, sizeof pdir, "%s", proof_path);
+	snprintf(dir, sizeof dir, "%s/.zkarena-prove-XXXXXX", dirname(pdir));
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "zkarena prove: %s: cannot make a directory for the job: %s\n", dir,
+			strerror(errno));
+		return 2;
+	}
+	struct zka_arena *a = zka_pipe_attach("zkarena prove", name, 0);
+	uint64_t id = 0;
+	int status = 2;
+	struct zka_job_info ji;
+	if (!a)
+		goto out;
+	if (zka_pipe_submit(a, name, zkey, r1cs, wtns, dir, &id, err, sizeof err))
+		goto out;
+	double t1 = mono();
+	int r = zka_job_wait(a, id, -1, &ji);
+	if (r == 1) {
+		/* a witness the key or the circuit refuses is bad input, as for `prove` */
+		int bad_input = strstr(ji.reason, "witness") || strstr(ji.reason, "does not satisfy") ||
+				strstr(ji.reason, ".wtns");
+		snprintf(err, sizeof err, "job %llu failed: %s", (unsigned long long)id, ji.reason);
+		status = bad_input ? 2 : 1;
+		goto out;
+	}
+	if (r) {
+		snprintf(err, sizeof err, "job %llu: %s", (unsigned long long)id, strerror(-r));
+		status = 1;
+		goto out;
+	}
+	status = 1;
+	snprintf(src, sizeof src, "%s/public.json", dir);
+	if (move_file(src, public_path, err, sizeof err))
+		goto out;
+	snprintf(src, sizeof src, "%s/proof.json", dir);
+	if (move_file(src, proof_path, err, sizeof err)) {
+		unlink(public_path); /* never leave half of the output */
+		goto out;
+	}
+	if (times)
+		fprintf(stderr, "zkarena prove: arena %s job %llu: submit (key in the arena) %.3f s, "
+				"queued to done %.3f s, total %.3f s\n",
+			name, (unsigned long long)id, t1 - t0, mono() - t1, mono() - t0);
+	status = 0;
+out:
+	if (status)
+		fprintf(stderr, "zkarena prove: %s\n", err[0] ? err : "cannot reach the arena");
+	if (a) {
+		if (id) {
+			char mk[PATH_MAX + 96];
+			zka_pipe_marker(mk, sizeof mk, a, dir, id);
+			unlink(mk);
+			zka_job_release(a, id);
+		}
+		zka_arena_close(a);
+	}
+	snprintf(src, sizeof src, "%s/proof.json", dir);
+	unlink(src);
+	snprintf(src, sizeof src, "%s/public.json", dir);
+	unlink(src);
+	rmdir(dir);
+	return status;
+}
+
 int zka_cmd_prove(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"r1cs", required_argument, 0, 'c'}, {"gpu", no_argument, 0, 'g'},
+	    {"r1cs", required_argument, 0, 'c'},   {"gpu", no_argument, 0, 'g'},
 	    {"device", required_argument, 0, 'd'}, {"threads", required_argument, 0, 't'},
 	    {"no-verify", no_argument, 0, 'n'},	   {"times", no_argument, 0, 'T'},
 	    {"r", required_argument, 0, 'r'},	   {"s", required_argument, 0, 's'},
+	    {"no-cache", no_argument, 0, 'N'},	   {"arena", required_argument, 0, 'a'},
 	    {"help", no_argument, 0, 'h'},	   {0, 0, 0, 0}};
-	const char *r1cs_path = NULL, *r_dec = NULL, *s_dec = NULL;
-	int gpu = 0, device = 0, threads = 0, verify = 1, times = 0, opt;
-	char err[512] = "";
+	const char *r1cs_path = NULL, *r_dec = NULL, *s_dec = NULL, *arena = NULL;
+	int gpu = 0, device = 0, threads = 0, verify = 1, times = 0, no_cache = 0, opt;
+	char err[1024] = "";
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -130,6 +293,8 @@ int zka_cmd_prove(int argc, char **argv)
 		case 'T': times = 1; break;
 		case 'r': r_dec = optarg; break;
 		case 's': s_dec = optarg; break;
+		case 'N': no_cache = 1; break;
+		case 'a': arena = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -145,34 +310,46 @@ int zka_cmd_prove(int argc, char **argv)
 	}
 	const char *zkey = argv[optind], *wtns = argv[optind + 1], *proof_path = argv[optind + 2],
 		   *public_path = argv[optind + 3];
-	zka_pk pk = {0};
+	if (arena) {
+		if (r_dec || gpu || no_cache) {
+			fprintf(stderr, "zkarena prove: --arena: the pipeline chooses r, s and the device "
+					"itself (drop --r/--s, --gpu, --no-cache)\n");
+			return 2;
+		}
+		return prove_arena(arena, zkey, r1cs_path, wtns, proof_path, public_path, times);
+	}
+	zka_params p = {0};
 	zka_witness w = {0};
 	zka_r1cs cs = {0};
-	zka_vk vk = {0};
 	zka_proof proof;
 	zka_rs rs;
 	zka_prove_times t = {0};
+	zka_keys_info ki = {0};
+	zka_keys_opts ko = {.no_cache = no_cache, .threads = threads, .progress = -1};
 	int status = 2, ret;
 
-	if (zka_zkey_read(zkey, &pk, err, sizeof err) || zka_wtns_read(wtns, &w, err, sizeof err))
+	if (zka_keys_open(zkey, &ko, &p, &ki, err, sizeof err) ||
+	    zka_wtns_read(wtns, &w, err, sizeof err))
 		goto err;
-	if (w.curve != pk.curve) {
+	const zka_pk *pk = &p.pk;
+	if (w.curve != pk->curve) {
 		snprintf(err, sizeof err, "%s: witness is for %s but %s is a %s key", wtns,
-			 w.curve->pretty, zkey, pk.curve->pretty);
+			 w.curve->pretty, zkey, pk->curve->pretty);
 		goto err;
 	}
-	if (w.n != pk.n_vars) {
+	if (w.n != pk->n_vars) {
 		snprintf(err, sizeof err, "%s: witness has %u values but %s expects %u", wtns, w.n,
-			 zkey, pk.n_vars);
+			 zkey, pk->n_vars);
 		goto err;
 	}
 	if (r1cs_path) {
 		uint32_t bad = 0;
 		if (zka_r1cs_read(r1cs_path, &cs, err, sizeof err))
 			goto err;
-		if (cs.curve != pk.curve || cs.n_wires != pk.n_vars) {
+		if (cs.curve != pk->curve || cs.n_wires != pk->n_vars) {
 			snprintf(err, sizeof err, "%s: circuit (%s, %u wires) does not match %s (%s, %u signals)",
-				 r1cs_path, cs.curve->pretty, cs.n_wires, zkey, pk.curve->pretty, pk.n_vars);
+				 r1cs_path, cs.curve->pretty, cs.n_wires, zkey, pk->curve->pretty,
+				 pk->n_vars);
 			goto err;
 		}
 		ret = zka_r1cs_check(&cs, &w, &bad);
@@ -188,12 +365,12 @@ int zka_cmd_prove(int argc, char **argv)
 		}
 	}
 	if (r_dec) {
-		if (zka_dec_parse(r_dec, rs.r, 32, pk.curve->r, 4) ||
-		    zka_dec_parse(s_dec, rs.s, 32, pk.curve->r, 4)) {
+		if (zka_dec_parse(r_dec, rs.r, 32, pk->curve->r, 4) ||
+		    zka_dec_parse(s_dec, rs.s, 32, pk->curve->r, 4)) {
 			snprintf(err, sizeof err, "--r/--s: not a decimal integer below the group order");
 			goto err;
 		}
-	} else if ((ret = zka_rs_random(&rs, pk.curve))) {
+	} else if ((ret = zka_rs_random(&rs, pk->curve))) {
 		snprintf(err, sizeof err, "getrandom: %s", strerror(-ret));
 		status = 1;
 		goto err;
@@ -201,23 +378,19 @@ int zka_cmd_prove(int argc, char **argv)
 	zka_prove_opts po = {.threads = threads};
 	status = 1;
 	if (gpu)
-		ret = prove_gpu(&pk, &w, &rs, device, &proof, &t, err, sizeof err);
+		ret = prove_gpu(&p, &w, &rs, device, &proof, &t, err, sizeof err);
 	else
-		ret = zka_prove(&pk, &w, &rs, &proof, &po, &t);
+		ret = prove_cpu(&p, &w, &rs, &proof, &po, &t);
 	if (ret) {
 		if (!err[0])
 			snprintf(err, sizeof err, "proving failed: %s", strerror(-ret));
 		goto err;
 	}
-	proof.curve = pk.curve;
+	proof.curve = pk->curve;
 	const uint64_t(*pub)[4] = (const uint64_t(*)[4])(w.w + 1);
 	if (verify) {
 		const char *why = NULL;
-		if ((ret = zka_vk_from_pk(&vk, &pk))) {
-			snprintf(err, sizeof err, "out of memory");
-			goto err;
-		}
-		if (zka_verify(&vk, pub, pk.n_public, &proof, &why) != 1) {
+		if (zka_verify(&p.vk, pub, pk->n_public, &proof, &why) != 1) {
 			snprintf(err, sizeof err, "the new proof does not verify (%s); nothing written",
 				 why ? why : "?");
 			goto err;
@@ -225,21 +398,23 @@ int zka_cmd_prove(int argc, char **argv)
 	}
 	if (zka_proof_write_json(proof_path, &proof, err, sizeof err))
 		goto err;
-	if (zka_public_write_json(public_path, pk.curve, pub, pk.n_public, err, sizeof err)) {
+	if (zka_public_write_json(public_path, pk->curve, pub, pk->n_public, err, sizeof err)) {
 		unlink(proof_path); /* never leave half of the output */
 		goto err;
 	}
-	if (times)
+	if (times) {
+		fprintf(stderr, "zkarena prove: key load %.3f s (%s); key files opened %llu\n",
+			ki.seconds, ki.how, (unsigned long long)zka_loader_key_opens());
 		fprintf(stderr, "zkarena prove: %s, %u constraints domain, abc %.3f s, ntt %.3f s, "
 				"msm G1 %.3f s, msm G2 %.3f s, total %.3f s\n",
-			pk.curve->pretty, pk.domain_size, t.abc, t.ntt, t.msm_g1, t.msm_g2, t.total);
+			pk->curve->pretty, pk->domain_size, t.abc, t.ntt, t.msm_g1, t.msm_g2, t.total);
+	}
 	status = 0;
 err:
 	if (status)
 		fprintf(stderr, "zkarena prove: %s\n", err);
-	zka_pk_free(&pk);
+	zka_params_close(&p);
 	zka_witness_free(&w);
 	zka_r1cs_free(&cs);
-	zka_vk_free(&vk);
 	return status;
 }

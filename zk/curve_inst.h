@@ -64,11 +64,14 @@ static inline void ZKA_CAT2(CURVE, g2_gen)(ZKA_CAT2(CURVE, g2_aff) * g)
 	memcpy(g->y.c1.v, ZKA_CAT2(CC, G2_GY1), sizeof g->y.c1.v);
 }
 
-/* Returns 1 when p is on G1 and in the order-r subgroup (r p = 0). */
+/* Returns 1 when p is on G1 and in the order-r subgroup (r p = 0). On a BN curve #E(Fq) = r
+ * (cofactor 1): every point on the curve is in the subgroup and r p is not computed. */
 static inline int ZKA_CAT2(CURVE, g1_aff_in_group)(const ZKA_CAT2(CURVE, g1_aff) * p)
 {
 	if (!ZKA_CAT2(CURVE, g1_aff_on_curve)(p))
 		return 0;
+	if (CURVE_BN)
+		return 1;
 	ZKA_CAT2(CURVE, g1_jac) j;
 	ZKA_CAT2(CURVE, g1_from_aff)(&j, p);
 	ZKA_CAT2(CURVE, g1_mul)(&j, &j, ZKA_CAT2(CC, R_PLAIN), 4);

@@ -1,0 +1,72 @@
+/* zka_keys.h - where a proving key comes from: a resident params region, a .zka file (read by
+ * the loader, zka_loader.h), or a .zkey imported into a .zka once and kept in a cache
+ * directory keyed by the .zkey's identity. Also `zkarena import` and the resident regions'
+ * listing and eviction.
+ *
+ * Resident regions are shm objects /zka-key.<id> (id: the content identity of the image,
+ * zka_params_info.id) carrying a residency record (params.h). A key file names a resident
+ * region when stat(2) of the file matches the region's loaded-from file or the .zkey it was
+ * imported from (size, mtime, device, inode): finding one opens no key file. */
+#ifndef ZKA_KEYS_H
+#define ZKA_KEYS_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "synth/params.h"
+#include "synth/zka_loader.h"
+
+typedef struct zka_keys_opts {
+	const char *r1cs; /* the circuit to put in the region (pipeline); NULL: none */
+	int no_cache;	  /* a .zkey is imported in memory, no .zka written */
+	int no_resident;  /* do not look for a resident region */
+	int threads;	  /* 0: one per online CPU */
+	int progress;	  /* as zka_loader_opts.progress */
+	const char *shm;  /* as zka_loader_opts.shm: NULL private, "" the resident name */
+} zka_keys_opts;
+
+typedef struct zka_keys_info {
+	double seconds; /* the key load, found or read or imported */
+	char how[256];	/* one phrase: "resident region /zka-key.X", "read NAME.zka ..." */
+	char shm[64];	/* the region's name when named or resident */
+	int resident;	/* 1: an existing resident region was used */
+} zka_keys_info;
+
+/* Gives p the params of the key at path (.zka or .zkey; a .zkey through the cache unless
+ * o->no_cache). Errors: one line in err naming the file; -EBADMSG (or -EINVAL) for a bad
+ * file, other -errno for the system. */
+int zka_keys_open(const char *path, const zka_keys_opts *o, zka_params *p, zka_keys_info *ki,
+		  char *err, size_t errlen);
+
+/* `zkarena import`: the .zkey (and .r1cs) into the .zka file out, every point validated (on
+ * the curve, in the subgroup) with threads threads; written atomically. */
+int zka_keys_import(const char *zkey, const char *r1cs, const char *out, int threads, int progress,
+		    char *err, size_t errlen);
+
+/* Finds the resident region of the key file path (and circuit r1cs, NULL: any); 0 with name
+ * set, or -ENOENT. Opens no key file. */
+int zka_keys_find_resident(const char *path, const char *r1cs, char name[64]);
+
+/* The cache directory ($ZKARENA_CACHE; /var/cache/zkarena as root; else
+ * $XDG_CACHE_HOME/zkarena or ~/.cache/zkarena). */
+void zka_keys_cache_dir(char *out, size_t n);
+
+/* One params region in /dev/shm, for `zkarena params list`. */
+typedef struct zka_keys_region {
+	char name[64];
+	int resident; /* 1: /zka-key.*, 0: an arena's */
+	int ok;	      /* header valid */
+	zka_params_info info;
+	zka_params_res res;
+	int has_res;
+	uint64_t size;
+	char mappers[256]; /* "pid (comm), ..." of the processes that map it */
+} zka_keys_region;
+
+/* Lists the params regions; *out is malloc'd (free it). Returns the count or -errno. */
+int zka_keys_list(zka_keys_region **out);
+
+/* Removes the resident region named by id (its 16 hex digits, a unique prefix, or its shm
+ * name). Processes that map it keep their mapping. 0 or -errno with err set. */
+int zka_keys_evict(const char *id, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,51 @@
+/* zka_loader.h - reads a .zka file (a params region's image, synth/params.h) into memory with
+ * io_uring and O_DIRECT, verifying every section's checksum while later reads are in flight.
+ * See loader.c for the design (objects, states, invariants). */
+#ifndef ZKA_LOADER_H
+#define ZKA_LOADER_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "synth/params.h"
+
+#define ZKA_LOADER_DEPTH 8	      /* reads in flight (measured: docs/keys.md) */
+#define ZKA_LOADER_CHUNK (4u << 20)   /* bytes per read */
+#define ZKA_LOADER_IOV_MAX (1u << 30) /* bytes per registered buffer (the kernel's limit) */
+
+typedef struct zka_loader_opts {
+	unsigned depth;	 /* reads in flight; 0: ZKA_LOADER_DEPTH */
+	unsigned chunk;	 /* bytes per read, a multiple of 4 KiB; 0: ZKA_LOADER_CHUNK */
+	int threads;	 /* checksum workers; 0: online CPUs, at most 4 */
+	int progress;	 /* 1: a progress line on stderr for loads over a second; 0: none;
+			    -1: when stderr is a terminal */
+	int buffered;	 /* 1: never O_DIRECT */
+	int no_fixed;	 /* 1: plain reads, no registered buffers */
+	const char *shm; /* NULL: private anonymous memory; "": the resident name
+			    (/zka-key.<id>); else this shm object (replaced if it exists) */
+	void *dst;	 /* not NULL: read into this mapping (dst_size bytes) instead */
+	size_t dst_size;
+	int quiet; /* 1: no notice line for the buffered fallback */
+} zka_loader_opts;
+
+typedef struct zka_loader_stats {
+	double seconds; /* open to verified */
+	uint64_t bytes; /* the file's size */
+	int direct;	/* O_DIRECT was used */
+	int fixed;	/* reads went into registered buffers */
+	unsigned depth, chunk;
+	char shm[64]; /* the region's shm name, "" when private */
+} zka_loader_stats;
+
+/* Loads path into a region and validates it as zka_params_open does; p maps it (zka_params_close
+ * unmaps; with o->dst, p->map is o->dst and must not be closed). Errors: one "path: section
+ * NAME: problem" line in err; -EBADMSG for a corrupt, truncated or mismatched file, other
+ * -errno for the system (open, memory, io_uring). Nothing is left behind on error. */
+int zka_loader_load(const char *path, const zka_loader_opts *o, zka_params *p, zka_loader_stats *st,
+		    char *err, size_t errlen);
+
+/* The number of times this process has opened a key file (.zka or .zkey) for reading: the
+ * loader, zka_keys_* and import count every open(2) of one. */
+uint64_t zka_loader_key_opens(void);
+void zka_loader_count_open(void);
+
+#endif

@@ -1,0 +1,183 @@
+/* cmd_keys.c - `zkarena import` (a .zkey into a .zka) and `zkarena params` (resident keys:
+ * load, list, evict). */
+#include "synth/zka_keys.h"
+#include "tools/cli.h"
+#include "zk/opt.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int zka_cmd_import(int argc, char **argv)
+{
+	static const struct option opts[] = {{"r1cs", required_argument, 0, 'c'},
+					     {"threads", required_argument, 0, 't'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
+	const char *r1cs = NULL, *out = NULL;
+	int threads = 0, opt;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			r1cs = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 't':
+			if (zka_opt_int("zkarena import", "--threads", optarg, 1, 1024, &threads))
+				return 2;
+			break;
+		case 'h':
+			printf(
+			    "usage: zkarena import circuit.zkey [--r1cs circuit.r1cs] -o "
+			    "circuit.zka\n\n"
+			    "Turns a snarkjs Groth16 key into a .zka: the params region's image "
+			    "(points\n"
+			    "in the prover's form, A and B in CSR, the verification key, and with "
+			    "--r1cs\n"
+			    "the circuit), 4 KiB-aligned sections with XXH3 checksums, read at "
+			    "disk speed\n"
+			    "by the loader. Every point is checked once, here: on the curve and in "
+			    "the\n"
+			    "subgroup (--threads N, default one per CPU). Written atomically.\n"
+			    "exit status: 0 written; 2 bad usage or bad key (nothing written).\n");
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if (argc - optind != 1 || !out) {
+		fprintf(stderr,
+			"zkarena import: expected circuit.zkey -o circuit.zka (see --help)\n");
+		return 2;
+	}
+	char err[1024] = "";
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	int r = zka_keys_import(argv[optind], r1cs, out, threads, 1, err, sizeof err);
+	if (r) {
+		fprintf(stderr, "zkarena import: %s\n", err);
+		return r == -ENOMEM ? 1 : 2;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	fprintf(stderr, "zkarena import: %s -> %s in %.2f s\n", argv[optind], out,
+		(double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec));
+	return 0;
+}
+
+static int params_load(int argc, char **argv)
+{
+	static const struct option opts[] = {{"r1cs", required_argument, 0, 'c'},
+					     {"no-cache", no_argument, 0, 'n'},
+					     {"threads", required_argument, 0, 't'},
+					     {0, 0, 0, 0}};
+	zka_keys_opts ko = {.shm = "", .progress = -1, .no_resident = 0};
+	int opt;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			ko.r1cs = optarg;
+			break;
+		case 'n':
+			ko.no_cache = 1;
+			break;
+		case 't':
+			if (zka_opt_int("zkarena params load", "--threads", optarg, 1, 1024,
+					&ko.threads))
+				return 2;
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (argc - optind != 1) {
+		fprintf(stderr, "zkarena params load: expected FILE (.zka or .zkey)\n");
+		return 2;
+	}
+	zka_params p;
+	zka_keys_info ki;
+	char err[1024] = "";
+	int r = zka_keys_open(argv[optind], &ko, &p, &ki, err, sizeof err);
+	if (r) {
+		fprintf(stderr, "zkarena params load: %s\n", err);
+		return r == -EBADMSG || r == -EINVAL || r == -ENOENT ? 2 : 1;
+	}
+	printf("%s %s: %s, domain 2^%u, %zu bytes, %.3f s (%s)\n",
+	       ki.resident ? "already resident:" : "resident:", ki.shm, p.pk.curve->pretty,
+	       (unsigned)__builtin_ctz(p.pk.domain_size), p.size, ki.seconds, ki.how);
+	zka_params_close(&p);
+	return 0;
+}
+
+static int params_list(void)
+{
+	zka_keys_region *v;
+	int n = zka_keys_list(&v);
+	if (n < 0) {
+		fprintf(stderr, "zkarena params list: /dev/shm: %s\n", strerror(-n));
+		return 1;
+	}
+	printf("%-16s %-8s %-24s %-9s %6s %12s %8s %7s  %s\n", "ID", "KIND", "CIRCUIT", "CURVE",
+	       "DOMAIN", "BYTES", "LOAD_S", "GB/S", "MAPPED BY");
+	for (int i = 0; i < n; i++) {
+		zka_keys_region *r = &v[i];
+		const char *id = r->resident ? r->name + 9 : r->name + 1;
+		if (!r->ok) {
+			printf("%-16s %-8s (bad or old header)\n", id,
+			       r->resident ? "resident" : "arena");
+			continue;
+		}
+		double s = r->has_res ? r->res.seconds : 0;
+		printf("%-16s %-8s %-24.24s %-9s 2^%-4u %12llu %8.3f %7.2f  %s\n", id,
+		       r->resident ? "resident" : "arena",
+		       r->info.src_name[0] ? r->info.src_name : "?", r->info.curve->pretty,
+		       (unsigned)__builtin_ctz(r->info.domain_size), (unsigned long long)r->size, s,
+		       s > 0 ? 1e-9 * (double)r->size / s : 0.0, r->mappers[0] ? r->mappers : "-");
+	}
+	free(v);
+	return 0;
+}
+
+int zka_cmd_params(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		FILE *f = argc < 2 ? stderr : stdout;
+		fprintf(
+		    f,
+		    "usage: zkarena params load FILE [--r1cs circuit.r1cs] [--no-cache]\n"
+		    "       zkarena params list\n"
+		    "       zkarena params evict ID\n\n"
+		    "Resident keys: `load` reads a .zka (or a .zkey, through the cache) into a\n"
+		    "params region /dev/shm/zka-key.ID that outlives every process; `prove`,\n"
+		    "`submit` and the pipeline then use it without opening the key file. `list`\n"
+		    "shows each region (circuit, curve, bytes, load time and GB/s, the processes\n"
+		    "that map it); `evict` removes one (processes that map it keep their copy).\n");
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "load"))
+		return params_load(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "list"))
+		return params_list();
+	if (!strcmp(argv[1], "evict")) {
+		char err[256];
+		if (argc != 3) {
+			fprintf(stderr,
+				"zkarena params evict: expected ID (from `zkarena params list`)\n");
+			return 2;
+		}
+		if (zka_keys_evict(argv[2], err, sizeof err)) {
+			fprintf(stderr, "zkarena params evict: %s\n", err);
+			return 2;
+		}
+		printf("evicted %s\n", argv[2]);
+		return 0;
+	}
+	fprintf(stderr, "zkarena params: unknown subcommand '%s' (load, list, evict)\n", argv[1]);
+	return 2;
+}
