@@ -687,7 +687,7 @@ int zka_bench_pipeline(int argc, char **argv)
 	    "| proofs/s, pipeline                               | %14.2f |\n"
 	    "| proofs/s, prover-only ceiling (same run)         | %14.2f |\n"
 	    "| pipeline / ceiling                               | %13.1f%% |\n"
-	    "| %-6s busy (the daemon's accounting)             | %13.1f%% |\n"
+	    "| %-6s busy (the daemon's accounting)            | %13.1f%% |\n"
 	    "| synthesis capacity (W / mean synthesis time)     | %9.2f jobs/s |\n"
 	    "| input copies per proof                           | %11.2f ms |\n"
 	    "| input copies hidden behind another proof         | %13.0f%% |\n",
