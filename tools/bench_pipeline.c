@@ -517,14 +517,19 @@ int zka_bench_pipeline(int argc, char **argv)
 		}
 	}
 	double s_old = median(v_old, reps), s_one = median(v_one, reps), s_t = median(v_t, reps);
-	printf("\nsynthesis of one job in process (medians of %d; outputs byte-identical):\n\n"
-	       "| path                                                         | seconds   | vs previous |\n"
-	       "|--------------------------------------------------------------|-----------|-------------|\n"
-	       "| previous: .wtns read and copied, coefficient list, 1 thread  | %9.4f |       1.00x |\n"
-	       "| CSR (zk/abc.h), witness mapped into the slot, 1 thread       | %9.4f | %10.2fx |\n"
-	       "| CSR, %3d threads                                             | %9.4f | %10.2fx |\n"
-	       "| (once per key, at load: building the CSR form)               | %9.4f |             |\n",
-	       reps, s_old, s_one, s_old / s_one, threads, s_t, s_old / s_t, t_build);
+	printf(
+	    "\nsynthesis of one job in process (medians of %d; outputs byte-identical):\n\n"
+	    "| path                                                         | seconds   | vs "
+	    "previous |\n"
+	    "|--------------------------------------------------------------|-----------|----------"
+	    "---|\n"
+	    "| previous: .wtns read and copied, coefficient list, 1 thread  | %9.4f |       1.00x "
+	    "|\n"
+	    "| CSR (zk/abc.h), witness mapped into the slot, 1 thread       | %9.4f | %10.2fx |\n"
+	    "| CSR, %3d threads                                             | %9.4f | %10.2fx |\n"
+	    "| (once per key, at load: building the CSR form)               | %9.4f |             "
+	    "|\n",
+	    reps, s_old, s_one, s_old / s_one, threads, s_t, s_old / s_t, t_build);
 	if (sweep) {
 		printf(
 		    "\nsynthesis throughput in process, W workers x T threads (W T = %d cores):\n\n"
@@ -559,26 +564,13 @@ int zka_bench_pipeline(int argc, char **argv)
 	printf("\npipeline: arena %s, %u slots of %.1f MiB, %d jobs; log %s\n", name, ap.nslots,
 	       (double)ap.slot_bytes / (1 << 20), njobs, log);
 	fflush(stdout);
-	runner = fork();
-	if (runner == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd >= 0) {
-			dup2(fd, 2);
-			close(fd);
-		}
-		char self[PATH_MAX], wk[16], tk[16], ik[16];
-		ssize_t l = readlink("/proc/self/exe", self, sizeof self - 1);
-		if (l <= 0)
-			_exit(127);
-		self[l] = 0;
-		snprintf(wk, sizeof wk, "%d", workers);
-		snprintf(tk, sizeof tk, "%d", threads);
-		snprintf(ik, sizeof ik, "%d", inflight);
-		signal(SIGINT, SIG_IGN);
-		execl(self, self, "run", name, "--workers", wk, "--threads", tk, "--inflight", ik,
-		      "--backend", backend, (char *)NULL);
-		_exit(127);
-	}
+	char wk[16], tk[16], ik[16];
+	snprintf(wk, sizeof wk, "%d", workers);
+	snprintf(tk, sizeof tk, "%d", threads);
+	snprintf(ik, sizeof ik, "%d", inflight);
+	const char *rargs[] = {name,	     "--workers", wk,	       "--threads", tk,
+			       "--inflight", ik,	  "--backend", backend,	    NULL};
+	runner = zka_spawn_run(log, rargs);
 	if (runner < 0) {
 		snprintf(err, sizeof err, "fork: %s", strerror(errno));
 		goto fail;
@@ -627,11 +619,10 @@ int zka_bench_pipeline(int argc, char **argv)
 			goto fail;
 		}
 		done++;
-		st[0][i] = (double)(ji.t_synth_start - ji.t_submit) * 1e-9;
-		st[1][i] = (double)(ji.t_synth_end - ji.t_synth_start) * 1e-9;
-		st[2][i] = (double)(ji.t_prove_start - ji.t_synth_end) * 1e-9;
-		st[3][i] = (double)(ji.t_prove_end - ji.t_prove_start) * 1e-9;
-		st[4][i] = (double)(ji.t_prove_end - ji.t_submit) * 1e-9;
+		double sv[5];
+		zka_job_stages(&ji, sv);
+		for (int k = 0; k < 5; k++)
+			st[k][i] = sv[k];
 		printf("\r  %d/%d done", done, njobs);
 		fflush(stdout);
 	}
@@ -649,20 +640,10 @@ int zka_bench_pipeline(int argc, char **argv)
 	double hidden = c1.copy_ns > c0.copy_ns ? (double)(c1.copy_hidden_ns - c0.copy_hidden_ns) /
 						      (double)(c1.copy_ns - c0.copy_ns)
 						: 0;
-	/* per-stage times of the jobs after the warm-up */
-	double *v = malloc((size_t)njobs * sizeof *v), p50[5], p99[5], mean_synth = 0;
-	int k = 0;
-	for (int s = 0; s < 5 && v; s++) {
-		k = 0;
-		for (int i = k0; i < njobs; i++)
-			v[k++] = st[s][i];
-		if (s == 1)
-			for (int i = 0; i < k; i++)
-				mean_synth += v[i] / k;
-		p50[s] = zka_percentile(v, k, 50);
-		p99[s] = zka_percentile(v, k, 99);
-	}
-	free(v);
+	/* the mean synthesis time of the jobs after the warm-up */
+	double mean_synth = 0;
+	for (int i = k0; i < njobs; i++)
+		mean_synth += st[1][i] / (njobs - k0);
 
 	/* 3. the prover-only ceiling on the same key: the params region the pipeline loaded */
 	struct zka_circuit_info ci;
@@ -693,12 +674,8 @@ int zka_bench_pipeline(int argc, char **argv)
 	    "| input copies hidden behind another proof         | %13.0f%% |\n",
 	    win, wp, k0, rate, ceil_rate, ceil_rate > 0 ? 100 * rate / ceil_rate : 0, who,
 	    100 * busy, mean_synth > 0 ? workers / mean_synth : 0, copy_ms, 100 * hidden);
-	static const char *names[5] = {"queue (submit -> synthesis)", "synthesis", "ready -> prove",
-				       "prove (+ verify, write)", "end to end"};
-	printf("\n| stage                          | p50         | p99         |\n"
-	       "|--------------------------------|-------------|-------------|\n");
-	for (int s = 0; s < 5; s++)
-		printf("| %-30s | %8.2f ms | %8.2f ms |\n", names[s], 1e3 * p50[s], 1e3 * p99[s]);
+	printf("\n");
+	zka_print_stages(st, k0, njobs, "");
 	if (win < 2)
 		printf("\nnote: the steady-state window is under 2 s; use more --jobs for a "
 		       "steadier figure\n");

@@ -7,12 +7,12 @@
 #include "tools/util.h"
 #include "zk/groth16.h"
 #include "zk/json_io.h"
+#include "zk/opt.h"
 #include "zk/r1cs.h"
 #include "zk/setup.h"
 #include "zk/synthetic.h"
 #include "zk/wtns.h"
 #include "zk/zkey.h"
-#include "zk/opt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,13 +37,16 @@ static void on_int(int sig)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: zkarena demo [--jobs N] [--workers W] [--constraints M] [--curve bn128|bls12381]\n"
-		   "                    [--backend cpu|cuda]\n\n"
-		   "Runs the whole pipeline on a random circuit of M constraints (default 4000) keyed by\n"
-		   "the test-only setup: a temporary arena, `zkarena run` with W synthesis workers\n"
-		   "(default 2) and one prover, N proofs (default 32) with a live progress line, every\n"
-		   "proof verified, then per-stage times (p50/p99) and proofs/s. Cleans up after itself,\n"
-		   "also on Ctrl-C. The prover log is kept in the temporary directory until the end.\n");
+	fprintf(
+	    f,
+	    "usage: zkarena demo [--jobs N] [--workers W] [--constraints M] [--curve "
+	    "bn128|bls12381]\n"
+	    "                    [--backend cpu|cuda]\n\n"
+	    "Runs the whole pipeline on a random circuit of M constraints (default 4000) keyed by\n"
+	    "the test-only setup: a temporary arena, `zkarena run` with W synthesis workers\n"
+	    "(default 2) and one prover, N proofs (default 32) with a live progress line, every\n"
+	    "proof verified, then per-stage times (p50/p99) and proofs/s. Cleans up after itself,\n"
+	    "also on Ctrl-C. The prover log is kept in the temporary directory until the end.\n");
 }
 
 int zka_cmd_demo(int argc, char **argv)
@@ -75,17 +78,25 @@ int zka_cmd_demo(int argc, char **argv)
 			break;
 		case 'c':
 			if (!(curve = zka_curve_by_name(optarg))) {
-				fprintf(stderr, "zkarena demo: --curve: unknown curve '%s'\n", optarg);
+				fprintf(stderr, "zkarena demo: --curve: unknown curve '%s'\n",
+					optarg);
 				return 2;
 			}
 			break;
-		case 'b': backend = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'b':
+			backend = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (njobs < 1 || njobs > 4096 || workers < 1 || workers > 64 || m < 1 || m > (1 << 24)) {
-		fprintf(stderr, "zkarena demo: --jobs in 1..4096, --workers in 1..64, --constraints in 1..2^24\n");
+		fprintf(stderr, "zkarena demo: --jobs in 1..4096, --workers in 1..64, "
+				"--constraints in 1..2^24\n");
 		return 2;
 	}
 	char dir[] = "/tmp/zkarena-demo-XXXXXX", name[64], path[PATH_MAX], zkey[PATH_MAX],
@@ -117,8 +128,8 @@ int zka_cmd_demo(int argc, char **argv)
 	if (!ids || !st[0] || !st[1] || !st[2] || !st[3] || !st[4])
 		goto out;
 
-	printf("zkarena demo: %s, %d constraints, %d proofs, %d workers, backend %s\n", curve->pretty,
-	       m, njobs, workers, backend);
+	printf("zkarena demo: %s, %d constraints, %d proofs, %d workers, backend %s\n",
+	       curve->pretty, m, njobs, workers, backend);
 	printf("  making a random circuit and test-only keys (zkarena setup --insecure)...\n");
 	fflush(stdout);
 	if ((r = zka_synthetic_circuit(curve, (uint32_t)m, 2, (uint64_t)time(NULL), &cs, &w))) {
@@ -130,7 +141,8 @@ int zka_cmd_demo(int argc, char **argv)
 		snprintf(err, sizeof err, "setup: %s", strerror(-r));
 		goto fail;
 	}
-	if (zka_zkey_write(zkey, &pk, 0, err, sizeof err) || zka_wtns_write(wtns, &w, err, sizeof err))
+	if (zka_zkey_write(zkey, &pk, 0, err, sizeof err) ||
+	    zka_wtns_write(wtns, &w, err, sizeof err))
 		goto fail;
 	if ((r = zka_vk_from_pk(&vk, &pk))) {
 		snprintf(err, sizeof err, "out of memory");
@@ -149,23 +161,10 @@ int zka_cmd_demo(int argc, char **argv)
 	printf("  arena %s: %u slots of %.1f MiB in /dev/shm; pipeline log: %s\n", name, ap.nslots,
 	       (double)ap.slot_bytes / (1 << 20), log);
 	fflush(stdout);
-	runner = fork();
-	if (runner == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd >= 0) {
-			dup2(fd, 2);
-			close(fd);
-		}
-		char self[PATH_MAX], wk[16];
-		ssize_t l = readlink("/proc/self/exe", self, sizeof self - 1);
-		if (l <= 0)
-			_exit(127);
-		self[l] = 0;
-		snprintf(wk, sizeof wk, "%d", workers);
-		signal(SIGINT, SIG_IGN); /* the demo stops the runner itself */
-		execl(self, self, "run", name, "--workers", wk, "--backend", backend, (char *)NULL);
-		_exit(127);
-	}
+	char wk[16];
+	snprintf(wk, sizeof wk, "%d", workers);
+	const char *rargs[] = {name, "--workers", wk, "--backend", backend, NULL};
+	runner = zka_spawn_run(log, rargs);
 	if (runner < 0) {
 		snprintf(err, sizeof err, "fork: %s", strerror(errno));
 		goto fail;
@@ -200,15 +199,14 @@ int zka_cmd_demo(int argc, char **argv)
 			done++;
 		} else {
 			failed++;
-			fprintf(stderr, "\nzkarena demo: job %llu failed: %s\n", (unsigned long long)ids[i],
-				r == 1 ? ji.reason : strerror(-r));
+			fprintf(stderr, "\nzkarena demo: job %llu failed: %s\n",
+				(unsigned long long)ids[i], r == 1 ? ji.reason : strerror(-r));
 			continue;
 		}
-		st[0][i] = (double)(ji.t_synth_start - ji.t_submit) * 1e-9;
-		st[1][i] = (double)(ji.t_synth_end - ji.t_synth_start) * 1e-9;
-		st[2][i] = (double)(ji.t_prove_start - ji.t_synth_end) * 1e-9;
-		st[3][i] = (double)(ji.t_prove_end - ji.t_prove_start) * 1e-9;
-		st[4][i] = (double)(ji.t_prove_end - ji.t_submit) * 1e-9;
+		double sv[5];
+		zka_job_stages(&ji, sv);
+		for (int k = 0; k < 5; k++)
+			st[k][i] = sv[k];
 		double el = zka_now() - t0;
 		printf("\r  proving: %d/%d done, %.2f proofs/s", done, njobs, done / el);
 		fflush(stdout);
@@ -238,24 +236,11 @@ int zka_cmd_demo(int argc, char **argv)
 	printf("  %d proofs done, %d failed, %d verified by reading proof.json/public.json back\n",
 	       done, failed, verified);
 	if (done > 0) {
-		static const char *names[5] = {"queued (submit -> synthesis)", "synthesis",
-					       "ready -> prover", "prove (+ verify, write)",
-					       "end to end"};
-		printf("\n  | stage                          | p50         | p99         |\n"
-		       "  |--------------------------------|-------------|-------------|\n");
-		for (int s = 0; s < 5; s++) {
-			double *v = malloc((size_t)njobs * sizeof *v);
-			int k = 0;
-			for (int i = 0; i < njobs; i++)
-				if (st[4][i] > 0)
-					v[k++] = st[s][i];
-			if (k > 0)
-				printf("  | %-30s | %8.2f ms | %8.2f ms |\n", names[s],
-				       1e3 * zka_percentile(v, k, 50), 1e3 * zka_percentile(v, k, 99));
-			free(v);
-		}
-		printf("\n  throughput: %.2f proofs/s (%d proofs in %.2f s, %d workers, 1 prover)\n",
-		       done / elapsed, done, elapsed, workers);
+		printf("\n");
+		zka_print_stages(st, 0, njobs, "  ");
+		printf(
+		    "\n  throughput: %.2f proofs/s (%d proofs in %.2f s, %d workers, 1 prover)\n",
+		    done / elapsed, done, elapsed, workers);
 	}
 	status = (done == njobs && verified == njobs) ? 0 : 1;
 	goto out;

@@ -1,8 +1,14 @@
 /* util.c - see util.h. */
 #include "tools/util.h"
+#include "shm/zka_arena.h"
 
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 double zka_now(void)
 {
@@ -33,4 +39,63 @@ void zka_run_shape(int cores, int *workers, int *threads)
 				    : (cores < ZKA_RUN_THREADS ? cores : ZKA_RUN_THREADS);
 	if (!*workers)
 		*workers = cores / *threads > 0 ? cores / *threads : 1;
+}
+
+pid_t zka_spawn_run(const char *log, const char *const *args)
+{
+	char self[PATH_MAX];
+	ssize_t l = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (l <= 0)
+		return -1;
+	self[l] = 0;
+	const char *argv[32];
+	int n = 0;
+	argv[n++] = self;
+	argv[n++] = "run";
+	for (int i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			dup2(fd, 2); /* dup2's copy has no O_CLOEXEC: the log survives exec */
+		signal(SIGINT, SIG_IGN);
+		execv(self, (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+void zka_job_stages(const struct zka_job_info *ji, double out[5])
+{
+	out[0] = (double)(ji->t_synth_start - ji->t_submit) * 1e-9;
+	out[1] = (double)(ji->t_synth_end - ji->t_synth_start) * 1e-9;
+	out[2] = (double)(ji->t_prove_start - ji->t_synth_end) * 1e-9;
+	out[3] = (double)(ji->t_prove_end - ji->t_prove_start) * 1e-9;
+	out[4] = (double)(ji->t_prove_end - ji->t_submit) * 1e-9;
+}
+
+int zka_print_stages(double *const st[5], int from, int n, const char *indent)
+{
+	static const char *names[5] = {"queue (submit -> synthesis)", "synthesis", "ready -> prove",
+				       "prove (+ verify, write)", "end to end"};
+	double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+	int k = 0;
+	if (!v)
+		return 0;
+	printf("%s| stage                          | p50         | p99         |\n"
+	       "%s|--------------------------------|-------------|-------------|\n",
+	       indent, indent);
+	for (int s = 0; s < 5; s++) {
+		k = 0;
+		for (int i = from; i < n; i++)
+			if (st[4][i] > 0)
+				v[k++] = st[s][i];
+		if (k > 0)
+			printf("%s| %-30s | %8.2f ms | %8.2f ms |\n", indent, names[s],
+			       1e3 * zka_percentile(v, k, 50), 1e3 * zka_percentile(v, k, 99));
+	}
+	free(v);
+	return k;
 }

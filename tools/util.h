@@ -8,6 +8,23 @@ double zka_now(void);
 /* The p-th percentile (0..100, nearest rank) of v[0..n), n >= 1; sorts v in place. */
 double zka_percentile(double *v, int n, double p);
 
+#include <sys/types.h>
+
+struct zka_job_info;
+
+/* Forks and execs this executable as `zkarena run NAME ARGS...` (args: NULL-terminated, after
+ * "run"), stderr into log (created 0644), SIGINT ignored (the caller stops it with SIGTERM).
+ * Returns the child's pid or -1 with errno. */
+pid_t zka_spawn_run(const char *log, const char *const *args);
+
+/* A finished job's five stage times in seconds: queue (submit -> synthesis), synthesis,
+ * ready -> prove, prove (+ verify, write), end to end. */
+void zka_job_stages(const struct zka_job_info *ji, double out[5]);
+
+/* Prints the p50/p99 table of the stages (rows of zka_job_stages) of jobs [from, n) with
+ * st[4][i] > 0 (done), each line prefixed by indent. Returns the jobs counted. */
+int zka_print_stages(double *const st[5], int from, int n, const char *indent);
+
 /* Threads per synthesis worker when neither --workers nor --threads is given. Measured on the
  * H200 machine's 16 cores (2026-12-01, `bench pipeline --sweep`, BN254 2^22, before the
  * non-temporal stores): W x T = 16x1 12.0, 8x2 13.6, 4x4 12.1, 2x8 10.9, 1x16 11.3 jobs/s;
