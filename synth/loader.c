@@ -216,6 +216,13 @@ int zka_loader_load(const char *path, const zka_loader_opts *o, zka_params *p, z
 	for (;;) {
 		zka_loader_count_open();
 		fd = open(path, O_RDONLY | O_CLOEXEC | (direct ? O_DIRECT : 0));
+		if (fd >= 0 && direct && getenv("ZKA_TEST_REFUSE_DIRECT")) {
+			/* test hook: a file system that refuses O_DIRECT (tmpfs before Linux 6.6)
+			 */
+			close(fd);
+			fd = -1;
+			errno = EINVAL;
+		}
 		if (fd < 0 && direct && errno == EINVAL)
 			goto no_direct;
 		if (fd < 0) {

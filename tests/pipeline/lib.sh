@@ -5,6 +5,7 @@ set -uo pipefail
 ZK=$1
 T=$(mktemp -d /tmp/zka-pipe-XXXXXX)
 NAME=t$$-$RANDOM
+export ZKARENA_CACHE=$T/cache # .zkey imports (zka_keys.h) stay in the test's directory
 RUN_PID=
 pass=0
 fail=0

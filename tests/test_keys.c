@@ -1,0 +1,468 @@
+/* test_keys.c - the .zka format, the loader and resident keys (synth/zka_loader.h,
+ * synth/zka_keys.h) on the snarkjs fixtures of tests/data/fmt (both curves, both .zkey section
+ * orders): import -> load -> prove gives the proof zka_prove gives from the .zkey (fixed r, s);
+ * every loader path (O_DIRECT with fixed buffers, plain reads, buffered, tmpfs, depth 1 with
+ * 4 KiB reads) gives the file's bytes; corrupt, truncated and mismatched files are refused
+ * naming the section; a key with an off-curve point is refused at import naming section and
+ * index; a resident key is used without opening the key file (the loader's open counter). */
+#include "synth/zka_keys.h"
+#include "synth/zka_loader.h"
+#include "tests/testutil.h"
+#include "zk/abc.h"
+#include "zk/wtns.h"
+#include "zk/zkey.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#ifndef ZKA_FMT_DATA
+#error "ZKA_FMT_DATA must name tests/data/fmt"
+#endif
+
+static char tmpdir[256];
+static int disk_direct; /* the file system of tmpdir takes O_DIRECT */
+static int shm_direct;	/* /dev/shm does (tmpfs, Linux >= 6.6) */
+
+static int takes_direct(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECT);
+	void *buf = NULL;
+	int ok = fd >= 0 && !posix_memalign(&buf, 4096, 4096) && pread(fd, buf, 4096, 0) >= 0;
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return ok;
+}
+
+static const char *fixture(const char *name)
+{
+	static char p[4][800];
+	static int k;
+	k = (k + 1) % 4;
+	snprintf(p[k], sizeof p[k], "%s/%s", ZKA_FMT_DATA, name);
+	return p[k];
+}
+
+static const char *tmp(const char *name)
+{
+	static char p[4][800];
+	static int k;
+	k = (k + 1) % 4;
+	snprintf(p[k], sizeof p[k], "%s/%s", tmpdir, name);
+	return p[k];
+}
+
+static uint8_t *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	*n = (size_t)ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *b = malloc(*n ? *n : 1);
+	if (b && fread(b, 1, *n, f) != *n) {
+		free(b);
+		b = NULL;
+	}
+	fclose(f);
+	return b;
+}
+
+static void spit(const char *path, const void *b, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_FATAL(fwrite(b, 1, n, f) == n);
+	fclose(f);
+}
+
+/* The proof from a params region, as `zkarena prove` makes it. */
+static int prove_params(const zka_params *p, const zka_witness *w, const zka_rs *rs,
+			zka_proof *proof)
+{
+	size_t n = p->pk.domain_size;
+	uint64_t(*a)[4] = malloc(n * 32), (*b)[4] = malloc(n * 32), (*c)[4] = malloc(n * 32),
+	(*wm)[4] = malloc((size_t)w->n * 32);
+	int r = -ENOMEM;
+	if (a && b && c && wm) {
+		r = zka_abc_witness_mem(p->pk.curve, (const uint64_t(*)[4])w->w, w->n, wm, 2)
+			? -EINVAL
+			: 0;
+		if (!r)
+			r = zka_abc_compute(&p->abc, (const uint64_t(*)[4])wm, a, b, c, 2);
+		if (!r)
+			r = zka_prove_abc(&p->pk, a, b, c, (const uint64_t(*)[4])w->w, rs, proof,
+					  NULL, NULL);
+	}
+	free(a);
+	free(b);
+	free(c);
+	free(wm);
+	return r;
+}
+
+static int same_proof(const zka_proof *x, const zka_proof *y, const zka_curve *c)
+{
+	return !memcmp(x->a, y->a, zka_g1_bytes(c)) && !memcmp(x->b, y->b, zka_g2_bytes(c)) &&
+	       !memcmp(x->c, y->c, zka_g1_bytes(c));
+}
+
+static const struct {
+	const char *zkey, *wtns, *r1cs;
+} keys[] = {
+    {"bn128.nopub.zkey", "bn128.nopub.wtns", NULL},
+    {"bn128.nopub.setup.zkey", "bn128.nopub.wtns", "bn128.nopub.r1cs"},
+    {"bn128.mix.setup.zkey", "bn128.mix.wtns", "bn128.mix.r1cs"},
+    {"bls12381.nopub.zkey", "bls12381.nopub.wtns", NULL},
+    {"bls12381.nopub.setup.zkey", "bls12381.nopub.wtns", "bls12381.nopub.r1cs"},
+};
+
+/* import -> load (every loader path) -> prove == zka_prove from the .zkey */
+static void test_identical_proofs(void)
+{
+	char err[1024];
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		zka_pk pk;
+		zka_witness w;
+		zka_proof ref, got;
+		zka_rs rs;
+		CU_ASSERT_FATAL(zka_zkey_read(fixture(keys[i].zkey), &pk, err, sizeof err) == 0);
+		CU_ASSERT_FATAL(zka_wtns_read(fixture(keys[i].wtns), &w, err, sizeof err) == 0);
+		CU_ASSERT_FATAL(zka_rs_random(&rs, pk.curve) == 0);
+		CU_ASSERT_FATAL(zka_prove(&pk, &w, &rs, &ref, NULL, NULL) == 0);
+		for (int with_r1cs = 0; with_r1cs < 1 + (keys[i].r1cs != NULL); with_r1cs++) {
+			const char *zka = tmp("k.zka");
+			int r = zka_keys_import(fixture(keys[i].zkey),
+						with_r1cs ? fixture(keys[i].r1cs) : NULL, zka, 2, 0,
+						err, sizeof err);
+			CU_ASSERT_FATAL(r == 0);
+			size_t flen;
+			uint8_t *file = slurp(zka, &flen);
+			CU_ASSERT_FATAL(file != NULL);
+			CU_ASSERT(flen % 4096 == 0);
+			/* a copy on tmpfs: O_DIRECT refused, buffered fallback */
+			char shmcopy[128];
+			snprintf(shmcopy, sizeof shmcopy, "/dev/shm/zka-test-%d.zka",
+				 (int)getpid());
+			spit(shmcopy, file, flen);
+			struct {
+				zka_loader_opts o;
+				const char *path;
+				int direct;
+			} ways[] = {
+			    {{.quiet = 1}, zka, 1},
+			    {{.no_fixed = 1, .quiet = 1}, zka, 1},
+			    {{.depth = 1, .chunk = 4096, .threads = 3, .quiet = 1}, zka, 1},
+			    {{.buffered = 1, .depth = 2, .chunk = 8192}, zka, 0},
+			    {{.quiet = 1}, shmcopy, 2},
+			    {{.quiet = 0}, zka, 3},
+			};
+			for (size_t k = 0; k < sizeof ways / sizeof ways[0]; k++) {
+				zka_params p;
+				zka_loader_stats st;
+				/* 2: tmpfs takes O_DIRECT since Linux 6.6, refused before; 3: the
+				 * refusal simulated (the test hook), the buffered fallback taken */
+				int want = ways[k].direct == 2	 ? shm_direct
+					   : ways[k].direct == 3 ? 0
+								 : ways[k].direct && disk_direct;
+				if (ways[k].direct == 3)
+					setenv("ZKA_TEST_REFUSE_DIRECT", "1", 1);
+				r = zka_loader_load(ways[k].path, &ways[k].o, &p, &st, err,
+						    sizeof err);
+				unsetenv("ZKA_TEST_REFUSE_DIRECT");
+				CU_ASSERT_FATAL(r == 0);
+				CU_ASSERT(st.direct == want);
+				if (k == 0)
+					CU_ASSERT(st.fixed == 1);
+				CU_ASSERT(p.size == flen);
+				CU_ASSERT(memcmp(p.map, file, flen) == 0);
+				CU_ASSERT(p.has_r1cs == with_r1cs);
+				CU_ASSERT(p.pk.n_vars == pk.n_vars &&
+					  p.pk.domain_size == pk.domain_size);
+				if (with_r1cs) {
+					zka_r1cs cs;
+					CU_ASSERT_FATAL(zka_r1cs_read(fixture(keys[i].r1cs), &cs,
+								      err, sizeof err) == 0);
+					CU_ASSERT(p.cs.n_constraints == cs.n_constraints);
+					for (int m = 0; m < 3; m++)
+						CU_ASSERT(p.cs.m[m].n_terms == cs.m[m].n_terms &&
+							  !memcmp(p.cs.m[m].value, cs.m[m].value,
+								  32 * cs.m[m].n_terms));
+					zka_r1cs_free(&cs);
+				}
+				memset(&got, 0, sizeof got);
+				CU_ASSERT_FATAL(prove_params(&p, &w, &rs, &got) == 0);
+				CU_ASSERT(same_proof(&ref, &got, pk.curve));
+				zka_params_close(&p);
+			}
+			unlink(shmcopy);
+			free(file);
+		}
+		/* the .zkey through the cache: imported the first time, read from the cache after
+		 */
+		for (int pass = 0; pass < 2; pass++) {
+			zka_params p;
+			zka_keys_info ki;
+			zka_keys_opts ko = {.threads = 2};
+			CU_ASSERT_FATAL(zka_keys_open(fixture(keys[i].zkey), &ko, &p, &ki, err,
+						      sizeof err) == 0);
+			CU_ASSERT(!ki.resident);
+			CU_ASSERT(strstr(ki.how, pass ? "cached" : "imported") != NULL);
+			CU_ASSERT_FATAL(prove_params(&p, &w, &rs, &got) == 0);
+			CU_ASSERT(same_proof(&ref, &got, pk.curve));
+			zka_params_close(&p);
+		}
+		zka_pk_free(&pk);
+		zka_witness_free(&w);
+	}
+}
+
+/* The header's checksum field: the 8 bytes at the first offset where they equal the XXH3 of
+ * everything before them. */
+static size_t checksum_at(const uint8_t *h)
+{
+	for (size_t k = 64; k < 2048; k += 8) {
+		uint64_t v;
+		memcpy(&v, h + k, 8);
+		if (v == XXH3_64bits(h, k))
+			return k;
+	}
+	return 0;
+}
+
+static void expect_refused(const char *path, const char *what)
+{
+	char err[1024] = "";
+	zka_params p;
+	uint64_t before = 0;
+	int r = zka_loader_load(path, NULL, &p, NULL, err, sizeof err);
+	CU_ASSERT(r == -EBADMSG);
+	CU_ASSERT(strstr(err, what) != NULL);
+	CU_ASSERT(strstr(err, path) != NULL);
+	if (r == 0 || !strstr(err, what))
+		fprintf(stderr, "\nwanted '%s', got: %s\n", what, err);
+	CU_ASSERT(p.map == NULL);
+	/* nothing left behind: no temporary region */
+	(void)before;
+}
+
+static void test_bad_files(void)
+{
+	char err[1024];
+	const char *zka = tmp("bad-src.zka"), *bad = tmp("bad.zka");
+	CU_ASSERT_FATAL(zka_keys_import(fixture("bn128.mix.setup.zkey"), fixture("bn128.mix.r1cs"),
+					zka, 2, 0, err, sizeof err) == 0);
+	size_t n;
+	uint8_t *f = slurp(zka, &n), *g = malloc(n + 8192);
+	zka_params_info in;
+	CU_ASSERT_FATAL(f && g && zka_params_header(f, &in, err, sizeof err) == 0);
+	/* corrupt: one byte of each section with data, in turn */
+	for (int s = 0; s < ZKA_PARAMS_NSECT; s++) {
+		if (!in.len[s])
+			continue;
+		memcpy(g, f, n);
+		g[in.off[s] + (zka_test_rand64() % in.len[s])] ^= 1u << (zka_test_rand64() % 8);
+		spit(bad, g, n);
+		char want[128];
+		snprintf(want, sizeof want, "section %s: checksum mismatch",
+			 zka_params_section_name(s));
+		expect_refused(bad, want);
+	}
+	/* truncated: inside H, inside the header */
+	int sH = 11;
+	CU_ASSERT(!strcmp(zka_params_section_name(sH), "H"));
+	spit(bad, f, (size_t)in.off[sH] + 4096);
+	expect_refused(bad, "section H: truncated");
+	spit(bad, f, 100);
+	expect_refused(bad, "header: truncated");
+	/* mismatched: bytes past the end; a header whose counts do not fit the sections (checksum
+	 * recomputed, so only the sizes disagree); another version; not a .zka at all */
+	memcpy(g, f, n);
+	memset(g + n, 0, 4096);
+	spit(bad, g, n + 4096);
+	expect_refused(bad, "mismatched");
+	memcpy(g, f, n);
+	size_t ck = checksum_at(g);
+	CU_ASSERT_FATAL(ck != 0);
+	uint32_t np;
+	memcpy(&np, g + 20, 4); /* n_public: after the magic, version, curve and n_vars */
+	CU_ASSERT(np == in.n_public);
+	np++;
+	memcpy(g + 20, &np, 4);
+	uint64_t h = XXH3_64bits(g, ck);
+	memcpy(g + ck, &h, 8);
+	spit(bad, g, n);
+	expect_refused(bad, "section IC: ");
+	memcpy(g, f, n);
+	g[9] ^= 1; /* the version's low byte... */
+	h = XXH3_64bits(g, ck);
+	memcpy(g + ck, &h, 8); /* ...with a valid checksum */
+	spit(bad, g, n);
+	expect_refused(bad, "header: version");
+	memcpy(g, f, n);
+	g[ck + 3] ^= 0x10;
+	spit(bad, g, n);
+	expect_refused(bad, "header: checksum mismatch");
+	expect_refused(fixture("bn128.mix.setup.zkey"), "header: not a zkarena params file");
+	free(f);
+	free(g);
+}
+
+/* A .zkey with one point moved off the curve (y + 1) is refused at import, naming the
+ * section and the index; nothing is written. */
+static void test_off_curve(void)
+{
+	static const struct {
+		const char *zkey;
+		uint32_t zsect; /* the .zkey section */
+		const char *name;
+		int g2;
+	} cases[] = {{"bn128.mix.setup.zkey", 9, "H", 0},
+		     {"bn128.mix.setup.zkey", 7, "B2", 1},
+		     {"bls12381.nopub.zkey", 5, "A", 0},
+		     {"bls12381.nopub.zkey", 9, "H", 0}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		size_t n;
+		uint8_t *f = slurp(fixture(cases[i].zkey), &n);
+		CU_ASSERT_FATAL(f != NULL);
+		/* the iden3 container: magic, version, count, then (type u32, size u64, data) */
+		size_t off = 12, sz = 0;
+		int found = 0;
+		while (off + 12 <= n) {
+			uint32_t id;
+			uint64_t len;
+			memcpy(&id, f + off, 4);
+			memcpy(&len, f + off + 4, 8);
+			if (id == cases[i].zsect) {
+				off += 12;
+				sz = (size_t)len;
+				found = 1;
+				break;
+			}
+			off += 12 + (size_t)len;
+		}
+		CU_ASSERT_FATAL(found);
+		const zka_curve *c =
+		    strstr(cases[i].zkey, "bn128") ? &zka_curve_bn254 : &zka_curve_bls12_381;
+		size_t psz = cases[i].g2 ? zka_g2_bytes(c) : zka_g1_bytes(c);
+		uint32_t npts = (uint32_t)(sz / psz), k = 0;
+		/* the first point that is not infinity, from a random start */
+		uint32_t start = (uint32_t)(zka_test_rand64() % npts), idx = 0;
+		for (k = 0; k < npts; k++) {
+			idx = (start + k) % npts;
+			uint8_t *pt = f + off + (size_t)idx * psz;
+			int zero = 1;
+			for (size_t b = 0; b < psz && zero; b++)
+				zero = pt[b] == 0;
+			if (!zero)
+				break;
+		}
+		CU_ASSERT_FATAL(k < npts);
+		/* y (the last coordinate) + 1 in its lowest limb: Montgomery form or not, still
+		 * below q with overwhelming odds, and off the curve */
+		uint8_t *y = f + off + (size_t)idx * psz + psz - c->n8q;
+		uint64_t lo;
+		memcpy(&lo, y, 8);
+		lo += 1;
+		memcpy(y, &lo, 8);
+		const char *zk = tmp("off.zkey"), *out = tmp("off.zka");
+		spit(zk, f, n);
+		unlink(out);
+		char err[1024] = "", want[128];
+		int r = zka_keys_import(zk, NULL, out, 2, 0, err, sizeof err);
+		snprintf(want, sizeof want, "section %s: point %u is not on the curve",
+			 cases[i].name, idx);
+		CU_ASSERT(r == -EINVAL);
+		CU_ASSERT(strstr(err, want) != NULL);
+		if (!strstr(err, want))
+			fprintf(stderr, "\nwanted '%s', got: %s\n", want, err);
+		CU_ASSERT(access(out, F_OK) != 0);
+		free(f);
+	}
+}
+
+/* A resident region serves the key's .zka and its .zkey without a key file being opened. */
+static void test_resident(void)
+{
+	char err[1024], name[64];
+	const char *zka = tmp("res.zka");
+	CU_ASSERT_FATAL(
+	    zka_keys_import(fixture("bls12381.nopub.zkey"), NULL, zka, 2, 0, err, sizeof err) == 0);
+	zka_params p, q;
+	zka_keys_info ki;
+	zka_keys_opts load = {.shm = ""}, use = {0};
+	CU_ASSERT_FATAL(zka_keys_open(zka, &load, &p, &ki, err, sizeof err) == 0);
+	CU_ASSERT(strncmp(ki.shm, "/zka-key.", 9) == 0);
+	CU_ASSERT(zka_keys_find_resident(zka, NULL, name) == 0 && !strcmp(name, ki.shm));
+	CU_ASSERT(zka_keys_find_resident(fixture("bls12381.nopub.zkey"), NULL, name) == 0);
+	zka_params_res res;
+	CU_ASSERT(zka_params_residency(p.map, &res) == 0 && (int)res.direct == disk_direct);
+	zka_params_close(&p);
+	const char *paths[2] = {zka, fixture("bls12381.nopub.zkey")};
+	for (int i = 0; i < 2; i++) {
+		uint64_t before = zka_loader_key_opens();
+		CU_ASSERT_FATAL(zka_keys_open(paths[i], &use, &q, &ki, err, sizeof err) == 0);
+		CU_ASSERT(ki.resident == 1);
+		CU_ASSERT(zka_loader_key_opens() == before); /* no key file opened */
+		zka_params_close(&q);
+	}
+	zka_keys_region *v;
+	int n = zka_keys_list(&v), seen = 0;
+	for (int i = 0; i < n; i++)
+		seen += !strcmp(v[i].name, ki.shm) && v[i].resident && v[i].ok && v[i].has_res;
+	free(v);
+	CU_ASSERT(seen == 1);
+	CU_ASSERT(zka_keys_evict(ki.shm + 9, err, sizeof err) == 0);
+	CU_ASSERT(zka_keys_find_resident(zka, NULL, name) == -ENOENT);
+	/* evicted: the next open reads the file again, and the counter sees it */
+	uint64_t before = zka_loader_key_opens();
+	CU_ASSERT_FATAL(zka_keys_open(zka, &use, &q, &ki, err, sizeof err) == 0);
+	CU_ASSERT(ki.resident == 0);
+	CU_ASSERT(zka_loader_key_opens() > before);
+	zka_params_close(&q);
+	CU_ASSERT(zka_keys_evict("0000nosuchkey", err, sizeof err) == -ENOENT);
+}
+
+int main(void)
+{
+	/* in the build tree: on a disk file system, where /tmp may be tmpfs */
+	snprintf(tmpdir, sizeof tmpdir, "%s/zka-keys-XXXXXX", ZKA_TEST_TMP);
+	if (!mkdtemp(tmpdir))
+		return 1;
+	FILE *pf = fopen(tmp("probe"), "wb");
+	if (!pf || fwrite(tmpdir, 1, 1, pf) != 1 || fclose(pf))
+		return 1;
+	disk_direct = takes_direct(tmp("probe"));
+	char sp[64];
+	snprintf(sp, sizeof sp, "/dev/shm/zka-probe-%d", (int)getpid());
+	if ((pf = fopen(sp, "wb")) && fwrite(sp, 1, 1, pf) == 1 && !fclose(pf))
+		shm_direct = takes_direct(sp);
+	unlink(sp);
+	if (!disk_direct)
+		printf("note: %s refuses O_DIRECT: the loader's O_DIRECT path is not exercised\n",
+		       tmpdir);
+	char cache[300];
+	snprintf(cache, sizeof cache, "%s/cache", tmpdir);
+	setenv("ZKARENA_CACHE", cache, 1);
+	static const zka_test_case cases[] = {
+	    {"import -> load -> prove == .zkey proof", test_identical_proofs},
+	    {"corrupt, truncated, mismatched files", test_bad_files},
+	    {"off-curve point refused at import", test_off_curve},
+	    {"resident key without opening the key file", test_resident},
+	    {NULL, NULL}};
+	zka_test_suite("keys", cases);
+	int r = zka_test_run();
+	char cmd[320];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+	if (system(cmd)) {
+	}
+	return r;
+}
