@@ -190,7 +190,7 @@ static int db_only(const char *url, int njobs, int nclients, int batch)
 	row("claim, per job of its batch (SKIP LOCKED)", cl, ncl, 0);
 	row("finish (result + token check, one statement)", fin, nfin, 0);
 	double tot[1] = {t_run / (claimed ? claimed : 1)};
-	row("claim + finish, wall time / job (all clients)", tot, 1, claimed / t_run);
+	row("claim + finish, wall / job (all clients)", tot, 1, claimed / t_run);
 	if (bad || claimed != njobs)
 		printf("(claimed %d of %d, %d finishes refused or failed)\n", claimed, njobs, bad);
 	free(sub);

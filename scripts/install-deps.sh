@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # install-deps.sh - installs what zkarena needs to build and test on Debian 12 (run as root or
-# with sudo available): the C toolchain and libraries from Debian, and the pinned node packages
+# with sudo available): the C toolchain and libraries from Debian (libpq and the PostgreSQL
+# server for the cluster and its tests among them), and the pinned node packages
 # of the interop tests (snarkjs 0.7.6, circom2 0.2.23, circomlib 2.0.5; tests/interop/package-lock.json).
 # CUDA is optional and not installed here: it is found at /usr/local/cuda when present.
 set -euo pipefail
@@ -9,7 +10,8 @@ SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
 pkgs=(cmake gcc make pkg-config
       liburing-dev libnuma-dev libcunit1-dev
-      libgmp-dev libjansson-dev libxxhash-dev)
+      libgmp-dev libjansson-dev libxxhash-dev
+      libpq-dev postgresql) # the cluster (cluster/): libpq, and the server its tests start
 command -v node >/dev/null && command -v npm >/dev/null || pkgs+=(nodejs npm)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -168,9 +168,13 @@ left=$(find "$T/work-$A" "$T/work-$B" -mindepth 1 2>/dev/null | wc -l)
 
 # ---- a lease stolen after expiry: the late result is refused ----
 kill -TERM "${BR[$A]}" "${BR[$B]}" 2>/dev/null
-wait "${BR[$A]}" "${BR[$B]}" 2>/dev/null
+wait "${BR[$A]}"
+ra=$?
+wait "${BR[$B]}"
+rb=$?
 BR[$A]=
 BR[$B]=
+[ "$ra:$rb" = 0:0 ] && ok "both bridges stop on SIGTERM with exit 0" || ko "bridges exited $ra and $rb on SIGTERM: $(tail -c 300 "$T/bridge-$A.log")"
 start_bridge "$A" ZKA_BRIDGE_STALL_MS=5000 -- --node staller --lease 1
 mkdir -p "$T/o/late"
 late=$("$ZK" cluster submit --db "$PGURL" "$T/bls.zkey" "$T/bls.wtns" --out "$T/o/late" | tail -1)
