@@ -19,7 +19,21 @@
  * synthesis jobs/s (slots made READY, from the arena's counters) are differences of two
  * samples. The main thread writes them to /dev/shm/zkarena-NAME.gpud-status (atomically, mode
  * 0600; `zkarena status` shows it) and logs them once a minute. The "counters:" line is for
- * programs (bench pipeline): CLOCK_MONOTONIC ns and the cumulative values. */
+ * programs (bench pipeline): CLOCK_MONOTONIC ns and the cumulative values.
+ *
+ * Several gpuds on one arena (`zkarena run --devices 0,1`, or one gpud@ unit per device): each
+ * is started with its own --id (0, 1, ...) and device, takes slots from the same ready ring and
+ * keeps its own device copy of each key it proves. Each writes its own status file
+ * (/dev/shm/zkarena-NAME.gpud-status for id 0, zkarena-NAME.gpudI-status for id I > 0) with a
+ * "gpud:" line (id, device, backend) and a "keys:" line (the circuits whose key it holds and
+ * their bytes). Key preference: before taking a slot, a lane looks at the READY slots'
+ * circuits; when none of them has its key here but another live gpud (read from the others'
+ * status files once a second) holds one of them, the lane yields 20 ms and looks again, at most
+ * YIELD_MAX times in a row: a free gpud with the key takes the slot meanwhile, and when every
+ * gpud that has it is busy, this one takes it after ~100 ms and loads the key (bounded delay,
+ * never a stall). A killed gpud's PROVING slots go back to READY by the recovery that every
+ * other gpud runs every 2 s (and `zkarena run` at once), and another gpud proves them from
+ * the slot's a/b/c without re-synthesis. */
 #include "gpud/backend.h"
 #include "synth/pipe.h"
 #include "zk/groth16.h"
@@ -55,7 +69,8 @@ static void usage(FILE *f)
 {
 	fprintf(
 	    f,
-	    "usage: zkarena-gpud [--backend cpu|cuda] [--device N] [--inflight N] NAME\n"
+	    "usage: zkarena-gpud [--backend cpu|cuda] [--device N] [--inflight N] [--id I] "
+	    "NAME\n"
 	    "\n"
 	    "The proving daemon of arena NAME: proves READY slots, verifies each proof, writes\n"
 	    "proof.json and public.json into the job's output directory, marks it DONE.\n"
@@ -63,8 +78,11 @@ static void usage(FILE *f)
 	    "  --inflight N  proofs in flight, one thread and device context each (1..%d;\n"
 	    "                default 2 with cuda: the next proof's copy overlaps the current\n"
 	    "                one's kernels; 1 with cpu, whose prover already uses every core)\n"
+	    "  --id I        this gpud's index among the arena's gpuds (0..63, default 0;\n"
+	    "                `zkarena run --devices` numbers them): its status file's name\n"
 	    "Status (busy %%, proofs/s, synthesis jobs/s over the last minute) is written to\n"
-	    "/dev/shm/zkarena-NAME.gpud-status every second and logged every minute.\n"
+	    "/dev/shm/zkarena-NAME.gpud-status (id 0; zkarena-NAME.gpudI-status for id I)\n"
+	    "every second and logged every minute.\n"
 	    "Test hook: ZKA_PROVE_DELAY_MS=N sleeps N ms in the middle of each proof.\n",
 	    ZKA_LANES_MAX);
 }
@@ -77,18 +95,29 @@ static int64_t mono_ns(void)
 }
 
 /* The daemon: shared by the lanes and the main thread. */
+#define CIRCUITS_MAX 256 /* as the pipeline cache: circuit indices of the arena */
+#define KEYW (CIRCUITS_MAX / 64)
+#define YIELD_MAX 5 /* key preference: at most 5 x 20 ms before taking a slot anyway */
+
 struct daemon {
 	struct zka_arena *a;
+	const char *name;
+	int id, device;
 	const zka_backend *be;
 	void *ctx;
 	int lanes;
-	atomic_int fatal;   /* a lane hit arena trouble: everyone stops, exit 1 */
+	atomic_int fatal;      /* a lane hit arena trouble: everyone stops, exit 1 */
 	struct circuits *circ; /* the params regions, shared by the lanes */
-	pthread_mutex_t mu; /* guards everything below */
-	int active;	    /* lanes inside be->prove */
+	pthread_mutex_t mu;    /* guards everything below */
+	int active;	       /* lanes inside be->prove */
 	int64_t busy_since, busy_ns;
 	uint64_t proofs, failed;
 	int64_t copy_ns, copy_hidden_ns;
+	uint64_t bytes_in;		  /* a, b, c and w copied into the prover */
+	uint64_t here[KEYW];		  /* circuits whose key this gpud holds */
+	uint64_t key_bytes[CIRCUITS_MAX]; /* their params regions' sizes */
+	uint64_t others[KEYW];		  /* circuits held by another live gpud */
+	uint64_t yields;		  /* 20 ms yields to a gpud holding the key */
 	struct {
 		int64_t cur_start;	      /* 0: not proving */
 		int64_t last_start, last_end; /* its previous proof */
@@ -101,7 +130,6 @@ static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
 	return hi > lo ? hi - lo : 0;
 }
 
-#define CIRCUITS_MAX 256 /* as the pipeline cache: circuit indices of the arena */
 #define RETIRED_MAX 64
 
 /* The circuits' params regions, shared by the lanes: one mapping per region, so the backend's
@@ -194,6 +222,111 @@ static void busy_leave(struct daemon *d, int lane, int64_t t, int64_t copy_ns, i
 		d->proofs++;
 	else
 		d->failed++;
+	pthread_mutex_unlock(&d->mu);
+}
+
+/* After a proof of circuit idx: its key is on this gpud's device (the backends keep it). */
+static void key_resident(struct daemon *d, uint32_t idx, const zka_params *p)
+{
+	if (idx >= CIRCUITS_MAX)
+		return;
+	pthread_mutex_lock(&d->mu);
+	d->here[idx / 64] |= 1ull << (idx % 64);
+	d->key_bytes[idx] = p->size;
+	d->bytes_in += (3ull * p->pk.domain_size + p->pk.n_vars) * 32;
+	pthread_mutex_unlock(&d->mu);
+}
+
+/* Key preference: 1 when every READY slot's circuit has its key on another live gpud and not
+ * here (the lane then yields 20 ms); 0 when some READY slot's key is here or on no gpud, or no
+ * slot is READY. */
+static int prefer_other(struct daemon *d)
+{
+	uint64_t here[KEYW], others[KEYW];
+	pthread_mutex_lock(&d->mu);
+	memcpy(here, d->here, sizeof here);
+	memcpy(others, d->others, sizeof others);
+	pthread_mutex_unlock(&d->mu);
+	struct zka_arena_geometry g;
+	zka_arena_geometry(d->a, &g);
+	int theirs = 0;
+	for (uint32_t s = 0; s < g.nslots; s++) {
+		struct zka_slot_info si;
+		struct zka_job_info ji;
+		if (zka_slot_info(d->a, s, &si) || si.state != ZKA_SLOT_READY ||
+		    zka_job_info(d->a, si.job, &ji) || ji.circuit >= CIRCUITS_MAX)
+			continue;
+		uint64_t bit = 1ull << (ji.circuit % 64);
+		if ((here[ji.circuit / 64] & bit) || !(others[ji.circuit / 64] & bit))
+			return 0;
+		theirs = 1;
+	}
+	return theirs;
+}
+
+/* 1 when another gpud holds a key that this one lacks: the lanes then poll the ready ring
+ * (every 2 ms) instead of blocking on it, so that they can look at a slot's circuit before
+ * taking it. */
+static int lacking(struct daemon *d)
+{
+	int r = 0;
+	pthread_mutex_lock(&d->mu);
+	for (int i = 0; i < KEYW; i++)
+		r |= (d->others[i] & ~d->here[i]) != 0;
+	pthread_mutex_unlock(&d->mu);
+	return r;
+}
+
+static void status_path(char *out, size_t n, const char *name, int id)
+{
+	if (id == 0)
+		snprintf(out, n, "/dev/shm/zkarena-%s.gpud-status", name);
+	else
+		snprintf(out, n, "/dev/shm/zkarena-%s.gpud%d-status", name, id);
+}
+
+/* Reads the other gpuds' status files: the keys held by those still alive go to d->others. */
+static void read_others(struct daemon *d, const char *self)
+{
+	uint64_t others[KEYW] = {0};
+	char prefix[ZKA_NAME_MAX + 32];
+	snprintf(prefix, sizeof prefix, "zkarena-%s.gpud", d->name);
+	DIR *dir = opendir("/dev/shm");
+	if (!dir)
+		return;
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		size_t l = strlen(e->d_name), pl = strlen(prefix);
+		if (strncmp(e->d_name, prefix, pl) || l < pl + 7 ||
+		    strcmp(e->d_name + l - 7, "-status"))
+			continue;
+		char path[400], line[4096];
+		snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
+		if (!strcmp(path, self))
+			continue;
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		int pid = 0, alive = 0;
+		while (fgets(line, sizeof line, f)) {
+			if (sscanf(line, "pid %d:", &pid) == 1)
+				alive = pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+			if (!alive || strncmp(line, "keys:", 5))
+				continue;
+			char *c = strchr(line + 5, ':');
+			char *sv = NULL;
+			for (char *t = c ? strtok_r(c + 1, " \n", &sv) : NULL; t;
+			     t = strtok_r(NULL, " \n", &sv)) {
+				unsigned idx;
+				if (sscanf(t, "%u=", &idx) == 1 && idx < CIRCUITS_MAX)
+					others[idx / 64] |= 1ull << (idx % 64);
+			}
+		}
+		fclose(f);
+	}
+	closedir(dir);
+	pthread_mutex_lock(&d->mu);
+	memcpy(d->others, others, sizeof others);
 	pthread_mutex_unlock(&d->mu);
 }
 
@@ -299,6 +432,8 @@ static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job)
 			 (const uint64_t(*)[4])v.b, (const uint64_t(*)[4])v.c,
 			 (const uint64_t(*)[4])v.w, &rs, &proof, &t, &copy_s, err, sizeof err);
 	busy_leave(d, lane, mono_ns(), (int64_t)(copy_s * 1e9), r == 0);
+	if (r == 0)
+		key_resident(d, ji.circuit, p);
 	if (r) {
 		fail = err;
 		goto finish;
@@ -336,11 +471,31 @@ static void *lane_main(void *arg)
 {
 	struct lane_arg *la = arg;
 	struct daemon *d = la->d;
+	int yielded = 0;
 	while (!stop && !atomic_load(&d->fatal)) {
 		uint32_t slot, job;
-		int r = zka_slot_take_ready(d->a, &slot, &job, 1000);
+		int timeout = 1000;
+		if (lacking(d)) {
+			if (zka_ring_depth(d->a, ZKA_RING_READY_SLOTS) <= 0) {
+				struct timespec ts = {0, 2000000};
+				nanosleep(&ts, NULL);
+				continue;
+			}
+			if (yielded < YIELD_MAX && prefer_other(d)) {
+				yielded++;
+				pthread_mutex_lock(&d->mu);
+				d->yields++;
+				pthread_mutex_unlock(&d->mu);
+				struct timespec ts = {0, 20000000};
+				nanosleep(&ts, NULL);
+				continue;
+			}
+			timeout = 0;
+		}
+		int r = zka_slot_take_ready(d->a, &slot, &job, timeout);
 		if (r == -ETIMEDOUT || r == -EINTR)
 			continue;
+		yielded = 0;
 		if (r) {
 			LOG("cannot take a ready slot: %s", strerror(-r));
 			atomic_store(&d->fatal, 1);
@@ -377,7 +532,7 @@ static void write_status(const char *path, struct daemon *d, const char *note,
 	    dt > 0 ? (double)np / dt : 0, dt > 0 ? (double)(now->ready - old->ready) / dt : 0,
 	    ready < 0 ? 0 : ready, cp, 100 * hid);
 	char tmp[200];
-	snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
+	snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
@@ -386,15 +541,31 @@ static void write_status(const char *path, struct daemon *d, const char *note,
 		return;
 	}
 	pthread_mutex_lock(&d->mu);
-	uint64_t failed = d->failed;
+	uint64_t failed = d->failed, bytes_in = d->bytes_in, yields = d->yields, kb = 0;
+	uint64_t here[KEYW], key_bytes[CIRCUITS_MAX];
+	memcpy(here, d->here, sizeof here);
+	memcpy(key_bytes, d->key_bytes, sizeof key_bytes);
 	pthread_mutex_unlock(&d->mu);
+	int nkeys = 0;
+	for (int i = 0; i < CIRCUITS_MAX; i++)
+		if (here[i / 64] >> (i % 64) & 1)
+			nkeys++, kb += key_bytes[i];
 	fprintf(f, "pid %d: %s\n%s\n", (int)getpid(), note, line);
+	fprintf(f, "gpud: id=%d device=%d backend=%s lanes=%d\n", d->id, d->device, d->be->name,
+		d->lanes);
+	fprintf(f, "keys: %d resident, %llu bytes:", nkeys, (unsigned long long)kb);
+	for (int i = 0; i < CIRCUITS_MAX; i++)
+		if (here[i / 64] >> (i % 64) & 1)
+			fprintf(f, " %d=%llu", i, (unsigned long long)key_bytes[i]);
+	fprintf(f, "\n");
 	fprintf(f,
 		"counters: mono_ns=%lld busy_ns=%lld proofs=%llu failed=%llu copy_ns=%lld "
-		"copy_hidden_ns=%lld ready_total=%llu lanes=%d\n",
+		"copy_hidden_ns=%lld ready_total=%llu lanes=%d bytes_in=%llu yields=%llu keys=%d "
+		"key_bytes=%llu\n",
 		(long long)now->t, (long long)now->busy_ns, (unsigned long long)now->proofs,
 		(unsigned long long)failed, (long long)now->copy_ns, (long long)now->copy_hidden_ns,
-		(unsigned long long)now->ready, d->lanes);
+		(unsigned long long)now->ready, d->lanes, (unsigned long long)bytes_in,
+		(unsigned long long)yields, nkeys, (unsigned long long)kb);
 	if (fclose(f) == 0)
 		rename(tmp, path);
 	else
@@ -403,13 +574,12 @@ static void write_status(const char *path, struct daemon *d, const char *note,
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {{"backend", required_argument, 0, 'b'},
-					     {"device", required_argument, 0, 'd'},
-					     {"inflight", required_argument, 0, 'i'},
-					     {"help", no_argument, 0, 'h'},
-					     {0, 0, 0, 0}};
+	static const struct option opts[] = {
+	    {"backend", required_argument, 0, 'b'},  {"device", required_argument, 0, 'd'},
+	    {"inflight", required_argument, 0, 'i'}, {"id", required_argument, 0, 'I'},
+	    {"help", no_argument, 0, 'h'},	     {0, 0, 0, 0}};
 	const zka_backend *be = &zka_backend_cpu;
-	int device = 0, inflight = 0, opt;
+	int device = 0, inflight = 0, id = 0, opt;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
@@ -431,6 +601,10 @@ int main(int argc, char **argv)
 		case 'i':
 			if (zka_opt_int("zkarena-gpud", "--inflight", optarg, 1, ZKA_LANES_MAX,
 					&inflight))
+				return 2;
+			break;
+		case 'I':
+			if (zka_opt_int("zkarena-gpud", "--id", optarg, 0, 63, &id))
 				return 2;
 			break;
 		case 'h':
@@ -456,7 +630,13 @@ int main(int argc, char **argv)
 	if (!a)
 		return 2;
 	char note[512] = "", err[1024] = "";
-	struct daemon d = {.a = a, .be = be, .lanes = inflight, .circ = calloc(1, sizeof *d.circ)};
+	struct daemon d = {.a = a,
+			   .name = name,
+			   .id = id,
+			   .device = device,
+			   .be = be,
+			   .lanes = inflight,
+			   .circ = calloc(1, sizeof *d.circ)};
 	if (!d.circ) {
 		LOG("out of memory");
 		zka_arena_close(a);
@@ -473,9 +653,9 @@ int main(int argc, char **argv)
 	if (be == &zka_backend_cpu)
 		snprintf(note + strlen(note), sizeof note - strlen(note), "; %d proof%s in flight",
 			 inflight, inflight > 1 ? "s" : "");
-	LOG("%s", note);
+	LOG("gpud %d (device %d): %s", id, device, note);
 	char path[128];
-	snprintf(path, sizeof path, "/dev/shm/zkarena-%s.gpud-status", name);
+	status_path(path, sizeof path, name, id);
 	struct sample hist[HIST];
 	int nh = 0;
 	char line[512];
@@ -505,6 +685,7 @@ int main(int argc, char **argv)
 				LOG("recovered %d record(s) of dead processes", n);
 			last_rec = t;
 		}
+		read_others(&d, path);
 		struct sample s;
 		take_sample(&d, &s);
 		/* the sample 60 s ago (or the first one) is the one this one replaces */

@@ -1,6 +1,7 @@
 /* cmd_jobs.c - the job API on the command line: submit, wait, status, cancel, list. */
 #include "synth/pipe.h"
 #include "tools/cli.h"
+#include "tools/gpuds.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -279,6 +280,7 @@ int zka_cmd_status(int argc, char **argv)
 		} else {
 			printf("daemon: no zkarena-gpud has started on this arena yet\n");
 		}
+		zka_gpuds_print(argv[1]); /* every gpud: the table, the files of ids >= 1 */
 		list_jobs(a, 0);
 	}
 	zka_arena_close(a);

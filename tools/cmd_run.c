@@ -1,4 +1,5 @@
-/* cmd_run.c - `zkarena run NAME`: supervises one zkarena-gpud and W zkarena-synth processes
+/* cmd_run.c - `zkarena run NAME`: supervises one zkarena-gpud per device (--devices 0,1,...:
+ * gpud I on device I-th of the list, all on the same ready ring) and W zkarena-synth processes
  * on arena NAME: restarts any that dies (with backoff), logs who died and what recovery put
  * back, and stops them all on SIGTERM/SIGINT. The children die with the supervisor
  * (PR_SET_PDEATHSIG), so a killed supervisor leaves no orphans proving behind its back. */
@@ -61,7 +62,8 @@ static int find_exe(const char *env, const char *exe, const char *sub, char *out
 struct child {
 	pid_t pid;
 	double started, backoff;
-	char *argv[10];
+	char *argv[16];
+	char id_s[16], dev_s[16];
 	const char *what;
 	int index;
 };
@@ -93,13 +95,11 @@ static void describe(char *buf, size_t n, int st)
 
 int zka_cmd_run(int argc, char **argv)
 {
-	static const struct option opts[] = {{"workers", required_argument, 0, 'w'},
-					     {"threads", required_argument, 0, 't'},
-					     {"inflight", required_argument, 0, 'i'},
-					     {"backend", required_argument, 0, 'b'},
-					     {"device", required_argument, 0, 'd'},
-					     {"help", no_argument, 0, 'h'},
-					     {0, 0, 0, 0}};
+	static const struct option opts[] = {
+	    {"workers", required_argument, 0, 'w'},  {"threads", required_argument, 0, 't'},
+	    {"inflight", required_argument, 0, 'i'}, {"backend", required_argument, 0, 'b'},
+	    {"device", required_argument, 0, 'd'},   {"devices", required_argument, 0, 'D'},
+	    {"help", no_argument, 0, 'h'},	     {0, 0, 0, 0}};
 	int workers = 0, threads = 0, inflight = 0, opt;
 	const char *backend = "cpu", *device = "0";
 	optind = 1;
@@ -126,28 +126,36 @@ int zka_cmd_run(int argc, char **argv)
 			backend = optarg;
 			break;
 		case 'd':
+		case 'D':
 			device = optarg;
 			break;
 		case 'h':
-			printf("usage: zkarena run NAME [--workers W] [--threads T] [--backend "
-			       "cpu|cuda]\n"
-			       "                        [--device N] [--inflight N]\n\n"
-			       "Runs the pipeline of arena NAME: one zkarena-gpud (backend cpu by "
-			       "default)\n"
-			       "and W zkarena-synth workers of T threads each. Defaults from the "
-			       "online\n"
-			       "cores C: T = min(%d, C), W = C / T; with only --workers W, T = C / W\n"
-			       "(docs/synthesis.md has the measurements behind them). --inflight:\n"
-			       "proofs the daemon keeps in flight\n"
-			       "(default 2 with cuda, 1 with cpu). Restarts any that dies, with\n"
-			       "backoff (100 ms, doubling up to 5 s while it keeps dying young); "
-			       "after each\n"
-			       "death runs recovery and logs what it put back. SIGTERM/SIGINT stop "
-			       "them all\n"
-			       "(SIGTERM, then SIGKILL after 5 s). Executables are looked up next "
-			       "to zkarena,\n"
-			       "or taken from ZKA_SYNTH_BIN and ZKA_GPUD_BIN.\n",
-			       ZKA_RUN_THREADS);
+			printf(
+			    "usage: zkarena run NAME [--workers W] [--threads T] [--backend "
+			    "cpu|cuda]\n"
+			    "                        [--devices N,M,...] [--inflight N]\n\n"
+			    "Runs the pipeline of arena NAME: one zkarena-gpud per device of "
+			    "--devices\n"
+			    "(default 0; --device is the same option; a device may repeat: two "
+			    "gpuds "
+			    "on one GPU),\n"
+			    "each with its own copy of the keys, all taking slots from the arena's "
+			    "ready ring\n"
+			    "(backend cpu by default)\n"
+			    "and W zkarena-synth workers of T threads each. Defaults from the "
+			    "online\n"
+			    "cores C: T = min(%d, C), W = C / T; with only --workers W, T = C / W\n"
+			    "(docs/synthesis.md has the measurements behind them). --inflight:\n"
+			    "proofs the daemon keeps in flight\n"
+			    "(default 2 with cuda, 1 with cpu). Restarts any that dies, with\n"
+			    "backoff (100 ms, doubling up to 5 s while it keeps dying young); "
+			    "after each\n"
+			    "death runs recovery and logs what it put back. SIGTERM/SIGINT stop "
+			    "them all\n"
+			    "(SIGTERM, then SIGKILL after 5 s). Executables are looked up next "
+			    "to zkarena,\n"
+			    "or taken from ZKA_SYNTH_BIN and ZKA_GPUD_BIN.\n",
+			    ZKA_RUN_THREADS);
 			return 0;
 		default:
 			return 2;
@@ -158,6 +166,28 @@ int zka_cmd_run(int argc, char **argv)
 		return 2;
 	}
 	char *name = argv[optind];
+	int devs[64], ndev = 0;
+	{
+		const char *p = device;
+		while (1) {
+			char *end;
+			errno = 0;
+			long v = strtol(p, &end, 10);
+			if (errno || end == p || v < 0 || v > 1023 || (*end && *end != ',') ||
+			    ndev == 64) {
+				fprintf(
+				    stderr,
+				    "zkarena run: --devices: '%s' is not a list of 1..64 device "
+				    "numbers (0..1023) separated by commas\n",
+				    device);
+				return 2;
+			}
+			devs[ndev++] = (int)v;
+			if (!*end)
+				break;
+			p = end + 1;
+		}
+	}
 	int cores = zka_par_threads(0);
 	zka_run_shape(cores, &workers, &threads);
 	char threads_s[16], inflight_s[16];
@@ -180,7 +210,7 @@ int zka_cmd_run(int argc, char **argv)
 	struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: waitpid returns EINTR */
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	int n = workers + 1;
+	int n = workers + ndev;
 	struct child *ch = calloc((size_t)n, sizeof *ch);
 	if (!ch) {
 		zka_arena_close(a);
@@ -190,13 +220,16 @@ int zka_cmd_run(int argc, char **argv)
 		struct child *c = &ch[i];
 		c->index = i;
 		c->backoff = 0.1;
-		if (i == 0) {
+		if (i < ndev) {
 			c->what = "gpud";
+			snprintf(c->id_s, sizeof c->id_s, "%d", i);
+			snprintf(c->dev_s, sizeof c->dev_s, "%d", devs[i]);
 			char **v = c->argv;
 			v[0] = gpud, v[1] = "--backend", v[2] = (char *)backend, v[3] = "--device";
-			v[4] = (char *)device, v[5] = "--inflight", v[6] = inflight_s, v[7] = name;
-			v[8] = NULL;
+			v[4] = c->dev_s, v[5] = "--inflight", v[6] = inflight_s, v[7] = "--id";
+			v[8] = c->id_s, v[9] = name, v[10] = NULL;
 		} else {
+			c->index = i - ndev;
 			c->what = "worker";
 			c->argv[0] = synth, c->argv[1] = "--threads", c->argv[2] = threads_s;
 			c->argv[3] = name, c->argv[4] = NULL;
@@ -204,18 +237,25 @@ int zka_cmd_run(int argc, char **argv)
 		if (spawn(c) < 0)
 			fprintf(stderr, "zkarena run: fork: %s\n", strerror(errno));
 	}
-	fprintf(stderr,
-		"zkarena run: arena %s: gpud (%s backend, %s in flight) pid %d and %d workers x %d "
-		"threads started (%d cores)\n",
-		name, backend, inflight_s, (int)ch[0].pid, workers, threads, cores);
+	char gp[256] = "";
+	for (int i = 0; i < ndev; i++)
+		snprintf(gp + strlen(gp), sizeof gp - strlen(gp), "%s%d", i ? "," : "",
+			 (int)ch[i].pid);
+	fprintf(
+	    stderr,
+	    "zkarena run: arena %s: %d gpud%s (%s backend, %s in flight, devices %s) pid %s and "
+	    "%d workers x %d threads started (%d cores)\n",
+	    name, ndev, ndev > 1 ? "s" : "", backend, inflight_s, device, gp, workers, threads,
+	    cores);
 	struct zka_arena_geometry geo;
 	zka_arena_geometry(a, &geo);
-	if (geo.nslots < (uint32_t)(workers + atoi(inflight_s)))
+	if (geo.nslots < (uint32_t)(workers + ndev * atoi(inflight_s)))
 		fprintf(stderr,
 			"zkarena run: warning: arena %s has %u slots, fewer than %d workers + %s "
 			"proofs in flight: some will wait for a slot (create the arena with "
 			"--slots %d)\n",
-			name, geo.nslots, workers, inflight_s, workers + atoi(inflight_s) + 1);
+			name, geo.nslots, workers, inflight_s,
+			workers + ndev * atoi(inflight_s) + 1);
 	while (!stopping) {
 		int st;
 		pid_t pid = waitpid(-1, &st, 0);
