@@ -23,8 +23,9 @@ expect() { # expect CODE DESCRIPTION CMD...
 }
 cleanup() {
 	[ -n "$RUN_PID" ] && kill -TERM "$RUN_PID" 2>/dev/null && wait "$RUN_PID" 2>/dev/null
+	# the arena's params regions go with it (arena destroy unlinks them); a glob over
+	# /dev/shm/zka-*+p* would also remove the regions of tests running beside this one
 	"$ZK" arena destroy "$NAME" >/dev/null 2>&1
-	rm -f /dev/shm/zka-*+p* 2>/dev/null # our params (the arena name is hashed into the name)
 	rm -f "/dev/shm/zkarena-$NAME.gpud-status"
 	rm -rf "$T"
 }
