@@ -460,6 +460,7 @@ int zka_keys_open(const char *path, const zka_keys_opts *o, zka_params *p, zka_k
 			return ret;
 		ki->seconds = now() - t0;
 		snprintf(ki->shm, sizeof ki->shm, "%s", ls.shm);
+		snprintf(ki->file, sizeof ki->file, "%s", path);
 		snprintf(ki->how, sizeof ki->how, "read %s: %.2f GB/s, %s, %s buffers, depth %u",
 			 path, ls.seconds > 0 ? 1e-9 * (double)ls.bytes / ls.seconds : 0.0,
 			 ls.direct ? "O_DIRECT" : "buffered", ls.fixed ? "fixed" : "plain",
@@ -494,6 +495,7 @@ int zka_keys_open(const char *path, const zka_keys_opts *o, zka_params *p, zka_k
 					      : in.has_r1cs && same_file(&in.src_r1cs, &rid))) {
 					ki->seconds = now() - t0;
 					snprintf(ki->shm, sizeof ki->shm, "%s", ls.shm);
+					snprintf(ki->file, sizeof ki->file, "%s", cpath);
 					snprintf(ki->how, sizeof ki->how,
 						 "cached %s: %.2f GB/s, %s", cpath,
 						 ls.seconds > 0
@@ -541,6 +543,8 @@ int zka_keys_open(const char *path, const zka_keys_opts *o, zka_params *p, zka_k
 	ki->seconds = now() - t0;
 	if (o->shm)
 		snprintf(ki->shm, sizeof ki->shm, "%s", name);
+	if (strcmp(cached, "not cached"))
+		snprintf(ki->file, sizeof ki->file, "%s", cached);
 	snprintf(ki->how, sizeof ki->how, "imported %s (points validated; %s)", path, cached);
 	return 0;
 }

@@ -25,10 +25,11 @@ typedef struct zka_keys_opts {
 } zka_keys_opts;
 
 typedef struct zka_keys_info {
-	double seconds; /* the key load, found or read or imported */
-	char how[256];	/* one phrase: "resident region /zka-key.X", "read NAME.zka ..." */
-	char shm[64];	/* the region's name when named or resident */
-	int resident;	/* 1: an existing resident region was used */
+	double seconds;	 /* the key load, found or read or imported */
+	char how[256];	 /* one phrase: "resident region /zka-key.X", "read NAME.zka ..." */
+	char shm[64];	 /* the region's name when named or resident */
+	int resident;	 /* 1: an existing resident region was used */
+	char file[1024]; /* the .zka read (the key itself or its cache entry), "" if none */
 } zka_keys_info;
 
 /* Gives p the params of the key at path (.zka or .zkey; a .zkey through the cache unless

@@ -4,6 +4,7 @@
  * mmap(2) + memcpy. Cold for page-cache methods: the file's pages dropped first with
  * posix_fadvise(DONTNEED) (and /proc/sys/vm/drop_caches where permitted), the share still
  * cached measured with mincore(2) and printed. */
+#include "synth/zka_keys.h"
 #include "synth/zka_loader.h"
 #include "tools/cli.h"
 #include "tools/util.h"
@@ -163,7 +164,7 @@ int zka_bench_load(int argc, char **argv)
 			break;
 		case 'h':
 			printf(
-			    "usage: zkarena bench load FILE.zka [--reps N]\n\n"
+			    "usage: zkarena bench load FILE.zka|FILE.zkey [--reps N]\n\n"
 			    "Reads FILE into one params region in every way, cold and warm, N "
 			    "times each\n"
 			    "(best and mean GB/s): the loader (io_uring, O_DIRECT, fixed buffers,\n"
@@ -183,6 +184,23 @@ int zka_bench_load(int argc, char **argv)
 	char err[1024], fs[64], dev[384];
 	zka_params p;
 	zka_loader_stats st;
+	zka_keys_info ki;
+	size_t l = strlen(path);
+	if (l < 4 || strcmp(path + l - 4, ".zka")) {
+		/* a .zkey: its .zka in the cache (imported now when missing) */
+		zka_keys_opts ko = {.no_resident = 1, .progress = -1};
+		if (zka_keys_open(path, &ko, &p, &ki, err, sizeof err)) {
+			fprintf(stderr, "zkarena bench load: %s\n", err);
+			return 2;
+		}
+		zka_params_close(&p);
+		if (!ki.file[0]) {
+			fprintf(stderr, "zkarena bench load: %s: no cached .zka to read\n", path);
+			return 2;
+		}
+		printf("%s: its cached .zka is %s\n", path, ki.file);
+		path = ki.file;
+	}
 	/* the size, and a first check that the file loads at all */
 	zka_loader_opts first = {.buffered = 1, .quiet = 1};
 	if (zka_loader_load(path, &first, &p, &st, err, sizeof err)) {
