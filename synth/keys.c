@@ -580,8 +580,8 @@ int zka_keys_find_resident(const char *path, const char *r1cs, char name[64])
 		return -ENOENT;
 	struct dirent *e;
 	int found = -ENOENT;
-	static uint8_t hdr[ZKA_PARAMS_HDR];
-	while (found && (e = readdir(d))) {
+	uint8_t *hdr = malloc(ZKA_PARAMS_HDR);
+	while (hdr && found && (e = readdir(d))) {
 		if (strncmp(e->d_name, "zka-key.", 8) || strlen(e->d_name) > 60)
 			continue;
 		char n[64], why[200];
@@ -600,6 +600,7 @@ int zka_keys_find_resident(const char *path, const char *r1cs, char name[64])
 		snprintf(name, 64, "%s", n);
 		found = 0;
 	}
+	free(hdr);
 	closedir(d);
 	return found;
 }

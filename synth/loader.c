@@ -19,17 +19,22 @@
  *   workers  up to 4 threads that hash landed chunks while later reads are in flight.
  *
  * States of a chunk (the mutex `mu` guards `landed` and the sections' next/busy/done)
- *   QUEUED -> IN_FLIGHT   submit()     an SQE for its remaining bytes is queued and submitted
- *   IN_FLIGHT -> QUEUED   reap()       a short read: `done` advances, the rest is read again
- *   IN_FLIGHT -> LANDED   reap()       every byte arrived; workers are woken
- *   LANDED -> HASHED      hash_work()  its section's `next` reached it: XXH3 updated
- * States of a load
- *   HEADER -> READING     zka_loader_load  header read and checked, size checked, region made
- *   READING -> VERIFYING  zka_loader_load  every chunk LANDED (the ring is drained)
- *   VERIFYING -> DONE     zka_loader_load  every section HASHED and equal to the header's sum,
- *                                          the image valid (zka_params_from_map); a named
- *                                          region is renamed into place
- *   any -> FAILED         the err: label   tmp object unlinked, region unmapped, ring exited
+ *   QUEUED -> IN_FLIGHT   zka_loader_load  READING loop: an SQE for its remaining bytes is
+ *                                          prepared; io_uring_submit_and_wait submits it
+ *   IN_FLIGHT -> QUEUED   zka_loader_load  a short or interrupted read's CQE: `done` advances,
+ *                                          an SQE for the rest is prepared
+ *   IN_FLIGHT -> LANDED   landed()         its last byte arrived (called on the CQE); workers
+ *                                          are woken
+ *   LANDED -> HASHED      hash_work()      its section's `next` reached it: XXH3 updated
+ * States of a load (all in zka_loader_load)
+ *   HEADER -> READING     header read with one aligned pread and checked, file size checked
+ *                         against it, region made, ring set up and its buffers registered
+ *   READING -> VERIFYING  every chunk LANDED (no read in flight)
+ *   VERIFYING -> DONE     every section HASHED and equal to the header's sum, the image valid
+ *                         (zka_params_from_map), the residency record written, a named region
+ *                         renamed into place
+ *   any -> FAILED         the err: label: workers stopped, in-flight reads drained, ring
+ *                         exited, region unmapped, temporary object unlinked
  *
  * Invariants
  *   1. At most `depth` reads are in flight and no two of them target the same bytes.
@@ -443,23 +448,20 @@ int zka_loader_load(const char *path, const zka_loader_opts *o, zka_params *p, z
 				next++;
 				inflight++;
 			}
-			int r = io_uring_submit(&ring);
-			if (r < 0 && r != -EINTR && r != -EAGAIN) {
-				ret = r;
-				snprintf(err, errlen, "%s: io_uring_submit: %s", path,
-					 strerror(-r));
-				goto err;
-			}
+			/* submit what is queued and wait for one completion in the same syscall */
 			struct io_uring_cqe *cqe;
-			r = io_uring_wait_cqe(&ring, &cqe);
-			if (r == -EINTR)
-				continue;
+			int r = io_uring_submit_and_wait(&ring, 1);
+			if (r == -EINTR || r == -EAGAIN)
+				continue; /* the queued entries stay queued and go with the next
+					     call */
 			if (r < 0) {
 				ret = r;
-				snprintf(err, errlen, "%s: io_uring_wait_cqe: %s", path,
+				snprintf(err, errlen, "%s: io_uring_submit_and_wait: %s", path,
 					 strerror(-r));
 				goto err;
 			}
+			if ((r = io_uring_peek_cqe(&ring, &cqe)) != 0)
+				continue;
 			/* reap every completion that is ready (no syscall for those) */
 			do {
 				uint32_t k = (uint32_t)(uintptr_t)io_uring_cqe_get_data(cqe);
