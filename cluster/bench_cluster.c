@@ -339,6 +339,9 @@ out:
 		waitpid(run, NULL, 0);
 	}
 	run_self(destroy, 1);
+	char st[128];
+	snprintf(st, sizeof st, "/dev/shm/zkarena-%s.bridge-status", name);
+	unlink(st);
 	char rm[PATH_MAX + 16];
 	snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
 	if (system(rm)) {

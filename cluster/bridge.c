@@ -59,7 +59,8 @@ struct job {
 	struct zka_cluster_lease l;
 	uint64_t aid; /* arena job id; 0: not in the arena */
 	char dir[PATH_MAX];
-	int ready; /* outcome known, not yet written */
+	int ready;   /* outcome known, not yet written */
+	int requeue; /* the arena refused it: give the lease back (reason says why) */
 	char *proof, *pub;
 	char reason[ZKA_CLUSTER_REASON_MAX];
 	double t_start, synth_s, prove_s;
@@ -221,8 +222,10 @@ static void sweep(struct bridge *b)
 	}
 }
 
-/* Puts a fresh lease into the arena; a job the arena refuses fails at once (bad key or
- * witness: trying it on another node would fail the same way, shared storage being shared). */
+/* Puts a fresh lease into the arena. A job the arena refuses (key or witness unreadable here,
+ * params region lost, job table full) goes back to the queue with the reason: the problem
+ * may be this node's; a job that every lease fails ends FAILED after max_attempts with the
+ * last reason (zka_cluster_release). */
 static void start(struct bridge *b, const struct zka_cluster_lease *l)
 {
 	struct job *j = &b->jobs[b->n++];
@@ -247,6 +250,7 @@ static void start(struct bridge *b, const struct zka_cluster_lease *l)
 	if (r) {
 		j->aid = 0;
 		j->ready = 1;
+		j->requeue = 1;
 		snprintf(j->reason, sizeof j->reason, "node %.200s: %.300s", b->node, err);
 	}
 }
@@ -294,7 +298,7 @@ static int write_back(struct bridge *b, int i)
 	static int stalled;
 	struct job *j = &b->jobs[i];
 	const char *stall = getenv("ZKA_BRIDGE_STALL_MS");
-	if (stall && !stalled && !j->reason[0]) {
+	if (stall && !stalled && !j->reason[0] && !j->requeue) {
 		/* test hook: a pause (GC, network cut) long enough for the lease to be taken over
 		 */
 		stalled = 1;
@@ -303,6 +307,16 @@ static int write_back(struct bridge *b, int i)
 		sleep_ms(atoi(stall));
 	}
 	char err[512];
+	if (j->requeue) {
+		int r = zka_cluster_release(b->db, b->node, j->l.id, j->l.token, j->reason, err,
+					    sizeof err);
+		if (r == -ENOTCONN) {
+			db_down(b, err);
+			return 0;
+		}
+		zka_pipe_log(prog, "job %lld: given back: %s", (long long)j->l.id, j->reason);
+		return 1;
+	}
 	struct zka_cluster_result res = {.reason = j->reason[0] ? j->reason : NULL,
 					 .proof = j->proof,
 					 .public_json = j->pub,

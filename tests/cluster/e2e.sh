@@ -203,5 +203,12 @@ mkdir -p "$T/o/after"
 after=$("$ZK" cluster submit --db "$PGURL" "$T/bn.zkey" "$T/bn.wtns" --out "$T/o/after" | tail -1)
 expect 0 "a job after the outage is DONE" "$ZK" cluster wait --db "$PGURL" "$after" --timeout 30
 wait_sql 10 "SELECT db_outages >= 1 FROM zka_nodes WHERE name LIKE '%/$B'" t && ok "the outage is counted in the node's row" || ko "outages: $(sql "SELECT name, db_outages FROM zka_nodes")"
+# ---- a job no node can run: given back by each lease, FAILED with the reason ----
+cp "$T/bn.wtns" "$T/gone.wtns"
+mkdir -p "$T/o/gone"
+gone=$("$ZK" cluster submit --db "$PGURL" "$T/bn.zkey" "$T/gone.wtns" --out "$T/o/gone" --max-attempts 2 | tail -1)
+rm -f "$T/gone.wtns"
+expect 1 "a job whose witness vanished: cluster wait exit 1" "$ZK" cluster wait --db "$PGURL" "$gone" --timeout 30
+grep -q "FAILED: gave up after 2 leases.*gone.wtns" "$T/out" && ok "... with the reason, after its 2 leases" || ko "wait said: $(cat "$T/out")"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
