@@ -35,6 +35,7 @@
  * other gpud runs every 2 s (and `zkarena run` at once), and another gpud proves them from
  * the slot's a/b/c without re-synthesis. */
 #include "gpud/backend.h"
+#include "gpud/outputs.h"
 #include "synth/pipe.h"
 #include "zk/groth16.h"
 #include "zk/json_io.h"
@@ -348,44 +349,6 @@ static void take_sample(struct daemon *d, struct sample *s)
 	s->ready = zka_arena_state_entries(d->a, 0, ZKA_SLOT_READY);
 }
 
-/* Writes the proof files and the done marker; returns 0 or -errno with err set. */
-static int write_outputs(const struct zka_arena *a, const struct zka_job_info *ji, const zka_pk *pk,
-			 const zka_proof *proof, const uint64_t (*w)[4], char *err, size_t errlen)
-{
-	char pp[ZKA_PATH_MAX + 32], pub[ZKA_PATH_MAX + 32], mk[ZKA_PATH_MAX + 64];
-	/* temporary files of an earlier attempt at this job, killed between create and rename:
-	 * this daemon owns the job now, so no one else is writing them */
-	DIR *d = opendir(ji->out_dir);
-	if (d) {
-		struct dirent *e;
-		while ((e = readdir(d)))
-			if (!strncmp(e->d_name, "proof.json.tmp.", 15) ||
-			    !strncmp(e->d_name, "public.json.tmp.", 16)) {
-				char t[ZKA_PATH_MAX + 300];
-				snprintf(t, sizeof t, "%s/%s", ji->out_dir, e->d_name);
-				if (unlink(t) == 0)
-					LOG("job %llu: removed %s left by a killed attempt",
-					    (unsigned long long)ji->id, t);
-			}
-		closedir(d);
-	}
-	snprintf(pp, sizeof pp, "%s/proof.json", ji->out_dir);
-	snprintf(pub, sizeof pub, "%s/public.json", ji->out_dir);
-	if (zka_public_write_json(pub, pk->curve, w + 1, pk->n_public, err, errlen) ||
-	    zka_proof_write_json(pp, proof, err, errlen))
-		return -EIO;
-	zka_pipe_marker(mk, sizeof mk, a, ji->out_dir, ji->id);
-	int fd = open(mk, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || fsync(fd)) {
-		snprintf(err, errlen, "%s: %s", mk, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -errno;
-	}
-	close(fd);
-	return 0;
-}
-
 /* Proves one READY slot taken from the ring; returns 0, or -errno on arena trouble. */
 static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job)
 {
@@ -393,22 +356,23 @@ static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job)
 	struct zka_job_info ji;
 	const zka_params *p = NULL;
 	zka_slot_view v;
-	char mk[ZKA_PATH_MAX + 64], err[1024] = "";
+	char err[1024] = "";
 	const char *fail = NULL;
+	struct zka_circuit_info ci = {0};
 	int r;
 	if ((r = zka_job_info(a, job, &ji))) {
 		snprintf(err, sizeof err, "job record unreadable: %s", strerror(-r));
 		fail = err;
 		goto finish;
 	}
-	zka_pipe_marker(mk, sizeof mk, a, ji.out_dir, ji.id);
-	if (access(mk, F_OK) == 0) {
-		LOG("job %llu: proof already written before a crash; finishing",
-		    (unsigned long long)ji.id);
-		goto finish;
-	}
 	if (zka_job_cancelled(a, job)) {
 		fail = "cancelled";
+		goto finish;
+	}
+	/* the params region must be the arena owner's (issue 19) */
+	if (zka_circuit_info(a, ji.circuit, &ci) == 0 && ci.state == ZKA_CIRCUIT_LOADED &&
+	    zka_pipe_params_check(a, ci.params_shm, err, sizeof err)) {
+		fail = err;
 		goto finish;
 	}
 	if (!(p = circuit_get(d->circ, a, ji.circuit, err, sizeof err)) ||
@@ -416,6 +380,18 @@ static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job)
 		if (!err[0])
 			snprintf(err, sizeof err, "slot %u is too small for the key", slot);
 		fail = err;
+		goto finish;
+	}
+	/* the output directory's identity, and a done marker left before a crash (gpud/outputs.h) */
+	r = zka_outputs_marker(a, &ji, &p->vk, (const uint64_t(*)[4])(v.w + 1), p->pk.n_public,
+			       err, sizeof err);
+	if (r < 0) {
+		fail = err;
+		goto finish;
+	}
+	if (r == 1) {
+		LOG("job %llu: proof already written before a crash (it verifies); finishing",
+		    (unsigned long long)ji.id);
 		goto finish;
 	}
 	zka_rs rs;
@@ -445,12 +421,14 @@ static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job)
 	if (zka_verify(&p->vk, (const uint64_t(*)[4])(v.w + 1), p->pk.n_public, &proof, &why) !=
 	    1) {
 		snprintf(err, sizeof err,
-			 "internal error: the proof did not verify (%s); not written",
-			 why ? why : "?");
+			 "witness %.300s does not satisfy the circuit, or key %.300s may be corrupt "
+			 "(the proof did not verify: %s); not written",
+			 ji.witness_path, ci.key_path, why ? why : "?");
 		fail = err;
 		goto finish;
 	}
-	if (write_outputs(a, &ji, &p->pk, &proof, (const uint64_t(*)[4])v.w, err, sizeof err))
+	if (zka_outputs_write(a, &ji, &p->pk, &proof, (const uint64_t(*)[4])v.w, ji.prove_count,
+			      err, sizeof err))
 		fail = err;
 finish:
 	if (fail)

@@ -75,7 +75,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -470,6 +472,7 @@ int zka_arena_create(const char *name, const struct zka_arena_params *p, struct 
 	g.nrings = ZKA_SYS_RINGS + p->nuser_rings;
 	g.user_ring_cap = p->nuser_rings ? (p->user_ring_cap ? p->user_ring_cap : 64) : 0;
 	g.numa_node = p->numa_node;
+	g.retention_s = p->retention_s ? p->retention_s : ZKA_RETENTION_DEFAULT;
 	g.epoch_ns = zka__now_ns();
 	if (p->nuser_rings > ZKA_MAX_USER_RINGS || p->numa_node < -1 || p->numa_node > 1023 ||
 	    (rc = layout(&g)) < 0) {
@@ -489,6 +492,16 @@ int zka_arena_create(const char *name, const struct zka_arena_params *p, struct 
 		goto err;
 	}
 	created = 1;
+	/* --group: the object is shared with one group (mode 0660), for submitters */
+	if (p->share_group &&
+	    (fchown(fd, (uid_t)-1, (gid_t)p->group) != 0 || fchmod(fd, 0660) != 0)) {
+		rc = -errno;
+		*msg = "cannot give the arena to the group (fchown/fchmod)";
+		goto err;
+	}
+	a->obj_uid = (uint32_t)geteuid();
+	a->obj_gid = p->share_group ? p->group : (uint32_t)getegid();
+	a->obj_mode = p->share_group ? 0660 : 0600;
 	if (ftruncate(fd, (off_t)g.total_bytes) != 0) {
 		rc = -errno;
 		*msg = "ftruncate failed";
@@ -593,14 +606,30 @@ int zka_arena_open(const char *name, int flags, struct zka_arena **out, const ch
 		goto err;
 	}
 	int ro = flags & ZKA_OPEN_RDONLY;
-	fd = shm_open(shm, (ro ? O_RDONLY : O_RDWR) | O_CLOEXEC, 0);
+	fd = shm_open(shm, (ro ? O_RDONLY : O_RDWR) | O_NOFOLLOW | O_CLOEXEC, 0);
 	if (fd < 0) {
 		rc = -errno;
-		*msg = rc == -ENOENT ? "no such arena" : "shm_open failed";
+		*msg = rc == -ENOENT  ? "no such arena (ENOENT)"
+		       : rc == -EACCES ? "permission denied (EACCES): the arena belongs to another "
+					 "user and is not shared with this one (arena create --group)"
+		       : rc == -ELOOP  ? "refusing a symbolic link (ELOOP)"
+				       : "shm_open failed";
 		goto err;
 	}
 	if (fstat(fd, &stt) != 0) {
 		rc = -errno;
+		goto err;
+	}
+	static _Thread_local char owner_msg[256];
+	if (!S_ISREG(stt.st_mode)) {
+		rc = -EINVAL;
+		*msg = "not a regular shm object";
+		goto err;
+	}
+	if ((rc = zka_owner_check((uint32_t)stt.st_uid, (uint32_t)stt.st_gid,
+				  (uint32_t)stt.st_mode & 07777, !!(flags & ZKA_OPEN_SHARED),
+				  owner_msg, sizeof owner_msg)) < 0) {
+		*msg = owner_msg;
 		goto err;
 	}
 	if ((uint64_t)stt.st_size < ZKA_HDR_BYTES) {
@@ -654,6 +683,9 @@ int zka_arena_open(const char *name, int flags, struct zka_arena **out, const ch
 	a->g = g;
 	a->flags = flags;
 	a->owner_idx = ZKA_OWNER_NONE;
+	a->obj_uid = (uint32_t)stt.st_uid;
+	a->obj_gid = (uint32_t)stt.st_gid;
+	a->obj_mode = (uint32_t)stt.st_mode & 07777;
 	snprintf(a->name, sizeof a->name, "%s", name);
 	close(fd);
 	if (!(flags & (ZKA_OPEN_RDONLY | ZKA_OPEN_NORECOVER)))
@@ -724,6 +756,56 @@ int zka_arena_destroy(const char *name)
 	return 0;
 }
 
+void zka_arena_owner(const struct zka_arena *a, uint32_t *uid, uint32_t *gid, uint32_t *mode)
+{
+	if (uid)
+		*uid = a->obj_uid;
+	if (gid)
+		*gid = a->obj_gid;
+	if (mode)
+		*mode = a->obj_mode;
+}
+
+static int in_groups(gid_t g)
+{
+	if (getegid() == g)
+		return 1;
+	gid_t list[256];
+	int n = getgroups(256, list);
+	for (int i = 0; i < n; i++)
+		if (list[i] == g)
+			return 1;
+	return 0;
+}
+
+int zka_owner_check(uint32_t uid, uint32_t gid, uint32_t mode, int shared, char *msg,
+		    size_t msgsz)
+{
+	uid_t me = geteuid();
+	if (uid == (uint32_t)me)
+		return 0;
+	if (shared && (uid == 0 || ((mode & 060) == 060 && in_groups((gid_t)gid))))
+		return 0;
+	char who[64], grp[64];
+	struct passwd pw, *pp = NULL;
+	struct group gr, *gp = NULL;
+	char buf[1024];
+	if (getpwuid_r((uid_t)uid, &pw, buf, sizeof buf, &pp) == 0 && pp)
+		snprintf(who, sizeof who, "%s", pp->pw_name);
+	else
+		snprintf(who, sizeof who, "?");
+	if (getgrgid_r((gid_t)gid, &gr, buf, sizeof buf, &gp) == 0 && gp)
+		snprintf(grp, sizeof grp, "%s", gp->gr_name);
+	else
+		snprintf(grp, sizeof grp, "?");
+	snprintf(msg, msgsz,
+		 "owned by uid %u (%s), group %u (%s), mode %04o, not by this user (uid %u): "
+		 "refusing another user's object (EPERM)%s",
+		 uid, who, gid, grp, mode, (unsigned)me,
+		 shared ? "" : "; submitters may use one shared with their group, daemons only their own");
+	return -EPERM;
+}
+
 void zka_arena_geometry(const struct zka_arena *a, struct zka_arena_geometry *o)
 {
 	memset(o, 0, sizeof *o);
@@ -735,6 +817,7 @@ void zka_arena_geometry(const struct zka_arena *a, struct zka_arena_geometry *o)
 	o->max_attempts = a->g.max_attempts;
 	o->nrings = a->g.nrings;
 	o->numa_node = a->g.numa_node;
+	o->retention_s = a->g.retention_s;
 	o->slot_bytes = a->g.slot_bytes;
 	o->slot_stride = a->g.slot_stride;
 	o->total_bytes = a->g.total_bytes;

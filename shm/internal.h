@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #define ZKA_MAGIC 0x314e4552414b5a7fULL /* "\x7fZKAREN1" little-endian */
-#define ZKA_VERSION 1u
+#define ZKA_VERSION 2u /* 2: retention, output identity, proof attempts, quarantine */
 #define ZKA_HDR_BYTES 4096u
 #define ZKA_MAX_OWNERS 4094u /* owner index 0xFFF means "none" */
 #define ZKA_MAX_INDEX 0xFFFFFEu
@@ -72,6 +72,7 @@ struct zka__geom {
 	uint32_t nslots, njobs, nowners, ncircuits;
 	uint32_t max_attempts, nrings, user_ring_cap;
 	int32_t numa_node;
+	uint32_t retention_s, pad1; /* finished records kept this long (issue 19) */
 	uint64_t slot_bytes, slot_stride, total_bytes;
 	uint64_t owners_off, circuits_off, jobs_off, slots_off, rings_off[ZKA_SYS_RINGS + ZKA_MAX_USER_RINGS];
 	uint64_t ring_cap[ZKA_SYS_RINGS + ZKA_MAX_USER_RINGS];
@@ -117,6 +118,16 @@ struct zka__job {
 	char witness_path[ZKA_PATH_MAX];
 	char out_dir[ZKA_PATH_MAX];
 	char reason[ZKA_REASON_MAX];
+	/* issue 19: the output directory's identity and the submitter, recorded at submit */
+	_Atomic uint64_t out_dev, out_ino;
+	_Atomic uint32_t sub_uid, sub_gid;
+	_Atomic uint32_t expired;     /* 1: freed by retention (serial kept until reuse) */
+	_Atomic uint32_t prove_count; /* proof attempts started (take_ready) */
+	struct zka__attempt {
+		_Atomic uint32_t n; /* attempt number (1-based), 0: unused entry */
+		_Atomic int32_t pid;
+		_Atomic int64_t t_start, t_end;
+	} prove_log[ZKA_ATTEMPT_LOG];
 };
 
 struct zka__circuit {
@@ -135,6 +146,7 @@ struct zka_arena {
 	int flags;
 	pid_t owner_pid;    /* the pid owner_idx was registered for */
 	uint32_t owner_idx; /* ZKA_OWNER_NONE until registered */
+	uint32_t obj_uid, obj_gid, obj_mode; /* the shm object's, from fstat at open/create */
 	char name[ZKA_NAME_MAX + 1];
 };
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 int zka__owner_in_use(const struct zka_arena *a, uint32_t idx);
@@ -186,6 +187,173 @@ static int my_slot(struct zka_arena *a, uint32_t s, uint32_t st, uint32_t *me, u
 	return 0;
 }
 
+/* ---- issue 19: retention, output identity, proof attempts (helpers of the transitions) ---- */
+
+/* When a terminal record finished: its latest stage time. */
+static int64_t job_finished_at(struct zka__job *J)
+{
+	int64_t t = atomic_load(&J->t_submit), v;
+	if ((v = atomic_load(&J->t_synth_start)) > t)
+		t = v;
+	if ((v = atomic_load(&J->t_synth_end)) > t)
+		t = v;
+	if ((v = atomic_load(&J->t_prove_end)) > t)
+		t = v;
+	return t;
+}
+
+/* Submit's record fields added by issue 19 (written while the record is FILLING(me)). */
+static void fill_identity(struct zka__job *J, const struct zka_job_spec *sp)
+{
+	atomic_store(&J->out_dev, sp->out_dev);
+	atomic_store(&J->out_ino, sp->out_ino);
+	atomic_store(&J->sub_uid, sp->uid);
+	atomic_store(&J->sub_gid, sp->gid);
+	atomic_store(&J->expired, 0);
+	atomic_store(&J->prove_count, 0);
+	for (int i = 0; i < ZKA_ATTEMPT_LOG; i++) {
+		atomic_store(&J->prove_log[i].n, 0);
+		atomic_store(&J->prove_log[i].pid, 0);
+		atomic_store(&J->prove_log[i].t_start, 0);
+		atomic_store(&J->prove_log[i].t_end, 0);
+	}
+}
+
+/* A proof attempt starts (the job just became PROVING(me)): entry n of the log. */
+static void attempt_begin(struct zka__job *J)
+{
+	uint32_t n = atomic_fetch_add(&J->prove_count, 1) + 1;
+	struct zka__attempt *e = &J->prove_log[(n - 1) % ZKA_ATTEMPT_LOG];
+	atomic_store(&e->n, 0);
+	atomic_store(&e->pid, (int32_t)getpid());
+	atomic_store(&e->t_start, zka__now_ns());
+	atomic_store(&e->t_end, 0);
+	atomic_store(&e->n, n);
+}
+
+/* The current attempt ends (before the job leaves PROVING(me)). */
+static void attempt_end(struct zka__job *J)
+{
+	uint32_t n = atomic_load(&J->prove_count);
+	if (!n)
+		return;
+	struct zka__attempt *e = &J->prove_log[(n - 1) % ZKA_ATTEMPT_LOG];
+	if (atomic_load(&e->n) == n && atomic_load(&e->pid) == (int32_t)getpid())
+		atomic_store(&e->t_end, zka__now_ns());
+}
+
+/* Pops a FREE job record; when the table has none, frees the oldest finished record
+ * (zka_job_expire) and tries again, until timeout_ms. */
+static int pop_free_job(struct zka_arena *a, uint32_t *j, int timeout_ms,
+			const struct zka__ring_ops *ops)
+{
+	struct timespec dl, now;
+	zka__deadline(&dl, timeout_ms < 0 ? 0 : timeout_ms);
+	for (;;) {
+		int rc = zka__ring_pop(a, ZKA_RING_FREE_JOBS, j, 0, ops);
+		if (rc != -ETIMEDOUT)
+			return rc;
+		if (zka_job_expire(a, 1) > 0)
+			continue;
+		int left = -1;
+		if (timeout_ms >= 0) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			int64_t ms = (int64_t)(dl.tv_sec - now.tv_sec) * 1000 +
+				     (dl.tv_nsec - now.tv_nsec) / 1000000;
+			if (ms <= 0)
+				return -ETIMEDOUT;
+			left = (int)ms;
+		}
+		/* a record that finishes meanwhile is not pushed to the ring: look again soon */
+		rc = zka__ring_pop(a, ZKA_RING_FREE_JOBS, j, left < 0 || left > 100 ? 100 : left, ops);
+		if (rc != -ETIMEDOUT)
+			return rc;
+	}
+}
+
+struct fin {
+	int64_t t;
+	uint32_t j;
+};
+static int fin_cmp(const void *x, const void *y)
+{
+	const struct fin *a = x, *b = y;
+	return a->t < b->t ? -1 : a->t > b->t ? 1 : (a->j > b->j) - (a->j < b->j);
+}
+
+/* job DONE|FAILED -> FREE [free-jobs], by retention: expired keeps the final state. */
+int zka_job_expire(struct zka_arena *a, uint32_t need)
+{
+	if (a->flags & ZKA_OPEN_RDONLY)
+		return 0;
+	struct fin *f = malloc(sizeof *f * a->g.njobs);
+	if (!f)
+		return -ENOMEM;
+	uint32_t n = 0;
+	for (uint32_t j = 0; j < a->g.njobs; j++) {
+		uint32_t st = w_state(ld(&job_rec(a, j)->word));
+		if (st == ZKA_JOB_DONE || st == ZKA_JOB_FAILED)
+			f[n++] = (struct fin){job_finished_at(job_rec(a, j)), j};
+	}
+	qsort(f, n, sizeof *f, fin_cmp);
+	int64_t cut = zka__now_ns() - (int64_t)a->g.retention_s * 1000000000;
+	int freed = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (f[i].t > cut && need == 0)
+			break;
+		struct zka__job *J = job_rec(a, f[i].j);
+		uint64_t w = ld(&J->word);
+		uint32_t st = w_state(w);
+		if (st != ZKA_JOB_DONE && st != ZKA_JOB_FAILED)
+			continue;
+		atomic_store(&J->expired, st); /* before the CAS: a waiter woken by it sees it */
+		if (push_job(a, ZKA_RING_FREE_JOBS, f[i].j, w,
+			     job_next(w, ZKA_JOB_FREE, ZKA_OWNER_NONE, ZKA_NONE, 0)) < 0)
+			continue; /* moved on (released by its client): nothing to do */
+		job_announce(J);
+		freed++;
+		if (f[i].t > cut)
+			need--;
+	}
+	free(f);
+	return freed;
+}
+
+int zka_job_expired(const struct zka_arena *a, uint64_t id, struct zka_job_info *info)
+{
+	uint32_t j = zka_job_index(id);
+	if (j >= a->g.njobs)
+		return -ESTALE;
+	struct zka__job *J = job_rec(a, j);
+	uint32_t st = atomic_load(&J->expired);
+	if (atomic_load(&J->serial) != id >> 24 || w_state(ld(&J->word)) != ZKA_JOB_FREE ||
+	    (st != ZKA_JOB_DONE && st != ZKA_JOB_FAILED))
+		return -ESTALE;
+	zka_job_info(a, j, info);
+	/* a record being reused changes its serial or state first: look again after the copy */
+	if (atomic_load(&J->serial) != id >> 24 || w_state(ld(&J->word)) != ZKA_JOB_FREE ||
+	    atomic_load(&J->expired) != st)
+		return -ESTALE;
+	info->state = (int)st;
+	return 0;
+}
+
+void zka_job_counts(const struct zka_arena *a, uint32_t *used, uint32_t *finished)
+{
+	uint32_t u = 0, f = 0;
+	for (uint32_t j = 0; j < a->g.njobs; j++) {
+		uint32_t st = w_state(ld(&job_rec(a, j)->word));
+		if (st != ZKA_JOB_FREE && st != ZKA_JOB_QUARANTINED)
+			u++;
+		if (st == ZKA_JOB_DONE || st == ZKA_JOB_FAILED)
+			f++;
+	}
+	if (used)
+		*used = u;
+	if (finished)
+		*finished = f;
+}
+
 /* ---- transitions ---- */
 
 /* job FREE -> FILLING(me) -> SUBMITTED. Any process. */
@@ -202,7 +370,7 @@ int zka_job_submit(struct zka_arena *a, const struct zka_job_spec *sp, uint64_t 
 		return rc;
 	struct xctx x = {.me = me};
 	struct zka__ring_ops ops = {.leave = leave_free_job, .ctx = &x};
-	if ((rc = zka__ring_pop(a, ZKA_RING_FREE_JOBS, &j, timeout_ms, &ops)) < 0)
+	if ((rc = pop_free_job(a, &j, timeout_ms, &ops)) < 0)
 		return rc == -ETIMEDOUT ? -EAGAIN : rc;
 	count_job(a, ZKA_JOB_FILLING);
 	struct zka__job *J = job_rec(a, j);
@@ -221,6 +389,7 @@ int zka_job_submit(struct zka_arena *a, const struct zka_job_spec *sp, uint64_t 
 	copy_str(J->witness_path, sp->witness_path, ZKA_PATH_MAX);
 	copy_str(J->out_dir, sp->out_dir, ZKA_PATH_MAX);
 	memset(J->reason, 0, ZKA_REASON_MAX);
+	fill_identity(J, sp);
 	ZKA_FAULT("job.submit.filling");
 	uint64_t w = x.got;
 	if ((rc = push_job(a, ZKA_RING_SUBMITTED_JOBS, j, w,
@@ -376,6 +545,7 @@ int zka_slot_take_ready(struct zka_arena *a, uint32_t *slot, uint32_t *job, int 
 					job_next(jw, ZKA_JOB_PROVING, me, s, w_job_attempts(jw)))) {
 					count_job(a, ZKA_JOB_PROVING);
 					atomic_store(&J->t_prove_start, zka__now_ns());
+					attempt_begin(J);
 					*slot = s;
 					*job = j;
 					return 0;
@@ -408,6 +578,7 @@ int zka_job_finish(struct zka_arena *a, uint32_t slot, const char *reason)
 	if (reason)
 		copy_str(J->reason, reason, ZKA_REASON_MAX);
 	atomic_store(&J->t_prove_end, zka__now_ns());
+	attempt_end(J);
 	uint32_t st = reason ? ZKA_JOB_FAILED : ZKA_JOB_DONE;
 	if (!cas(&J->word, &jw, job_next(jw, st, ZKA_OWNER_NONE, slot, w_job_attempts(jw))))
 		return -EBADMSG;
@@ -428,7 +599,7 @@ int zka_job_info(const struct zka_arena *a, uint32_t j, struct zka_job_info *o)
 	struct zka__job *J = job_rec(a, j);
 	uint64_t w = ld(&J->word);
 	uint32_t st = w_state(w);
-	o->state = (st >= ZKA_JOB_FREE && st <= ZKA_JOB_FAILED) ? (int)st : 0;
+	o->state = (st >= ZKA_JOB_FREE && st <= ZKA_JOB_QUARANTINED) ? (int)st : 0;
 	o->owner = w_owner(w) == ZKA_OWNER_NONE ? ZKA_NONE : w_owner(w);
 	o->slot = w_link(w);
 	o->attempts = w_job_attempts(w);
@@ -453,6 +624,21 @@ int zka_job_info(const struct zka_arena *a, uint32_t j, struct zka_job_info *o)
 	o->out_dir[ZKA_PATH_MAX - 1] = 0;
 	memcpy(o->reason, J->reason, ZKA_REASON_MAX);
 	o->reason[ZKA_REASON_MAX - 1] = 0;
+	o->out_dev = atomic_load(&J->out_dev);
+	o->out_ino = atomic_load(&J->out_ino);
+	o->uid = atomic_load(&J->sub_uid);
+	o->gid = atomic_load(&J->sub_gid);
+	o->prove_count = atomic_load(&J->prove_count);
+	uint32_t first = o->prove_count > ZKA_ATTEMPT_LOG ? o->prove_count - ZKA_ATTEMPT_LOG : 0;
+	for (uint32_t k = 0; k < ZKA_ATTEMPT_LOG && first + k < o->prove_count; k++) {
+		struct zka__attempt *e = &J->prove_log[(first + k) % ZKA_ATTEMPT_LOG];
+		o->prove_log[k].n = atomic_load(&e->n);
+		o->prove_log[k].pid = atomic_load(&e->pid);
+		o->prove_log[k].t_start = atomic_load(&e->t_start);
+		o->prove_log[k].t_end = atomic_load(&e->t_end);
+	}
+	if (st == ZKA_JOB_DONE || st == ZKA_JOB_FAILED)
+		o->t_finished = job_finished_at(J);
 	if (o->slot != ZKA_NONE && o->slot >= a->g.nslots)
 		o->state = 0;
 	if (o->circuit != ZKA_NONE && o->circuit >= a->g.ncircuits)
@@ -468,7 +654,7 @@ int zka_slot_info(const struct zka_arena *a, uint32_t s, struct zka_slot_info *o
 	struct zka__slot *S = slot_rec(a, s);
 	uint64_t w = ld(&S->word);
 	uint32_t st = w_state(w);
-	o->state = (st >= ZKA_SLOT_FREE && st <= ZKA_SLOT_PROVING) ? (int)st : 0;
+	o->state = (st >= ZKA_SLOT_FREE && st <= ZKA_SLOT_QUARANTINED) ? (int)st : 0;
 	o->owner = w_owner(w) == ZKA_OWNER_NONE ? ZKA_NONE : w_owner(w);
 	o->job = w_link(w);
 	o->gen = w_slot_gen(w);
@@ -857,6 +1043,7 @@ int zka_arena_recover(struct zka_arena *a)
 	cnt(a, ZKA_C_RECOVERED, (uint64_t)n);
 	pthread_mutex_unlock(&h->recover_mu);
 	zka__ring_kick_all(a);
+	zka_job_expire(a, 0); /* retention: finished records older than retention_s */
 	return n;
 }
 
@@ -913,7 +1100,7 @@ int zka_arena_check(struct zka_arena *a, char *err, size_t errsz)
 		struct zka_slot_info si;
 		zka_slot_info(a, s, &si);
 		if (!si.state)
-			FAIL("slot %u: corrupt record", s);
+			FAIL("slot %u: corrupt record (check --repair quarantines it)", s);
 		if (slot_owned_state((uint32_t)si.state) != (si.owner != ZKA_NONE))
 			FAIL("slot %u: %s with owner %u", s, zka_slot_state_name(si.state), si.owner);
 		if (si.state == ZKA_SLOT_FREE && si.job != ZKA_NONE)
@@ -937,7 +1124,7 @@ int zka_arena_check(struct zka_arena *a, char *err, size_t errsz)
 		struct zka_job_info ji;
 		zka_job_info(a, j, &ji);
 		if (!ji.state)
-			FAIL("job %u: corrupt record", j);
+			FAIL("job %u: corrupt record (check --repair quarantines it)", j);
 		if (job_owned_state((uint32_t)ji.state) != (ji.owner != ZKA_NONE))
 			FAIL("job %u: %s with owner %u", j, zka_job_state_name(ji.state), ji.owner);
 		if (ji.state == ZKA_JOB_READY || ji.state == ZKA_JOB_PROVING) {
@@ -960,14 +1147,66 @@ out:
 
 const char *zka_slot_state_name(int s)
 {
-	static const char *const n[] = {"CORRUPT", "FREE", "WRITING", "READY", "PROVING"};
-	return s >= 0 && s <= 4 ? n[s] : "CORRUPT";
+	static const char *const n[] = {"CORRUPT", "FREE",   "WRITING",
+					"READY",   "PROVING", "QUARANTINED"};
+	return s >= 0 && s <= 5 ? n[s] : "CORRUPT";
 }
 
 const char *zka_job_state_name(int s)
 {
 	static const char *const n[] = {"CORRUPT",      "FREE",  "FILLING", "SUBMITTED",
 					"SYNTHESIZING", "READY", "PROVING", "DONE",
-					"FAILED"};
-	return s >= 0 && s <= 8 ? n[s] : "CORRUPT";
+					"FAILED",       "QUARANTINED"};
+	return s >= 0 && s <= 9 ? n[s] : "CORRUPT";
+}
+
+/* ---- quarantine of corrupt records (issue 19) ----
+ * A record whose state word is out of range, whose links point outside the tables, or (a
+ * slot) whose data offset disagrees with the geometry is corrupt: it moves, by one CAS from
+ * the word judged corrupt, to QUARANTINED (no owner, no link) and stays there for good. No
+ * ring's state is QUARANTINED, so the ring audit that follows drops any cell naming it. */
+int zka_arena_repair(struct zka_arena *a, uint32_t *slots, uint32_t *jobs)
+{
+	if (a->flags & ZKA_OPEN_RDONLY)
+		return -EROFS;
+	struct zka__hdr *h = hdr(a);
+	int rc = zka__robust_lock(&h->recover_mu, LOCK_MS);
+	if (rc < 0)
+		return rc;
+	uint32_t ns = 0, nj = 0;
+	for (uint32_t s = 0; s < a->g.nslots; s++) {
+		struct zka__slot *S = slot_rec(a, s);
+		uint64_t w = ld(&S->word);
+		struct zka_slot_info si;
+		zka_slot_info(a, s, &si);
+		if (si.state != 0 || w_state(w) == ZKA_SLOT_QUARANTINED)
+			continue;
+		if (cas(&S->word, &w, slot_next(w, ZKA_SLOT_QUARANTINED, ZKA_OWNER_NONE, ZKA_NONE))) {
+			count_slot(a, ZKA_SLOT_QUARANTINED);
+			ns++;
+		}
+	}
+	for (uint32_t j = 0; j < a->g.njobs; j++) {
+		struct zka__job *J = job_rec(a, j);
+		uint64_t w = ld(&J->word);
+		struct zka_job_info ji;
+		zka_job_info(a, j, &ji);
+		if (ji.state != 0 || w_state(w) == ZKA_JOB_QUARANTINED)
+			continue;
+		if (cas(&J->word, &w, job_next(w, ZKA_JOB_QUARANTINED, ZKA_OWNER_NONE, ZKA_NONE, 0))) {
+			count_job(a, ZKA_JOB_QUARANTINED);
+			job_announce(J); /* its waiters stop waiting */
+			nj++;
+		}
+	}
+	for (int r = 0; r < (int)ZKA_SYS_RINGS; r++)
+		zka__ring_audit(a, r, 1000);
+	cnt(a, ZKA_C_QUARANTINED, ns + nj);
+	pthread_mutex_unlock(&h->recover_mu);
+	zka__ring_kick_all(a);
+	if (slots)
+		*slots = ns;
+	if (jobs)
+		*jobs = nj;
+	return (int)(ns + nj);
 }

@@ -23,6 +23,8 @@
 #define ZKA_SHM_NAME_MAX 64 /* params shm object name (NUL included) */
 #define ZKA_NONE 0xFFFFFFu  /* "no index" in job/slot/circuit references */
 #define ZKA_SLOT_ALIGN (2u << 20)
+#define ZKA_ATTEMPT_LOG 8           /* proof attempts kept per job (the last 8) */
+#define ZKA_RETENTION_DEFAULT 3600u /* seconds a DONE/FAILED record is kept */
 
 struct zka_arena;
 
@@ -37,11 +39,17 @@ struct zka_arena_params {
 	int numa_node;         /* -1: no binding */
 	uint32_t nuser_rings;  /* plain rings (not bound to a table), at most 8 */
 	uint32_t user_ring_cap;/* capacity of each plain ring (0: 64) */
+	uint32_t retention_s;  /* DONE/FAILED records freed after this (0: 3600 s) */
+	uint32_t share_group;  /* 1: the object goes to group `group`, mode 0660 (submitters) */
+	uint32_t group;        /* with share_group; else the object is mode 0600 */
 };
 
 /* RDONLY: maps read-only, registers no owner, runs no recovery; every change gives -EROFS.
- * NORECOVER: skips the recovery that open otherwise runs. */
-enum { ZKA_OPEN_RDONLY = 1, ZKA_OPEN_NORECOVER = 2 };
+ * NORECOVER: skips the recovery that open otherwise runs.
+ * Ownership: open refuses (-EPERM, *msg says whose it is) an object owned by another uid;
+ * with SHARED (clients: submit, wait, status) it also accepts one owned by root or shared
+ * with one of this process's groups (group rw bits set: `arena create --group`). */
+enum { ZKA_OPEN_RDONLY = 1, ZKA_OPEN_NORECOVER = 2, ZKA_OPEN_SHARED = 4 };
 
 /* Validates NAME and writes "/zkarena-NAME" to out (size >= ZKA_NAME_MAX + 10). -EINVAL if bad. */
 int zka_arena_shm_name(const char *name, char *out, size_t outsz);
@@ -57,11 +65,18 @@ int zka_arena_open(const char *name, int flags, struct zka_arena **out, const ch
 void zka_arena_close(struct zka_arena *a);
 /* Removes the shm object (mapped handles stay valid until closed). */
 int zka_arena_destroy(const char *name);
+/* The shm object's owner, group and mode (as fstat saw them at open). */
+void zka_arena_owner(const struct zka_arena *a, uint32_t *uid, uint32_t *gid, uint32_t *mode);
+/* Is an object with this owner/group/mode one this process may use? 0 yes; -EPERM with a
+ * one-line reason in msg (msgsz bytes) naming the owner. shared: as ZKA_OPEN_SHARED. */
+int zka_owner_check(uint32_t uid, uint32_t gid, uint32_t mode, int shared, char *msg,
+		    size_t msgsz);
 
 /* ---- introspection ---- */
 struct zka_arena_geometry {
 	uint32_t version, nslots, njobs, nowners, ncircuits, max_attempts, nrings;
 	int32_t numa_node;
+	uint32_t retention_s;
 	uint64_t slot_bytes, slot_stride, total_bytes, data_off;
 	int64_t epoch_ns; /* creation time, CLOCK_REALTIME */
 };
@@ -95,10 +110,13 @@ int zka_ring_push(struct zka_arena *a, int ring, uint32_t idx, int timeout_ms);
 int zka_ring_pop(struct zka_arena *a, int ring, uint32_t *idx, int timeout_ms);
 
 /* ---- states ---- */
-enum zka_slot_state { ZKA_SLOT_FREE = 1, ZKA_SLOT_WRITING, ZKA_SLOT_READY, ZKA_SLOT_PROVING };
+/* QUARANTINED: a record found corrupt and taken out of use for good (zka_arena_repair). */
+enum zka_slot_state {
+	ZKA_SLOT_FREE = 1, ZKA_SLOT_WRITING, ZKA_SLOT_READY, ZKA_SLOT_PROVING, ZKA_SLOT_QUARANTINED
+};
 enum zka_job_state {
 	ZKA_JOB_FREE = 1, ZKA_JOB_FILLING, ZKA_JOB_SUBMITTED, ZKA_JOB_SYNTHESIZING, ZKA_JOB_READY,
-	ZKA_JOB_PROVING, ZKA_JOB_DONE, ZKA_JOB_FAILED
+	ZKA_JOB_PROVING, ZKA_JOB_DONE, ZKA_JOB_FAILED, ZKA_JOB_QUARANTINED
 };
 enum zka_circuit_state { ZKA_CIRCUIT_FREE = 1, ZKA_CIRCUIT_LOADING, ZKA_CIRCUIT_LOADED };
 const char *zka_slot_state_name(int s);
@@ -129,6 +147,10 @@ struct zka_job_spec {
 	const char *witness_path, *out_dir; /* < ZKA_PATH_MAX each */
 	uint32_t max_attempts; /* 0: the arena's default */
 	uint64_t user_tag;     /* free for the caller (tests use it) */
+	/* the output directory's identity and the submitter (zka_pipe_submit sets them; the
+	 * prover writes only into a directory with this identity, files owned by uid/gid) */
+	uint64_t out_dev, out_ino;
+	uint32_t uid, gid;
 };
 struct zka_job_info {
 	int state; /* 0: record corrupt */
@@ -137,6 +159,15 @@ struct zka_job_info {
 	uint64_t id, user_tag;
 	int64_t t_submit, t_synth_start, t_synth_end, t_prove_start, t_prove_end; /* ns, REALTIME */
 	char witness_path[ZKA_PATH_MAX], out_dir[ZKA_PATH_MAX], reason[ZKA_REASON_MAX];
+	uint64_t out_dev, out_ino;
+	uint32_t uid, gid;
+	uint32_t prove_count; /* proof attempts started */
+	struct zka_attempt_info {
+		uint32_t n; /* attempt number, 1-based (0: unused) */
+		int32_t pid; /* the prover */
+		int64_t t_start, t_end; /* ns, REALTIME; t_end 0: it never finished (killed) */
+	} prove_log[ZKA_ATTEMPT_LOG]; /* the last attempts, oldest first */
+	int64_t t_finished; /* when it became DONE/FAILED (latest stage time), 0 if not */
 };
 /* Job ids are (serial << 24 | index): unique for the arena's life. */
 static inline uint32_t zka_job_index(uint64_t id)
@@ -171,6 +202,16 @@ int zka_job_finish(struct zka_arena *a, uint32_t slot, const char *reason);
 int zka_job_wait(struct zka_arena *a, uint64_t id, int timeout_ms, struct zka_job_info *info);
 /* Client: DONE/FAILED -> FREE (record reusable). -EBUSY when not terminal. */
 int zka_job_release(struct zka_arena *a, uint64_t id);
+/* Retention: frees every DONE/FAILED record finished more than the arena's retention ago
+ * (oldest first); with need > 0, also frees up to need of the oldest finished records even if
+ * younger. Returns the number freed. A freed record keeps its id, output directory and
+ * outcome until it is reused (zka_job_expired). Run by recovery and by submit (table full). */
+int zka_job_expire(struct zka_arena *a, uint32_t need);
+/* After -ESTALE from wait: 0 when id names a record freed by retention and not yet reused
+ * (info->out_dir set, info->state DONE or FAILED as it was, reason kept); -ESTALE otherwise. */
+int zka_job_expired(const struct zka_arena *a, uint64_t id, struct zka_job_info *info);
+/* Records that are neither FREE nor QUARANTINED (live or retained), and those DONE/FAILED. */
+void zka_job_counts(const struct zka_arena *a, uint32_t *used, uint32_t *finished);
 /* Client: asks that a job not yet finished be cancelled; the worker or prover that handles it
  * next fails it with "cancelled". -ESTALE (no such job), -EALREADY (already DONE/FAILED). */
 int zka_job_cancel(struct zka_arena *a, uint64_t id);
@@ -207,6 +248,11 @@ int zka_arena_recover(struct zka_arena *a);
  * on a read-only handle (it takes the ring mutexes); when
  * err is not NULL, writes the first violation there. */
 int zka_arena_check(struct zka_arena *a, char *err, size_t errsz);
+/* Quarantines every corrupt slot and job record (state word out of range, links out of
+ * range, a slot's data offset not the geometry's) for good: -> QUARANTINED, out of every
+ * ring, never handed out again; then audits the rings. Returns the number quarantined now
+ * (*slots, *jobs may be NULL), or -errno. Counted in status (QUARANTINED states). */
+int zka_arena_repair(struct zka_arena *a, uint32_t *slots, uint32_t *jobs);
 
 /* ---- fault injection (inert unless armed) ---- */
 /* Arms: at the nth (1-based) hit of STEP this process stops (action 's': SIGSTOP) or dies

@@ -1,5 +1,6 @@
 /* pipe.c - see pipe.h. */
 #include "synth/pipe.h"
+#include "zk/binfile.h"
 #include "synth/zka_keys.h"
 
 #include <dirent.h>
@@ -65,6 +66,8 @@ const zka_params *zka_pipe_circuit(zka_pipe_cache *c, struct zka_arena *a, uint3
 		snprintf(err, errlen, "circuit %u (%s): not loaded", idx, ci.key_path);
 		return NULL;
 	}
+	if (zka_pipe_params_check(a, ci.params_shm, err, errlen)) /* the arena owner's only */
+		return NULL;
 	if (c->p[idx].map && !strcmp(c->name[idx], ci.params_shm))
 		return &c->p[idx];
 	zka_params_close(&c->p[idx]);
@@ -172,37 +175,217 @@ int zka_pipe_load_circuit(struct zka_arena *a, const char *arena_name, const cha
 	return r;
 }
 
+/* ---- submit (issue 19): every check that the input allows is made here, naming the file ---- */
+
+int zka_pipe_params_check(const struct zka_arena *a, const char *shm, char *err, size_t errlen)
+{
+	uint32_t auid;
+	zka_arena_owner(a, &auid, NULL, NULL);
+	int fd = shm_open(shm, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st)) {
+		int e = errno;
+		snprintf(err, errlen, "params region %s: %s (%s)", shm, strerror(e),
+			 e == ENOENT ? "ENOENT" : e == EACCES ? "EACCES" : "shm_open");
+		if (fd >= 0)
+			close(fd);
+		return -e;
+	}
+	close(fd);
+	if (!S_ISREG(st.st_mode) || (st.st_uid != auid && st.st_uid != 0)) {
+		snprintf(err, errlen,
+			 "params region %s is owned by uid %u, not by the arena's owner (uid %u): "
+			 "refusing another user's region (EPERM)",
+			 shm, (unsigned)st.st_uid, (unsigned)auid);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* Opens the output directory as the submitter sees it: not a symbolic link, a directory the
+ * submitter may write; records its identity. */
+static int submit_out_dir(const char *out_dir, char *o, struct zka_job_spec *spec, char *err,
+			  size_t errlen)
+{
+	struct stat st;
+	if (lstat(out_dir, &st)) {
+		snprintf(err, errlen, "--out %s: %s", out_dir, strerror(errno));
+		return -errno;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		snprintf(err, errlen, "--out %s: is a symbolic link (name the directory itself)",
+			 out_dir);
+		return -ELOOP;
+	}
+	if (!realpath(out_dir, o)) {
+		snprintf(err, errlen, "--out %s: %s", out_dir, strerror(errno));
+		return -errno;
+	}
+	int fd = open(o, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		int e = errno;
+		snprintf(err, errlen, "--out %s: %s", out_dir,
+			 e == ENOTDIR ? "not a directory" : strerror(e));
+		if (fd >= 0)
+			close(fd);
+		return -e;
+	}
+	close(fd);
+	if (access(o, W_OK | X_OK)) {
+		snprintf(err, errlen, "--out %s: not writable by this user (uid %u): %s", out_dir,
+			 (unsigned)getuid(), strerror(errno));
+		return -EACCES;
+	}
+	spec->out_dev = (uint64_t)st.st_dev;
+	spec->out_ino = (uint64_t)st.st_ino;
+	spec->uid = (uint32_t)getuid();
+	spec->gid = (uint32_t)getgid();
+	return 0;
+}
+
+/* The witness: a readable regular file of the key's curve and length (its header only; the
+ * values are checked by the worker). */
+static int submit_witness(const char *wtns, const char *w, const zka_pk *pk, char *err,
+			  size_t errlen)
+{
+	zka_binfile bf;
+	const uint8_t *p;
+	const zka_curve *fc;
+	int r = zka_binfile_open(&bf, w, "wtns", 2, 2, err, errlen);
+	if (r)
+		return r;
+	if ((r = zka_binfile_field_header(&bf, w, 4, &p, &fc, err, errlen)) == 0) {
+		uint32_t nw = zka_le32(p);
+		if (fc != pk->curve) {
+			snprintf(err, errlen, "%s: witness is for %s but the key is %s", wtns,
+				 fc->pretty, pk->curve->pretty);
+			r = -EINVAL;
+		} else if (nw != pk->n_vars) {
+			snprintf(err, errlen, "%s: witness has %u values but the key expects %u",
+				 wtns, nw, pk->n_vars);
+			r = -EINVAL;
+		} else {
+			r = zka_binfile_section(&bf, 2, (uint64_t)nw * 32, &p, NULL, err, errlen);
+		}
+	}
+	zka_binfile_close(&bf);
+	return r;
+}
+
+/* A submitter that does not own the arena (a member of its group) may use only keys the
+ * owner loaded: the LOADED entry with this key's identity, never a region of its own. */
+static int submit_find_loaded(struct zka_arena *a, const char *zkey, const char *r1cs,
+			      uint32_t *idx, char *err, size_t errlen)
+{
+	char abs[PATH_MAX];
+	if (!realpath(zkey, abs)) {
+		snprintf(err, errlen, "%s: %s", zkey, strerror(errno));
+		return -errno;
+	}
+	struct zka_circuit_key k = {.key_path = abs};
+	int r = key_identity(abs, &k, err, errlen);
+	if (r)
+		return r;
+	if (r1cs) { /* as zka_pipe_load_circuit keys an entry with its circuit */
+		struct zka_circuit_key rk;
+		char rabs[PATH_MAX];
+		if (!realpath(r1cs, rabs)) {
+			snprintf(err, errlen, "%s: %s", r1cs, strerror(errno));
+			return -errno;
+		}
+		if ((r = key_identity(rabs, &rk, err, errlen)))
+			return r;
+		k.header_hash ^= XXH64(rabs, strlen(rabs), rk.header_hash ^ rk.key_size) | 1;
+	}
+	struct zka_arena_geometry g;
+	zka_arena_geometry(a, &g);
+	for (uint32_t i = 0; i < g.ncircuits; i++) {
+		struct zka_circuit_info ci;
+		if (zka_circuit_info(a, i, &ci) == 0 && ci.state == ZKA_CIRCUIT_LOADED &&
+		    ci.key_size == k.key_size && ci.key_mtime_ns == k.key_mtime_ns &&
+		    ci.header_hash == k.header_hash && !strcmp(ci.key_path, abs)) {
+			*idx = i;
+			return 0;
+		}
+	}
+	uint32_t auid;
+	zka_arena_owner(a, &auid, NULL, NULL);
+	snprintf(err, errlen,
+		 "%s: not loaded in this arena, and only its owner (uid %u) loads keys: ask the "
+		 "operator to submit it once%s",
+		 zkey, (unsigned)auid, r1cs ? " with this --r1cs" : "");
+	return -EPERM;
+}
+
 int zka_pipe_submit(struct zka_arena *a, const char *arena_name, const char *zkey,
 		    const char *r1cs, const char *wtns, const char *out_dir, uint64_t *id,
 		    char *err, size_t errlen)
 {
 	char w[PATH_MAX], o[PATH_MAX];
-	struct stat st;
-	if (!realpath(wtns, w) || access(w, R_OK)) {
+	struct zka_job_spec spec = {0};
+	int r;
+	struct stat wst;
+	if (!realpath(wtns, w) || access(w, R_OK) || stat(w, &wst)) {
 		snprintf(err, errlen, "%s: %s", wtns, strerror(errno));
 		return -errno;
 	}
-	if (!realpath(out_dir, o) || stat(o, &st)) {
-		snprintf(err, errlen, "%s: %s", out_dir, strerror(errno));
-		return -errno;
+	if (!S_ISREG(wst.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", wtns);
+		return -EINVAL;
 	}
-	if (!S_ISDIR(st.st_mode) || access(o, W_OK | X_OK)) {
-		snprintf(err, errlen, "%s: not a writable directory", out_dir);
-		return -ENOTDIR;
-	}
+	if ((r = submit_out_dir(out_dir, o, &spec, err, errlen)))
+		return r;
 	if (strlen(w) >= ZKA_PATH_MAX || strlen(o) >= ZKA_PATH_MAX) {
 		snprintf(err, errlen, "%s: path too long for the arena", strlen(w) >= ZKA_PATH_MAX ? wtns : out_dir);
 		return -ENAMETOOLONG;
 	}
-	uint32_t idx;
-	int r = zka_pipe_load_circuit(a, arena_name, zkey, r1cs, &idx, err, errlen);
+	uint32_t idx, auid;
+	zka_arena_owner(a, &auid, NULL, NULL);
+	if (geteuid() == auid || geteuid() == 0)
+		r = zka_pipe_load_circuit(a, arena_name, zkey, r1cs, &idx, err, errlen);
+	else
+		r = submit_find_loaded(a, zkey, r1cs, &idx, err, errlen);
 	if (r)
 		return r;
-	struct zka_job_spec spec = {.circuit = idx, .witness_path = w, .out_dir = o};
-	r = zka_job_submit(a, &spec, id, 10000);
+	struct zka_circuit_info ci;
+	zka_params prm = {0};
+	char perr[600];
+	if ((r = zka_circuit_info(a, idx, &ci)) ||
+	    (r = zka_pipe_params_check(a, ci.params_shm, perr, sizeof perr)) ||
+	    (r = zka_params_open(ci.params_shm, &prm, perr, sizeof perr))) {
+		snprintf(err, errlen, "%s: %s", zkey, r == -ERANGE ? "no circuit entry" : perr);
+		return r;
+	}
+	struct zka_arena_geometry g;
+	zka_arena_geometry(a, &g);
+	uint64_t need = zka_params_slot_bytes(&prm.pk);
+	if (need > g.slot_stride) {
+		snprintf(err, errlen,
+			 "%s: the key needs slots of %llu bytes but arena %s's slots hold %llu bytes "
+			 "(create it with --slot-bytes %llu or more)",
+			 zkey, (unsigned long long)need, arena_name,
+			 (unsigned long long)g.slot_stride, (unsigned long long)need);
+		zka_params_close(&prm);
+		return -ENOSPC;
+	}
+	r = submit_witness(wtns, w, &prm.pk, err, errlen);
+	zka_params_close(&prm);
 	if (r)
-		snprintf(err, errlen, "arena %s: cannot queue the job: %s", arena_name,
-			 r == -EAGAIN ? "job table full (release finished jobs)" : strerror(-r));
+		return r;
+	spec.circuit = idx;
+	spec.witness_path = w;
+	spec.out_dir = o;
+	r = zka_job_submit(a, &spec, id, 10000);
+	if (r == -EAGAIN) {
+		uint32_t used, fin;
+		zka_job_counts(a, &used, &fin);
+		snprintf(err, errlen,
+			 "arena %s: cannot queue the job: job table full: all %u records are live "
+			 "(%u queued or in progress; finished ones are freed as needed) after 10 s",
+			 arena_name, g.njobs, used - fin);
+	} else if (r) {
+		snprintf(err, errlen, "arena %s: cannot queue the job: %s", arena_name, strerror(-r));
+	}
 	return r;
 }
 

@@ -38,12 +38,21 @@ const zka_params *zka_pipe_circuit(zka_pipe_cache *c, struct zka_arena *a, uint3
 int zka_pipe_load_circuit(struct zka_arena *a, const char *arena_name, const char *zkey,
 			  const char *r1cs, uint32_t *idx, char *err, size_t errlen);
 
-/* Submits one job: loads the circuit if needed, checks that the witness is readable and the
- * output directory exists and is writable (both made absolute), then queues the job.
- * Returns 0 with *id set, or -errno with err set (nothing queued). */
+/* Submits one job: loads the circuit if needed (only the arena's owner or root loads keys; a
+ * group member uses the keys loaded), checks the params region's owner, that the arena's
+ * slots hold the key (naming both sizes), the witness (regular file, the key's curve and
+ * length), and the output directory (not a symbolic link, a directory this user may write;
+ * its device and inode and the submitter's uid/gid go into the job so that the prover writes
+ * only there, files owned by the submitter), then queues the job (the oldest finished
+ * records are freed when the table is full). Returns 0 with *id set, or -errno with err set
+ * (nothing queued). */
 int zka_pipe_submit(struct zka_arena *a, const char *arena_name, const char *zkey,
 		    const char *r1cs, const char *wtns, const char *out_dir, uint64_t *id,
 		    char *err, size_t errlen);
+
+/* The params region SHM must be a regular object owned by the arena's owner (or root):
+ * 0, or -errno with err naming the region and its owner (EPERM: another user's). */
+int zka_pipe_params_check(const struct zka_arena *a, const char *shm, char *err, size_t errlen);
 
 /* Removes every params region of the arena NAME (for destroy and the demo's cleanup).
  * Returns the number removed. */

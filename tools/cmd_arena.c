@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,13 +30,19 @@ static void usage(FILE *f)
 		"\n"
 		"commands:\n"
 		"  create NAME --slots K --slot-bytes B [--jobs J] [--numa-node N] [--max-attempts M]\n"
-		"              [--owners O] [--circuits C]\n"
+		"              [--owners O] [--circuits C] [--retention SECONDS] [--group GROUP]\n"
 		"      Creates, sizes (posix_fallocate) and pre-faults the arena; fails at once when\n"
 		"      /dev/shm is too small. Each slot holds B bytes rounded up to 2 MiB (sizes take\n"
 		"      K, M, G suffixes, powers of 1024). Defaults: J = 4*K (at least 64), M = 3,\n"
 		"      O = 1024 attached processes, C = 16 loaded circuits. --numa-node binds the\n"
 		"      memory to node N (mbind MPOL_BIND) before it is touched; on a machine with one\n"
-		"      node it says so and goes on.\n"
+		"      node it says so and goes on. DONE/FAILED job records are kept --retention\n"
+		"      seconds (default 3600), or less when the table is needed (oldest first).\n"
+		"      --group shares the arena with GROUP (mode 0660) so that its members may\n"
+		"      submit; otherwise only its creator (and root's arenas for everyone) is used.\n"
+		"  ensure NAME (the options of create)\n"
+		"      Creates the arena, or accepts an existing one only if this user owns it\n"
+		"      (atomic: O_EXCL create, then an ownership check); for the arena unit.\n"
 		"  destroy NAME\n"
 		"      Removes the shm object; processes that have it mapped keep their mapping.\n"
 		"  status NAME [--json] [--all-jobs]\n"
@@ -45,9 +52,11 @@ static void usage(FILE *f)
 		"  recover NAME\n"
 		"      Moves records of dead processes back (as every process does on attach) and\n"
 		"      prints how many moved.\n"
-		"  check NAME\n"
+		"  check NAME [--repair]\n"
 		"      Recovers, then checks the table/ring invariants; exit 1 when one is broken\n"
-		"      (meaningful when no process is mid-operation).\n");
+		"      (meaningful when no process is mid-operation). --repair first quarantines\n"
+		"      corrupt slot and job records for good (state QUARANTINED: counted, shown by\n"
+		"      status, never handed out again).\n");
 }
 
 /* Parses "123", "4K", "2M", "1G" (powers of 1024). */
@@ -94,6 +103,8 @@ static int parse_u32(const char *opt, const char *s, uint32_t max, uint32_t *out
 	return 0;
 }
 
+static int ensure_existing(const char *name, const struct zka_arena_params *p);
+
 static int cmd_create(int argc, char **argv)
 {
 	static const struct option opts[] = {{"slots", required_argument, 0, 's'},
@@ -103,9 +114,12 @@ static int cmd_create(int argc, char **argv)
 					     {"max-attempts", required_argument, 0, 'm'},
 					     {"owners", required_argument, 0, 'o'},
 					     {"circuits", required_argument, 0, 'c'},
+					     {"retention", required_argument, 0, 'R'},
+					     {"group", required_argument, 0, 'G'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
 	struct zka_arena_params p = {.numa_node = -1};
+	int ensure = !strcmp(argv[0], "ensure");
 	int have_slots = 0, have_bytes = 0, c;
 	optind = 0;
 	opterr = 0;
@@ -145,6 +159,25 @@ static int cmd_create(int argc, char **argv)
 			if (parse_u32("--circuits", optarg, 4096, &p.ncircuits) < 0)
 				return 2;
 			break;
+		case 'R':
+			if (parse_u32("--retention", optarg, 100000000, &p.retention_s) < 0)
+				return 2;
+			if (p.retention_s == 0) {
+				ERR("--retention: 0 is not a number of seconds >= 1");
+				return 2;
+			}
+			break;
+		case 'G': {
+			struct group gr, *gp = NULL;
+			char buf[4096];
+			if (getgrnam_r(optarg, &gr, buf, sizeof buf, &gp) != 0 || !gp) {
+				ERR("--group: no group named '%s'", optarg);
+				return 2;
+			}
+			p.share_group = 1;
+			p.group = (uint32_t)gp->gr_gid;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -164,6 +197,8 @@ static int cmd_create(int argc, char **argv)
 	const char *name = argv[optind], *msg;
 	struct zka_arena *a;
 	int rc = zka_arena_create(name, &p, &a, &msg);
+	if (rc == -EEXIST && ensure)
+		return ensure_existing(name, &p);
 	if (rc < 0) {
 		ERR("%s: %s (%s)", name, msg, strerror(-rc));
 		return 2;
@@ -178,11 +213,53 @@ static int cmd_create(int argc, char **argv)
 	return 0;
 }
 
+/* ensure: the arena exists (our O_EXCL create failed): accept it only if this user owns it
+ * (zka_arena_open without ZKA_OPEN_SHARED refuses another uid's object) and it has the
+ * geometry asked for. A creator still initialising it: retried for up to 5 s. */
+static int ensure_existing(const char *name, const struct zka_arena_params *p)
+{
+	struct zka_arena *a = NULL;
+	const char *msg = NULL;
+	int rc = -EBADMSG;
+	for (int i = 0; i < 50; i++) {
+		rc = zka_arena_open(name, ZKA_OPEN_RDONLY, &a, &msg);
+		if (rc != -EBADMSG && rc != -EINVAL)
+			break;
+		struct timespec ts = {0, 100 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	if (rc < 0) {
+		ERR("%s: exists but is refused: %s (%s)", name, msg, strerror(-rc));
+		return 2;
+	}
+	struct zka_arena_geometry g;
+	zka_arena_geometry(a, &g);
+	uint32_t uid, gid, mode;
+	zka_arena_owner(a, &uid, &gid, &mode);
+	zka_arena_close(a);
+	uint64_t stride = (p->slot_bytes + ZKA_SLOT_ALIGN - 1) / ZKA_SLOT_ALIGN * ZKA_SLOT_ALIGN;
+	if (g.nslots != p->nslots || g.slot_stride != stride) {
+		ERR("%s: exists (owned by this user) with %u slots of %" PRIu64
+		    " bytes, not the %u slots of %" PRIu64 " bytes asked for (destroy it to change it)",
+		    name, g.nslots, g.slot_stride, p->nslots, stride);
+		return 2;
+	}
+	if (p->share_group && (gid != p->group || (mode & 0660) != 0660)) {
+		ERR("%s: exists but is not shared with group %u (group %u, mode %04o)", name,
+		    p->group, gid, mode);
+		return 2;
+	}
+	printf("arena %s exists and is this user's (uid %u): %u slots of %" PRIu64 " bytes\n",
+	       name, uid, g.nslots, g.slot_stride);
+	return 0;
+}
+
 static int open_named(int argc, char **argv, const char *cmd, int flags, struct zka_arena **a,
 		      int *json, int *all)
 {
 	static const struct option opts[] = {{"json", no_argument, 0, 'J'},
 					     {"all-jobs", no_argument, 0, 'A'},
+					     {"repair", no_argument, 0, 'P'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
 	int c;
@@ -193,7 +270,8 @@ static int open_named(int argc, char **argv, const char *cmd, int flags, struct 
 			usage(stdout);
 			return 0;
 		}
-		if ((c == 'J' && json) || (c == 'A' && all)) {
+		if ((c == 'J' && json) || (c == 'A' && all && strcmp(cmd, "check")) ||
+		    (c == 'P' && all && !strcmp(cmd, "check"))) {
 			*(c == 'J' ? json : all) = 1;
 			continue;
 		}
@@ -261,12 +339,13 @@ static int cmd_status(int argc, char **argv)
 {
 	struct zka_arena *a = NULL;
 	int json = 0, all = 0;
-	int rc = open_named(argc, argv, "status", ZKA_OPEN_RDONLY, &a, &json, &all);
+	int rc = open_named(argc, argv, "status", ZKA_OPEN_RDONLY | ZKA_OPEN_SHARED, &a, &json,
+			    &all);
 	if (rc >= 0)
 		return rc;
 	struct zka_arena_geometry g;
 	zka_arena_geometry(a, &g);
-	int slot_counts[5] = {0}, job_counts[9] = {0};
+	int slot_counts[6] = {0}, job_counts[10] = {0};
 	for (uint32_t s = 0; s < g.nslots; s++) {
 		struct zka_slot_info si;
 		zka_slot_info(a, s, &si);
@@ -295,17 +374,17 @@ static int cmd_status(int argc, char **argv)
 		for (int c = 0; c < ZKA_C_COUNT; c++)
 			printf("%s\"%s\":%" PRIu64, c ? "," : "", zka_counter_name(c), zka_arena_counter(a, c));
 		printf("},\"slot_states\":{");
-		for (int s = 0; s <= 4; s++)
+		for (int s = 0; s <= 5; s++)
 			printf("%s\"%s\":%d", s ? "," : "", zka_slot_state_name(s), slot_counts[s]);
 		printf("},\"job_states\":{");
-		for (int s = 0; s <= 8; s++)
+		for (int s = 0; s <= 9; s++)
 			printf("%s\"%s\":%d", s ? "," : "", zka_job_state_name(s), job_counts[s]);
 		printf("},\"state_entries\":{\"slot\":{");
-		for (int s = 1; s <= 4; s++)
+		for (int s = 1; s <= 5; s++)
 			printf("%s\"%s\":%" PRIu64, s > 1 ? "," : "", zka_slot_state_name(s),
 			       zka_arena_state_entries(a, 0, s));
 		printf("},\"job\":{");
-		for (int s = 1; s <= 8; s++)
+		for (int s = 1; s <= 9; s++)
 			printf("%s\"%s\":%" PRIu64, s > 1 ? "," : "", zka_job_state_name(s),
 			       zka_arena_state_entries(a, 1, s));
 		printf("}},\"slots\":[");
@@ -371,8 +450,12 @@ static int cmd_status(int argc, char **argv)
 	time_t sec = (time_t)(g.epoch_ns / 1000000000);
 	struct tm tm;
 	strftime(t, sizeof t, "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&sec, &tm));
+	uint32_t ouid, ogid, omode;
+	zka_arena_owner(a, &ouid, &ogid, &omode);
 	printf("arena %s (/dev/shm/zkarena-%s), layout version %u, created %s\n", name, name,
 	       g.version, t);
+	printf("  owner uid %u, group %u, mode %04o; finished jobs kept %u s\n", ouid, ogid, omode,
+	       g.retention_s);
 	printf("  %u slots x %" PRIu64 " bytes (stride %" PRIu64 "), %u jobs, %u owners, %u circuits, "
 	       "max_attempts %u, %" PRIu64 " bytes total, NUMA %s%d\n",
 	       g.nslots, g.slot_bytes, g.slot_stride, g.njobs, g.nowners, g.ncircuits,
@@ -385,13 +468,13 @@ static int cmd_status(int argc, char **argv)
 	for (int c = 0; c < ZKA_C_COUNT; c++)
 		printf("  %-17s %" PRIu64 "\n", zka_counter_name(c), zka_arena_counter(a, c));
 	printf("slot states (now/entered):");
-	for (int s = 1; s <= 4; s++)
+	for (int s = 1; s <= 5; s++)
 		printf(" %s %d/%" PRIu64, zka_slot_state_name(s), slot_counts[s],
 		       zka_arena_state_entries(a, 0, s));
 	if (slot_counts[0])
 		printf(" CORRUPT %d", slot_counts[0]);
 	printf("\njob states (now/entered):");
-	for (int s = 1; s <= 8; s++)
+	for (int s = 1; s <= 9; s++)
 		printf(" %s %d/%" PRIu64, zka_job_state_name(s), job_counts[s],
 		       zka_arena_state_entries(a, 1, s));
 	if (job_counts[0])
@@ -447,7 +530,7 @@ int zka_cmd_arena(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(cmd, "create"))
+	if (!strcmp(cmd, "create") || !strcmp(cmd, "ensure"))
 		return cmd_create(argc - 1, argv + 1);
 	if (!strcmp(cmd, "status"))
 		return cmd_status(argc - 1, argv + 1);
@@ -457,9 +540,20 @@ int zka_cmd_arena(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "recover") || !strcmp(cmd, "check")) {
 		struct zka_arena *a;
-		int rc = open_named(argc - 1, argv + 1, cmd, ZKA_OPEN_NORECOVER, &a, NULL, NULL);
+		int repair = 0;
+		int rc = open_named(argc - 1, argv + 1, cmd, ZKA_OPEN_NORECOVER, &a, NULL, &repair);
 		if (rc >= 0)
 			return rc;
+		if (repair) {
+			uint32_t qs = 0, qj = 0;
+			int q = zka_arena_repair(a, &qs, &qj);
+			if (q < 0) {
+				ERR("%s: repair failed: %s", argv[argc - 1], strerror(-q));
+				zka_arena_close(a);
+				return 2;
+			}
+			printf("quarantined %u slot record(s) and %u job record(s)\n", qs, qj);
+		}
 		int n = zka_arena_recover(a);
 		if (n < 0) {
 			ERR("%s: recovery failed: %s", argv[argc - 1], strerror(-n));

@@ -4,7 +4,10 @@
 #include "tools/gpuds.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +19,7 @@ static struct zka_arena *open_arena(const char *cmd, const char *name, int flags
 {
 	char prog[64];
 	snprintf(prog, sizeof prog, "zkarena %s", cmd);
-	return zka_pipe_attach(prog, name, flags | ZKA_OPEN_NORECOVER);
+	return zka_pipe_attach(prog, name, flags | ZKA_OPEN_NORECOVER | ZKA_OPEN_SHARED);
 }
 
 /* Parses a job id (decimal); returns 0 or -EINVAL after printing the problem. */
@@ -82,13 +85,73 @@ static double secs(int64_t a, int64_t b)
 	return a && b && b >= a ? (double)(b - a) * 1e-9 : -1;
 }
 
+/* Is the job's done marker in dir? 1 yes (its line in line), 0 no, -1 dir unusable. The
+ * marker is read with O_NOFOLLOW and must be a regular file. */
+static int read_marker(const struct zka_arena *a, const char *dir, uint64_t id, char *line,
+		       size_t n)
+{
+	char mk[ZKA_PATH_MAX + 128];
+	zka_pipe_marker(mk, sizeof mk, a, dir, id);
+	int fd = open(mk, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	ssize_t k = read(fd, line, n - 1);
+	close(fd);
+	line[k > 0 ? k : 0] = 0;
+	line[strcspn(line, "\n")] = 0;
+	return 1;
+}
+
+/* wait's answer for a job whose record is gone: from the record kept after retention freed it
+ * (not yet reused), else from the done marker in --out DIR, else "expired". */
+static int wait_expired(const struct zka_arena *a, uint64_t id, const char *out)
+{
+	struct zka_job_info ji;
+	unsigned long long u = (unsigned long long)id;
+	char line[256];
+	if (zka_job_expired(a, id, &ji) == 0) {
+		if (ji.state == ZKA_JOB_FAILED) {
+			printf("job %llu FAILED: %s (record freed by retention)\n", u, ji.reason);
+			return 1;
+		}
+		out = ji.out_dir;
+	}
+	if (!out) {
+		fprintf(stderr,
+			"zkarena wait: job %llu: no such job: never submitted, released, or its record "
+			"expired (finished records are kept for the retention time, or less when the "
+			"table is needed); pass --out DIR to read its outcome from its done marker\n",
+			u);
+		return 2;
+	}
+	int m = read_marker(a, out, id, line, sizeof line);
+	if (m == 1) {
+		printf("job %llu DONE: %s/proof.json %s/public.json (record expired; from the done "
+		       "marker: %s)\n",
+		       u, out, out, line);
+		return 0;
+	}
+	fprintf(stderr,
+		"zkarena wait: job %llu: its record expired and %s has no done marker for it: the "
+		"job did not produce a proof there\n",
+		u, out);
+	return 2;
+}
+
 int zka_cmd_wait(int argc, char **argv)
 {
 	static const struct option opts[] = {{"timeout", required_argument, 0, 't'},
 					     {"release", no_argument, 0, 'r'},
+					     {"out", required_argument, 0, 'o'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
 	int timeout_ms = -1, release = 0, opt;
+	const char *out = NULL;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -106,10 +169,14 @@ int zka_cmd_wait(int argc, char **argv)
 			break;
 		}
 		case 'r': release = 1; break;
+		case 'o': out = optarg; break;
 		case 'h':
-			printf("usage: zkarena wait NAME JOB [--timeout SECONDS] [--release]\n\n"
+			printf("usage: zkarena wait NAME JOB [--timeout SECONDS] [--release] [--out DIR]\n\n"
 			       "Blocks (on a futex, no polling) until JOB is DONE or FAILED.\n"
 			       "--release frees the job record afterwards (its id then stops naming it).\n"
+			       "Finished records are freed after the arena's retention time (or earlier,\n"
+			       "oldest first, when the table is needed): a freed job's outcome is read from\n"
+			       "its output directory's done marker (DIR, or the record while not reused).\n"
 			       "exit status: 0 DONE (proof.json and public.json are in the job's directory);\n"
 			       "1 FAILED (the reason is printed); 3 timed out; 2 bad usage or unknown job.\n");
 			return 0;
@@ -141,9 +208,10 @@ int zka_cmd_wait(int argc, char **argv)
 	} else if (r == -ETIMEDOUT) {
 		fprintf(stderr, "zkarena wait: job %llu: still running after the timeout\n", (unsigned long long)id);
 		status = 3;
+	} else if (r == -ESTALE) {
+		status = wait_expired(a, id, out);
 	} else {
-		fprintf(stderr, "zkarena wait: job %llu: %s\n", (unsigned long long)id,
-			r == -ESTALE ? "no such job (never submitted, or released)" : strerror(-r));
+		fprintf(stderr, "zkarena wait: job %llu: %s\n", (unsigned long long)id, strerror(-r));
 		status = 2;
 	}
 	if (release && (status == 0 || status == 1))
@@ -220,6 +288,30 @@ int zka_cmd_list(int argc, char **argv)
 	return 0;
 }
 
+/* The job's proof attempts: number, prover pid, start and end (UTC), or "did not finish". */
+static void print_attempts(const struct zka_job_info *ji)
+{
+	printf("  proof attempts: %u\n", ji->prove_count);
+	for (int k = 0; k < ZKA_ATTEMPT_LOG && ji->prove_log[k].n; k++) {
+		const struct zka_attempt_info *e = &ji->prove_log[k];
+		char t0[64], t1[64];
+		struct tm tm;
+		time_t s0 = (time_t)(e->t_start / 1000000000), s1 = (time_t)(e->t_end / 1000000000);
+		strftime(t0, sizeof t0, "%Y-%m-%d %H:%M:%S", gmtime_r(&s0, &tm));
+		snprintf(t0 + strlen(t0), sizeof t0 - strlen(t0), ".%03d",
+			 (int)(e->t_start % 1000000000 / 1000000));
+		if (e->t_end) {
+			strftime(t1, sizeof t1, "%H:%M:%S", gmtime_r(&s1, &tm));
+			snprintf(t1 + strlen(t1), sizeof t1 - strlen(t1), ".%03d UTC (%.3f s)",
+				 (int)(e->t_end % 1000000000 / 1000000),
+				 (double)(e->t_end - e->t_start) * 1e-9);
+		} else {
+			snprintf(t1, sizeof t1, "did not finish (prover died or still proving)");
+		}
+		printf("    attempt %u: gpud pid %d, started %s, ended %s\n", e->n, e->pid, t0, t1);
+	}
+}
+
 int zka_cmd_status(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -253,6 +345,7 @@ int zka_cmd_status(int argc, char **argv)
 			       secs(ji.t_synth_end, ji.t_prove_start), secs(ji.t_prove_start, ji.t_prove_end));
 			if (ji.reason[0])
 				printf("  reason: %s\n", ji.reason);
+			print_attempts(&ji);
 		}
 	} else {
 		static const int states[] = {ZKA_JOB_SUBMITTED, ZKA_JOB_SYNTHESIZING, ZKA_JOB_READY,
@@ -272,7 +365,17 @@ int zka_cmd_status(int argc, char **argv)
 		printf("\n");
 		char path[128], line[600];
 		snprintf(path, sizeof path, "/dev/shm/zkarena-%s.gpud-status", argv[1]);
-		FILE *f = fopen(path, "r");
+		/* the daemon's file: no link followed, a regular file of the arena's owner */
+		int sfd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		struct stat sst;
+		uint32_t auid;
+		zka_arena_owner(a, &auid, NULL, NULL);
+		if (sfd >= 0 && (fstat(sfd, &sst) || !S_ISREG(sst.st_mode) || sst.st_uid != auid)) {
+			close(sfd);
+			sfd = -1;
+			printf("daemon: %s is not a regular file of the arena's owner: ignored\n", path);
+		}
+		FILE *f = sfd >= 0 ? fdopen(sfd, "r") : NULL;
 		if (f) {
 			while (fgets(line, sizeof line, f))
 				printf("daemon: %s", line);

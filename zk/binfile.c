@@ -33,7 +33,8 @@ int zka_binfile_open(zka_binfile *bf, const char *path, const char *magic, uint3
 	int ret;
 	memset(bf, 0, sizeof *bf);
 	bf->path = path;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO (or device) is refused below instead of blocking the open */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
 		zka_fmt_err(err, errlen, path, "cannot open: %s", strerror(errno));

@@ -4,12 +4,15 @@
 #include "zk/json_io.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "zk/decimal.h"
 #include "zk/fmt_atomic.h"
@@ -306,15 +309,22 @@ typedef struct {
 static json_t *zka_jload(zka_jctx *x, int *ret)
 {
 	json_error_t je;
-	json_t *root = json_load_file(x->path, JSON_REJECT_DUPLICATES, &je);
+	/* only a regular file: a FIFO or device would block or never end (O_NONBLOCK: the
+	 * open itself does not wait for a FIFO's writer) */
+	struct stat st;
+	int fd = open(x->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		*ret = fd < 0 ? -errno : -EINVAL;
+		zka_fmt_err(x->err, x->errlen, x->path, "%s",
+			    fd < 0 ? strerror(errno) : "not a regular file");
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	json_t *root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je); /* the file checked */
+	close(fd);
 	if (!root) {
 		*ret = -EINVAL;
-		if (json_error_code(&je) == json_error_cannot_open_file) {
-			FILE *f = fopen(x->path, "r");
-			*ret = f ? -EINVAL : (errno ? -errno : -EINVAL);
-			if (f)
-				fclose(f);
-		}
 		if (je.line > 0)
 			zka_fmt_err(x->err, x->errlen, x->path, "invalid JSON at line %d column %d: %s",
 				    je.line, je.column, je.text);

@@ -22,13 +22,13 @@ if [ -n "$SNARKJS" ]; then
 	expect 0 "snarkjs accepts a pipeline proof (BN254)" node "$SNARKJS" groth16 verify "$T/bn.vk.json" "$T/o/bn1/public.json" "$T/o/bn1/proof.json"
 	expect 0 "snarkjs accepts a pipeline proof (BLS12-381)" node "$SNARKJS" groth16 verify "$T/bls.vk.json" "$T/o/bls1/public.json" "$T/o/bls1/proof.json"
 fi
-# bad witnesses fail their own job only
-id=$(submit "$T/bn.zkey" "$T/bn2.wtns" "$T/o/badlen")
-expect 1 "witness of another length: FAILED" "$ZK" wait "$NAME" "$id" --timeout 60
-check "  reason names the length" grep -q "values but the key expects" "$T/out"
-id=$(submit "$T/bn.zkey" "$T/bls.wtns" "$T/o/badprime")
-expect 1 "witness of another curve: FAILED" "$ZK" wait "$NAME" "$id" --timeout 60
-check "  reason names the curve" grep -q "witness is for BLS12-381" "$T/out"
+# bad witnesses: length, curve and container are refused at submit (issue 19), naming the
+# file; one that does not satisfy the circuit fails its own job only
+mkdir -p "$T/o/badlen" "$T/o/badprime" "$T/o/garbage"
+expect 2 "witness of another length: submit refused" "$ZK" submit "$NAME" "$T/bn.zkey" "$T/bn2.wtns" --out "$T/o/badlen"
+check "  message names the file and the length" grep -q "bn2.wtns: witness has .* values but the key expects" "$T/out"
+expect 2 "witness of another curve: submit refused" "$ZK" submit "$NAME" "$T/bn.zkey" "$T/bls.wtns" --out "$T/o/badprime"
+check "  message names the curve" grep -q "bls.wtns: witness is for BLS12-381" "$T/out"
 cp "$T/bn.wtns" "$T/unsat.wtns"
 sz=$(stat -c %s "$T/unsat.wtns")
 printf '\x05' | dd of="$T/unsat.wtns" bs=1 seek=$((sz - 32)) conv=notrunc status=none
@@ -36,8 +36,8 @@ id=$(submit "$T/bn.zkey" "$T/unsat.wtns" "$T/o/unsat" --r1cs "$T/bn.r1cs")
 expect 1 "unsatisfying witness (with --r1cs): FAILED" "$ZK" wait "$NAME" "$id" --timeout 60
 check "  reason names the constraint" grep -q "does not satisfy constraint" "$T/out"
 printf 'garbage' > "$T/garbage.wtns"
-id=$(submit "$T/bn.zkey" "$T/garbage.wtns" "$T/o/garbage")
-expect 1 "corrupt witness file: FAILED" "$ZK" wait "$NAME" "$id" --timeout 60
+expect 2 "corrupt witness file: submit refused" "$ZK" submit "$NAME" "$T/bn.zkey" "$T/garbage.wtns" --out "$T/o/garbage"
+check "  message names the file" grep -q "garbage.wtns" "$T/out"
 [ -e "$T/o/unsat/proof.json" ] || [ -e "$T/o/badlen/proof.json" ] && ko "a failed job wrote a proof" || ok "failed jobs wrote nothing"
 # bad keys are refused at submit, naming the file; nothing is queued
 expect 2 "missing key: submit refused" "$ZK" submit "$NAME" "$T/nope.zkey" "$T/bn.wtns" --out "$T/o"
