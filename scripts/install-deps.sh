@@ -11,7 +11,9 @@ SUDO=
 pkgs=(cmake gcc make pkg-config
       liburing-dev libnuma-dev libcunit1-dev
       libgmp-dev libjansson-dev libxxhash-dev
-      libpq-dev postgresql) # the cluster (cluster/): libpq, and the server its tests start
+      libpq-dev postgresql # the cluster (cluster/): libpq, and the server its tests start
+      libmicrohttpd-dev libinih-dev libsystemd-dev # metrics (HTTP), settings files, sd_notify
+      prometheus systemd dpkg-dev file) # promtool, systemd-analyze, the .deb's dependencies
 command -v node >/dev/null && command -v npm >/dev/null || pkgs+=(nodejs npm)
 missing=()
 for p in "${pkgs[@]}"; do

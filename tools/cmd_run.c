@@ -3,6 +3,8 @@
  * on arena NAME: restarts any that dies (with backoff), logs who died and what recovery put
  * back, and stops them all on SIGTERM/SIGINT. The children die with the supervisor
  * (PR_SET_PDEATHSIG), so a killed supervisor leaves no orphans proving behind its back. */
+#include "config/zka_config.h"
+#include "metrics/zka_metrics.h"
 #include "synth/pipe.h"
 #include "tools/cli.h"
 #include "tools/util.h"
@@ -21,6 +23,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef ZKA_HAVE_NUMA
+#include <numa.h>
+#endif
 
 static volatile sig_atomic_t stopping;
 
@@ -93,15 +98,84 @@ static void describe(char *buf, size_t n, int st)
 		snprintf(buf, n, "exited with status %d", WEXITSTATUS(st));
 }
 
+static void usage(void)
+{
+	printf("usage: zkarena run NAME [--workers W] [--threads T] [--backend cpu|cuda]\n"
+	       "                   [--devices N,M,...] [--inflight N] [--numa-node N]\n"
+	       "                   [--metrics HOST:PORT] [--config FILE]\n\n"
+	       "Runs the pipeline of arena NAME: one zkarena-gpud per device of --devices\n"
+	       "(default 0; --device is the same option; a device may repeat: two gpuds on one\n"
+	       "GPU), each with its own copy of the keys, all taking slots from the arena's\n"
+	       "ready ring (backend cpu by default), and W zkarena-synth workers of T threads\n"
+	       "each. Defaults from the online cores C: T = min(%d, C), W = C / T; with only\n"
+	       "--workers W, T = C / W (docs/synthesis.md has the measurements behind them).\n"
+	       "--inflight: proofs each gpud keeps in flight (default 2 with cuda, 1 with cpu).\n"
+	       "--numa-node N: this process and every child run on node N's CPUs and allocate\n"
+	       "from its memory (libnuma; on a one-node machine it says so and goes on).\n"
+	       "--metrics HOST:PORT: Prometheus metrics at http://HOST:PORT/metrics.\n"
+	       "--config FILE: settings ([run], [arena] numa_node, [metrics]; see `zkarena\n"
+	       "config --help`), default /etc/zkarena/NAME.conf when it exists ($ZKA_CONFIG_DIR\n"
+	       "replaces /etc/zkarena); flags override it.\n"
+	       "Restarts any process that dies, with backoff (100 ms, doubling up to 5 s while\n"
+	       "it keeps dying young); after each death runs recovery and logs what it put\n"
+	       "back. SIGTERM/SIGINT stop them all (SIGTERM, then SIGKILL after 5 s).\n"
+	       "Executables are looked up next to zkarena, or taken from ZKA_SYNTH_BIN and\n"
+	       "ZKA_GPUD_BIN.\n",
+	       ZKA_RUN_THREADS);
+}
+
+/* Binds this process (and so every child: affinity and memory policy are inherited) to NUMA
+ * node n: its CPUs and its memory. 0, or -1 after printing why. */
+static int bind_node(int n)
+{
+#ifdef ZKA_HAVE_NUMA
+	if (numa_available() < 0) {
+		fprintf(stderr, "zkarena run: --numa-node %d: no NUMA support here (not bound)\n",
+			n);
+		return 0;
+	}
+	if (n > numa_max_node()) {
+		fprintf(stderr, "zkarena run: --numa-node %d: this machine has nodes 0..%d\n", n,
+			numa_max_node());
+		return -1;
+	}
+	if (numa_max_node() == 0)
+		fprintf(stderr, "zkarena run: one NUMA node: binding to node 0 changes nothing\n");
+	struct bitmask *m = numa_allocate_nodemask();
+	if (!m)
+		return -1;
+	numa_bitmask_setbit(m, (unsigned)n);
+	int r = numa_run_on_node(n);
+	if (r == 0)
+		numa_set_membind(m);
+	numa_bitmask_free(m);
+	if (r) {
+		fprintf(stderr, "zkarena run: --numa-node %d: %s\n", n, strerror(errno));
+		return -1;
+	}
+	fprintf(stderr, "zkarena run: bound to NUMA node %d (CPUs and memory)\n", n);
+	return 0;
+#else
+	fprintf(stderr, "zkarena run: --numa-node %d: built without libnuma (not bound)\n", n);
+	return 0;
+#endif
+}
+
 int zka_cmd_run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"workers", required_argument, 0, 'w'},  {"threads", required_argument, 0, 't'},
-	    {"inflight", required_argument, 0, 'i'}, {"backend", required_argument, 0, 'b'},
-	    {"device", required_argument, 0, 'd'},   {"devices", required_argument, 0, 'D'},
-	    {"help", no_argument, 0, 'h'},	     {0, 0, 0, 0}};
-	int workers = 0, threads = 0, inflight = 0, opt;
-	const char *backend = "cpu", *device = "0";
+	static const struct option opts[] = {{"workers", required_argument, 0, 'w'},
+					     {"threads", required_argument, 0, 't'},
+					     {"inflight", required_argument, 0, 'i'},
+					     {"backend", required_argument, 0, 'b'},
+					     {"device", required_argument, 0, 'd'},
+					     {"devices", required_argument, 0, 'D'},
+					     {"config", required_argument, 0, 'c'},
+					     {"metrics", required_argument, 0, 'm'},
+					     {"numa-node", required_argument, 0, 'n'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
+	int workers = 0, threads = 0, inflight = 0, numa = -1, numa_set = 0, opt;
+	const char *backend = NULL, *device = NULL, *config = NULL, *metrics = NULL;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -129,33 +203,19 @@ int zka_cmd_run(int argc, char **argv)
 		case 'D':
 			device = optarg;
 			break;
+		case 'c':
+			config = optarg;
+			break;
+		case 'm':
+			metrics = optarg;
+			break;
+		case 'n':
+			if (zka_opt_int("zkarena run", "--numa-node", optarg, -1, 1023, &numa))
+				return 2;
+			numa_set = 1;
+			break;
 		case 'h':
-			printf(
-			    "usage: zkarena run NAME [--workers W] [--threads T] [--backend "
-			    "cpu|cuda]\n"
-			    "                        [--devices N,M,...] [--inflight N]\n\n"
-			    "Runs the pipeline of arena NAME: one zkarena-gpud per device of "
-			    "--devices\n"
-			    "(default 0; --device is the same option; a device may repeat: two "
-			    "gpuds "
-			    "on one GPU),\n"
-			    "each with its own copy of the keys, all taking slots from the arena's "
-			    "ready ring\n"
-			    "(backend cpu by default)\n"
-			    "and W zkarena-synth workers of T threads each. Defaults from the "
-			    "online\n"
-			    "cores C: T = min(%d, C), W = C / T; with only --workers W, T = C / W\n"
-			    "(docs/synthesis.md has the measurements behind them). --inflight:\n"
-			    "proofs the daemon keeps in flight\n"
-			    "(default 2 with cuda, 1 with cpu). Restarts any that dies, with\n"
-			    "backoff (100 ms, doubling up to 5 s while it keeps dying young); "
-			    "after each\n"
-			    "death runs recovery and logs what it put back. SIGTERM/SIGINT stop "
-			    "them all\n"
-			    "(SIGTERM, then SIGKILL after 5 s). Executables are looked up next "
-			    "to zkarena,\n"
-			    "or taken from ZKA_SYNTH_BIN and ZKA_GPUD_BIN.\n",
-			    ZKA_RUN_THREADS);
+			usage();
 			return 0;
 		default:
 			return 2;
@@ -166,6 +226,41 @@ int zka_cmd_run(int argc, char **argv)
 		return 2;
 	}
 	char *name = argv[optind];
+	/* the settings file: flags override it */
+	struct zka_config cf;
+	char cpath[PATH_MAX];
+	if (config)
+		snprintf(cpath, sizeof cpath, "%s", config);
+	else
+		zka_config_path(cpath, sizeof cpath, name);
+	if (config || access(cpath, F_OK) == 0) {
+		int problems = 0;
+		if (zka_config_load(cpath, &cf, stderr, &problems)) {
+			fprintf(stderr, "zkarena run: %s: not started (%d problem%s)\n", cpath,
+				problems, problems == 1 ? "" : "s");
+			return 2;
+		}
+		if (!workers && (cf.set & ZKA_CF_WORKERS))
+			workers = cf.workers;
+		if (!threads && (cf.set & ZKA_CF_THREADS))
+			threads = cf.threads;
+		if (!inflight && (cf.set & ZKA_CF_INFLIGHT))
+			inflight = cf.inflight;
+		if (!backend && (cf.set & ZKA_CF_BACKEND))
+			backend = cf.backend;
+		if (!device && (cf.set & ZKA_CF_DEVICES))
+			device = cf.devices;
+		if (!metrics && (cf.set & ZKA_CF_METRICS) && cf.metrics[0])
+			metrics = cf.metrics;
+		if (!numa_set && (cf.set & ZKA_CF_NUMA))
+			numa = cf.numa_node;
+	}
+	if (!backend)
+		backend = "cpu";
+	if (!device)
+		device = "0";
+	if (numa >= 0 && bind_node(numa))
+		return 2;
 	int devs[64], ndev = 0;
 	{
 		const char *p = device;
@@ -207,6 +302,16 @@ int zka_cmd_run(int argc, char **argv)
 	struct zka_arena *a = zka_pipe_attach("zkarena run", name, 0);
 	if (!a)
 		return 2;
+	zka_metrics *mx = NULL;
+	if (metrics) {
+		char err[256];
+		if (zka_metrics_start(&mx, a, name, metrics, err, sizeof err)) {
+			fprintf(stderr, "zkarena run: --metrics: %s\n", err);
+			zka_arena_close(a);
+			return 2;
+		}
+		fprintf(stderr, "zkarena run: metrics on http://%s/metrics\n", metrics);
+	}
 	struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: waitpid returns EINTR */
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
@@ -292,6 +397,8 @@ int zka_cmd_run(int argc, char **argv)
 			    (time_t)c->backoff,
 			    (long)((c->backoff - (double)(time_t)c->backoff) * 1e9)};
 			nanosleep(&ts, NULL);
+			if (!stopping)
+				zka_metrics_restart(mx, c->what);
 			if (!stopping && spawn(c) > 0)
 				fprintf(stderr, "zkarena run: %s %d restarted as pid %d\n", c->what,
 					c->index, (int)c->pid);
@@ -329,6 +436,7 @@ int zka_cmd_run(int argc, char **argv)
 	if (rec > 0)
 		fprintf(stderr, "zkarena run: recovery put back %d record(s) at shutdown\n", rec);
 	free(ch);
+	zka_metrics_stop(mx);
 	zka_arena_close(a);
 	return 0;
 }

@@ -1,0 +1,310 @@
+/* config.c - an arena's settings file, /etc/zkarena/NAME.conf, in INI form (inih).
+ *
+ * ==== Design notes ====
+ *
+ * One file per arena, read by `zkarena run NAME` (and printed as arguments for the units by
+ * `zkarena config args FILE SECTION`); command-line flags override the file's values. Keys:
+ *   [arena]   slots (1..65536), slot_bytes (bytes, K/M/G suffix), jobs (0..16777214: 0 the
+ *             default), numa_node (-1..1023, -1: no binding), max_attempts (1..255),
+ *             retention (seconds a finished job's record is kept, 1..31536000)
+ *   [run]     workers (1..256), threads (1..1024), backend (cpu | cuda), devices ("0,1,...":
+ *             one gpud per entry), inflight (1..8)
+ *   [metrics] listen (HOST:PORT for GET /metrics; empty: no metrics)
+ * Comments start with '#' or ';'. Checking reports every problem, each with its line: a line
+ * that is neither "[section]" nor "key = value", an unknown section or key, a key given twice,
+ * a value out of range or not a number. inih's reader interface is used so that the line
+ * number is known for every key (the Debian build of inih does not pass it to the handler):
+ * read_line counts the lines and checks their shape, the handler checks the keys and values.
+ * The values are kept even when other lines are bad, but load then returns -EINVAL and the
+ * callers refuse to start: a half-understood configuration does not run. */
+#include "config/zka_config.h"
+
+#include "metrics/zka_metrics.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void zka_config_path(char *out, size_t n, const char *name)
+{
+	const char *dir = getenv("ZKA_CONFIG_DIR");
+	snprintf(out, n, "%s/%s.conf", dir && *dir ? dir : "/etc/zkarena", name);
+}
+
+struct parse {
+	const char *path;
+	FILE *f, *report;
+	int line, problems;
+	unsigned seen; /* keys given (for duplicates) */
+	struct zka_config *c;
+};
+
+static void problem(struct parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(struct parse *p, const char *fmt, ...)
+{
+	p->problems++;
+	if (!p->report)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(p->report, "%s:%d: ", p->path, p->line);
+	vfprintf(p->report, fmt, ap);
+	fprintf(p->report, "\n");
+	va_end(ap);
+}
+
+static int known_section(const char *s, size_t n)
+{
+	static const char *const names[] = {"arena", "run", "metrics"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strlen(names[i]) == n && !strncmp(names[i], s, n))
+			return 1;
+	return 0;
+}
+
+/* inih's reader: one line per call, its shape checked here (and the section names, so that
+ * an unknown section is reported even when it has no keys). */
+static char *read_line(char *str, int num, void *stream)
+{
+	struct parse *p = stream;
+	if (!fgets(str, num, p->f))
+		return NULL;
+	p->line++;
+	const char *s = str;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	int indented = s != str;
+	if (!*s || *s == '\n' || *s == '\r' || *s == '#' || *s == ';' || indented)
+		return str; /* blank, comment, or a continuation (inih's multi-line values) */
+	if (*s == '[') {
+		const char *e = strchr(s, ']');
+		if (!e)
+			problem(p, "'[' without ']': not a section header");
+		else if (!known_section(s + 1, (size_t)(e - s - 1)))
+			problem(p, "[%.*s]: unknown section (expected arena, run or metrics)",
+				(int)(e - s - 1 < 64 ? e - s - 1 : 64), s + 1);
+		return str;
+	}
+	if (!strchr(s, '=') && !strchr(s, ':')) {
+		char t[64];
+		snprintf(t, sizeof t, "%s", s);
+		t[strcspn(t, "\r\n")] = 0;
+		problem(p, "'%s' is neither [section] nor key = value", t);
+	}
+	return str;
+}
+
+static int parse_u64(const char *v, int sizes, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (!isdigit((unsigned char)*v))
+		return -EINVAL;
+	unsigned long long x = strtoull(v, &end, 10);
+	if (errno)
+		return -EINVAL;
+	if (sizes && *end) {
+		int sh = 0;
+		switch (toupper((unsigned char)*end)) {
+		case 'K':
+			sh = 10;
+			break;
+		case 'M':
+			sh = 20;
+			break;
+		case 'G':
+			sh = 30;
+			break;
+		case 'T':
+			sh = 40;
+			break;
+		default:
+			return -EINVAL;
+		}
+		end++;
+		if (toupper((unsigned char)*end) == 'I' && toupper((unsigned char)end[1]) == 'B')
+			end += 2;
+		else if (toupper((unsigned char)*end) == 'B')
+			end++;
+		if (x > (~0ull >> sh))
+			return -EINVAL;
+		x <<= sh;
+	}
+	if (*end || x < lo || x > hi)
+		return -EINVAL;
+	*out = x;
+	return 0;
+}
+
+static int parse_int(const char *v, long lo, long hi, int *out)
+{
+	char *end;
+	errno = 0;
+	long x = strtol(v, &end, 10);
+	if (errno || end == v || *end || x < lo || x > hi)
+		return -EINVAL;
+	*out = (int)x;
+	return 0;
+}
+
+int zka_config_devices(const char *s, int *dev, int max)
+{
+	int n = 0;
+	const char *p = s;
+	for (;;) {
+		char *end;
+		errno = 0;
+		long v = strtol(p, &end, 10);
+		if (errno || end == p || !isdigit((unsigned char)*p) || v > 1023 ||
+		    (*end && *end != ',') || n == max)
+			return -EINVAL;
+		dev[n++] = (int)v;
+		if (!*end)
+			return n;
+		p = end + 1;
+	}
+}
+
+static const struct key {
+	const char *section, *name;
+	unsigned bit;
+	const char *range;
+} keys[] = {
+    {"arena", "slots", ZKA_CF_SLOTS, "a number of slots in 1..65536"},
+    {"arena", "slot_bytes", ZKA_CF_SLOT_BYTES, "a size in bytes (K, M, G suffix) of 1..1T"},
+    {"arena", "jobs", ZKA_CF_JOBS, "a number of job records in 0..16777214"},
+    {"arena", "numa_node", ZKA_CF_NUMA, "a NUMA node in -1..1023 (-1: no binding)"},
+    {"arena", "max_attempts", ZKA_CF_MAX_ATTEMPTS, "a number of attempts in 1..255"},
+    {"arena", "retention", ZKA_CF_RETENTION, "seconds in 1..31536000"},
+    {"run", "workers", ZKA_CF_WORKERS, "a number of workers in 1..256"},
+    {"run", "threads", ZKA_CF_THREADS, "a number of threads in 1..1024"},
+    {"run", "backend", ZKA_CF_BACKEND, "cpu or cuda"},
+    {"run", "devices", ZKA_CF_DEVICES, "a list of device numbers 0..1023 such as 0,1"},
+    {"run", "inflight", ZKA_CF_INFLIGHT, "a number of proofs in flight in 1..8"},
+    {"metrics", "listen", ZKA_CF_METRICS, "HOST:PORT such as 127.0.0.1:9464, or empty"},
+};
+
+static int set_value(struct zka_config *c, unsigned bit, const char *v)
+{
+	uint64_t u;
+	int r = 0, devs[64];
+	switch (bit) {
+	case ZKA_CF_SLOTS:
+		if (!(r = parse_u64(v, 0, 1, 65536, &u)))
+			c->slots = (uint32_t)u;
+		break;
+	case ZKA_CF_SLOT_BYTES:
+		if (!(r = parse_u64(v, 1, 1, 1ull << 40, &u)))
+			c->slot_bytes = u;
+		break;
+	case ZKA_CF_JOBS:
+		if (!(r = parse_u64(v, 0, 0, 16777214, &u)))
+			c->jobs = (uint32_t)u;
+		break;
+	case ZKA_CF_NUMA:
+		r = parse_int(v, -1, 1023, &c->numa_node);
+		break;
+	case ZKA_CF_MAX_ATTEMPTS:
+		if (!(r = parse_u64(v, 0, 1, 255, &u)))
+			c->max_attempts = (uint32_t)u;
+		break;
+	case ZKA_CF_RETENTION:
+		if (!(r = parse_u64(v, 0, 1, 31536000, &u)))
+			c->retention_s = (uint32_t)u;
+		break;
+	case ZKA_CF_WORKERS:
+		r = parse_int(v, 1, 256, &c->workers);
+		break;
+	case ZKA_CF_THREADS:
+		r = parse_int(v, 1, 1024, &c->threads);
+		break;
+	case ZKA_CF_INFLIGHT:
+		r = parse_int(v, 1, 8, &c->inflight);
+		break;
+	case ZKA_CF_BACKEND:
+		if (strcmp(v, "cpu") && strcmp(v, "cuda"))
+			return -EINVAL;
+		snprintf(c->backend, sizeof c->backend, "%s", v);
+		break;
+	case ZKA_CF_DEVICES:
+		if (strlen(v) >= sizeof c->devices || zka_config_devices(v, devs, 64) < 0)
+			return -EINVAL;
+		snprintf(c->devices, sizeof c->devices, "%s", v);
+		break;
+	case ZKA_CF_METRICS: {
+		unsigned ip;
+		unsigned short port;
+		char e[128];
+		if (*v && (strlen(v) >= sizeof c->metrics ||
+			   zka_metrics_parse_addr(v, &ip, &port, e, sizeof e)))
+			return -EINVAL;
+		snprintf(c->metrics, sizeof c->metrics, "%s", v);
+		break;
+	}
+	}
+	return r;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse *p = user;
+	int known_section = 0;
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		if (strcmp(keys[i].section, section))
+			continue;
+		known_section = 1;
+		if (strcmp(keys[i].name, name))
+			continue;
+		if (p->seen & keys[i].bit)
+			problem(p, "[%s] %s given twice", section, name);
+		p->seen |= keys[i].bit;
+		if (set_value(p->c, keys[i].bit, value))
+			problem(p, "[%s] %s = '%s': not %s", section, name, value, keys[i].range);
+		else
+			p->c->set |= keys[i].bit;
+		return 1;
+	}
+	if (!*section)
+		problem(p, "'%s' outside a section ([arena], [run] or [metrics])", name);
+	else if (known_section) /* an unknown section was reported at its header */
+		problem(p, "[%s] %s: unknown key", section, name);
+	return 1;
+}
+
+int zka_config_load(const char *path, struct zka_config *c, FILE *report, int *problems)
+{
+	memset(c, 0, sizeof *c);
+	c->numa_node = -1;
+	struct parse p = {.path = path, .report = report, .c = c};
+	int r = 0;
+	if (problems)
+		*problems = 0;
+	if (!(p.f = fopen(path, "r"))) {
+		r = -errno;
+		if (report)
+			fprintf(report, "%s: %s\n", path, strerror(errno));
+		goto err;
+	}
+	int first = ini_parse_stream(read_line, &p, handler, &p);
+	if (first < 0) {
+		r = -ENOMEM;
+		if (report)
+			fprintf(report, "%s: out of memory\n", path);
+		goto err;
+	}
+	if (first > 0 && !p.problems) { /* a syntax error read_line did not see */
+		p.line = first;
+		problem(&p, "syntax error");
+	}
+	if (problems)
+		*problems = p.problems;
+	if (p.problems)
+		r = -EINVAL;
+err:
+	if (p.f)
+		fclose(p.f);
+	return r;
+}

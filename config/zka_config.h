@@ -1,0 +1,50 @@
+/* zka_config.h - an arena's settings file, /etc/zkarena/NAME.conf (INI, read with inih).
+ * config.c's opening comment lists the sections and keys. */
+#ifndef ZKA_CONFIG_H
+#define ZKA_CONFIG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Which keys the file set (bits of zka_config.set). */
+enum {
+	ZKA_CF_SLOTS = 1 << 0,
+	ZKA_CF_SLOT_BYTES = 1 << 1,
+	ZKA_CF_JOBS = 1 << 2,
+	ZKA_CF_NUMA = 1 << 3,
+	ZKA_CF_MAX_ATTEMPTS = 1 << 4,
+	ZKA_CF_RETENTION = 1 << 5,
+	ZKA_CF_WORKERS = 1 << 6,
+	ZKA_CF_THREADS = 1 << 7,
+	ZKA_CF_BACKEND = 1 << 8,
+	ZKA_CF_DEVICES = 1 << 9,
+	ZKA_CF_INFLIGHT = 1 << 10,
+	ZKA_CF_METRICS = 1 << 11,
+};
+
+struct zka_config {
+	unsigned set;
+	/* [arena] */
+	uint32_t slots, jobs, max_attempts, retention_s;
+	uint64_t slot_bytes;
+	int numa_node; /* -1: no binding */
+	/* [run] */
+	int workers, threads, inflight;
+	char backend[8];   /* cpu | cuda */
+	char devices[256]; /* "0,1,..." */
+	/* [metrics] */
+	char metrics[64]; /* HOST:PORT, "" off */
+};
+
+/* The settings file of arena name: $ZKA_CONFIG_DIR/NAME.conf, default /etc/zkarena/NAME.conf. */
+void zka_config_path(char *out, size_t n, const char *name);
+/* Reads path into *c (zeroed first, numa_node -1). Every problem is printed to report (may be
+ * NULL) as "PATH:LINE: problem", and counted in *problems (may be NULL). Returns 0, -EINVAL
+ * when there were problems (c holds the valid keys), or -errno when the file cannot be read
+ * (printed as "PATH: reason"). */
+int zka_config_load(const char *path, struct zka_config *c, FILE *report, int *problems);
+/* Parses a list of device numbers "0,1,..." (0..1023, at most max) into dev; returns how many,
+ * or -EINVAL. */
+int zka_config_devices(const char *s, int *dev, int max);
+
+#endif

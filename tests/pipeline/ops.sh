@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# ops.sh ZKARENA - the operator's surface on the CPU backend: `zkarena config check` reports
+# every problem of a settings file with its line; `zkarena run` refuses a bad file, reads a good
+# one (workers, devices, metrics address, NUMA node) and lets flags override it; the metrics at
+# /metrics pass `promtool check metrics` (when promtool is installed) and count what happened;
+# with numa_node = 0 the started gpuds and workers run on node 0's CPUs with their memory bound
+# to it (read back from /proc/PID/status and /proc/PID/numa_maps).
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh" "$1"
+cleanup_ops() { rm -f /dev/shm/zkarena-"$NAME".gpud*-status; cleanup; }
+trap cleanup_ops EXIT
+# ---- config check
+cat >"$T/bad.conf" <<'CONF'
+# a comment
+[arena]
+slots = 0
+slot_bytes = 4Q
+this line has no equals sign
+[run]
+workers = 3
+workers = 4
+backend = tpu
+devices = 0,x
+colour = blue
+[metrics]
+listen = localhost
+[extra]
+CONF
+"$ZK" config check "$T/bad.conf" >"$T/cc.out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && ok "config check: exit 2 on a bad file" || ko "config check exit $rc"
+for want in ":3: \[arena\] slots = '0'" ":4: \[arena\] slot_bytes = '4Q'" ":5: 'this line has no equals sign'" \
+	":8: \[run\] workers given twice" ":9: \[run\] backend = 'tpu'" ":10: \[run\] devices = '0,x'" \
+	":11: \[run\] colour: unknown key" ":13: \[metrics\] listen = 'localhost'" "9 problems" ":14: \[extra\]: unknown section"; do
+	grep -q -- "$want" "$T/cc.out" && ok "config check reports $want" || ko "config check misses '$want': $(cat "$T/cc.out")"
+done
+port=$((20000 + RANDOM % 20000))
+cat >"$T/good.conf" <<CONF
+[arena]
+slots = 6
+slot_bytes = 1M
+numa_node = 0
+[run]
+workers = 3
+threads = 1
+backend = cpu
+devices = 0,0
+[metrics]
+listen = 127.0.0.1:$port
+CONF
+expect 0 "config check: a good file" "$ZK" config check "$T/good.conf"
+check "config args arena" sh -c "[ \"\$('$ZK' config args '$T/good.conf' arena)\" = ' --slots 6 --slot-bytes 1048576 --numa-node 0' ]"
+check "arena create from config args" sh -c "'$ZK' arena create '$NAME' \$('$ZK' config args '$T/good.conf' arena)"
+expect 2 "run refuses a bad settings file" "$ZK" run "$NAME" --config "$T/bad.conf"
+# ---- run from the file, --workers overriding it
+keys bn128 200 bn || { echo "keys failed"; exit 1; }
+RUN_ARGS="--config $T/good.conf"
+start_run 2 ZKA_PROVE_DELAY_MS=800
+sleep 1
+check "run: 2 workers (flag) x 1 thread (file), 2 gpuds (file)" grep -q "2 gpuds (cpu backend, 1 in flight, devices 0,0).* 2 workers x 1 threads" "$T/run.log"
+check "run: metrics address from the file" grep -q "metrics on http://127.0.0.1:$port/metrics" "$T/run.log"
+ids=()
+for i in 1 2 3 4 5; do ids+=("$(submit "$T/bn.zkey" "$T/bn.wtns" "$T/o/$i")"); done
+c=$(submit "$T/bn.zkey" "$T/bn.wtns" "$T/o/c") # queued behind 5 proofs of 0.8 s on 2 gpuds
+"$ZK" cancel "$NAME" "$c" >/dev/null 2>&1
+d=0
+for id in "${ids[@]}"; do "$ZK" wait "$NAME" "$id" --timeout 120 >/dev/null 2>&1 && d=$((d + 1)); done
+[ "$d" = 5 ] && ok "5 jobs DONE" || ko "$d of 5 jobs DONE"
+expect 1 "the 6th job cancelled" "$ZK" wait "$NAME" "$c" --timeout 60
+# ---- NUMA binding read back from /proc
+gp=$(pgrep -f "zkarena-gpud .* $NAME\$" | head -1)
+wp=$(pgrep -f "zkarena-synth .* $NAME\$" | head -1)
+node0=$(cat /sys/devices/system/node/node0/cpulist 2>/dev/null)
+if [ -n "$node0" ] && [ -n "$gp" ] && [ -n "$wp" ]; then
+	for p in "$gp" "$wp"; do
+		cpus=$(sed -n 's/^Cpus_allowed_list:\s*//p' "/proc/$p/status")
+		[ "$cpus" = "$node0" ] && ok "pid $p runs on node 0's CPUs ($cpus)" || ko "pid $p Cpus_allowed_list '$cpus', node 0 has '$node0'"
+		grep -q "bind:0" "/proc/$p/numa_maps" && ok "pid $p memory bound to node 0 (numa_maps)" ||
+			ko "pid $p has no bind:0 mapping: $(head -3 "/proc/$p/numa_maps")"
+	done
+else
+	ko "no node0 cpulist or processes (gpud '$gp', worker '$wp')"
+fi
+# ---- metrics
+sleep 1.5
+node -e "
+require('http').get('http://127.0.0.1:$port/metrics', r => {let s='';r.on('data',d=>s+=d);
+r.on('end',()=>{process.stdout.write(s);process.exit(r.statusCode===200?0:1)})}).on('error',e=>{console.error(e.message);process.exit(1)})" >"$T/metrics.txt"
+[ $? = 0 ] && ok "GET /metrics: 200" || ko "GET /metrics failed"
+if command -v promtool >/dev/null; then
+	promtool check metrics <"$T/metrics.txt" >"$T/promtool.out" 2>&1 &&
+		ok "promtool check metrics" || ko "promtool check metrics: $(head -c 600 "$T/promtool.out")"
+else
+	echo "skip promtool: not installed (scripts/install-deps.sh installs prometheus)"
+fi
+m() { grep -E "^$1 " "$T/metrics.txt" | awk '{print $2}'; }
+[ "$(m zkarena_jobs_submitted_total)" = 6 ] && ok "zkarena_jobs_submitted_total 6" || ko "submitted_total '$(m zkarena_jobs_submitted_total)'"
+[ "$(m zkarena_jobs_done_total)" = 5 ] && ok "zkarena_jobs_done_total 5" || ko "done_total '$(m zkarena_jobs_done_total)'"
+[ "$(m zkarena_jobs_cancelled_total)" = 1 ] && ok "zkarena_jobs_cancelled_total 1" || ko "cancelled_total '$(m zkarena_jobs_cancelled_total)'"
+[ "$(m 'zkarena_job_end_to_end_seconds_count\{circuit="bn.zkey"\}')" = 5 ] && ok "end-to-end histogram counts 5 jobs of bn.zkey" ||
+	ko "end_to_end count: $(grep end_to_end_seconds_count "$T/metrics.txt")"
+[ $(($(m 'zkarena_slots\{state="FREE"\}') + $(m 'zkarena_slots\{state="WRITING"\}'))) = 6 ] && [ "$(m 'zkarena_slots\{state="PROVING"\}')" = 0 ] &&
+	ok "zkarena_slots: 6 FREE or WRITING (workers waiting), none PROVING" || ko "slots: $(grep '^zkarena_slots' "$T/metrics.txt")"
+[ "$(grep -c '^zkarena_gpud_up{gpud="[01]",device="0"} 1' "$T/metrics.txt")" = 2 ] && ok "two gpuds up" || ko "gpud_up: $(grep gpud_up "$T/metrics.txt")"
+pr=$(grep '^zkarena_proofs_total' "$T/metrics.txt" | awk '{s+=$2} END {print s}')
+[ "$pr" = 5 ] && ok "zkarena_proofs_total sums to 5" || ko "proofs_total sum '$pr'"
+by=$(grep '^zkarena_device_copied_bytes_total' "$T/metrics.txt" | awk '{s+=$2} END {print s}')
+[ "${by:-0}" -gt 0 ] && ok "bytes copied counted ($by)" || ko "no bytes copied counted"
+kill -9 "$gp" && sleep 2.5
+node -e "
+require('http').get('http://127.0.0.1:$port/metrics', r => {let s='';r.on('data',d=>s+=d);
+r.on('end',()=>process.stdout.write(s))})" >"$T/metrics2.txt"
+grep -q '^zkarena_process_restarts_total{process="gpud"} 1' "$T/metrics2.txt" && ok "a gpud restart counted" ||
+	ko "restarts: $(grep restarts "$T/metrics2.txt")"
+stop_run
+finish
