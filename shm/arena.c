@@ -823,6 +823,10 @@ void zka_arena_geometry(const struct zka_arena *a, struct zka_arena_geometry *o)
 	o->total_bytes = a->g.total_bytes;
 	o->data_off = a->g.data_off;
 	o->epoch_ns = a->g.epoch_ns;
+	o->jobs_off = a->g.jobs_off;
+	o->slots_off = a->g.slots_off;
+	o->job_rec_bytes = sizeof(struct zka__job);
+	o->slot_rec_bytes = sizeof(struct zka__slot);
 }
 
 static const char *const counter_names[ZKA_C_COUNT] = {

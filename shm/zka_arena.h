@@ -79,6 +79,8 @@ struct zka_arena_geometry {
 	uint32_t retention_s;
 	uint64_t slot_bytes, slot_stride, total_bytes, data_off;
 	int64_t epoch_ns; /* creation time, CLOCK_REALTIME */
+	/* where the tables are (for inspectors and fault-injection tests) */
+	uint64_t jobs_off, slots_off, job_rec_bytes, slot_rec_bytes;
 };
 void zka_arena_geometry(const struct zka_arena *a, struct zka_arena_geometry *g);
 

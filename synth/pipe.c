@@ -1,7 +1,7 @@
 /* pipe.c - see pipe.h. */
 #include "synth/pipe.h"
-#include "zk/binfile.h"
 #include "synth/zka_keys.h"
+#include "zk/binfile.h"
 
 #include <dirent.h>
 #include <stdarg.h>
@@ -181,17 +181,16 @@ int zka_pipe_params_check(const struct zka_arena *a, const char *shm, char *err,
 {
 	uint32_t auid;
 	zka_arena_owner(a, &auid, NULL, NULL);
-	int fd = shm_open(shm, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0);
+	/* the owner from the name's inode (no open: a group member may not read the region) */
+	char path[ZKA_SHM_NAME_MAX + 16];
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st)) {
-		int e = errno;
+	snprintf(path, sizeof path, "/dev/shm/%s", shm[0] == '/' ? shm + 1 : shm);
+	if (strchr(path + 9, '/') || lstat(path, &st)) {
+		int e = strchr(path + 9, '/') ? EINVAL : errno;
 		snprintf(err, errlen, "params region %s: %s (%s)", shm, strerror(e),
-			 e == ENOENT ? "ENOENT" : e == EACCES ? "EACCES" : "shm_open");
-		if (fd >= 0)
-			close(fd);
+			 e == ENOENT ? "ENOENT" : e == EACCES ? "EACCES" : "lstat");
 		return -e;
 	}
-	close(fd);
 	if (!S_ISREG(st.st_mode) || (st.st_uid != auid && st.st_uid != 0)) {
 		snprintf(err, errlen,
 			 "params region %s is owned by uid %u, not by the arena's owner (uid %u): "
@@ -350,15 +349,23 @@ int zka_pipe_submit(struct zka_arena *a, const char *arena_name, const char *zke
 	struct zka_circuit_info ci;
 	zka_params prm = {0};
 	char perr[600];
+	struct zka_arena_geometry g;
+	uint64_t need;
+	zka_arena_geometry(a, &g);
 	if ((r = zka_circuit_info(a, idx, &ci)) ||
-	    (r = zka_pipe_params_check(a, ci.params_shm, perr, sizeof perr)) ||
-	    (r = zka_params_open(ci.params_shm, &prm, perr, sizeof perr))) {
+	    (r = zka_pipe_params_check(a, ci.params_shm, perr, sizeof perr))) {
 		snprintf(err, errlen, "%s: %s", zkey, r == -ERANGE ? "no circuit entry" : perr);
 		return r;
 	}
-	struct zka_arena_geometry g;
-	zka_arena_geometry(a, &g);
-	uint64_t need = zka_params_slot_bytes(&prm.pk);
+	/* a group member cannot map the owner's region (mode 0600): the daemons check its
+	 * witness and slot size then, and name them in the job's reason */
+	if ((r = zka_params_open(ci.params_shm, &prm, perr, sizeof perr)) && geteuid() == auid) {
+		snprintf(err, errlen, "%s: %s", zkey, perr);
+		return r;
+	}
+	if (r)
+		goto queue;
+	need = zka_params_slot_bytes(&prm.pk);
 	if (need > g.slot_stride) {
 		snprintf(err, errlen,
 			 "%s: the key needs slots of %llu bytes but arena %s's slots hold %llu bytes "
@@ -372,6 +379,7 @@ int zka_pipe_submit(struct zka_arena *a, const char *arena_name, const char *zke
 	zka_params_close(&prm);
 	if (r)
 		return r;
+queue:
 	spec.circuit = idx;
 	spec.witness_path = w;
 	spec.out_dir = o;

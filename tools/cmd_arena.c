@@ -363,9 +363,15 @@ static int cmd_status(int argc, char **argv)
 		printf(",\"geometry\":{\"version\":%u,\"slots\":%u,\"slot_bytes\":%" PRIu64
 		       ",\"slot_stride\":%" PRIu64 ",\"jobs\":%u,\"owners\":%u,\"circuits\":%u,"
 		       "\"max_attempts\":%u,\"numa_node\":%d,\"total_bytes\":%" PRIu64
-		       ",\"data_off\":%" PRIu64 ",\"epoch_ns\":%" PRId64 "},",
+		       ",\"data_off\":%" PRIu64 ",\"epoch_ns\":%" PRId64 ",\"retention_s\":%u,"
+		       "\"jobs_off\":%" PRIu64 ",\"job_rec_bytes\":%" PRIu64 ",\"slots_off\":%" PRIu64
+		       ",\"slot_rec_bytes\":%" PRIu64 "},",
 		       g.version, g.nslots, g.slot_bytes, g.slot_stride, g.njobs, g.nowners,
-		       g.ncircuits, g.max_attempts, g.numa_node, g.total_bytes, g.data_off, g.epoch_ns);
+		       g.ncircuits, g.max_attempts, g.numa_node, g.total_bytes, g.data_off, g.epoch_ns,
+		       g.retention_s, g.jobs_off, g.job_rec_bytes, g.slots_off, g.slot_rec_bytes);
+		uint32_t ouid, ogid, omode;
+		zka_arena_owner(a, &ouid, &ogid, &omode);
+		printf("\"owner\":{\"uid\":%u,\"gid\":%u,\"mode\":%u},", ouid, ogid, omode);
 		printf("\"rings\":{");
 		for (uint32_t r = 0; r < g.nrings; r++)
 			printf("%s\"%s\":{\"depth\":%d,\"capacity\":%d}", r ? "," : "", zka_ring_name((int)r),
@@ -424,7 +430,7 @@ static int cmd_status(int argc, char **argv)
 			json_str(ji.out_dir);
 			printf(",\"reason\":");
 			json_str(ji.reason);
-			putchar('}');
+			printf(",\"prove_count\":%u,\"uid\":%u}", ji.prove_count, ji.uid);
 			first = 0;
 		}
 		printf("],\"circuits\":[");

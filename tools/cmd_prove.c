@@ -383,7 +383,8 @@ int zka_cmd_prove(int argc, char **argv)
 		ret = prove_cpu(&p, &w, &rs, &proof, &po, &t);
 	if (ret) {
 		if (!err[0])
-			snprintf(err, sizeof err, "proving failed: %s", strerror(-ret));
+			snprintf(err, sizeof err, "proving %s with %s failed: %s", wtns, zkey,
+				 strerror(-ret));
 		goto err;
 	}
 	proof.curve = pk->curve;
@@ -391,8 +392,10 @@ int zka_cmd_prove(int argc, char **argv)
 	if (verify) {
 		const char *why = NULL;
 		if (zka_verify(&p.vk, pub, pk->n_public, &proof, &why) != 1) {
-			snprintf(err, sizeof err, "the new proof does not verify (%s); nothing written",
-				 why ? why : "?");
+			snprintf(err, sizeof err,
+				 "witness %s does not satisfy the circuit, or key %s may be corrupt "
+				 "(the new proof does not verify: %s); nothing written",
+				 wtns, zkey, why ? why : "?");
 			goto err;
 		}
 	}
