@@ -184,7 +184,7 @@ start_bridge "$B"
 expect 0 "job $late DONE" "$ZK" cluster wait --db "$PGURL" "$late" --timeout 30
 "$ZK" verify "$T/bls.vk.json" "$T/o/late/public.json" "$T/o/late/proof.json" >/dev/null 2>&1 && ok "its proof verifies" || ko "its proof does not verify"
 [ "$(sql "SELECT done_by FROM zka_jobs WHERE id = $late")" != staller ] && ok "it was finished by the other bridge" || ko "finished by the staller"
-for i in $(seq 1 100); do grep -q "result refused" "$T/bridge-$A.log" && break; sleep 0.1; done
+for i in $(seq 1 300); do grep -q "result refused" "$T/bridge-$A.log" && break; sleep 0.1; done
 grep -q "job $late: result refused" "$T/bridge-$A.log" && ok "the stalled bridge's late result was refused" || ko "no refusal in the staller's log: $(tail -3 "$T/bridge-$A.log")"
 [ "$(sql "SELECT count(*) FROM zka_events WHERE job_id = $late AND kind = 'refused' AND node = 'staller' AND token = $tok1")" = 1 ] &&
 	ok "... recorded as a refused event for its lease token" || ko "refused events: $(sql "SELECT kind, node, token FROM zka_events WHERE job_id = $late")"
@@ -204,10 +204,14 @@ after=$("$ZK" cluster submit --db "$PGURL" "$T/bn.zkey" "$T/bn.wtns" --out "$T/o
 expect 0 "a job after the outage is DONE" "$ZK" cluster wait --db "$PGURL" "$after" --timeout 30
 wait_sql 10 "SELECT db_outages >= 1 FROM zka_nodes WHERE name LIKE '%/$B'" t && ok "the outage is counted in the node's row" || ko "outages: $(sql "SELECT name, db_outages FROM zka_nodes")"
 # ---- a job no node can run: given back by each lease, FAILED with the reason ----
+# (no bridge runs while it is queued and its witness removed, or one might prove it first)
+kill -TERM "${BR[$A]}" "${BR[$B]}" 2>/dev/null
+wait "${BR[$A]}" "${BR[$B]}" 2>/dev/null
 cp "$T/bn.wtns" "$T/gone.wtns"
 mkdir -p "$T/o/gone"
 gone=$("$ZK" cluster submit --db "$PGURL" "$T/bn.zkey" "$T/gone.wtns" --out "$T/o/gone" --max-attempts 2 | tail -1)
 rm -f "$T/gone.wtns"
+start_bridge "$B"
 expect 1 "a job whose witness vanished: cluster wait exit 1" "$ZK" cluster wait --db "$PGURL" "$gone" --timeout 30
 grep -q "FAILED: gave up after 2 leases.*gone.wtns" "$T/out" && ok "... with the reason, after its 2 leases" || ko "wait said: $(cat "$T/out")"
 echo "$pass passed, $fail failed"
