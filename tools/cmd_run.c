@@ -334,7 +334,7 @@ int zka_cmd_run(int argc, char **argv)
 			v[4] = c->dev_s, v[5] = "--inflight", v[6] = inflight_s, v[7] = "--id";
 			v[8] = c->id_s, v[9] = name, v[10] = NULL;
 		} else {
-			c->index = i - ndev;
+			c->index = i - ndev + 1; /* workers are numbered from 1, as before several gpuds */
 			c->what = "worker";
 			c->argv[0] = synth, c->argv[1] = "--threads", c->argv[2] = threads_s;
 			c->argv[3] = name, c->argv[4] = NULL;
