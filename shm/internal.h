@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #define ZKA_MAGIC 0x314e4552414b5a7fULL /* "\x7fZKAREN1" little-endian */
-#define ZKA_VERSION 2u /* 2: retention, output identity, proof attempts, quarantine */
+#define ZKA_VERSION 3u /* 2: retention, output identity, proof attempts, quarantine; 3: priority */
 #define ZKA_HDR_BYTES 4096u
 #define ZKA_MAX_OWNERS 4094u /* owner index 0xFFF means "none" */
 #define ZKA_MAX_INDEX 0xFFFFFEu
@@ -128,6 +128,7 @@ struct zka__job {
 		_Atomic int32_t pid;
 		_Atomic int64_t t_start, t_end;
 	} prove_log[ZKA_ATTEMPT_LOG];
+	_Atomic int32_t priority; /* issue 20: higher is served first (see zka__pick_job) */
 };
 
 struct zka__circuit {
@@ -148,6 +149,7 @@ struct zka_arena {
 	uint32_t owner_idx; /* ZKA_OWNER_NONE until registered */
 	uint32_t obj_uid, obj_gid, obj_mode; /* the shm object's, from fstat at open/create */
 	char name[ZKA_NAME_MAX + 1];
+	int32_t priority; /* the priority of jobs submitted with spec priority 0 */
 };
 
 static inline struct zka__hdr *hdr(const struct zka_arena *a)
@@ -211,11 +213,18 @@ struct zka__ring_ops {
 	int (*enter)(struct zka_arena *a, uint32_t idx, void *ctx);
 	int (*leave)(struct zka_arena *a, uint32_t idx, void *ctx);
 	void *ctx;
+	/* pop only: called under the ring's mutex with the n >= 1 entries from the head; returns
+	 * the position (< n) of the entry to pop, which is swapped into the head cell first */
+	uint32_t (*pick)(struct zka_arena *a, const _Atomic uint32_t *cells, uint32_t head,
+			 uint32_t n, uint32_t cap);
 };
 int zka__ring_push(struct zka_arena *a, int r, uint32_t idx, int timeout_ms,
 		   const struct zka__ring_ops *ops);
 int zka__ring_pop(struct zka_arena *a, int r, uint32_t *idx, int timeout_ms,
 		  const struct zka__ring_ops *ops);
+/* The submitted ring's pick: the job of the highest effective priority (table.c). */
+uint32_t zka__pick_job(struct zka_arena *a, const _Atomic uint32_t *cells, uint32_t head,
+		       uint32_t n, uint32_t cap);
 /* Wakes every waiter of every ring (after recovery). */
 void zka__ring_kick_all(struct zka_arena *a);
 int zka__ring_init(pthread_mutex_t *mu);

@@ -297,6 +297,27 @@ err:
 	return rc;
 }
 
+/* Priorities (issue 20): moves the entry that ops->pick chooses to the head cell, under the
+ * ring's mutex, so that the pop below takes it; the entries before it move back one cell. The
+ * ring keeps the same entries (I2 holds); a death between the stores leaves one entry twice and
+ * one missing, which the next locker's repair (EOWNERDEAD, I3) rebuilds from the table. */
+static void ring_pick(struct zka_arena *a, struct zka__ring *R, uint32_t head, uint32_t tail,
+		      uint32_t cap, const struct zka__ring_ops *ops)
+{
+	uint32_t n = tail - head;
+	uint32_t k = ops->pick(a, R->cells, head, n > cap ? cap : n, cap);
+	if (k == 0 || k >= n || k >= cap)
+		return;
+	/* rotate cells[head..head+k] by one: the others keep their order (FIFO among equals) */
+	uint32_t b = atomic_load_explicit(&R->cells[(head + k) % cap], memory_order_relaxed);
+	for (uint32_t i = k; i > 0; i--)
+		atomic_store_explicit(
+		    &R->cells[(head + i) % cap],
+		    atomic_load_explicit(&R->cells[(head + i - 1) % cap], memory_order_relaxed),
+		    memory_order_relaxed);
+	atomic_store_explicit(&R->cells[head % cap], b, memory_order_relaxed);
+}
+
 int zka__ring_pop(struct zka_arena *a, int r, uint32_t *out, int timeout_ms,
 		  const struct zka__ring_ops *ops)
 {
@@ -318,6 +339,8 @@ int zka__ring_pop(struct zka_arena *a, int r, uint32_t *out, int timeout_ms,
 		/* relaxed under the mutex */
 		uint32_t head = atomic_load_explicit(&R->head, memory_order_relaxed);
 		uint32_t tail = atomic_load_explicit(&R->tail, memory_order_relaxed);
+		if (head != tail && ops && ops->pick)
+			ring_pick(a, R, head, tail, cap, ops);
 		while (head != tail) {
 			uint32_t idx = atomic_load_explicit(&R->cells[head % cap], memory_order_relaxed);
 			rc = 0;

@@ -356,6 +356,38 @@ void zka_job_counts(const struct zka_arena *a, uint32_t *used, uint32_t *finishe
 
 /* ---- transitions ---- */
 
+/* ---- priorities (issue 20) ----
+ * A worker takes the SUBMITTED job of the highest effective priority: its priority plus one
+ * level for each ZKA_PRIORITY_AGE_S seconds it has waited since submission; ties go to the
+ * entry nearest the ring's head (the earliest submitted: FIFO within a priority). The age rule
+ * bounds starvation: a job of priority p waiting behind a stream of jobs of priority q > p is
+ * taken after at most (q - p + 1) * ZKA_PRIORITY_AGE_S seconds of waiting (plus the time for
+ * a worker to come free), since by then its effective priority passes that of every newly
+ * submitted job of q. The scan is O(queued jobs) per take, under the ring's mutex. */
+uint32_t zka__pick_job(struct zka_arena *a, const _Atomic uint32_t *cells, uint32_t head,
+		       uint32_t n, uint32_t cap)
+{
+	int64_t now = zka__now_ns(), best = INT64_MIN;
+	uint32_t k_best = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t j = atomic_load_explicit(&cells[(head + k) % cap], memory_order_relaxed);
+		if (j >= a->g.njobs)
+			continue; /* the pop quarantines it */
+		struct zka__job *J = job_rec(a, j);
+		int64_t age = now - atomic_load(&J->t_submit);
+		int64_t eff = (int64_t)atomic_load(&J->priority) +
+			      (age > 0 ? age / (ZKA_PRIORITY_AGE_S * 1000000000LL) : 0);
+		if (eff > best)
+			best = eff, k_best = k;
+	}
+	return k_best;
+}
+
+void zka_arena_set_priority(struct zka_arena *a, int priority)
+{
+	a->priority = priority;
+}
+
 /* job FREE -> FILLING(me) -> SUBMITTED. Any process. */
 int zka_job_submit(struct zka_arena *a, const struct zka_job_spec *sp, uint64_t *id,
 		   int timeout_ms)
@@ -390,6 +422,7 @@ int zka_job_submit(struct zka_arena *a, const struct zka_job_spec *sp, uint64_t 
 	copy_str(J->out_dir, sp->out_dir, ZKA_PATH_MAX);
 	memset(J->reason, 0, ZKA_REASON_MAX);
 	fill_identity(J, sp);
+	atomic_store(&J->priority, sp->priority ? sp->priority : a->priority);
 	ZKA_FAULT("job.submit.filling");
 	uint64_t w = x.got;
 	if ((rc = push_job(a, ZKA_RING_SUBMITTED_JOBS, j, w,
@@ -428,7 +461,7 @@ int zka_job_take(struct zka_arena *a, uint32_t slot, uint32_t *job, int timeout_
 	if (w_link(sw) != ZKA_NONE)
 		return -EBUSY;
 	struct xctx x = {.me = me, .link = slot};
-	struct zka__ring_ops ops = {.leave = leave_submitted_job, .ctx = &x};
+	struct zka__ring_ops ops = {.leave = leave_submitted_job, .ctx = &x, .pick = zka__pick_job};
 	if ((rc = zka__ring_pop(a, ZKA_RING_SUBMITTED_JOBS, &j, timeout_ms, &ops)) < 0)
 		return rc;
 	count_job(a, ZKA_JOB_SYNTHESIZING);
@@ -609,6 +642,7 @@ int zka_job_info(const struct zka_arena *a, uint32_t j, struct zka_job_info *o)
 	uint64_t serial = atomic_load(&J->serial);
 	o->id = serial << 24 | j;
 	o->user_tag = atomic_load(&J->user_tag);
+	o->priority = atomic_load(&J->priority);
 	o->circuit = atomic_load(&J->circuit);
 	o->max_attempts = atomic_load(&J->max_attempts);
 	o->synth_count = atomic_load(&J->synth_count);

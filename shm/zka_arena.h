@@ -149,6 +149,7 @@ struct zka_job_spec {
 	const char *witness_path, *out_dir; /* < ZKA_PATH_MAX each */
 	uint32_t max_attempts; /* 0: the arena's default */
 	uint64_t user_tag;     /* free for the caller (tests use it) */
+	int32_t priority;      /* higher first; 0: the handle's (zka_arena_set_priority) */
 	/* the output directory's identity and the submitter (zka_pipe_submit sets them; the
 	 * prover writes only into a directory with this identity, files owned by uid/gid) */
 	uint64_t out_dev, out_ino;
@@ -159,6 +160,7 @@ struct zka_job_info {
 	uint32_t owner, slot, attempts, max_attempts, circuit, synth_count, gen;
 	struct zka_owner_info who;
 	uint64_t id, user_tag;
+	int32_t priority;
 	int64_t t_submit, t_synth_start, t_synth_end, t_prove_start, t_prove_end; /* ns, REALTIME */
 	char witness_path[ZKA_PATH_MAX], out_dir[ZKA_PATH_MAX], reason[ZKA_REASON_MAX];
 	uint64_t out_dev, out_ino;
@@ -181,6 +183,14 @@ int zka_job_info(const struct zka_arena *a, uint32_t job, struct zka_job_info *o
 /* ---- transitions (each is one function; see the table in shm/arena.c) ---- */
 /* Submit: FREE -> FILLING(me) -> SUBMITTED, pushed to the submitted ring; *id = job id.
  * -EAGAIN when the job table stays full for timeout_ms. */
+/* Priorities: workers take the SUBMITTED job of the highest priority plus one level per
+ * ZKA_PRIORITY_AGE_S seconds waited (the bound on starvation), FIFO among equals (shm/table.c).
+ * zka_arena_set_priority sets the priority of the jobs this handle submits with spec priority
+ * 0 (for callers that build the spec elsewhere, e.g. zka_pipe_submit). */
+#define ZKA_PRIORITY_AGE_S 10
+#define ZKA_PRIORITY_MIN (-1000)
+#define ZKA_PRIORITY_MAX 1000
+void zka_arena_set_priority(struct zka_arena *a, int priority);
 int zka_job_submit(struct zka_arena *a, const struct zka_job_spec *spec, uint64_t *id,
 		   int timeout_ms);
 /* Worker, step 1: pop a FREE slot -> WRITING(me). Blocks on the free-slot ring. */

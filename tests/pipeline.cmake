@@ -23,5 +23,7 @@ endif()
 add_test(NAME pipeline_gpuds COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/gpuds.sh $<TARGET_FILE:zkarena> ${ZKA_GPUDS_JOBS})
 # config check, run from a settings file, NUMA binding read back, metrics and promtool
 add_test(NAME pipeline_ops COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/ops.sh $<TARGET_FILE:zkarena>)
-set_tests_properties(pipeline_basic pipeline_crash pipeline_lanes pipeline_gpuds pipeline_ops PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE)
+# a later high-priority job overtakes queued ones, FIFO within a priority
+add_test(NAME pipeline_priority COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/priority.sh $<TARGET_FILE:zkarena>)
+set_tests_properties(pipeline_basic pipeline_crash pipeline_lanes pipeline_gpuds pipeline_ops pipeline_priority PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE)
 set_tests_properties(pipeline_chaos PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE)

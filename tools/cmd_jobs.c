@@ -2,6 +2,7 @@
 #include "synth/pipe.h"
 #include "tools/cli.h"
 #include "tools/gpuds.h"
+#include "zk/opt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,22 +41,33 @@ int zka_cmd_submit(int argc, char **argv)
 {
 	static const struct option opts[] = {{"out", required_argument, 0, 'o'},
 					     {"r1cs", required_argument, 0, 'r'},
+					     {"priority", required_argument, 0, 'p'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
 	const char *out = NULL, *r1cs = NULL;
-	int opt;
+	int opt, prio = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'r': r1cs = optarg; break;
+		case 'p':
+			if (zka_opt_int("zkarena submit", "--priority", optarg, ZKA_PRIORITY_MIN,
+					ZKA_PRIORITY_MAX, &prio))
+				return 2;
+			break;
 		case 'h':
-			printf("usage: zkarena submit NAME circuit.zkey witness.wtns --out DIR [--r1cs circuit.r1cs]\n\n"
+			printf("usage: zkarena submit NAME circuit.zkey witness.wtns --out DIR [--r1cs circuit.r1cs]\n"
+			       "                      [--priority N]\n\n"
 			       "Queues one proof in arena NAME. The key is loaded into the arena's params\n"
 			       "region the first time it is named (later jobs reuse it); with --r1cs the\n"
 			       "workers also check each witness against the circuit. proof.json and\n"
 			       "public.json will appear in DIR (which must exist). Prints the job id alone on\n"
-			       "the last line. exit status: 0 queued; 2 bad input (nothing queued).\n");
+			       "the last line. --priority N (-1000..1000, default 0): workers take the\n"
+			       "highest waiting priority first, FIFO within one; a job gains one level per\n"
+			       "%d s of waiting, so a low priority waits a bounded time.\n"
+			       "exit status: 0 queued; 2 bad input (nothing queued).\n",
+			       ZKA_PRIORITY_AGE_S);
 			return 0;
 		default: return 2;
 		}
@@ -69,6 +81,7 @@ int zka_cmd_submit(int argc, char **argv)
 		return 2;
 	char err[1024] = "";
 	uint64_t id;
+	zka_arena_set_priority(a, prio);
 	int r = zka_pipe_submit(a, argv[optind], argv[optind + 1], r1cs, argv[optind + 2], out, &id,
 				err, sizeof err);
 	zka_arena_close(a);
@@ -335,8 +348,8 @@ int zka_cmd_status(int argc, char **argv)
 			fprintf(stderr, "zkarena status: job %llu: no such job\n", (unsigned long long)id);
 			status = 2;
 		} else {
-			printf("job %llu: %s, attempt %u of %u, synthesized %u time(s)\n",
-			       (unsigned long long)id, zka_job_state_name(ji.state), ji.attempts + 1,
+			printf("job %llu: %s, priority %d, attempt %u of %u, synthesized %u time(s)\n",
+			       (unsigned long long)id, zka_job_state_name(ji.state), ji.priority, ji.attempts + 1,
 			       ji.max_attempts, ji.synth_count);
 			printf("  witness %s\n  output  %s\n", ji.witness_path, ji.out_dir);
 			printf("  queued %.3f s, synthesis %.3f s, waiting for the prover %.3f s, "
