@@ -2,7 +2,8 @@
  *
  * ==== Design notes ====
  *
- * Objects. One POSIX shm object "/zkarena-NAME" (mode 0600):
+ * Objects. One POSIX shm object "/zkarena-NAME" (mode 0600, or 0660 with a group for
+ * submitters: `arena create --group`):
  *   [header 4 KiB: checksummed geometry | recovery mutex | counters]
  *   [owner table: u64 ident per entry (pid:22 | start-ticks:42), 0 = empty]
  *   [circuit table] [job table] [slot table] [rings: 4 system + user rings]
@@ -20,12 +21,17 @@
  *     -> DONE | FAILED(reason) -> FREE
  *   SYNTHESIZING(dead) -> SUBMITTED (attempts+1) | FAILED (attempts == max_attempts)
  *   SYNTHESIZING(w) -> FAILED (bad witness)      PROVING(dead) -> READY      FILLING(dead) -> FREE
+ *   DONE | FAILED -> FREE (retention: older than retention_s, or the oldest when the table is
+ *     needed; `expired` keeps the final state, the serial and the fields until reuse)
+ *   any corrupt word -> QUARANTINED (check --repair; never left)
  * Slot states:
  *   FREE -> WRITING(w) -> WRITING(w, job) -> READY(job) -> PROVING(g, job) -> FREE
  *   WRITING(dead) -> FREE       PROVING(dead) -> READY (job not terminal) | FREE (job terminal)
+ *   any corrupt word (or data offset) -> QUARANTINED (check --repair; never left)
  *
  * Transition table (function: transition [ring touched]):
- *   zka_job_submit       job FREE -> FILLING(me)                 [pop free-jobs]
+ *   zka_job_submit       job FREE -> FILLING(me)                 [pop free-jobs; when empty,
+ *                                                                 zka_job_expire(need 1) first]
  *                        job FILLING(me) -> SUBMITTED             [push submitted]
  *   zka_slot_acquire     slot FREE -> WRITING(me, none)           [pop free-slots]
  *   zka_job_take         job SUBMITTED -> SYNTHESIZING(me, s)     [pop submitted]
@@ -35,9 +41,13 @@
  *                        job SYNTHESIZING(*, s) -> READY(s)       (roll-forward, anyone)
  *   zka_job_fail_synth   job SYNTHESIZING(me) -> FAILED; slot WRITING(me) -> FREE [push free]
  *   zka_slot_take_ready  slot READY(j) -> PROVING(me, j)          [pop ready]
- *                        job READY|SYNTHESIZING(*, s) -> PROVING(me, s)
+ *                        job READY|SYNTHESIZING(*, s) -> PROVING(me, s)   (attempt n begins)
  *   zka_job_finish       job PROVING(me) -> DONE | FAILED; slot PROVING(me) -> FREE [push free]
+ *                                                                 (attempt n ends first)
  *   zka_job_release      job DONE|FAILED -> FREE                  [push free-jobs]
+ *   zka_job_expire       job DONE|FAILED -> FREE, expired = state [push free-jobs] (recovery
+ *                        runs it each time; submit when the table is full)
+ *   zka_arena_repair     job/slot corrupt -> QUARANTINED (no ring), then ring audit
  *   zka_arena_recover    every "(dead)" transition above, each by one CAS from the exact word
  *                        that was judged dead, under the recovery mutex.
  *
@@ -70,6 +80,24 @@
  *       count is non-zero. A waiter that dies leaves its count raised: that costs spurious wake
  *       calls, never a lost wake-up. Recovery wakes every ring waiter (covers a wakee that died
  *       before consuming its wake-up).
+ *   I9. Ownership: open refuses an object whose owner is not this euid (ZKA_OPEN_SHARED, for
+ *       clients: also root's, or one shared with a group of ours, mode g+rw). Daemons never
+ *       open SHARED, so another user's arena of the same name is never served; create is
+ *       O_EXCL, so `arena ensure` (create, else open-and-check) is atomic.
+ *   I10. Retention: only DONE/FAILED records are freed without their client, oldest first
+ *       (finish time = latest stage time), by the same ring-bound CAS as release (I2). A
+ *       record is reused only through FREE, so a freed record's serial, out_dir and reason
+ *       stay readable (zka_job_expired re-checks serial and state after copying) until a
+ *       submit pops it; submit fails for a full table only when no record is DONE/FAILED.
+ *   I11. The output identity (out_dev, out_ino, uid, gid) and the attempt log are written
+ *       while the record is FILLING(me), before the CAS to SUBMITTED publishes it (ordered by
+ *       that CAS); the prover writes only through a directory fd with that identity. Attempt
+ *       n (prove_count) starts after the CAS into PROVING(me) and ends before the CAS out of
+ *       it; a prover that dies leaves t_end = 0 (recovery does not touch the log).
+ *   I12. QUARANTINED has no ring and no transition out: a quarantined record is never popped
+ *       or taken again (the audit after repair drops any cell naming it). The quarantining CAS
+ *       is made outside the ring mutex (the record was corrupt, so I2 did not hold for it);
+ *       the audit restores I2. Repair is for a quiescent arena, like check.
  */
 #include "shm/internal.h"
 
