@@ -34,6 +34,7 @@
  * never a stall). A killed gpud's PROVING slots go back to READY by the recovery that every
  * other gpud runs every 2 s (and `zkarena run` at once), and another gpud proves them from
  * the slot's a/b/c without re-synthesis. */
+#include "config/zka_notify.h"
 #include "gpud/backend.h"
 #include "gpud/outputs.h"
 #include "synth/pipe.h"
@@ -640,6 +641,7 @@ int main(int argc, char **argv)
 	take_sample(&d, &hist[0]);
 	nh = 1;
 	write_status(path, &d, note, &hist[0], &hist[0], line, sizeof line);
+	zka_notify("READY=1\nSTATUS=gpud %d (device %d, %s): started", id, device, be->name);
 
 	pthread_t th[ZKA_LANES_MAX];
 	struct lane_arg la[ZKA_LANES_MAX];
@@ -671,6 +673,7 @@ int main(int argc, char **argv)
 		hist[nh % HIST] = s;
 		nh++;
 		write_status(path, &d, note, &s, &old, line, sizeof line);
+		zka_notify("WATCHDOG=1\nSTATUS=%s", line);
 		if (t - last_log >= 60000000000LL) {
 			LOG("%s", line);
 			last_log = t;

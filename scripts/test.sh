@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# test.sh - builds zkarena twice (release, and ASan+UBSan) and runs every test suite in both.
+# test.sh - builds zkarena twice (release, and ASan+UBSan) and runs every test suite in both;
+# between them, the release tree's .deb is built, installed, run and removed (package-test.sh).
 # The interop tests with snarkjs run in the release build (under ASan they only get slower).
 # The sanitizer build is optimised (-O2 -g): the prover at -O0 under ASan is ~40x slower.
 set -euo pipefail
@@ -8,6 +9,8 @@ jobs=$(nproc)
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs")
+# the Debian package: built from the release tree, installed with apt, run, removed (as root)
+scripts/package-test.sh build
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZKA_SANITIZE=ON -DZKA_CUDA=OFF >/dev/null
 cmake --build build-asan -j"$jobs"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \

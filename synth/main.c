@@ -9,6 +9,7 @@
  * its job (with the reason)
  * and the worker goes on. A worker killed at any point loses nothing: recovery gives its job
  * back to the queue and its slot back to the free ring. */
+#include "config/zka_notify.h"
 #include "synth/pipe.h"
 #include "zk/abc.h"
 #include "zk/groth16.h"
@@ -164,8 +165,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int status = 0;
+	zka_notify("READY=1\nSTATUS=worker on arena %s", name);
 	while (!stop) {
 		uint32_t slot, job;
+		zka_notify("WATCHDOG=1"); /* each turn: a synthesis longer than WatchdogSec is a hang */
 		r = zka_slot_acquire(a, &slot, 1000);
 		if (r == -ETIMEDOUT || r == -EINTR)
 			continue;
@@ -175,9 +178,10 @@ int main(int argc, char **argv)
 			break;
 		}
 		/* holding a slot: wait for a job, waking now and then to notice SIGTERM */
-		do
+		do {
+			zka_notify("WATCHDOG=1");
 			r = zka_job_take(a, slot, &job, 1000);
-		while ((r == -ETIMEDOUT || r == -EINTR) && !stop);
+		} while ((r == -ETIMEDOUT || r == -EINTR) && !stop);
 		if (r) {
 			int e = zka_slot_release(a, slot);
 			if (r != -ETIMEDOUT && r != -EINTR) {

@@ -1,23 +1,109 @@
-/* cmd_config.c - `zkarena config check FILE` and `zkarena config args FILE SECTION` (the
- * settings file of config/zka_config.h as flags, for the systemd units). */
+/* cmd_config.c - `zkarena config check FILE`, `zkarena config args FILE SECTION` (the settings
+ * file of config/zka_config.h as flags) and `zkarena config exec gpud|synth NAME[:DEVICE]`
+ * (what the systemd units run). */
 #include "config/zka_config.h"
 #include "tools/cli.h"
 
+#include "tools/util.h"
+
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void usage(FILE *f)
 {
 	fprintf(
-	    f,
+	    f, "%s",
 	    "usage: zkarena config check FILE\n"
-	    "       zkarena config args FILE arena|gpud\n\n"
+	    "       zkarena config args FILE arena|gpud\n"
+	    "       zkarena config exec gpud|synth NAME[:DEVICE]\n\n"
 	    "check: reads an arena's settings file (/etc/zkarena/NAME.conf, INI: [arena] slots,\n"
 	    "slot_bytes, jobs, numa_node, max_attempts, retention; [run] workers, threads,\n"
 	    "backend, devices, inflight; [metrics] listen) and prints every problem as\n"
 	    "FILE:LINE: problem. exit status: 0 no problem, 2 problems (or unreadable).\n"
 	    "args: prints the file's settings of one section as command-line flags, for the\n"
-	    "units: arena (zkarena arena create), gpud (zkarena-gpud: backend, inflight).\n");
+	    "units: arena (zkarena arena ensure), gpud (zkarena-gpud: backend, inflight).\n"
+	    "exec: what the zkarena-gpud@ and zkarena-synth@ units run: reads NAME's settings\n"
+	    "file ($ZKA_CONFIG_DIR or /etc/zkarena), binds to its numa_node, and becomes\n"
+	    "zkarena-gpud (on DEVICE, default the first of [run] devices; its --id is DEVICE's\n"
+	    "position in that list) or zkarena-synth (--threads from [run] threads).\n");
+}
+
+/* `config exec KIND NAME[:DEVICE]`: becomes the daemon, configured from NAME's file. */
+static int exec_daemon(const char *kind, const char *inst)
+{
+	char name[128], path[PATH_MAX], exe[PATH_MAX];
+	snprintf(name, sizeof name, "%s", inst);
+	char *colon = strchr(name, ':');
+	int dev = -1;
+	if (colon) {
+		*colon = 0;
+		char *end;
+		long v = strtol(colon + 1, &end, 10);
+		if (end == colon + 1 || *end || v < 0 || v > 1023) {
+			fprintf(stderr,
+				"zkarena config exec: '%s': DEVICE is not a number 0..1023\n",
+				inst);
+			return 2;
+		}
+		dev = (int)v;
+	}
+	struct zka_config c;
+	zka_config_path(path, sizeof path, name);
+	if (access(path, F_OK) == 0) {
+		if (zka_config_load(path, &c, stderr, NULL))
+			return 2;
+	} else {
+		memset(&c, 0, sizeof c);
+		c.numa_node = -1;
+	}
+	if (c.numa_node >= 0 && zka_run_bind_node(c.numa_node))
+		return 2;
+	char s_dev[16], s_id[16], s_inf[16], s_thr[16];
+	char *v[16];
+	int n = 0;
+	if (!strcmp(kind, "gpud")) {
+		int devs[64], nd = c.devices[0] ? zka_config_devices(c.devices, devs, 64) : 0,
+			      id = -1;
+		if (dev < 0)
+			dev = nd > 0 ? devs[0] : 0;
+		for (int i = 0; i < nd && id < 0; i++)
+			if (devs[i] == dev)
+				id = i;
+		snprintf(s_dev, sizeof s_dev, "%d", dev);
+		snprintf(s_id, sizeof s_id, "%d", id < 0 ? dev : id);
+		if (zka_run_find_exe("ZKA_GPUD_BIN", "zkarena-gpud", "gpud", exe, sizeof exe))
+			goto noexe;
+		v[n++] = exe;
+		v[n++] = "--backend", v[n++] = c.backend[0] ? c.backend : "cuda";
+		if (c.inflight) {
+			snprintf(s_inf, sizeof s_inf, "%d", c.inflight);
+			v[n++] = "--inflight", v[n++] = s_inf;
+		}
+		v[n++] = "--device", v[n++] = s_dev, v[n++] = "--id", v[n++] = s_id;
+	} else if (!strcmp(kind, "synth")) {
+		if (zka_run_find_exe("ZKA_SYNTH_BIN", "zkarena-synth", "synth", exe, sizeof exe))
+			goto noexe;
+		v[n++] = exe;
+		if (c.threads) {
+			snprintf(s_thr, sizeof s_thr, "%d", c.threads);
+			v[n++] = "--threads", v[n++] = s_thr;
+		}
+	} else {
+		fprintf(stderr, "zkarena config exec: '%s' is not gpud or synth\n", kind);
+		return 2;
+	}
+	v[n++] = name;
+	v[n] = NULL;
+	execv(exe, v);
+	fprintf(stderr, "zkarena config exec: %s: %s\n", exe, strerror(errno));
+	return 1;
+noexe:
+	fprintf(stderr, "zkarena config exec: no zkarena-%s next to zkarena\n", kind);
+	return 2;
 }
 
 int zka_cmd_config(int argc, char **argv)
@@ -68,6 +154,8 @@ int zka_cmd_config(int argc, char **argv)
 		printf("\n");
 		return 0;
 	}
+	if (argc == 4 && !strcmp(argv[1], "exec"))
+		return exec_daemon(argv[2], argv[3]);
 	usage(stderr);
 	return 2;
 }

@@ -4,6 +4,7 @@
  * back, and stops them all on SIGTERM/SIGINT. The children die with the supervisor
  * (PR_SET_PDEATHSIG), so a killed supervisor leaves no orphans proving behind its back. */
 #include "config/zka_config.h"
+#include "config/zka_notify.h"
 #include "metrics/zka_metrics.h"
 #include "synth/pipe.h"
 #include "tools/cli.h"
@@ -15,11 +16,13 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +31,11 @@
 #endif
 
 static volatile sig_atomic_t stopping;
+
+static void on_tick(int sig) /* SIGALRM each second: waitpid returns, the watchdog is fed */
+{
+	(void)sig;
+}
 
 static void on_stop(int sig)
 {
@@ -44,7 +52,7 @@ static double now(void)
 
 /* Finds a sibling executable: $ENV, then next to zkarena, then ../synth or ../gpud (the build
  * tree). Returns 0 with out set, or -ENOENT. */
-static int find_exe(const char *env, const char *exe, const char *sub, char *out, size_t n)
+int zka_run_find_exe(const char *env, const char *exe, const char *sub, char *out, size_t n)
 {
 	const char *e = getenv(env);
 	if (e && *e) {
@@ -78,6 +86,7 @@ static pid_t spawn(struct child *c)
 	pid_t pid = fork();
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		unsetenv("NOTIFY_SOCKET"); /* the unit's readiness is the supervisor's to tell */
 		signal(SIGINT, SIG_IGN); /* Ctrl-C goes to the supervisor, which stops us cleanly */
 		execv(c->argv[0], c->argv);
 		fprintf(stderr, "zkarena run: exec %s: %s\n", c->argv[0], strerror(errno));
@@ -126,21 +135,20 @@ static void usage(void)
 
 /* Binds this process (and so every child: affinity and memory policy are inherited) to NUMA
  * node n: its CPUs and its memory. 0, or -1 after printing why. */
-static int bind_node(int n)
+int zka_run_bind_node(int n)
 {
 #ifdef ZKA_HAVE_NUMA
 	if (numa_available() < 0) {
-		fprintf(stderr, "zkarena run: --numa-node %d: no NUMA support here (not bound)\n",
-			n);
+		fprintf(stderr, "zkarena: numa node %d: no NUMA support here (not bound)\n", n);
 		return 0;
 	}
 	if (n > numa_max_node()) {
-		fprintf(stderr, "zkarena run: --numa-node %d: this machine has nodes 0..%d\n", n,
+		fprintf(stderr, "zkarena: numa node %d: this machine has nodes 0..%d\n", n,
 			numa_max_node());
 		return -1;
 	}
 	if (numa_max_node() == 0)
-		fprintf(stderr, "zkarena run: one NUMA node: binding to node 0 changes nothing\n");
+		fprintf(stderr, "zkarena: one NUMA node: binding to node 0 changes nothing\n");
 	struct bitmask *m = numa_allocate_nodemask();
 	if (!m)
 		return -1;
@@ -150,13 +158,13 @@ static int bind_node(int n)
 		numa_set_membind(m);
 	numa_bitmask_free(m);
 	if (r) {
-		fprintf(stderr, "zkarena run: --numa-node %d: %s\n", n, strerror(errno));
+		fprintf(stderr, "zkarena: numa node %d: %s\n", n, strerror(errno));
 		return -1;
 	}
-	fprintf(stderr, "zkarena run: bound to NUMA node %d (CPUs and memory)\n", n);
+	fprintf(stderr, "zkarena: bound to NUMA node %d (CPUs and memory)\n", n);
 	return 0;
 #else
-	fprintf(stderr, "zkarena run: --numa-node %d: built without libnuma (not bound)\n", n);
+	fprintf(stderr, "zkarena: numa node %d: built without libnuma (not bound)\n", n);
 	return 0;
 #endif
 }
@@ -259,7 +267,7 @@ int zka_cmd_run(int argc, char **argv)
 		backend = "cpu";
 	if (!device)
 		device = "0";
-	if (numa >= 0 && bind_node(numa))
+	if (numa >= 0 && zka_run_bind_node(numa))
 		return 2;
 	int devs[64], ndev = 0;
 	{
@@ -292,8 +300,8 @@ int zka_cmd_run(int argc, char **argv)
 		 : strcmp(backend, "cuda") ? 1
 					   : 2);
 	char synth[PATH_MAX], gpud[PATH_MAX];
-	if (find_exe("ZKA_SYNTH_BIN", "zkarena-synth", "synth", synth, sizeof synth) ||
-	    find_exe("ZKA_GPUD_BIN", "zkarena-gpud", "gpud", gpud, sizeof gpud)) {
+	if (zka_run_find_exe("ZKA_SYNTH_BIN", "zkarena-synth", "synth", synth, sizeof synth) ||
+	    zka_run_find_exe("ZKA_GPUD_BIN", "zkarena-gpud", "gpud", gpud, sizeof gpud)) {
 		fprintf(stderr,
 			"zkarena run: cannot find zkarena-synth/zkarena-gpud next to zkarena "
 			"(set ZKA_SYNTH_BIN and ZKA_GPUD_BIN)\n");
@@ -305,7 +313,16 @@ int zka_cmd_run(int argc, char **argv)
 	zka_metrics *mx = NULL;
 	if (metrics) {
 		char err[256];
-		if (zka_metrics_start(&mx, a, name, metrics, err, sizeof err)) {
+		/* the server's and collector's threads never take the supervisor's signals */
+		sigset_t block, old;
+		sigemptyset(&block);
+		sigaddset(&block, SIGALRM);
+		sigaddset(&block, SIGTERM);
+		sigaddset(&block, SIGINT);
+		pthread_sigmask(SIG_BLOCK, &block, &old);
+		int mr = zka_metrics_start(&mx, a, name, metrics, err, sizeof err);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (mr) {
 			fprintf(stderr, "zkarena run: --metrics: %s\n", err);
 			zka_arena_close(a);
 			return 2;
@@ -334,7 +351,8 @@ int zka_cmd_run(int argc, char **argv)
 			v[4] = c->dev_s, v[5] = "--inflight", v[6] = inflight_s, v[7] = "--id";
 			v[8] = c->id_s, v[9] = name, v[10] = NULL;
 		} else {
-			c->index = i - ndev + 1; /* workers are numbered from 1, as before several gpuds */
+			c->index =
+			    i - ndev + 1; /* workers are numbered from 1, as before several gpuds */
 			c->what = "worker";
 			c->argv[0] = synth, c->argv[1] = "--threads", c->argv[2] = threads_s;
 			c->argv[3] = name, c->argv[4] = NULL;
@@ -361,8 +379,14 @@ int zka_cmd_run(int argc, char **argv)
 			"--slots %d)\n",
 			name, geo.nslots, workers, inflight_s,
 			workers + ndev * atoi(inflight_s) + 1);
+	struct sigaction tick = {.sa_handler = on_tick};
+	sigaction(SIGALRM, &tick, NULL);
+	struct itimerval iv = {{1, 0}, {1, 0}};
+	setitimer(ITIMER_REAL, &iv, NULL);
+	zka_notify("READY=1\nSTATUS=arena %s: %d gpud(s), %d worker(s)", name, ndev, workers);
 	while (!stopping) {
 		int st;
+		zka_notify("WATCHDOG=1");
 		pid_t pid = waitpid(-1, &st, 0);
 		if (pid < 0) {
 			if (errno == EINTR)
@@ -396,7 +420,8 @@ int zka_cmd_run(int argc, char **argv)
 			struct timespec ts = {
 			    (time_t)c->backoff,
 			    (long)((c->backoff - (double)(time_t)c->backoff) * 1e9)};
-			nanosleep(&ts, NULL);
+			while (nanosleep(&ts, &ts) && errno == EINTR && !stopping)
+				; /* the second's tick must not cut the backoff short */
 			if (!stopping)
 				zka_metrics_restart(mx, c->what);
 			if (!stopping && spawn(c) > 0)
@@ -404,6 +429,9 @@ int zka_cmd_run(int argc, char **argv)
 					c->index, (int)c->pid);
 		}
 	}
+	struct itimerval off = {{0, 0}, {0, 0}};
+	setitimer(ITIMER_REAL, &off, NULL);
+	zka_notify("STOPPING=1");
 	fprintf(stderr, "zkarena run: stopping\n");
 	for (int i = 0; i < n; i++)
 		if (ch[i].pid > 0)

@@ -31,6 +31,13 @@ int zka_print_stages(double *const st[5], int from, int n, const char *indent);
  * docs/synthesis.md. */
 #define ZKA_RUN_THREADS 2
 
+/* Binds this process (and its future children) to NUMA node n's CPUs and memory; says so on
+ * a one-node machine. 0, or -1 after printing why (cmd_run.c). */
+int zka_run_bind_node(int n);
+/* Finds a sibling executable: $ENV, then next to zkarena, then ../SUB/EXE (the build tree).
+ * 0 with out set, or -ENOENT (cmd_run.c). */
+int zka_run_find_exe(const char *env, const char *exe, const char *sub, char *out, size_t n);
+
 /* Fills in the workers x threads of `zkarena run` (and `bench pipeline`) for `cores` online
  * cores where *workers or *threads is 0: T = min(ZKA_RUN_THREADS, C) and W = C / T when neither
  * is given; with only one given, the other divides the cores by it (at least 1). */

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# package-test.sh BUILD_DIR - the Debian package end to end on this machine (CI: as root on its
+# Debian 12 box): cpack builds zkarena_VERSION_amd64.deb in BUILD_DIR, apt installs it,
+# `zkarena --help` and `zkarena demo` run from /usr/bin, the installed units pass
+# `systemd-analyze verify` (each template as an instance), the installed example settings file
+# passes `zkarena config check`, then the package is removed. Needs root (apt); without it,
+# says so and exits 0.
+set -uo pipefail
+B=${1:?usage: package-test.sh BUILD_DIR}
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok   $*"; }
+ko() { fail=$((fail + 1)); echo "FAIL $*"; }
+if [ "$(id -u)" != 0 ]; then
+	echo "package-test: not root: the .deb install is not tested here"
+	exit 0
+fi
+if dpkg-query -W -f='${Status}' zkarena 2>/dev/null | grep -q "ok installed"; then
+	echo "package-test: a zkarena package is already installed: not touching it"
+	exit 0
+fi
+T=$(mktemp -d /tmp/zka-pkg-XXXXXX)
+trap 'apt-get remove -y -qq zkarena >/dev/null 2>&1; rm -rf "$T"' EXIT
+(cd "$B" && rm -f zkarena_*.deb && cpack -G DEB >"$T/cpack.log" 2>&1)
+deb=$(ls "$B"/zkarena_*_amd64.deb 2>/dev/null | head -1)
+[ -n "$deb" ] && ok "cpack built $(basename "$deb")" || { ko "cpack: $(tail -5 "$T/cpack.log")"; echo "$pass passed, $fail failed"; exit 1; }
+dpkg-deb -f "$deb" Depends | grep -q libmicrohttpd && ok "Depends lists the Debian libraries" || ko "Depends: $(dpkg-deb -f "$deb" Depends)"
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$(realpath "$deb")" >"$T/apt.log" 2>&1 &&
+	ok "apt install ./$(basename "$deb")" || ko "apt install: $(tail -5 "$T/apt.log")"
+/usr/bin/zkarena --help >"$T/help" 2>&1 && grep -q "commands:" "$T/help" && ok "/usr/bin/zkarena --help" || ko "zkarena --help: $(head -3 "$T/help")"
+[ -s /usr/share/doc/zkarena/help/zkarena-run.txt ] && ok "help texts installed" || ko "no help texts"
+/usr/bin/zkarena config check /usr/share/doc/zkarena/examples/example.conf >/dev/null 2>&1 &&
+	ok "the installed example settings file checks" || ko "example.conf does not check"
+(cd "$T" && timeout 300 /usr/bin/zkarena demo --jobs 4 --constraints 500 --workers 1 >"$T/demo.log" 2>&1) &&
+	ok "zkarena demo from /usr/bin" || ko "demo: $(tail -5 "$T/demo.log")"
+if command -v systemd-analyze >/dev/null; then
+	mkdir -p "$T/units"
+	for u in zkarena@ zkarena-arena@ zkarena-synth@; do
+		cp "/usr/lib/systemd/system/$u.service" "$T/units/${u}main.service"
+	done
+	cp /usr/lib/systemd/system/zkarena-gpud@.service "$T/units/zkarena-gpud@main:0.service"
+	cp /usr/lib/systemd/system/zkarena.target "$T/units/"
+	(cd "$T/units" && SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no ./*.service ./zkarena.target) >"$T/verify.log" 2>&1
+	# only our units' lines count (the box's own units may have warnings of their own)
+	if grep -i "zkarena" "$T/verify.log" | grep -v "^$" >"$T/ours.log"; [ -s "$T/ours.log" ]; then
+		ko "systemd-analyze verify: $(head -c 800 "$T/ours.log")"
+	else
+		ok "systemd-analyze verify: the installed units"
+	fi
+else
+	echo "skip systemd-analyze: not installed (scripts/install-deps.sh installs systemd)"
+fi
+apt-get remove -y -qq zkarena >/dev/null 2>&1 && [ ! -e /usr/bin/zkarena ] && ok "apt remove zkarena" || ko "remove failed"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
