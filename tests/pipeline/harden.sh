@@ -127,8 +127,13 @@ check "  names the owner" grep -q "owned by uid $UID_B" "$T/out"
 expect 2 "  status refused" "$ZK" status "$NAME_B"
 check "  names the owner" grep -q "owned by uid $UID_B" "$T/out"
 expect 2 "  arena status refused" "$ZK" arena status "$NAME_B"
+# the arena unit's ExecStart, word for word, with this build's zkarena and a settings file here
+printf '[arena]\nslots = 1\nslot_bytes = 1M\njobs = 64\n' >"$T/unit.conf"
 unit_cmd=$(sed -n "s/^ExecStart=\/bin\/sh -c '\(.*\)'$/\1/p" "$here/../../systemd/zkarena-arena@.service" | sed 's/\$\$/$/g')
-unit() { env PATH="$(dirname "$ZK"):$PATH" SLOTS=1 SLOT_BYTES=1M JOBS=64 NUMA_NODE=-1 sh -c "${unit_cmd//%i/$1}"; }
+unit_cmd=${unit_cmd//\/usr\/bin\/zkarena/$ZK}
+unit_cmd=${unit_cmd//\/etc\/zkarena\/%i.conf/$T/unit.conf}
+unit() { env PATH="$(dirname "$ZK"):$PATH" sh -c "${unit_cmd//%i/$1}"; }
+check "the arena unit runs arena ensure" sh -c "echo '$unit_cmd' | grep -q 'arena ensure'"
 expect 2 "  the arena unit's command refuses it" unit "$NAME_B"
 check "  names the owner" grep -q "owned by uid $UID_B" "$T/out"
 "$ZK" arena destroy "$NAME_B" >/dev/null
