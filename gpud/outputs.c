@@ -41,7 +41,8 @@ int zka_outputs_open_dir(const struct zka_job_info *ji, char *err, size_t errlen
 		int e = errno;
 		snprintf(err, errlen, "output directory %s: %s%s: nothing written", ji->out_dir,
 			 strerror(e),
-			 e == ELOOP || e == ENOTDIR ? " (replaced by a symbolic link or a file?)" : "");
+			 e == ELOOP || e == ENOTDIR ? " (replaced by a symbolic link or a file?)"
+						    : "");
 		return -e;
 	}
 	struct stat st;
@@ -53,11 +54,12 @@ int zka_outputs_open_dir(const struct zka_job_info *ji, char *err, size_t errlen
 	}
 	if ((uint64_t)st.st_dev != ji->out_dev || (uint64_t)st.st_ino != ji->out_ino) {
 		close(fd);
-		snprintf(err, errlen,
-			 "output directory %s is not the directory submitted (device/inode %llu/%llu, "
-			 "submitted %llu/%llu: replaced after submit): nothing written",
-			 ji->out_dir, (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
-			 (unsigned long long)ji->out_dev, (unsigned long long)ji->out_ino);
+		snprintf(
+		    err, errlen,
+		    "output directory %s is not the directory submitted (device/inode %llu/%llu, "
+		    "submitted %llu/%llu: replaced after submit): nothing written",
+		    ji->out_dir, (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+		    (unsigned long long)ji->out_dev, (unsigned long long)ji->out_ino);
 		return -EXDEV;
 	}
 	if (!submitter_may_write(&st, ji->uid, ji->gid)) {
@@ -72,8 +74,8 @@ int zka_outputs_open_dir(const struct zka_job_info *ji, char *err, size_t errlen
 }
 
 /* Reads the regular file name (no link followed) in dfd, at most max bytes, into *buf. */
-static int read_at(int dfd, const char *dir, const char *name, size_t max, char **buf,
-		   size_t *len, char *err, size_t errlen)
+static int read_at(int dfd, const char *dir, const char *name, size_t max, char **buf, size_t *len,
+		   char *err, size_t errlen)
 {
 	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
@@ -152,7 +154,8 @@ static int put_at(int dfd, const struct zka_job_info *ji, const char *name, cons
 			break;
 	}
 	if (fd < 0) {
-		snprintf(err, errlen, "%s/%s: cannot create: %s", ji->out_dir, tmp, strerror(errno));
+		snprintf(err, errlen, "%s/%s: cannot create: %s", ji->out_dir, tmp,
+			 strerror(errno));
 		return -errno;
 	}
 	int e = 0;
@@ -217,9 +220,8 @@ static const char *marker_base(const char *mk)
 	return s ? s + 1 : mk;
 }
 
-int zka_outputs_marker(const struct zka_arena *a, const struct zka_job_info *ji,
-		       const zka_vk *vk, const uint64_t (*pub)[4], uint32_t n_pub, char *err,
-		       size_t errlen)
+int zka_outputs_marker(const struct zka_arena *a, const struct zka_job_info *ji, const zka_vk *vk,
+		       const uint64_t (*pub)[4], uint32_t n_pub, char *err, size_t errlen)
 {
 	char mk[ZKA_PATH_MAX + 128];
 	int dfd = zka_outputs_open_dir(ji, err, errlen);
@@ -236,10 +238,11 @@ int zka_outputs_marker(const struct zka_arena *a, const struct zka_job_info *ji,
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen,
-			 "done marker %s is not a regular file (%s): not ours, refusing the directory; "
-			 "nothing written",
-			 mk, S_ISLNK(st.st_mode) ? "a symbolic link" : "a special file");
+		snprintf(
+		    err, errlen,
+		    "done marker %s is not a regular file (%s): not ours, refusing the directory; "
+		    "nothing written",
+		    mk, S_ISLNK(st.st_mode) ? "a symbolic link" : "a special file");
 		r = -EINVAL;
 		goto out;
 	}
@@ -272,10 +275,11 @@ int zka_outputs_marker(const struct zka_arena *a, const struct zka_job_info *ji,
 	free(fpub);
 	private_dir_remove(pdir);
 	if (r) {
-		snprintf(err, errlen,
-			 "done marker %s present but the outputs beside it are not this job's (%s): "
-			 "planted? refusing; nothing written",
-			 mk, e2);
+		snprintf(
+		    err, errlen,
+		    "done marker %s present but the outputs beside it are not this job's (%s): "
+		    "planted? refusing; nothing written",
+		    mk, e2);
 		goto out;
 	}
 	r = 1;
@@ -301,7 +305,8 @@ static void remove_leftovers(int dfd, const struct zka_job_info *ji)
 		    !strncmp(e->d_name, "public.json.tmp.", 16) ||
 		    (!strncmp(e->d_name, ".zkarena-job-", 13) && strstr(e->d_name, ".done.tmp.")))
 			if (unlinkat(dfd, e->d_name, 0) == 0)
-				zka_pipe_log("zkarena-gpud", "job %llu: removed %s/%s left by a killed attempt",
+				zka_pipe_log("zkarena-gpud",
+					     "job %llu: removed %s/%s left by a killed attempt",
 					     (unsigned long long)ji->id, ji->out_dir, e->d_name);
 	closedir(d);
 }
@@ -324,8 +329,9 @@ int zka_outputs_write(const struct zka_arena *a, const struct zka_job_info *ji, 
 	for (int i = 0; i < 2 && !r; i++) {
 		snprintf(path, sizeof path, "%s/%s", pdir, names[i]);
 		char e2[600] = "";
-		r = i == 0 ? zka_public_write_json(path, pk->curve, w + 1, pk->n_public, e2, sizeof e2)
-			   : zka_proof_write_json(path, proof, e2, sizeof e2);
+		r = i == 0
+			? zka_public_write_json(path, pk->curve, w + 1, pk->n_public, e2, sizeof e2)
+			: zka_proof_write_json(path, proof, e2, sizeof e2);
 		if (r) {
 			snprintf(err, errlen, "cannot format %s: %s", names[i], e2);
 			break;
@@ -333,7 +339,8 @@ int zka_outputs_write(const struct zka_arena *a, const struct zka_job_info *ji, 
 		char *buf = NULL;
 		size_t len = 0;
 		int dd = open(pdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		r = dd < 0 ? -errno : read_at(dd, pdir, names[i], 256u << 20, &buf, &len, e2, sizeof e2);
+		r = dd < 0 ? -errno
+			   : read_at(dd, pdir, names[i], 256u << 20, &buf, &len, e2, sizeof e2);
 		if (dd >= 0)
 			close(dd);
 		if (!r)

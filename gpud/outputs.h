@@ -27,9 +27,8 @@ int zka_outputs_open_dir(const struct zka_job_info *ji, char *err, size_t errlen
  * verifies with vk and pub (written before a crash: nothing to do); -errno with err when the
  * directory fails its identity check, or the marker is not a regular file, or the proof
  * beside it is missing or does not verify (a planted marker: the job fails). */
-int zka_outputs_marker(const struct zka_arena *a, const struct zka_job_info *ji,
-		       const zka_vk *vk, const uint64_t (*pub)[4], uint32_t n_pub, char *err,
-		       size_t errlen);
+int zka_outputs_marker(const struct zka_arena *a, const struct zka_job_info *ji, const zka_vk *vk,
+		       const uint64_t (*pub)[4], uint32_t n_pub, char *err, size_t errlen);
 
 /* Writes public.json (the public values w[1..n_public]), proof.json, then the done marker
  * (attempt number attempt). Returns 0 or -errno with err set; on error no final name was
