@@ -328,12 +328,17 @@ static void print_attempts(const struct zka_job_info *ji)
 int zka_cmd_status(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		printf("usage: zkarena status NAME [JOB]\n\nWith JOB: that job's state, attempts, "
+		printf("usage: zkarena status NAME [JOB | --watch | --snapshot]\n\nWith JOB: that job's state, attempts, "
 		       "stage times and reason. Without: jobs per state, the daemon's backend and\n"
 		       "fast paths (from its last start), and the jobs not yet DONE. For the arena's\n"
-		       "slots, rings and counters see `zkarena arena status NAME`.\n");
+		       "slots, rings and counters see `zkarena arena status NAME`.\n"
+		       "--watch: a live view refreshed every second (slots by state, the queue by\n"
+		       "priority, each gpud's busy %% and proofs/s, the last failures) until Ctrl-C;\n"
+		       "plain text, also in a pipe. --snapshot: that view once.\n");
 		return argc < 2 ? 2 : 0;
 	}
+	if (argc == 3 && (!strcmp(argv[2], "--watch") || !strcmp(argv[2], "--snapshot")))
+		return zka_status_watch(argv[1], !strcmp(argv[2], "--watch"));
 	struct zka_arena *a = open_arena("status", argv[1], ZKA_OPEN_RDONLY);
 	if (!a)
 		return 2;

@@ -22,5 +22,8 @@ int zka_gpuds_read(const char *name, struct zka_gpud_status *out, int max);
  * each file of id >= 1 line by line after "daemon: " (id 0's file is printed by the caller).
  * Returns the number of gpuds. */
 int zka_gpuds_print(const char *name);
+/* `zkarena status NAME --watch` (tools/cmd_watch.c): a snapshot of the arena every second
+ * until SIGINT/SIGTERM (watch 0: one snapshot). Returns the exit status. */
+int zka_status_watch(const char *name, int watch);
 
 #endif

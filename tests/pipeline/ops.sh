@@ -106,6 +106,16 @@ pr=$(grep '^zkarena_proofs_total' "$T/metrics.txt" | awk '{s+=$2} END {print s}'
 [ "$pr" = 5 ] && ok "zkarena_proofs_total sums to 5" || ko "proofs_total sum '$pr'"
 by=$(grep '^zkarena_device_copied_bytes_total' "$T/metrics.txt" | awk '{s+=$2} END {print s}')
 [ "${by:-0}" -gt 0 ] && ok "bytes copied counted ($by)" || ko "no bytes copied counted"
+# ---- status --watch in a pipe, and --snapshot
+timeout 2.5 "$ZK" status "$NAME" --watch >"$T/watch.out" 2>&1
+n=$(grep -c "^arena $NAME " "$T/watch.out")
+[ "$n" -ge 2 ] && ok "status --watch: $n snapshots in a pipe" || ko "status --watch: $n snapshots: $(head -c 400 "$T/watch.out")"
+"$ZK" status "$NAME" --snapshot >"$T/snap.out" 2>&1
+check "snapshot: slots by state" grep -Eq "^slots: FREE [0-9]+  WRITING [0-9]+  READY 0  PROVING 0" "$T/snap.out"
+check "snapshot: jobs, 5 DONE 1 FAILED" grep -q "DONE 5  FAILED 1" "$T/snap.out"
+check "snapshot: both gpuds' busy and proofs/s" sh -c "[ \$(grep -Ec '^gpud [01]  device 0  cpu   busy +[0-9.]+%  +[0-9.]+ proofs/s' '$T/snap.out') = 2 ]"
+check "snapshot: the last failure" grep -q "job $c: cancelled" "$T/snap.out"
+check "snapshot: queue empty" grep -q "queue by priority: empty" "$T/snap.out"
 kill -9 "$gp" && sleep 2.5
 node -e "
 require('http').get('http://127.0.0.1:$port/metrics', r => {let s='';r.on('data',d=>s+=d);
