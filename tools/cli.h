@@ -31,6 +31,7 @@ int zka_cmd_demo(int argc, char **argv);
 int zka_cmd_import(int argc, char **argv);
 int zka_cmd_params(int argc, char **argv);
 int zka_cmd_config(int argc, char **argv);
+int zka_cmd_topology(int argc, char **argv);
 /* cluster/ (built when libpq is found: ZKA_HAVE_CLUSTER) */
 int zka_cmd_cluster(int argc, char **argv);
 int zka_cmd_bridge(int argc, char **argv);

@@ -20,6 +20,7 @@ static const struct zka_cmd cmds[] = {
 	{"demo", zka_cmd_demo, "the whole pipeline on an embedded circuit, with a summary"},
 	{"import", zka_cmd_import, "a .zkey into a .zka (points validated): circuit.zkey -o circuit.zka"},
 	{"params", zka_cmd_params, "resident keys in /dev/shm: load FILE, list, evict ID"},
+	{"topology", zka_cmd_topology, "GPUs, NUMA nodes and the settings they imply"},
 	{"config", zka_cmd_config, "an arena's settings file: check FILE, args FILE SECTION"},
 	{"bench", zka_cmd_bench, "run a benchmark (ring, ...) and print a table"},
 #ifdef ZKA_HAVE_CLUSTER

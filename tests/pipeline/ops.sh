@@ -9,6 +9,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh" "$1"
 cleanup_ops() { rm -f /dev/shm/zkarena-"$NAME".gpud*-status; cleanup; }
 trap cleanup_ops EXIT
+# ---- topology (this box: whatever sysfs says; at least node 0 and a settings line)
+"$ZK" topology >"$T/topo.out" 2>&1
+check "topology lists GPUs, node 0 and the settings" sh -c "grep -q '^GPUs: [0-9]' '$T/topo.out' && grep -Eq '^  node 0  CPUs [0-9]' '$T/topo.out' && grep -q '^settings:' '$T/topo.out'"
 # ---- config check
 cat >"$T/bad.conf" <<'CONF'
 # a comment
