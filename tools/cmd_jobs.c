@@ -348,11 +348,18 @@ int zka_cmd_status(int argc, char **argv)
 		struct zka_job_info ji;
 		if (parse_id("status", argv[2], &id)) {
 			status = 2;
-		} else if (zka_job_info(a, zka_job_index(id), &ji) || ji.id != id ||
-			   ji.state == ZKA_JOB_FREE) {
-			fprintf(stderr, "zkarena status: job %llu: no such job\n", (unsigned long long)id);
+		} else if ((zka_job_info(a, zka_job_index(id), &ji) || ji.id != id ||
+			    ji.state == ZKA_JOB_FREE) &&
+			   zka_job_expired(a, id, &ji) != 0) {
+			fprintf(stderr,
+				"zkarena status: job %llu: no such job (never submitted, released, or its "
+				"record expired and was reused)\n",
+				(unsigned long long)id);
 			status = 2;
 		} else {
+			if (ji.id == id && zka_job_expired(a, id, &ji) == 0)
+				printf("job %llu: record freed by retention (kept until reused)\n",
+				       (unsigned long long)id);
 			printf("job %llu: %s, priority %d, attempt %u of %u, synthesized %u time(s)\n",
 			       (unsigned long long)id, zka_job_state_name(ji.state), ji.priority, ji.attempts + 1,
 			       ji.max_attempts, ji.synth_count);

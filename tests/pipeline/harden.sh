@@ -176,6 +176,8 @@ expect 0 "job DONE" "$ZK" wait "$NAME" "$id" --timeout 60
 sleep 4 # retention 1 s; gpud's recovery every 2 s
 [ "$(jobjson "$id" state)" = FREE ] && ok "  its record is freed after the retention time" || ko "  record still $(jobjson "$id" state)"
 expect 0 "  wait still answers DONE (from the kept record and marker)" "$ZK" wait "$NAME" "$id"
+expect 0 "  status JOB shows the kept record" "$ZK" status "$NAME" "$id"
+check "  as freed by retention, DONE" sh -c "grep -q 'record freed by retention' '$T/out' && grep -q ': DONE' '$T/out'"
 
 # ---- 4. late failures ----
 expect 2 "a key that needs bigger slots: submit refused" "$ZK" submit "$NAME" "$T/big.zkey" "$T/big.wtns" --out "$T/o"
