@@ -80,5 +80,26 @@ p1=$(sed -n 's/^counters: .* proofs=\([0-9]*\) .*/\1/p' "/dev/shm/zkarena-$NAME.
 "$ZK" status "$NAME" >"$T/status.out" 2>&1
 check "status shows each gpud's key resident" sh -c "[ \$(grep -Ec '^[01] +0 +cpu .* 1 \([0-9.]+ MiB\)' '$T/status.out') = 2 ]"
 stop_run
+# key preference: once one gpud holds the key, jobs submitted one at a time go to it (the other
+# sees the READY slot's key on a live gpud and yields), and the other counts its yields
+rm -f /dev/shm/zkarena-"$NAME".gpud*-status
+RUN_ARGS="--devices 0,0 --threads 1"
+start_run 1
+k0=$(submit "$T/bn.zkey" "$T/bn.wtns" "$T/k/0")
+"$ZK" wait "$NAME" "$k0" --timeout 60 >/dev/null 2>&1
+sleep 2.5 # the holder's status file written, the other gpud has read it
+cnt() { sed -n "s/^counters: .* $2=\([0-9]*\).*/\1/p" "$1"; }
+f0=/dev/shm/zkarena-$NAME.gpud-status f1=/dev/shm/zkarena-$NAME.gpud1-status
+if [ "$(cnt "$f0" proofs)" = 1 ]; then hold=$f0 other=$f1; else hold=$f1 other=$f0; fi
+for i in 1 2 3 4 5; do
+	k=$(submit "$T/bn.zkey" "$T/bn.wtns" "$T/k/$i")
+	"$ZK" wait "$NAME" "$k" --timeout 60 >/dev/null 2>&1
+done
+sleep 1.5
+[ "$(cnt "$hold" proofs)" = 6 ] && [ "$(cnt "$other" proofs)" = 0 ] &&
+	ok "key preference: the gpud holding the key proved all 6" ||
+	ko "key preference: holder $(cnt "$hold" proofs), other $(cnt "$other" proofs) proofs"
+[ "${cnt_y:=$(cnt "$other" yields)}" -gt 0 ] && ok "the other gpud yielded ($cnt_y times)" || ko "no yields counted: '$cnt_y'"
+stop_run
 check "arena invariants hold" "$ZK" arena check "$NAME"
 finish
