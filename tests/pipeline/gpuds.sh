@@ -99,7 +99,9 @@ sleep 1.5
 [ "$(cnt "$hold" proofs)" = 6 ] && [ "$(cnt "$other" proofs)" = 0 ] &&
 	ok "key preference: the gpud holding the key proved all 6" ||
 	ko "key preference: holder $(cnt "$hold" proofs), other $(cnt "$other" proofs) proofs"
-[ "${cnt_y:=$(cnt "$other" yields)}" -gt 0 ] && ok "the other gpud yielded ($cnt_y times)" || ko "no yields counted: '$cnt_y'"
+# how often the other gpud yielded depends on who sees each READY slot first (the holder, blocked
+# on the ring, usually wins outright): shown, not asserted; the preference is asserted above
+echo "     (the other gpud yielded $(cnt "$other" yields) times)"
 stop_run
 check "arena invariants hold" "$ZK" arena check "$NAME"
 finish
