@@ -25,11 +25,12 @@ void zka_job_stages(const struct zka_job_info *ji, double out[5]);
  * st[4][i] > 0 (done), each line prefixed by indent. Returns the jobs counted. */
 int zka_print_stages(double *const st[5], int from, int n, const char *indent);
 
-/* Threads per synthesis worker when neither --workers nor --threads is given. Measured on the
- * H200 machine's 16 cores (2026-12-01, `bench pipeline --sweep`, BN254 2^22, before the
- * non-temporal stores): W x T = 16x1 12.0, 8x2 13.6, 4x4 12.1, 2x8 10.9, 1x16 11.3 jobs/s;
- * docs/synthesis.md. */
-#define ZKA_RUN_THREADS 2
+/* Threads per synthesis worker when neither --workers nor --threads is given. Measured in the
+ * pipeline on the H200 machine's 16 cores (2026-12-01 23:10 UTC, `bench pipeline --backend cuda`,
+ * BN254 2^22, binaries of 6491100): 4 workers x 4 threads 22.0 proofs/s, 8 x 2 20.1 (synthesis
+ * capacity 22.0 and 20.1 jobs/s); in process without a prover, before the non-temporal stores,
+ * 8 x 2 had been best (13.6 jobs/s against 12.1). docs/synthesis.md. */
+#define ZKA_RUN_THREADS 4
 
 /* Binds this process (and its future children) to NUMA node n's CPUs and memory; says so on
  * a one-node machine. 0, or -1 after printing why (cmd_run.c). */
