@@ -4,6 +4,7 @@
 #include "zk/binfile.h"
 #include "zk/fmt_err.h"
 #include "zk/par.h"
+#include "zk/wtns.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -326,12 +327,10 @@ int zka_abc_witness(const char *path, const zka_curve *c, uint32_t n, uint64_t (
 	zka_binfile bf;
 	const uint8_t *p;
 	const zka_curve *fc;
-	int ret = zka_binfile_open(&bf, path, "wtns", 2, 2, err, errlen);
+	uint32_t nw;
+	int ret = zka_wtns_map(path, &bf, &fc, &nw, &p, err, errlen);
 	if (ret < 0)
 		return ret;
-	if ((ret = zka_binfile_field_header(&bf, path, 4, &p, &fc, err, errlen)) < 0)
-		goto out;
-	uint32_t nw = zka_le32(p);
 	ret = -EINVAL;
 	if (fc != c) {
 		zka_fmt_err(err, errlen, path, "witness is for %s but the key is %s", fc->pretty,
@@ -343,8 +342,6 @@ int zka_abc_witness(const char *path, const zka_curve *c, uint32_t n, uint64_t (
 			    "witness has %" PRIu32 " values but the key expects %" PRIu32, nw, n);
 		goto out;
 	}
-	if ((ret = zka_binfile_section(&bf, 2, (uint64_t)n * 32, &p, NULL, err, errlen)) < 0)
-		goto out;
 #ifdef MADV_POPULATE_READ
 	{ /* page tables for the values in one call instead of a fault per page (a fault costs
 	   * ~1 us in a VM: 2^22 values are 32k pages); advisory, so a failure is ignored */

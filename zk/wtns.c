@@ -9,29 +9,44 @@
 #include "zk/binfile.h"
 #include "zk/fmt_err.h"
 
+/* Maps path and validates the container and both sections' shape (see wtns.h). */
+int zka_wtns_map(const char *path, zka_binfile *bf, const zka_curve **c, uint32_t *n,
+		 const uint8_t **values, char *err, size_t errlen)
+{
+	const uint8_t *p;
+	int ret = zka_binfile_open(bf, path, "wtns", 2, 2, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = zka_binfile_field_header(bf, path, 4, &p, c, err, errlen);
+	if (ret < 0)
+		goto err;
+	*n = zka_le32(p);
+	if (*n == 0) {
+		ret = -EINVAL;
+		zka_fmt_err(err, errlen, path, "empty witness (nWitness = 0)");
+		goto err;
+	}
+	ret = zka_binfile_section(bf, 2, (uint64_t)*n * 32, values, NULL, err, errlen);
+	if (ret < 0)
+		goto err;
+	return 0;
+err:
+	zka_binfile_close(bf);
+	return ret;
+}
+
 /* Reads and validates the two sections. */
 int zka_wtns_read(const char *path, zka_witness *w, char *err, size_t errlen)
 {
 	zka_binfile bf;
 	const uint8_t *p;
+	const zka_curve *c;
+	uint32_t n;
+	const uint32_t n8 = 32;
 	memset(w, 0, sizeof *w);
-	int ret = zka_binfile_open(&bf, path, "wtns", 2, 2, err, errlen);
+	int ret = zka_wtns_map(path, &bf, &c, &n, &p, err, errlen);
 	if (ret < 0)
 		return ret;
-	const zka_curve *c;
-	ret = zka_binfile_field_header(&bf, path, 4, &p, &c, err, errlen);
-	if (ret < 0)
-		goto err;
-	const uint32_t n8 = 32;
-	uint32_t n = zka_le32(p);
-	if (n == 0) {
-		ret = -EINVAL;
-		zka_fmt_err(err, errlen, path, "empty witness (nWitness = 0)");
-		goto err;
-	}
-	ret = zka_binfile_section(&bf, 2, (uint64_t)n * n8, &p, NULL, err, errlen);
-	if (ret < 0)
-		goto err;
 	w->w = malloc((size_t)n * sizeof *w->w);
 	if (!w->w) {
 		ret = -ENOMEM;
@@ -42,7 +57,8 @@ int zka_wtns_read(const char *path, zka_witness *w, char *err, size_t errlen)
 	for (uint32_t i = 0; i < n; i++)
 		if (!zka_lt_modulus(w->w[i], c->r, 4)) {
 			ret = -EINVAL;
-			zka_fmt_err(err, errlen, path, "witness value %" PRIu32 " is not below the prime", i);
+			zka_fmt_err(err, errlen, path,
+				    "witness value %" PRIu32 " is not below the prime", i);
 			goto err;
 		}
 	if (w->w[0][0] != 1 || w->w[0][1] || w->w[0][2] || w->w[0][3]) {

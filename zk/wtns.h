@@ -12,6 +12,15 @@
  * in err; on error w is zeroed and owns nothing. */
 int zka_wtns_read(const char *path, zka_witness *w, char *err, size_t errlen);
 
+/* The validation zka_wtns_read starts with, for readers that take the values straight from the
+ * mapping (the synthesis worker): maps path (bf, close with zka_binfile_close), checks magic
+ * "wtns", version 2, section 1 = {n8 32, r of a supported curve (*c), nWitness >= 1 (*n)} and a
+ * section 2 of exactly n * 32 bytes (*values, unaligned). The values themselves are not checked.
+ * Returns 0 or -errno with a "path: problem" line in err; on error bf is closed. */
+struct zka_binfile;
+int zka_wtns_map(const char *path, struct zka_binfile *bf, const zka_curve **c, uint32_t *n,
+		 const uint8_t **values, char *err, size_t errlen);
+
 /* Writes w (standard form values) as a version-2 .wtns, atomically: on error nothing is left
  * at path. Returns 0 or -errno (-EINVAL when w has no curve or no values). */
 int zka_wtns_write(const char *path, const zka_witness *w, char *err, size_t errlen);
