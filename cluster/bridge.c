@@ -195,6 +195,39 @@ static void drop(struct bridge *b, int i)
 	b->jobs[i] = b->jobs[--b->n];
 }
 
+/* Directories under WORK that neither a lease of ours nor any arena job names: left by a
+ * predecessor killed between mkdir and submit, or between releasing its arena job and removing
+ * the directory. Only names of the form ID-TOKEN are touched (WORK is ours, mode 0700); start()
+ * creates and submits in one step of this thread, so a directory being filled is always named. */
+static void sweep_orphans(struct bridge *b, const struct zka_arena_geometry *g)
+{
+	DIR *d = opendir(b->work);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		long long id, tok;
+		char tail;
+		if (sscanf(e->d_name, "%lld-%lld%c", &id, &tok, &tail) != 2)
+			continue;
+		char p[PATH_MAX + 260];
+		snprintf(p, sizeof p, "%s/%s", b->work, e->d_name);
+		int named = 0;
+		for (int i = 0; i < b->n && !named; i++)
+			named = !strcmp(b->jobs[i].dir, p);
+		for (uint32_t x = 0; x < g->njobs && !named; x++) {
+			struct zka_job_info ji;
+			named = !zka_job_info(b->a, x, &ji) && ji.state != ZKA_JOB_FREE &&
+				!strcmp(ji.out_dir, p);
+		}
+		if (!named) {
+			zka_pipe_log(prog, "removing %s: no lease or arena job names it", p);
+			rm_dir(p);
+		}
+	}
+	closedir(d);
+}
+
 /* Jobs of the arena whose output directory lies under WORK but that no lease of ours names
  * (left by a killed predecessor, or cancelled): cancel the live ones, release the finished. */
 static void sweep(struct bridge *b)
@@ -220,6 +253,7 @@ static void sweep(struct bridge *b)
 			zka_job_cancel(b->a, ji.id);
 		}
 	}
+	sweep_orphans(b, &g);
 }
 
 /* Puts a fresh lease into the arena. A job the arena refuses (key or witness unreadable here,
