@@ -1,0 +1,954 @@
+/* prove.cuh - the host drivers of the engine (struct eng, one per curve): NTT tables and
+ * passes, the MSM's driver (window choice, scratch sizing, prepare = the bucket sort, run =
+ * accumulation and reduction on a stream, combine on the host), the key load (window tables
+ * under a memory check), the proof (the witness MSMs A, B1, C, B2 on four streams beside the
+ * H polynomial's NTTs and the H MSM on the context's stream) and the test entry points.
+ * Speed: a proof is bound by the MSMs' bucket accumulation (msm_accumulate.cuh); the driver's
+ * own cost is launch latency and the host's combination of each MSM's planes. */
+#pragma once
+#include "cuda/fixed_base.cuh"
+#include "cuda/msm_accumulate.cuh"
+#include "cuda/msm_common.cuh"
+#include "cuda/msm_reduce.cuh"
+#include "cuda/msm_sort.cuh"
+#include "cuda/ntt.cuh"
+#include "cuda/test_kernels.cuh"
+
+namespace zkg
+{
+
+/* ---------------- host drivers ---------------- */
+
+template <class TR> struct eng {
+	using Fr = typename TR::Fr;
+	using Fq = typename TR::Fq;
+	using Fq2 = fp2<Fq>;
+	using G1 = jac_t<Fq>;
+	using G1A = aff_t<Fq>;
+	using G2 = jac_t<Fq2>;
+	using G2A = aff_t<Fq2>;
+	static constexpr int CURVE = TR::CURVE;
+	/* blocks of the ones' sum, run beside k_red2's groups (one block per SM or so: with a
+	 * quad per group, k_red2's 256 blocks at BLS12-381 2^20 and 264 of these overflowed the
+	 * H200's 396 resident blocks, and the ones' blocks waited for a second wave) */
+	static constexpr int ONES_BLOCKS = 128;
+	/* The result slot of one MSM: its reduction planes and the ones sum. A context's scratch
+	 * serves keys of both curves, so its fixed-size buffers are sized for the largest point
+	 * (ZKG_JAC_MAX). */
+	static_assert(sizeof(G2) <= ZKG_JAC_MAX, "ZKG_JAC_MAX too small");
+	static constexpr size_t WSLOT_PTS = ZKG_WSLOT_PTS, WSLOT = ZKG_WSLOT;
+
+	/* buckets per level-1 segment and segments per level-2 group of the bucket reduction
+	 * (k_red1, k_red2): M = L1 L2 per, all powers of two */
+	static uint32_t red_l1(uint32_t M)
+	{
+		return M < 8 ? M : 8;
+	}
+	static uint32_t red_l2(uint32_t M)
+	{
+		return M / red_l1(M) < 4 ? M / red_l1(M) : 4;
+	}
+	/* level 3 of the reduction: groups per window, planes (1 + log2 per) and chunks per plane
+	 */
+	static uint32_t red_per(uint32_t M)
+	{
+		return M / (red_l1(M) * red_l2(M));
+	}
+	static uint32_t red_np(uint32_t M)
+	{
+		return 1 + (uint32_t)__builtin_ctz(red_per(M));
+	}
+	static uint32_t red_nch(uint32_t M)
+	{
+		return (red_per(M) + ZKG_PLANE_CHUNK - 1) / ZKG_PLANE_CHUNK;
+	}
+
+	static seeds mk1(const uint64_t v[4])
+	{
+		seeds s;
+		memset(&s, 0, sizeof s);
+		memcpy(s.v[0], v, 32);
+		return s;
+	}
+
+	/* Allocates and fills the tables for 2^logn: *tw, *itw (n/2 twiddle pairs each) and, when
+	 * cs is not NULL, *cs (n coset factors). Each pointer is stored as soon as it is allocated:
+	 * after an error the caller frees what exists. */
+	static int tables(zka_gpu *g, uint32_t logn, void **d_tw, void **d_itw, void **d_cs,
+			  char *err, size_t errlen)
+	{
+		size_t half = (size_t)1 << (logn - 1);
+		CK(cudaMalloc(d_tw, half * sizeof(twiddle<Fr>)));
+		CK(cudaMalloc(d_itw, half * sizeof(twiddle<Fr>)));
+		if (d_cs)
+			CK(cudaMalloc(d_cs, 2 * half * sizeof(Fr)));
+		twiddle<Fr> *tw = (twiddle<Fr> *)*d_tw, *itw = (twiddle<Fr> *)*d_itw;
+		Fr *cs = d_cs ? (Fr *)*d_cs : NULL;
+		zkg_roots r;
+		zkg_host_roots(CURVE, logn, &r);
+		seeds fw, iw, inc;
+		memcpy(fw.v, r.fw, sizeof fw.v);
+		memcpy(iw.v, r.iw, sizeof iw.v);
+		memcpy(inc.v, r.inc, sizeof inc.v);
+		uint32_t h = 1u << (logn - 1);
+		k_powers<Fr><<<nblk(h, 256), 256, 0, g->s>>>(tw, h, fw);
+		CKL();
+		k_powers<Fr><<<nblk(h, 256), 256, 0, g->s>>>(itw, h, iw);
+		CKL();
+		if (cs) {
+			k_coset<Fr><<<nblk(2 * h, 256), 256, 0, g->s>>>(cs, logn, inc, mk1(r.ninv));
+			CKL();
+		}
+		return 0;
+	}
+
+	/* all logn stages: passes of up to 8 stages in shared memory (tiles of <= ZKG_NTT_TILE
+	 * elements, at least 2^8 so that a tile holds a whole group) */
+	static constexpr int NTT_SMEM_MAX =
+	    ZKG_NTT_TILE * 48 + 512 * 32; /* the largest k_stages tile */
+	static int ntt_pass(zka_gpu *g, Fr *x, uint32_t logn, const twiddle<Fr> *tw, bool dit,
+			    char *err, size_t errlen)
+	{
+		uint32_t npass = (logn + 7) / 8, done = 0;
+		static_assert(ZKG_NTT_TILE >= 256 && ZKG_NTT_TILE <= 4096 &&
+				  !(ZKG_NTT_TILE & (ZKG_NTT_TILE - 1)),
+			      "ZKG_NTT_TILE: a power of two, 256 .. 4096");
+		uint32_t tile =
+		    (1u << logn) < ZKG_NTT_TILE ? 1u << logn : ZKG_NTT_TILE; /* logn <= 28 */
+		for (uint32_t p = 0; p < npass; p++) {
+			uint32_t k = (logn - done) / (npass - p); /* balanced split */
+			uint32_t lo = dit ? done : logn - done - k;
+			size_t nblocks = ((size_t)1 << logn) / tile, G = tile >> k;
+			size_t sh = G * (3 * ((size_t)1 << k) + 2) * 16; /* see at() in k_stages */
+			unsigned bt = tile / 4 ? tile / 4 : 1;
+			auto kern = dit ? k_stages<Fr, true> : k_stages<Fr, false>;
+			/* Three blocks' tiles per SM need the maximum carveout and more than 48 KB
+			 * per block. The limit is one bound for every pass (sh <= 1024 x 48 + 512 x
+			 * 32 bytes), not this pass's sh: the attribute belongs to the kernel, which
+			 * contexts on other host threads launch at the same time with their own
+			 * passes' sizes (a per-pass limit let one thread lower it under another's
+			 * launch: "invalid argument"). */
+			CK(cudaFuncSetAttribute(kern,
+						cudaFuncAttributePreferredSharedMemoryCarveout,
+						cudaSharedmemCarveoutMaxShared));
+			CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+						NTT_SMEM_MAX));
+			kern<<<(unsigned)nblocks, bt, sh, g->s>>>(x, logn, lo, k, tile, tw);
+			CKL();
+			done += k;
+		}
+		return 0;
+	}
+
+	/* a, b, c (device, Montgomery) -> h (device, standard form) */
+	static int hpoly_dev(zka_gpu *g, uint32_t logn, Fr *a, Fr *b, Fr *c, Fr *h,
+			     const twiddle<Fr> *tw, const twiddle<Fr> *itw, const Fr *cs, char *err,
+			     size_t errlen)
+	{
+		uint32_t n = 1u << logn;
+		Fr *xs[3] = {a, b, c};
+		for (int k = 0; k < 3; k++) {
+			CKR(ntt_pass(g, xs[k], logn, itw, false, err, errlen));
+			k_mul_table<Fr><<<nblk(n, 256), 256, 0, g->s>>>(xs[k], cs, n);
+			CKL();
+			CKR(ntt_pass(g, xs[k], logn, tw, true, err, errlen));
+		}
+		k_hfinal<Fr><<<nblk(n, 256), 256, 0, g->s>>>(a, b, c, h, n);
+		CKL();
+		return 0;
+	}
+
+	/* ---- MSM ---- */
+	static int grow(void **p, size_t *cap, size_t need, char *err, size_t errlen)
+	{
+		if (*cap >= need)
+			return 0;
+		if (*p)
+			CK(cudaFree(*p));
+		*p = NULL;
+		*cap = 0;
+		CK(cudaMalloc(p, need));
+		*cap = need;
+		return 0;
+	}
+
+	static int windows(int c)
+	{
+		return (TR::FR_BITS + 1 + c - 1) / c;
+	}
+
+	/* The digit plan for window size c (see digit_plan): shared buckets narrow the windows past
+	 * the first r to c - 1 bits, r the fewest c-bit windows with which W windows cover
+	 * FR_BITS + 1 bits (the signed digits' carry out of the top window is then 0) */
+	static digit_plan digit_plan_of(int c, bool shared)
+	{
+		int W = windows(c), r = TR::FR_BITS + 1 - W * (c - 1);
+		return {c, W, shared ? (r < 0 ? 0 : r > W ? W : r) : W, shared ? 1 : 0};
+	}
+
+	/* windows whose sums the reduction produces: one when the buckets are shared */
+	static uint32_t nwins(const zkg_msm_scratch *m)
+	{
+		return m->shared ? 1 : (uint32_t)m->W;
+	}
+
+	/* Window size for n points. Windowed: minimise W (n A + 2^(c-1) R), accumulation A per
+	 * entry and reduction R per bucket, R/A ~ 7 as measured in the first version (one thread
+	 * per bucket task, one-level reduction; not re-tuned since). Shared buckets: the reduction
+	 * is paid once, W n A + 2^(c-1) R, and c <= 20 keeps the buckets' scratch small; both also
+	 * bound the window tables (W copies of the points). */
+	static int choose_c(size_t n, bool shared)
+	{
+		int c = 4;
+		double best = 1e300;
+		for (int cc = 4; cc <= 20; cc++) {
+			double w = windows(cc), red = 7.0 * (double)(1u << (cc - 1));
+			double cost = shared ? w * (double)n + red : w * ((double)n + red);
+			if (cost < best) {
+				best = cost;
+				c = cc;
+			}
+		}
+		return c;
+	}
+
+	/* Sizes the bucket work buffers of w for the scalar set prepared in p (w may be p):
+	 * buckets, first and last pieces of the flat split's runs (then the reduction's plane
+	 * chunks), nbig and the big-bucket list, the reduction's S, T, G and U, the ones sums and
+	 * the result slots. */
+	static int work_grow(zkg_msm_scratch *w, const zkg_msm_scratch *p, char *err, size_t errlen)
+	{
+		size_t nb = (size_t)nwins(p) * p->M, L1 = red_l1(p->M), L2 = red_l2(p->M);
+		CKR(grow(&w->d_buckets, &w->bucket_bytes, nb * sizeof(G2), err, errlen));
+		CKR(grow((void **)&w->d_task, &w->task_bytes, (nb + 2 + p->tmax) * sizeof(uint32_t),
+			 err, errlen));
+		size_t nplane = (size_t)nwins(p) * red_np(p->M) * red_nch(p->M);
+		size_t npart = 2 * p->tmax > nplane ? 2 * p->tmax : nplane;
+		CKR(grow(&w->d_partials, &w->partial_bytes, npart * sizeof(G2), err, errlen));
+		CKR(grow(&w->d_segs, &w->seg_bytes, (2 * nb / L1 + 2 * nb / (L1 * L2)) * sizeof(G2),
+			 err, errlen));
+		if (!w->d_wsum)
+			CK(cudaMalloc(&w->d_wsum, 8 * WSLOT));
+		if (!w->d_ones_part)
+			CK(cudaMalloc(&w->d_ones_part, ONES_BLOCKS * ZKG_JAC_MAX));
+		return 0;
+	}
+
+	/* Sorts the digits of n scalars (device) into buckets: c = 0 chooses the window size;
+	 * shared means the points come with window tables (see digit_entries): the entries by
+	 * bucket in d_vals, the buckets' starts in d_offsets (k_sort_count, k_sort_plan,
+	 * k_sort_scatter, then k_chunk_count, k_chunk_base, k_chunk_place). */
+	static int prepare(zka_gpu *g, zkg_msm_scratch *m, const void *d_scalars, size_t n, int c,
+			   bool shared, char *err, size_t errlen)
+	{
+		if (!c)
+			c = choose_c(n, shared);
+		int W = windows(c);
+		if (shared && (double)W * (double)n >= 2147483648.0) {
+			zkg_errf(err, errlen,
+				 "zkg msm: %zu points x %d windows do not fit 31-bit entries", n,
+				 W);
+			return -EINVAL;
+		}
+		uint32_t M = 1u << (c - 1);
+		size_t nb = (size_t)(shared ? 1 : W) * M;
+		if ((size_t)(shared ? 1 : W) * red_np(M) + 1 > WSLOT_PTS) {
+			zkg_errf(
+			    err, errlen,
+			    "zkg msm: window size %d gives more reduction planes than a slot holds",
+			    c);
+			return -EINVAL;
+		}
+		m->shared = shared;
+		m->c = c;
+		m->W = W;
+		m->M = M;
+		m->n = n;
+		m->d_scalars = d_scalars;
+		/* counts and offsets in one allocation */
+		if (m->counts_cap < nb + 1) {
+			if (m->d_counts)
+				CK(cudaFree(m->d_counts));
+			m->d_counts = NULL;
+			m->counts_cap = 0;
+			CK(cudaMalloc(&m->d_counts, 2 * (nb + 1) * sizeof(uint32_t)));
+			m->counts_cap = nb + 1;
+		}
+		m->d_offsets = m->d_counts + m->counts_cap;
+		/* the bucket sort's counters in the first half: scount, soff, cursor and cst (nsup
+		 * + 1 each; 4 (nb / ZKG_FINE + 2) <= nb + 1 as nb >= 8) */
+		uint32_t nsup = (uint32_t)((nb + ZKG_FINE - 1) / ZKG_FINE);
+		uint32_t *scount = m->d_counts, *soff = scount + nsup + 1,
+			 *cursor = soff + nsup + 1, *cst = cursor + nsup + 1;
+		/* level 1: threads per block, a power of two with T W <= ZKG_SORT_ENT (W <= 64) */
+		uint32_t T = 1024;
+		while (T > 32 && T * (uint32_t)W > ZKG_SORT_ENT)
+			T >>= 1;
+		size_t sh_scatter = (2 * (size_t)(nsup + 1) + T + 1) * 4 + (size_t)T * W * 10;
+		if (sh_scatter > ZKG_SORT_SMEM) {
+			zkg_errf(err, errlen,
+				 "zkg msm: %zu buckets need %zu bytes of shared memory to sort (at "
+				 "most %d)",
+				 nb, sh_scatter, ZKG_SORT_SMEM);
+			return -EINVAL;
+		}
+		size_t ent = n * (size_t)W, nchunk = ent / ZKG_CHUNK + nsup; /* chunks: a bound */
+		size_t vb = ent * sizeof(uint32_t);
+		size_t vcap = m->vals_cap * sizeof(uint32_t);
+		CKR(grow((void **)&m->d_vals, &vcap, vb, err, errlen));
+		m->vals_cap = vcap / sizeof(uint32_t);
+		CKR(grow((void **)&m->d_slots, &m->slot_bytes, vb, err, errlen));
+		CKR(grow((void **)&m->d_low, &m->low_bytes, ent * sizeof(uint16_t), err, errlen));
+		CKR(grow((void **)&m->d_ccnt, &m->ccnt_bytes, nchunk * ZKG_FINE * sizeof(uint32_t),
+			 err, errlen));
+		/* runs of the flat split: a bound (scalars 0 and 1 have no entries) */
+		m->tmax = (ent + ZKG_RUN_MIN - 1) / ZKG_RUN_MIN + 1;
+		CKR(work_grow(m, m, err, errlen));
+
+		bool prof = getenv("ZKG_PROFILE") != NULL;
+		if (prof)
+			CK(cudaEventRecord(g->ev[6], g->s));
+		const scal *ks = (const scal *)d_scalars;
+		CK(cudaMemsetAsync(scount, 0, nsup * sizeof(uint32_t), g->s));
+		const digit_plan dp = digit_plan_of(c, shared);
+		k_sort_count<<<nblk(n, 256), 256, nsup * sizeof(uint32_t), g->s>>>(
+		    ks, (uint32_t)n, dp, nsup, scount);
+		CKL();
+		k_sort_plan<<<1, 1024, 0, g->s>>>(scount, nsup, soff, cursor, cst);
+		CKL();
+		/* one bound for every launch (see ntt_pass on why not this launch's size) */
+		CK(cudaFuncSetAttribute(k_sort_scatter, cudaFuncAttributeMaxDynamicSharedMemorySize,
+					ZKG_SORT_SMEM));
+		k_sort_scatter<<<nblk(n, T), T, sh_scatter, g->s>>>(ks, (uint32_t)n, dp, nsup,
+								    cursor, m->d_slots, m->d_low);
+		CKL();
+		k_chunk_count<<<(unsigned)nchunk, ZKG_CHUNK_T, 0, g->s>>>(soff, cst, nsup, m->d_low,
+									  m->d_ccnt);
+		CKL();
+		k_chunk_base<<<nsup, ZKG_FINE, 0, g->s>>>(soff, cst, (uint32_t)nb, m->d_ccnt,
+							  m->d_offsets);
+		CKL();
+		CK(cudaFuncSetAttribute(k_chunk_place, cudaFuncAttributeMaxDynamicSharedMemorySize,
+					ZKG_PLACE_SMEM));
+		k_chunk_place<<<(unsigned)nchunk, ZKG_CHUNK_T, ZKG_PLACE_SMEM, g->s>>>(
+		    soff, cst, nsup, m->d_slots, m->d_low, m->d_ccnt, m->d_vals);
+		CKL();
+		if (prof) {
+			CK(cudaEventRecord(g->ev[7], g->s));
+			CK(cudaEventSynchronize(g->ev[7]));
+			float t;
+			CK(cudaEventElapsedTime(&t, g->ev[6], g->ev[7]));
+			fprintf(stderr, "zkg msm prepare n=%zu c=%d W=%d%s: digits+sort %.3f ms\n",
+				n, c, W, shared ? " shared" : "", t);
+		}
+		return 0;
+	}
+
+	/* Window tables in place: tab holds n affine points followed by room for W-1 more copies;
+	 * fills copy w with 2^(start of window w) times the points (k_precomp; the shared plan of
+	 * digit_plan_of), in chunks of 2^18 points. */
+	template <class F>
+	static int precompute(zka_gpu *g, void *tab, size_t n, int c, char *err, size_t errlen)
+	{
+		const digit_plan dp = digit_plan_of(c, true);
+		int W = dp.W;
+		if (W < 2 || n == 0)
+			return 0;
+		size_t chunk = n < ((size_t)1 << 18) ? n : ((size_t)1 << 18);
+		void *z = NULL, *pre = NULL;
+		cudaError_t e = cudaMalloc(&z, (size_t)(W - 1) * chunk * sizeof(F));
+		if (e == cudaSuccess)
+			e = cudaMalloc(&pre, (size_t)(W - 1) * chunk * sizeof(F));
+		for (size_t i0 = 0; e == cudaSuccess && i0 < n; i0 += chunk) {
+			size_t cnt = n - i0 < chunk ? n - i0 : chunk;
+			k_precomp<F><<<nblk(cnt, 128), 128, 0, g->s>>>((aff_t<F> *)tab, (uint32_t)n,
+								       (uint32_t)i0, (uint32_t)cnt,
+								       dp, (F *)z, (F *)pre);
+			e = cudaGetLastError();
+		}
+		if (e == cudaSuccess)
+			e = cudaStreamSynchronize(g->s);
+		cudaFree(z);
+		cudaFree(pre);
+		CK(e);
+		return 0;
+	}
+
+	/* Entries per thread of the flat split: whole waves of resident threads (SMs x PER_SM),
+	 * as few waves as keep runs near 96 entries, and never below ZKG_RUN_MIN (the pieces
+	 * k_gather_runs adds grow as runs shrink). The entry count is the bound n W (0/1 scalars
+	 * have none, leaving some threads idle). */
+	template <class F> static uint32_t flat_run(const zka_gpu *g, const zkg_msm_scratch *m)
+	{
+		double entries = (double)m->n * m->W, resident = (double)g->sms * lb<F>::PER_SM;
+		double waves = floor(entries / (resident * 96.0) + 0.5);
+		if (waves < 1)
+			waves = 1;
+		uint32_t run = (uint32_t)ceil(entries / (waves * resident));
+		return run < ZKG_RUN_MIN ? ZKG_RUN_MIN : run;
+	}
+
+	/* Device part of one MSM over the scalars prepared in m, with w's work buffers (sized by
+	 * work_grow; w may be m), on stream st: the reduction planes (then the ones sum) go to ws.
+	 */
+	template <class F>
+	static int run(zka_gpu *g, const zkg_msm_scratch *m, zkg_msm_scratch *w, cudaStream_t st,
+		       const void *d_points, void *ws_out, char *err, size_t errlen)
+	{
+		using J = jac_t<F>;
+		using A = aff_t<F>;
+		uint32_t nwin = nwins(m);
+		size_t nb = (size_t)nwin * m->M;
+		uint32_t L1 = red_l1(m->M), L2 = red_l2(m->M);
+		bool prof =
+		    st == g->s && getenv("ZKG_PROFILE") != NULL; /* kernel times: one stream only */
+		/* d_task: nbig, nown, the big-bucket list (nb), the owned buckets (tmax) */
+		uint32_t *nbig = w->d_task, *nown = nbig + 1, *big = nbig + 2, *owners = big + nb;
+		J *first = (J *)w->d_partials, *last = first + m->tmax;
+		if (prof)
+			CK(cudaEventRecord(g->ev[9], st));
+		uint32_t run = flat_run<F>(g, m), nrun = (uint32_t)((m->n * m->W + run - 1) / run);
+		if (!nrun)
+			nrun = 1;
+		CK(cudaMemsetAsync(nbig, 0, 2 * sizeof(uint32_t), st)); /* nbig, nown */
+		/* k_flat's two point slots per thread stay within the default dynamic shared memory
+		 */
+		static_assert(2 * lb<F>::T * sizeof(A) <= 48 * 1024,
+			      "k_flat's slots need cudaFuncSetAttribute");
+		k_flat<F, typename bucket_acc<F>::type>
+		    <<<nblk(nrun, lb<F>::T), lb<F>::T, 2 * lb<F>::T * sizeof(A), st>>>(
+			(const A *)d_points, m->d_vals, m->d_offsets, (uint32_t)nb, run, nrun,
+			(J *)w->d_buckets, first, last, nown, owners);
+		CKL();
+		if (prof)
+			CK(cudaEventRecord(g->ev[10], st));
+		/* a bound on the listed buckets: nrun (one per run at most) */
+		k_gather_runs<F><<<nblk(nrun, 128), 128, 0, st>>>(
+		    m->d_offsets, run, nown, owners, first, last, (J *)w->d_buckets, nbig, big);
+		CKL();
+		k_gather_big<F><<<264, ZKG_SUM_T, ZKG_SUM_T * sizeof(J), st>>>(
+		    m->d_offsets, run, first, last, (J *)w->d_buckets, nbig, big);
+		CKL();
+		if (prof)
+			CK(cudaEventRecord(g->ev[11], st));
+		uint32_t nseg = (uint32_t)(nb / L1), ngrp = nseg / L2, per = red_per(m->M);
+		uint32_t np = red_np(m->M), nch = red_nch(m->M);
+		J *S = (J *)w->d_segs, *T = S + nseg, *Gs = T + nseg, *U = Gs + ngrp;
+		k_red1<F><<<nblk(nseg, 128), 128, 0, st>>>((const J *)w->d_buckets, m->d_offsets,
+							   L1, nseg, S, T);
+		CKL();
+		size_t sh_sum = ZKG_SUM_T * sizeof(J);
+		/* level 2, then ONES_BLOCKS blocks of the ones' sum (as many threads: ZKG_SUM_T) */
+		static_assert(ZKG_SUM_T == 128, "k_red2's blocks are ones_block's");
+		uint32_t nred = nblk((size_t)ngrp * red2_lanes<F>(), 128);
+		k_red2<F><<<nred + ONES_BLOCKS, 128, sh_sum, st>>>(
+		    S, T, L1, L2, ngrp, Gs, U, nred, (const A *)d_points,
+		    (const scal *)m->d_scalars, (uint32_t)m->n, (J *)w->d_ones_part);
+		CKL();
+		J *ws = (J *)ws_out;
+		if (prof)
+			CK(cudaEventRecord(g->ev[12], st));
+		/* the flat split's pieces are consumed: d_partials holds the plane chunks */
+		k_planes<F><<<nwin * np * nch, ZKG_SUM_T, sh_sum, st>>>(Gs, U, per, np, nch,
+									(J *)w->d_partials);
+		CKL();
+		/* level 4: 64 threads per plane (nch <= 128 chunk sums) */
+		k_sum<F><<<nwin * np, 64, 64 * sizeof(J), st>>>((const J *)w->d_partials, nch, ws);
+		CKL();
+		if (prof)
+			CK(cudaEventRecord(g->ev[13], st));
+		/* the ones' sum goes right after the planes of the slot */
+		k_sum<F><<<1, ZKG_SUM_T, sh_sum, st>>>((const J *)w->d_ones_part, ONES_BLOCKS,
+						       ws + (size_t)nwin * np);
+		CKL();
+		if (prof) {
+			CK(cudaEventRecord(g->ev[14], st));
+			CK(cudaEventSynchronize(g->ev[14]));
+			float t[5];
+			for (int i = 0; i < 5; i++)
+				CK(cudaEventElapsedTime(&t[i], g->ev[9 + i], g->ev[10 + i]));
+			fprintf(stderr,
+				"zkg msm %s n=%zu c=%d W=%d: flat %.3f gather %.3f reduce+ones "
+				"%.3f sum %.3f ones-sum %.3f ms\n",
+				sizeof(F) == sizeof(Fq) ? "G1" : "G2", m->n, m->c, m->W, t[0], t[1],
+				t[2], t[3], t[4]);
+		}
+		return 0;
+	}
+
+	/* the planes of the slot of m (already on the host) -> Jacobian result */
+	static void combine(int g2, const void *hslot, const zkg_msm_scratch *m, void *out)
+	{
+		size_t js = g2 ? sizeof(G2) : sizeof(G1);
+		uint32_t W = nwins(m), np = red_np(m->M),
+			 sh = (uint32_t)__builtin_ctz(red_l1(m->M) * red_l2(m->M));
+		zkg_host_combine(CURVE, g2, hslot, (int)W, m->c, (int)np, (int)sh,
+				 (const char *)hslot + W * np * js, out);
+	}
+
+	static int msm(zka_gpu *g, int g2, const void *points, const uint64_t (*k)[4], size_t n,
+		       void *out, double *dev_s, char *err, size_t errlen)
+	{
+		/* the context's H scratch (a context serves one thread at a time): sized by the
+		 * first call and kept, as in proofs, so that a second MSM's time (the benchmark's
+		 * msm1) is the MSM's and not cudaMalloc's; freed with the context */
+		zkg_msm_scratch *m = &g->ms[4];
+		size_t ab = g2 ? sizeof(G2A) : sizeof(G1A);
+		void *d_p = NULL, *d_k = NULL;
+		int rc = msm_inner(g, m, g2, points, k, n, out, dev_s, &d_p, &d_k, ab, err, errlen);
+		cudaFree(d_p);
+		cudaFree(d_k);
+		return rc;
+	}
+	static int msm_inner(zka_gpu *g, zkg_msm_scratch *m, int g2, const void *points,
+			     const uint64_t (*k)[4], size_t n, void *out, double *dev_s, void **d_p,
+			     void **d_k, size_t ab, char *err, size_t errlen)
+	{
+		if (n == 0) {
+			memset(out, 0, ab);
+			return 0;
+		}
+		bool pc = !g->no_precomp;
+		int c = choose_c(n, pc);
+		size_t copies = pc ? windows(c) : 1;
+		CK(cudaMalloc(d_p, copies * n * ab));
+		CK(cudaMalloc(d_k, n * 32));
+		CK(cudaMemcpyAsync(*d_p, points, n * ab, cudaMemcpyHostToDevice, g->s));
+		CK(cudaMemcpyAsync(*d_k, k, n * 32, cudaMemcpyHostToDevice, g->s));
+		if (pc) {
+			if (g2)
+				CKR(precompute<Fq2>(g, *d_p, n, c, err, errlen));
+			else
+				CKR(precompute<Fq>(g, *d_p, n, c, err, errlen));
+		}
+		/* timed: from the inputs on the device to the affine result on the host */
+		double t0 = 0;
+		if (dev_s) {
+			CK(cudaStreamSynchronize(g->s));
+			t0 = now_s();
+		}
+		CKR(prepare(g, m, *d_k, n, c, pc, err, errlen));
+		if (g2)
+			CKR(run<Fq2>(g, m, m, g->s, *d_p, m->d_wsum, err, errlen));
+		else
+			CKR(run<Fq>(g, m, m, g->s, *d_p, m->d_wsum, err, errlen));
+		uint8_t *hs = (uint8_t *)g->h_slots;
+		CK(cudaMemcpyAsync(hs, m->d_wsum, WSLOT, cudaMemcpyDeviceToHost, g->s));
+		CK(cudaStreamSynchronize(g->s));
+		uint8_t jac[sizeof(G2)];
+		combine(g2, hs, m, jac);
+		zkg_host_to_aff(CURVE, g2, jac, out);
+		if (dev_s)
+			*dev_s = now_s() - t0;
+		return 0;
+	}
+
+	/* ---- key and prover ---- */
+	/* device memory for the key's five point sets, W copies each (window tables); on failure
+	 * the sets allocated so far are freed and the runtime's error returned */
+	static cudaError_t alloc_sets(zka_gpu_key *k, size_t Wv, size_t Wh)
+	{
+		size_t g1 = sizeof(G1A), g2 = sizeof(G2A), nv = k->n_vars, nd = k->domain;
+		void **p[5] = {&k->d_A, &k->d_B1, &k->d_B2, &k->d_C, &k->d_H};
+		size_t bytes[5] = {Wv * nv * g1, Wv * nv * g1, Wv * nv * g2, Wv * nv * g1,
+				   Wh * nd * g1};
+		for (int i = 0; i < 5; i++) {
+			cudaError_t e = cudaMalloc(p[i], bytes[i]);
+			if (e != cudaSuccess) {
+				(void)cudaGetLastError(); /* an allocation error is not sticky:
+							     clear it */
+				free_sets(k);
+				return e;
+			}
+		}
+		return cudaSuccess;
+	}
+	static void free_sets(zka_gpu_key *k)
+	{
+		void **p[5] = {&k->d_A, &k->d_B1, &k->d_B2, &k->d_C, &k->d_H};
+		for (int i = 0; i < 5; i++) {
+			cudaFree(*p[i]); /* a pointer from a successful cudaMalloc, or NULL */
+			*p[i] = NULL;
+		}
+	}
+
+	static int key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key *k, char *err, size_t errlen)
+	{
+		size_t g1 = sizeof(G1A), g2 = sizeof(G2A), nv = pk->n_vars, nd = pk->domain_size;
+		if (pk->domain_size < 2 || (pk->domain_size & (pk->domain_size - 1)) ||
+		    pk->n_public + 1 > pk->n_vars) {
+			zkg_errf(
+			    err, errlen,
+			    "zka_gpu_key_load: bad key shape (domain %u, n_vars %u, n_public %u)",
+			    pk->domain_size, pk->n_vars, pk->n_public);
+			return -EINVAL;
+		}
+		/* Window tables (shared buckets) when they fit in 70% of the free device memory */
+		int cv = choose_c(nv, true), ch = choose_c(nd, true);
+		size_t Wv = windows(cv), Wh = windows(ch);
+		double tab = (double)Wv * nv * (3 * g1 + g2) + (double)Wh * nd * g1;
+		size_t fr = 0, tot = 0;
+		CK(cudaMemGetInfo(&fr, &tot));
+		const double GiB = 1073741824.0;
+		if (g->no_precomp) {
+			k->pc = 0;
+			snprintf(k->mode, sizeof k->mode,
+				 "windowed MSM (window tables turned off by the caller)");
+		} else if (tab > 0.7 * (double)fr || (double)Wv * nv >= 2147483648.0 ||
+			   (double)Wh * nd >= 2147483648.0) {
+			k->pc = 0;
+			snprintf(k->mode, sizeof k->mode,
+				 "windowed MSM: window tables need %.1f GiB, more than 70%% of the "
+				 "%.1f GiB free; "
+				 "the shared-bucket path is OFF for this key",
+				 tab / GiB, fr / GiB);
+		} else {
+			k->pc = 1;
+			k->c_v = cv;
+			k->c_h = ch;
+			snprintf(k->mode, sizeof k->mode,
+				 "shared-bucket MSM with window tables (c = %d / %d, %zu / %zu "
+				 "copies, %.2f GiB)",
+				 cv, ch, Wv, Wh, tab / GiB);
+		}
+		if (!k->pc)
+			Wv = Wh = 1;
+		cudaError_t ae = alloc_sets(k, Wv, Wh);
+		if (k->pc && ae == cudaSuccess &&
+		    getenv("ZKG_FAIL_TABLE_ALLOC")) /* test hook (gpu_test) */
+			ae = cudaErrorMemoryAllocation;
+		if (k->pc && ae == cudaErrorMemoryAllocation) {
+			/* the memory went to someone else between cudaMemGetInfo and here: keep the
+			 * key on the windowed path rather than fail it, and say so in the mode line
+			 */
+			free_sets(k);
+			k->pc = 0;
+			Wv = Wh = 1;
+			snprintf(k->mode, sizeof k->mode,
+				 "windowed MSM: allocating the window tables (%.1f GiB of %.1f GiB "
+				 "free) failed: "
+				 "out of device memory; the shared-bucket path is OFF for this key",
+				 tab / GiB, fr / GiB);
+			ae = alloc_sets(k, Wv, Wh);
+		}
+		CK(ae);
+		CK(cudaMemcpyAsync(k->d_A, pk->A, nv * g1, cudaMemcpyHostToDevice, g->s));
+		CK(cudaMemcpyAsync(k->d_B1, pk->B1, nv * g1, cudaMemcpyHostToDevice, g->s));
+		CK(cudaMemcpyAsync(k->d_B2, pk->B2, nv * g2, cudaMemcpyHostToDevice, g->s));
+		size_t pre = (size_t)pk->n_public + 1;
+		CK(cudaMemsetAsync(k->d_C, 0, pre * g1, g->s));
+		if (nv > pre)
+			CK(cudaMemcpyAsync((char *)k->d_C + pre * g1, pk->C, (nv - pre) * g1,
+					   cudaMemcpyHostToDevice, g->s));
+		CK(cudaMemcpyAsync(k->d_H, pk->H, nd * g1, cudaMemcpyHostToDevice, g->s));
+		if (k->pc) {
+			CKR(precompute<Fq>(g, k->d_A, nv, cv, err, errlen));
+			CKR(precompute<Fq>(g, k->d_B1, nv, cv, err, errlen));
+			CKR(precompute<Fq>(g, k->d_C, nv, cv, err, errlen));
+			CKR(precompute<Fq2>(g, k->d_B2, nv, cv, err, errlen));
+			CKR(precompute<Fq>(g, k->d_H, nd, ch, err, errlen));
+		}
+		CKR(tables(g, pk->log_domain, &k->d_tw, &k->d_itw, &k->d_cs, err, errlen));
+		CK(cudaStreamSynchronize(g->s));
+		return 0;
+	}
+
+	static int prove(zka_gpu *g, zka_gpu_key *k, const uint64_t (*a)[4], const uint64_t (*b)[4],
+			 const uint64_t (*c)[4], const uint64_t (*w)[4], const zka_rs *rs,
+			 zka_proof *proof, char *err, size_t errlen)
+	{
+		double t0 = now_s();
+		size_t nd = k->domain, nv = k->n_vars;
+		cudaEvent_t *ev = g->ev;
+		if (g->nd_cap < nd || g->nv_cap < nv) { /* this context's proof buffers */
+			void **bufs[] = {&g->d_a, &g->d_b, &g->d_c, &g->d_h, &g->d_w};
+			for (int i = 0; i < 5; i++) {
+				CK(cudaFree(*bufs[i]));
+				*bufs[i] = NULL;
+			}
+			g->nd_cap = g->nv_cap = 0;
+			for (int i = 0; i < 5; i++)
+				CK(cudaMalloc(bufs[i], (i < 4 ? nd : nv) * sizeof(Fr)));
+			g->nd_cap = nd;
+			g->nv_cap = nv;
+		}
+		/* Stream s0 (the context's): the witness, its digits, then a, b, c, the H
+		 * polynomial, its digits and the H MSM. Streams ls[0..3]: the A, B1, C and B2 MSMs,
+		 * started as soon as the witness digits are sorted, so that they overlap the NTT,
+		 * one another's latency-bound reductions and the tails of their bucket loops. */
+		cudaStream_t s0 = g->s;
+		zkg_msm_scratch *mw = &g->ms[0], *mh = &g->ms[4];
+		CK(cudaEventRecord(ev[0], s0));
+		CK(cudaMemcpyAsync(g->d_w, w, nv * 32, cudaMemcpyHostToDevice, s0));
+		CK(cudaEventRecord(ev[15], s0));
+		CKR(prepare(g, mw, g->d_w, nv, k->pc ? k->c_v : 0, k->pc, err, errlen));
+		CK(cudaEventRecord(ev[1], s0));
+		char *wsum = (char *)mw->d_wsum; /* slots: A, B1, C, B2, H */
+		uint8_t *hs =
+		    (uint8_t *)g->h_slots; /* pinned: the copies below do not block the host */
+		const void *pts[4] = {k->d_A, k->d_B1, k->d_C, k->d_B2};
+		for (int i = 0; i < 4; i++) {
+			cudaStream_t st = g->ls[i];
+			CKR(work_grow(&g->ms[i], mw, err, errlen));
+			CK(cudaStreamWaitEvent(st, ev[1],
+					       0)); /* orders the witness digits before lane i */
+			CK(cudaEventRecord(g->lev[2 * i], st));
+			if (i < 3)
+				CKR(run<Fq>(g, mw, &g->ms[i], st, pts[i], wsum + i * WSLOT, err,
+					    errlen));
+			else
+				CKR(run<Fq2>(g, mw, &g->ms[i], st, pts[i], wsum + i * WSLOT, err,
+					     errlen));
+			CK(cudaMemcpyAsync(hs + i * WSLOT, wsum + i * WSLOT, WSLOT,
+					   cudaMemcpyDeviceToHost, st));
+			CK(cudaEventRecord(g->lev[2 * i + 1],
+					   st)); /* lane i's result is on the host */
+		}
+		CK(cudaMemcpyAsync(g->d_a, a, nd * 32, cudaMemcpyHostToDevice, s0));
+		CK(cudaMemcpyAsync(g->d_b, b, nd * 32, cudaMemcpyHostToDevice, s0));
+		CK(cudaMemcpyAsync(g->d_c, c, nd * 32, cudaMemcpyHostToDevice, s0));
+		CK(cudaEventRecord(ev[2], s0));
+		CKR(hpoly_dev(g, k->logn, (Fr *)g->d_a, (Fr *)g->d_b, (Fr *)g->d_c, (Fr *)g->d_h,
+			      (const twiddle<Fr> *)k->d_tw, (const twiddle<Fr> *)k->d_itw,
+			      (const Fr *)k->d_cs, err, errlen));
+		CK(cudaEventRecord(ev[3], s0));
+		CKR(prepare(g, mh, g->d_h, nd, k->pc ? k->c_h : 0, k->pc, err, errlen));
+		CKR(run<Fq>(g, mh, mh, s0, k->d_H, wsum + 4 * WSLOT, err, errlen));
+		CK(cudaEventRecord(ev[4], s0));
+		CK(cudaMemcpyAsync(hs + 4 * WSLOT, wsum + 4 * WSLOT, WSLOT, cudaMemcpyDeviceToHost,
+				   s0));
+		for (int i = 0; i < 4; i++)
+			CK(cudaStreamWaitEvent(s0, g->lev[2 * i + 1],
+					       0)); /* s0's end implies every lane's */
+		/* While the device works: the r, s multiples of delta, then each lane's planes as
+		 * soon as they arrive (the H MSM, behind the NTT, usually ends last). */
+		alignas(16) uint8_t pre[ZKG_PRE_BYTES];
+		zkg_host_pre(&k->pk, rs, pre);
+		uint8_t jA[sizeof(G1)], jB1[sizeof(G1)], jC[sizeof(G1)], jH[sizeof(G1)],
+		    jB2[sizeof(G2)];
+		uint8_t *jl[4] = {jA, jB1, jC, jB2};
+		for (int i = 0; i < 4; i++) {
+			CK(cudaEventSynchronize(g->lev[2 * i + 1]));
+			combine(i == 3, hs + i * WSLOT, mw, jl[i]);
+		}
+		CK(cudaStreamSynchronize(s0));
+		double t1 = now_s();
+		combine(0, hs + 4 * WSLOT, mh, jH);
+		double t2 = now_s();
+		zkg_host_finish(&k->pk, jA, jB1, jB2, jC, jH, rs, pre, proof);
+		double t3 = now_s();
+		/* device intervals (they overlap): h2d = the copies; ntt = the H polynomial; msm_g1
+		 * = from the witness digits to the last of A, B1, C and H, plus the host's
+		 * combination of H's planes (the lanes' are combined while the device works);
+		 * msm_g2 = the B2 lane */
+		float cw0, cabc, cntt, g1a, g1b, g2;
+		CK(cudaEventElapsedTime(&cw0, ev[0], ev[15]));
+		CK(cudaEventElapsedTime(&cabc, ev[1], ev[2]));
+		CK(cudaEventElapsedTime(&cntt, ev[2], ev[3]));
+		CK(cudaEventElapsedTime(&g1a, ev[1], ev[4]));
+		CK(cudaEventElapsedTime(&g2, g->lev[6], g->lev[7]));
+		float g1max = g1a;
+		for (int i = 0; i < 3; i++) {
+			CK(cudaEventElapsedTime(&g1b, ev[1], g->lev[2 * i + 1]));
+			g1max = g1b > g1max ? g1b : g1max;
+		}
+		zka_gpu_times *t = &g->last;
+		t->h2d = (cw0 + cabc) * 1e-3;
+		t->ntt = cntt * 1e-3;
+		t->msm_g1 = g1max * 1e-3 + (t2 - t1);
+		t->msm_g2 = g2 * 1e-3;
+		t->finish = t3 - t2;
+		t->total = t3 - t0;
+		return 0;
+	}
+
+	/* ---- building blocks for tests and benchmarks ---- */
+	static int ntt(zka_gpu *g, uint32_t logn, uint64_t (*x)[4], int inverse, double *dev_s,
+		       char *err, size_t errlen)
+	{
+		void *d[3] = {NULL, NULL, NULL};
+		int rc = ntt_inner(g, logn, x, inverse, dev_s, d, err, errlen);
+		for (int i = 0; i < 3; i++)
+			cudaFree(d[i]);
+		return rc;
+	}
+	static int ntt_inner(zka_gpu *g, uint32_t logn, uint64_t (*x)[4], int inverse,
+			     double *dev_s, void **d, char *err, size_t errlen)
+	{
+		if (logn < 1 || logn > 28) {
+			zkg_errf(err, errlen, "zka_gpu_ntt: logn %u out of range", logn);
+			return -EINVAL;
+		}
+		size_t n = (size_t)1 << logn;
+		CK(cudaMalloc(&d[0], n * 32));
+		CKR(tables(g, (uint32_t)logn, &d[1], &d[2], NULL, err, errlen));
+		CK(cudaMemcpyAsync(d[0], x, n * 32, cudaMemcpyHostToDevice, g->s));
+		CK(cudaEventRecord(g->ev[0], g->s));
+		CKR(ntt_pass(g, (Fr *)d[0], logn, (const twiddle<Fr> *)(inverse ? d[2] : d[1]),
+			     false, err, errlen));
+		CK(cudaEventRecord(g->ev[1], g->s));
+		k_bitrev<Fr><<<nblk(n, 256), 256, 0, g->s>>>((Fr *)d[0], logn);
+		CKL();
+		if (inverse) {
+			zkg_roots r;
+			zkg_host_roots(CURVE, logn, &r);
+			k_mul_const<Fr>
+			    <<<nblk(n, 256), 256, 0, g->s>>>((Fr *)d[0], (uint32_t)n, mk1(r.ninv));
+			CKL();
+		}
+		CK(cudaMemcpyAsync(x, d[0], n * 32, cudaMemcpyDeviceToHost, g->s));
+		CK(cudaStreamSynchronize(g->s));
+		if (dev_s) {
+			float ms;
+			CK(cudaEventElapsedTime(&ms, g->ev[0], g->ev[1]));
+			*dev_s = ms * 1e-3;
+		}
+		return 0;
+	}
+
+	static int hpoly(zka_gpu *g, uint32_t logn, const uint64_t (*a)[4], const uint64_t (*b)[4],
+			 const uint64_t (*c)[4], uint64_t (*h)[4], char *err, size_t errlen)
+	{
+		void *d[7] = {0};
+		int rc = hpoly_inner(g, logn, a, b, c, h, d, err, errlen);
+		for (int i = 0; i < 7; i++)
+			cudaFree(d[i]);
+		return rc;
+	}
+	static int hpoly_inner(zka_gpu *g, uint32_t logn, const uint64_t (*a)[4],
+			       const uint64_t (*b)[4], const uint64_t (*c)[4], uint64_t (*h)[4],
+			       void **d, char *err, size_t errlen)
+	{
+		if (logn < 1 || logn > 28) {
+			zkg_errf(err, errlen, "zka_gpu_h: logn %u out of range", logn);
+			return -EINVAL;
+		}
+		size_t n = (size_t)1 << logn;
+		for (int i = 0; i < 4; i++)
+			CK(cudaMalloc(&d[i], n * 32));
+		CKR(tables(g, logn, &d[4], &d[5], &d[6], err, errlen));
+		CK(cudaMemcpyAsync(d[0], a, n * 32, cudaMemcpyHostToDevice, g->s));
+		CK(cudaMemcpyAsync(d[1], b, n * 32, cudaMemcpyHostToDevice, g->s));
+		CK(cudaMemcpyAsync(d[2], c, n * 32, cudaMemcpyHostToDevice, g->s));
+		CKR(hpoly_dev(g, logn, (Fr *)d[0], (Fr *)d[1], (Fr *)d[2], (Fr *)d[3],
+			      (const twiddle<Fr> *)d[4], (const twiddle<Fr> *)d[5],
+			      (const Fr *)d[6], err, errlen));
+		CK(cudaMemcpyAsync(h, d[3], n * 32, cudaMemcpyDeviceToHost, g->s));
+		CK(cudaStreamSynchronize(g->s));
+		return 0;
+	}
+
+	static int field_op(zka_gpu *g, int field, int op, const void *a, const void *b, void *out,
+			    size_t n, char *err, size_t errlen)
+	{
+		size_t es = field == 0 ? sizeof(Fr) : field == 1 ? sizeof(Fq) : sizeof(Fq2);
+		void *d[3] = {0};
+		int rc = 0;
+		do {
+			cudaError_t e;
+			if ((e = cudaMalloc(&d[0], n * es)) || (e = cudaMalloc(&d[1], n * es)) ||
+			    (e = cudaMalloc(&d[2], n * es)) ||
+			    (e = cudaMemcpy(d[0], a, n * es, cudaMemcpyHostToDevice)) ||
+			    (e = cudaMemcpy(d[1], b, n * es, cudaMemcpyHostToDevice))) {
+				zkg_errf(err, errlen, "%s:%d: %s", __FILE__, __LINE__,
+					 cudaGetErrorString(e));
+				rc = -EIO;
+				break;
+			}
+			unsigned nbk = nblk(n, 128);
+			if (op == 6 && field == 0)
+				k_shoup<typename TR::FrP><<<nbk, 128>>>(
+				    (const Fr *)d[0], (const Fr *)d[1], (Fr *)d[2], n);
+			else if (op == 6) {
+				zkg_errf(err, errlen,
+					 "zka_gpu_field_op: op 6 (Shoup product) is for Fr only");
+				rc = -EINVAL;
+				break;
+			} else if ((op == 7 && field == 2) || (op == 8 && field != 1)) {
+				zkg_errf(err, errlen, "zka_gpu_field_op: op %d is for %s only", op,
+					 op == 7 ? "Fr and Fq" : "Fq");
+				rc = -EINVAL;
+				break;
+			} else if (op == 5) {
+				if (field == 0)
+					k_from_mont<typename TR::FrP>
+					    <<<nbk, 128>>>((const Fr *)d[0], (Fr *)d[2], n);
+				else
+					k_from_mont<typename TR::FqP>
+					    <<<nbk, 128>>>((const Fq *)d[0], (Fq *)d[2], n);
+			} else if (field == 0)
+				k_fop<Fr><<<nbk, 128>>>(op, (const Fr *)d[0], (const Fr *)d[1],
+							(Fr *)d[2], n);
+			else if (field == 1)
+				k_fop<Fq><<<nbk, 128>>>(op, (const Fq *)d[0], (const Fq *)d[1],
+							(Fq *)d[2], n);
+			else
+				k_fop<Fq2><<<nbk, 128>>>(op, (const Fq2 *)d[0], (const Fq2 *)d[1],
+							 (Fq2 *)d[2], n);
+			if ((e = cudaGetLastError()) ||
+			    (e = cudaMemcpy(out, d[2], n * es, cudaMemcpyDeviceToHost))) {
+				zkg_errf(err, errlen, "%s:%d: %s", __FILE__, __LINE__,
+					 cudaGetErrorString(e));
+				rc = -EIO;
+			}
+		} while (0);
+		for (int i = 0; i < 3; i++)
+			cudaFree(d[i]);
+		return rc;
+	}
+
+	static int fixed_base(zka_gpu *g, int g2, const void *base, const uint64_t (*k)[4],
+			      size_t n, void *out, char *err, size_t errlen)
+	{
+		void *d[3] = {0};
+		int rc = fixed_inner(g, g2, base, k, n, out, d, err, errlen);
+		for (int i = 0; i < 3; i++)
+			cudaFree(d[i]);
+		return rc;
+	}
+	static int fixed_inner(zka_gpu *g, int g2, const void *base, const uint64_t (*k)[4],
+			       size_t n, void *out, void **d, char *err, size_t errlen)
+	{
+		size_t ab = g2 ? sizeof(G2A) : sizeof(G1A);
+		void *tab = malloc(256 * 32 * ab);
+		if (!tab) {
+			zkg_errf(err, errlen, "zka_gpu_fixed_base: out of host memory");
+			return -ENOMEM;
+		}
+		zkg_host_fb_table(CURVE, g2, base, tab);
+		cudaError_t e = cudaMalloc(&d[0], 256 * 32 * ab);
+		if (e == cudaSuccess)
+			e = cudaMemcpy(d[0], tab, 256 * 32 * ab, cudaMemcpyHostToDevice);
+		free(tab);
+		CK(e);
+		size_t chunk = (size_t)1 << 22;
+		CK(cudaMalloc(&d[1], chunk * 32));
+		CK(cudaMalloc(&d[2], chunk * ab));
+		for (size_t off = 0; off < n; off += chunk) {
+			size_t m = n - off < chunk ? n - off : chunk;
+			CK(cudaMemcpyAsync(d[1], k + off, m * 32, cudaMemcpyHostToDevice, g->s));
+			if (g2)
+				k_fixed<Fq2><<<nblk(m, 128), 128, 0, g->s>>>(
+				    (const G2A *)d[0], (const scal *)d[1], (uint32_t)m,
+				    (G2A *)d[2]);
+			else
+				k_fixed<Fq><<<nblk(m, 128), 128, 0, g->s>>>(
+				    (const G1A *)d[0], (const scal *)d[1], (uint32_t)m,
+				    (G1A *)d[2]);
+			CKL();
+			CK(cudaMemcpyAsync((char *)out + off * ab, d[2], m * ab,
+					   cudaMemcpyDeviceToHost, g->s));
+			CK(cudaStreamSynchronize(g->s));
+		}
+		return 0;
+	}
+};
+
+} // namespace zkg
+
+#define ZKG_DEFINE_OPS(NAME, TR)                                                                   \
+	const struct zkg_ops NAME = {                                                              \
+	    zkg::eng<TR>::key_load,   zkg::eng<TR>::prove, zkg::eng<TR>::msm,                      \
+	    zkg::eng<TR>::ntt,	      zkg::eng<TR>::hpoly, zkg::eng<TR>::field_op,                 \
+	    zkg::eng<TR>::fixed_base,                                                              \
+	};
