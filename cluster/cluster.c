@@ -629,6 +629,8 @@ int zka_cluster_claim(struct zka_cluster *c, const char *node, int max, int leas
 /* Writes "{a,b,c}" (a PostgreSQL array literal) into a malloc'd string. */
 static char *array_lit(int count, const int64_t *v)
 {
+	if (count < 0 || count > (1 << 20)) /* callers pass a bridge's lease count */
+		return NULL;
 	char *s = malloc((size_t)count * 21 + 3), *p = s;
 	if (!s)
 		return NULL;
