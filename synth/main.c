@@ -80,9 +80,10 @@ static int synthesize(struct zka_arena *a, zka_pipe_cache *cache, uint32_t slot,
 		goto fail;
 	}
 	if (p->pk.n_vars > wm_cap) {
-		free(wm);
+		zka_abc_scratch_free(wm, wm_cap);
+		wm = NULL;
 		wm_cap = 0;
-		if (!(wm = malloc((size_t)p->pk.n_vars * sizeof *wm))) {
+		if (!(wm = zka_abc_scratch(p->pk.n_vars))) {
 			snprintf(err, sizeof err, "out of memory for a witness of %u values",
 				 p->pk.n_vars);
 			goto fail;
@@ -168,7 +169,8 @@ int main(int argc, char **argv)
 	zka_notify("READY=1\nSTATUS=worker on arena %s", name);
 	while (!stop) {
 		uint32_t slot, job;
-		zka_notify("WATCHDOG=1"); /* each turn: a synthesis longer than WatchdogSec is a hang */
+		zka_notify(
+		    "WATCHDOG=1"); /* each turn: a synthesis longer than WatchdogSec is a hang */
 		r = zka_slot_acquire(a, &slot, 1000);
 		if (r == -ETIMEDOUT || r == -EINTR)
 			continue;
@@ -203,6 +205,6 @@ int main(int argc, char **argv)
 	}
 	zka_pipe_cache_free(cache);
 	zka_arena_close(a);
-	free(wm);
+	zka_abc_scratch_free(wm, wm_cap);
 	return status;
 }

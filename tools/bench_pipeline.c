@@ -108,13 +108,15 @@ static int synth_new(const zka_abc *m, const zka_pk *pk, const char *wtns, uint6
 /* One job's buffers: a, b, c, the slot's witness and the Montgomery scratch. */
 struct jobbuf {
 	uint64_t (*abc)[4], (*w)[4], (*wm)[4];
+	size_t n_wm;
 };
 
 static int jobbuf_alloc(struct jobbuf *b, const zka_pk *pk)
 {
 	b->abc = malloc(3 * (size_t)pk->domain_size * 32);
 	b->w = malloc((size_t)pk->n_vars * 32);
-	b->wm = malloc((size_t)pk->n_vars * 32);
+	b->wm = zka_abc_scratch(pk->n_vars); /* as the worker's */
+	b->n_wm = pk->n_vars;
 	return b->abc && b->w && b->wm ? 0 : -ENOMEM;
 }
 
@@ -122,7 +124,7 @@ static void jobbuf_free(struct jobbuf *b)
 {
 	free(b->abc);
 	free(b->w);
-	free(b->wm);
+	zka_abc_scratch_free(b->wm, b->n_wm);
 }
 
 /* --sweep: W threads, each a worker synthesizing jobs of T threads until `jobs` are done. */

@@ -396,14 +396,47 @@ int zka_abc_compute_pk(const zka_pk *pk, const zka_witness *w, uint64_t (*a)[4],
 	int r = zka_abc_build(pk, &m, err, sizeof err);
 	if (r)
 		return r;
-	uint64_t(*wm)[4] = malloc((size_t)w->n * sizeof *wm);
+	uint64_t(*wm)[4] = zka_abc_scratch(w->n);
 	if (!wm) {
 		zka_abc_free(&m);
 		return -ENOMEM;
 	}
 	int64_t bad = zka_abc_witness_mem(pk->curve, (const uint64_t(*)[4])w->w, w->n, wm, threads);
 	r = bad ? -EINVAL : zka_abc_compute(&m, (const uint64_t(*)[4])wm, a, b, c, threads);
-	free(wm);
+	zka_abc_scratch_free(wm, w->n);
 	zka_abc_free(&m);
 	return r;
+}
+
+#define ZKA_ABC_HUGE ((size_t)2 << 20)
+
+static size_t scratch_bytes(size_t n)
+{
+	return (n * 32 + ZKA_ABC_HUGE - 1) / ZKA_ABC_HUGE * ZKA_ABC_HUGE;
+}
+
+/* An anonymous mapping over-allocated by one huge page and trimmed to a 2 MiB-aligned start,
+ * so that every 2 MiB of it can be one huge page. */
+uint64_t (*zka_abc_scratch(size_t n))[4]
+{
+	size_t len = scratch_bytes(n ? n : 1);
+	uint8_t *m = mmap(NULL, len + ZKA_ABC_HUGE, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	uintptr_t u = (uintptr_t)m, al = (u + ZKA_ABC_HUGE - 1) & ~(uintptr_t)(ZKA_ABC_HUGE - 1);
+	if (al > u)
+		munmap(m, al - u);
+	if (al + len < u + len + ZKA_ABC_HUGE)
+		munmap((void *)(al + len), u + len + ZKA_ABC_HUGE - (al + len));
+#ifdef MADV_HUGEPAGE
+	(void)madvise((void *)al, len, MADV_HUGEPAGE); /* a hint: refused is still correct */
+#endif
+	return (uint64_t(*)[4])al;
+}
+
+void zka_abc_scratch_free(uint64_t (*p)[4], size_t n)
+{
+	if (p)
+		munmap(p, scratch_bytes(n ? n : 1));
 }

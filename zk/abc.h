@@ -89,6 +89,14 @@ int zka_abc_compute(const zka_abc *m, const uint64_t (*wm)[4], uint64_t (*a)[4],
 int zka_abc_check_c(const zka_r1cs *cs, const zka_abc *m, const uint64_t (*c)[4],
 		    const uint64_t (*wm)[4], int threads, uint32_t *first_failing);
 
+/* A witness scratch of n Montgomery values (the wm of the functions above) whose pages the
+ * kernel is asked to back with transparent huge pages (madvise MADV_HUGEPAGE, 2 MiB aligned):
+ * the row loop reads it at random, and with 4 KiB pages nearly every term of a 2^22 job is also
+ * a TLB miss. Where huge pages are refused the memory is ordinary pages (same results).
+ * Returns NULL when out of memory; free with zka_abc_scratch_free(p, n). */
+uint64_t (*zka_abc_scratch(size_t n))[4];
+void zka_abc_scratch_free(uint64_t (*p)[4], size_t n);
+
 /* zka_compute_abc through the CSR path: builds the matrices, converts w, computes. For one-shot
  * provers; o->threads as in zka_prove_opts. Returns 0 or -errno. */
 int zka_abc_compute_pk(const zka_pk *pk, const zka_witness *w, uint64_t (*a)[4], uint64_t (*b)[4],

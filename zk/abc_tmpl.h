@@ -102,8 +102,11 @@ void AX(abc_rows)(const zka_abc *m, const uint64_t (*wm)[4], uint64_t (*a)[4], u
 			for (int k = 0; k < 2; k++) {
 				uint32_t t0 = m->start[k][i + ZKA_ABC_AHEAD];
 				uint32_t t1 = m->start[k][i + ZKA_ABC_AHEAD + 1];
-				for (uint32_t t = t0; t < t1; t++)
+				for (uint32_t t = t0; t < t1; t++) {
 					__builtin_prefetch(&w[m->term[k][t][0]]);
+					if (m->term[k][t][1] > 1)
+						__builtin_prefetch(&val[m->term[k][t][1]]);
+				}
 			}
 		AT s[2];
 		for (int k = 0; k < 2; k++) {
