@@ -585,7 +585,7 @@ int zka_keys_find_resident(const char *path, const char *r1cs, char name[64])
 		if (strncmp(e->d_name, "zka-key.", 8) || strlen(e->d_name) > 60)
 			continue;
 		char n[64], why[200];
-		uint64_t size;
+		uint64_t size = 0;
 		zka_params_info in;
 		zka_params_res res;
 		snprintf(n, sizeof n, "/%s", e->d_name);
