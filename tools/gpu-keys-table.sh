@@ -1,0 +1,79 @@
+#!/bin/bash
+# gpu-keys-table.sh BINDIR OUTDIR RAPIDSNARK LOG2... - issue 18's table on a GPU machine, in one
+# run: for each BN254 random circuit of 2^LOG2 (minus 64) constraints, wall seconds of
+#   rapidsnark (all cores) | import to .zka (points validated: what a .zkey's first use costs) | prove --gpu from the .zka (loader, no resident key) |
+#   prove --gpu with the key resident (params load) | prove (CPU, all cores) resident |
+#   prove --arena (a running cuda pipeline; first call loads the key into the arena)
+# three runs each (min/max), the "key load" stage and the key-file open count of `--times`.
+# Prebuilt zkarena, zkarena-gpud, zkarena-synth in BINDIR/bin, libraries in BINDIR/lib.
+set -u
+B=$1 OUT=$2 RS=$3
+shift 3
+export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export ZKARENA_CACHE=$OUT/cache
+ZK=$B/bin/zkarena
+mkdir -p "$OUT" "$ZKARENA_CACHE"
+echo "machine: $(nproc) cores, $(nvidia-smi --query-gpu=name --format=csv,noheader 2>&1 | head -1), $(date -u '+%F %T') UTC, files on $(df -T "$OUT" | awk 'NR==2 {print $2}')"
+now() { date +%s.%N; }
+# t3 LABEL CMD...: runs CMD three times, prints "min-max" wall seconds; the last run's stderr in $OUT/last.err
+t3() {
+	local lab=$1 lo= hi= i t0 t1 d
+	shift
+	for i in 1 2 3; do
+		t0=$(now)
+		"$@" >/dev/null 2>"$OUT/last.err" || { echo "FAIL $lab: $(tail -1 "$OUT/last.err")" >&2; echo "fail"; return; }
+		t1=$(now)
+		d=$(echo "$t1 - $t0" | bc)
+		[ -z "$lo" ] || [ "$(echo "$d < $lo" | bc)" = 1 ] && lo=$d
+		[ -z "$hi" ] || [ "$(echo "$d > $hi" | bc)" = 1 ] && hi=$d
+	done
+	printf "%.2f-%.2f" "$lo" "$hi"
+}
+stage() { grep -o "key load [0-9.]* s" "$OUT/last.err" | head -1 | awk '{print $3}'; }
+opens() { grep -o "key files opened [0-9]*" "$OUT/last.err" | awk '{print $4}'; }
+rows=()
+for lg in "$@"; do
+	d=$OUT/k$lg
+	mkdir -p "$d"
+	m=$(((1 << lg) - 64))
+	"$ZK" circuit --curve bn128 --constraints $m --public 2 --seed $lg "$d/c.r1cs" "$d/c.wtns" >/dev/null &&
+		"$ZK" setup --insecure --gpu --seed $lg "$d/c.r1cs" "$d/c.zkey" "$d/vk.json" >/dev/null 2>"$d/setup.err" ||
+		{ echo "FAIL 2^$lg: circuit or setup: $(tail -1 "$d/setup.err")"; continue; }
+	zb=$(stat -c %s "$d/c.zkey")
+	rs=$(t3 rapidsnark "$RS" "$d/c.zkey" "$d/c.wtns" "$d/rs.proof.json" "$d/rs.public.json")
+	t0=$(now)
+	"$ZK" import "$d/c.zkey" -o "$d/c.zka" >/dev/null 2>"$d/import.err" || { echo "FAIL import 2^$lg: $(tail -1 "$d/import.err")"; continue; }
+	imp=$(printf "%.1f" "$(echo "$(now) - $t0" | bc)")
+	gx=$(t3 "gpu zka" "$ZK" prove --gpu --times "$d/c.zka" "$d/c.wtns" "$d/p.json" "$d/pub.json")
+	gx_load=$(stage)
+	t0=$(now)
+	"$ZK" params load "$d/c.zka" >"$d/load.out" 2>&1 || { echo "FAIL params load 2^$lg: $(tail -1 "$d/load.out")"; continue; }
+	pl=$(printf "%.2f" "$(echo "$(now) - $t0" | bc)")
+	gr=$(t3 "gpu resident" "$ZK" prove --gpu --times "$d/c.zka" "$d/c.wtns" "$d/p.json" "$d/pub.json")
+	gr_load=$(stage) gr_open=$(opens)
+	cr=$(t3 "cpu resident" "$ZK" prove --times "$d/c.zka" "$d/c.wtns" "$d/p.json" "$d/pub.json")
+	cr_load=$(stage)
+	"$ZK" verify "$d/vk.json" "$d/pub.json" "$d/p.json" >/dev/null && ok=verifies || ok="DOES NOT VERIFY"
+	A=keys$lg$$
+	"$ZK" arena create "$A" --slots 4 --slot-bytes $(((160 << lg) >> 20))M >/dev/null
+	"$ZK" run "$A" --backend cuda >"$d/run.log" 2>&1 &
+	runpid=$!
+	sleep 2
+	t0=$(now)
+	"$ZK" prove --arena "$A" "$d/c.zka" "$d/c.wtns" "$d/a.json" "$d/apub.json" >/dev/null 2>"$d/arena1.err"
+	first=$(printf "%.2f" "$(echo "$(now) - $t0" | bc)")
+	ar=$(t3 "arena" "$ZK" prove --arena "$A" "$d/c.zka" "$d/c.wtns" "$d/a.json" "$d/apub.json")
+	"$ZK" verify "$d/vk.json" "$d/apub.json" "$d/a.json" >/dev/null && aok=verifies || aok="DOES NOT VERIFY"
+	kill -TERM $runpid
+	wait $runpid
+	"$ZK" arena destroy "$A" >/dev/null 2>&1
+	"$ZK" params list >"$d/list.out" 2>&1
+	for id in $(awk '$2 == "resident" {print $1}' "$d/list.out"); do "$ZK" params evict "$id" >/dev/null 2>&1; done
+	rows+=("| 2^$lg | $((zb >> 20)) MiB | $rs | $imp | $gx (key $gx_load) | $pl | $gr (key $gr_load, $gr_open files) | $cr (key $cr_load) | $first / $ar |")
+	echo "2^$lg done: cpu/gpu proof $ok, arena proof $aok"
+	rm -f "$d/c.zkey" "$d/c.r1cs"
+done
+echo
+echo "| domain | .zkey | rapidsnark | import (once) | prove --gpu .zka | params load | prove --gpu resident | prove CPU resident | prove --arena first / next |"
+echo "|---|---|---|---|---|---|---|---|---|"
+printf '%s\n' "${rows[@]}"
