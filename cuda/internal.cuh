@@ -57,6 +57,14 @@ struct zkg_msm_scratch {
 	uint32_t M;
 	size_t n;
 	const void *d_scalars;
+	/* the 0/1 split of witness scalars (prove.cuh, msm_split.cuh): split when this set went
+	 * through it, frac01 its fraction of scalars 0 or 1; ns scalars go to the bucket sort (n,
+	 * or the compacted others), n_ones are summed without buckets */
+	int split;
+	double frac01;
+	size_t ns, n_ones, split_cap;
+	void *d_cks;                           /* the compacted scalars (split_cap of 32 bytes) */
+	uint32_t *d_cidx, *d_ones_idx, *d_cnt; /* their indices, the ones' indices, 2 counters */
 };
 
 struct zka_gpu {
@@ -70,6 +78,7 @@ struct zka_gpu {
 	struct zkg_reg reg[64];
 	int nreg;
 	zka_gpu_times last;
+	double split01; /* zka_gpu_set_split01: the least fraction of 0/1 witness scalars to split */
 	int no_precomp; /* zka_gpu_set_precompute(g, 0): window tables off for later keys and MSMs */
 	/* one proof's device buffers (grown on demand): a key is read only while proving, so
 	 * several contexts of a device can prove with one key at the same time */

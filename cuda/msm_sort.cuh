@@ -183,9 +183,11 @@ static __global__ void __launch_bounds__(1024)
 
 /* Level 1, scatter (shared memory: hist and base, nsup + 1 words each, then blockDim.x + 1
  * words for the scan, then per entry slot: value (32 bits), super-bucket, low bits and rank
- * (16 bits each; nsup < 2^16, ranks < ZKG_SORT_ENT)) */
-static __global__ void k_sort_scatter(const scal *ks, uint32_t n, digit_plan dp, uint32_t nsup,
-				      uint32_t *cursor, uint32_t *tval, uint16_t *tlow)
+ * (16 bits each; nsup < 2^16, ranks < ZKG_SORT_ENT)). Scalar i is point idx[i] of npts (the
+ * 0/1 split's compacted scalars, msm_split.cuh), or point i of npts = n when idx is NULL. */
+static __global__ void k_sort_scatter(const scal *ks, uint32_t n, const uint32_t *idx,
+				      uint32_t npts, digit_plan dp, uint32_t nsup, uint32_t *cursor,
+				      uint32_t *tval, uint16_t *tlow)
 {
 	extern __shared__ uint32_t sm[];
 	uint32_t T = blockDim.x, ne = T * (uint32_t)dp.W, *hist = sm, *base = hist + nsup + 1,
@@ -213,7 +215,7 @@ static __global__ void k_sort_scatter(const scal *ks, uint32_t n, digit_plan dp,
 			    atomicAdd(&cursor[s], hist[s]); /* this block's run of super-bucket s */
 	uint32_t total = block_scan_excl(hist, nsup + 1, tsum); /* hist: local starts */
 	if (act)
-		digit_entries(k, i, n, dp, [&](int w, uint32_t b, uint32_t e) {
+		digit_entries(k, idx ? idx[i] : i, npts, dp, [&](int w, uint32_t b, uint32_t e) {
 			uint32_t s = b >> ZKG_FINE_BITS, p = hist[s] + rank[tid * dp.W + w];
 			sval[p] = e;
 			ssup[p] = (uint16_t)s;

@@ -11,6 +11,7 @@
 #include "cuda/msm_common.cuh"
 #include "cuda/msm_reduce.cuh"
 #include "cuda/msm_sort.cuh"
+#include "cuda/msm_split.cuh"
 #include "cuda/ntt.cuh"
 #include "cuda/test_kernels.cuh"
 
@@ -32,6 +33,10 @@ template <class TR> struct eng {
 	 * quad per group, k_red2's 256 blocks at BLS12-381 2^20 and 264 of these overflowed the
 	 * H200's 396 resident blocks, and the ones' blocks waited for a second wave) */
 	static constexpr int ONES_BLOCKS = 128;
+	/* partial sums of the ones at most: ONES_BLOCKS, or k_ones_list's blocks (one wave) after
+	 * the 0/1 split */
+	static constexpr int ONES_PARTS = 1024;
+	static_assert(ONES_PARTS >= ONES_BLOCKS, "ONES_PARTS too small");
 	/* The result slot of one MSM: its reduction planes and the ones sum. A context's scratch
 	 * serves keys of both curves, so its fixed-size buffers are sized for the largest point
 	 * (ZKG_JAC_MAX). */
@@ -230,19 +235,83 @@ template <class TR> struct eng {
 		if (!w->d_wsum)
 			CK(cudaMalloc(&w->d_wsum, 8 * WSLOT));
 		if (!w->d_ones_part)
-			CK(cudaMalloc(&w->d_ones_part, ONES_BLOCKS * ZKG_JAC_MAX));
+			CK(cudaMalloc(&w->d_ones_part, ONES_PARTS * ZKG_JAC_MAX));
+		return 0;
+	}
+
+	/* the 0/1 split's buffers for n scalars (msm_split.cuh) */
+	static int split_grow(zkg_msm_scratch *m, size_t n, char *err, size_t errlen)
+	{
+		if (!m->d_cnt)
+			CK(cudaMalloc((void **)&m->d_cnt, 2 * sizeof(uint32_t)));
+		if (m->split_cap >= n)
+			return 0;
+		void **p[3] = {&m->d_cks, (void **)&m->d_cidx, (void **)&m->d_ones_idx};
+		size_t es[3] = {sizeof(scal), sizeof(uint32_t), sizeof(uint32_t)};
+		m->split_cap = 0;
+		for (int i = 0; i < 3; i++) {
+			CK(cudaFree(*p[i]));
+			*p[i] = NULL;
+		}
+		for (int i = 0; i < 3; i++)
+			CK(cudaMalloc(p[i], n * es[i]));
+		m->split_cap = n;
+		return 0;
+	}
+
+	/* The 0/1 split of n scalars when split_ok and g's threshold allow (zka_gpu_set_split01):
+	 * k_split01 counts the ones and the others, the host reads the counts (one round trip) and,
+	 * when the fraction of 0/1 is at least the threshold, a second k_split01 compacts them:
+	 * m->split, ns (scalars left for the buckets), n_ones, frac01; *ks and *idx then point at
+	 * the compacted scalars and their indices. */
+	static int split01(zka_gpu *g, zkg_msm_scratch *m, size_t n, bool split_ok, const scal **ks,
+			   const uint32_t **idx, char *err, size_t errlen)
+	{
+		m->split = 0;
+		m->frac01 = -1;
+		m->ns = n;
+		m->n_ones = 0;
+		*idx = NULL;
+		if (!split_ok || !(g->split01 <= 1.0) || n == 0)
+			return 0;
+		CKR(split_grow(m, n, err, errlen));
+		unsigned nbs = nblk(n, ZKG_SPLIT_T * ZKG_SPLIT_ITEMS);
+		uint32_t hc[2];
+		CK(cudaMemsetAsync(m->d_cnt, 0, 2 * sizeof(uint32_t), g->s));
+		k_split01<<<nbs, ZKG_SPLIT_T, 0, g->s>>>(*ks, (uint32_t)n, m->d_cnt, NULL, NULL,
+							 NULL);
+		CKL();
+		CK(cudaMemcpyAsync(hc, m->d_cnt, sizeof hc, cudaMemcpyDeviceToHost, g->s));
+		CK(cudaStreamSynchronize(g->s));
+		m->frac01 = (double)(n - hc[1]) / (double)n;
+		if (m->frac01 < g->split01)
+			return 0;
+		CK(cudaMemsetAsync(m->d_cnt, 0, 2 * sizeof(uint32_t), g->s));
+		k_split01<<<nbs, ZKG_SPLIT_T, 0, g->s>>>(
+		    *ks, (uint32_t)n, m->d_cnt, (scal *)m->d_cks, m->d_cidx, m->d_ones_idx);
+		CKL();
+		m->split = 1;
+		m->ns = hc[1];
+		m->n_ones = hc[0];
+		*ks = (const scal *)m->d_cks;
+		*idx = m->d_cidx;
 		return 0;
 	}
 
 	/* Sorts the digits of n scalars (device) into buckets: c = 0 chooses the window size;
 	 * shared means the points come with window tables (see digit_entries): the entries by
 	 * bucket in d_vals, the buckets' starts in d_offsets (k_sort_count, k_sort_plan,
-	 * k_sort_scatter, then k_chunk_count, k_chunk_base, k_chunk_place). */
+	 * k_sort_scatter, then k_chunk_count, k_chunk_base, k_chunk_place). split_ok: the scalars
+	 * may take the 0/1 split (split01; the witness MSMs'), which then sorts only the others. */
 	static int prepare(zka_gpu *g, zkg_msm_scratch *m, const void *d_scalars, size_t n, int c,
-			   bool shared, char *err, size_t errlen)
+			   bool shared, bool split_ok, char *err, size_t errlen)
 	{
+		const scal *ks = (const scal *)d_scalars;
+		const uint32_t *idx = NULL;
+		CKR(split01(g, m, n, split_ok, &ks, &idx, err, errlen));
+		size_t ns = m->ns;
 		if (!c)
-			c = choose_c(n, shared);
+			c = choose_c(ns, shared);
 		int W = windows(c);
 		if (shared && (double)W * (double)n >= 2147483648.0) {
 			zkg_errf(err, errlen,
@@ -292,13 +361,16 @@ template <class TR> struct eng {
 				 nb, sh_scatter, ZKG_SORT_SMEM);
 			return -EINVAL;
 		}
-		size_t ent = n * (size_t)W, nchunk = ent / ZKG_CHUNK + nsup; /* chunks: a bound */
-		size_t vb = ent * sizeof(uint32_t);
+		size_t ent = ns * (size_t)W, nchunk = ent / ZKG_CHUNK + nsup; /* chunks: a bound */
+		/* buffers of at least one entry (none when the split left no scalar for the
+		 * buckets) */
+		size_t vb = (ent ? ent : 1) * sizeof(uint32_t);
 		size_t vcap = m->vals_cap * sizeof(uint32_t);
 		CKR(grow((void **)&m->d_vals, &vcap, vb, err, errlen));
 		m->vals_cap = vcap / sizeof(uint32_t);
 		CKR(grow((void **)&m->d_slots, &m->slot_bytes, vb, err, errlen));
-		CKR(grow((void **)&m->d_low, &m->low_bytes, ent * sizeof(uint16_t), err, errlen));
+		CKR(grow((void **)&m->d_low, &m->low_bytes, (ent ? ent : 1) * sizeof(uint16_t), err,
+			 errlen));
 		CKR(grow((void **)&m->d_ccnt, &m->ccnt_bytes, nchunk * ZKG_FINE * sizeof(uint32_t),
 			 err, errlen));
 		/* runs of the flat split: a bound (scalars 0 and 1 have no entries) */
@@ -308,19 +380,20 @@ template <class TR> struct eng {
 		bool prof = getenv("ZKG_PROFILE") != NULL;
 		if (prof)
 			CK(cudaEventRecord(g->ev[6], g->s));
-		const scal *ks = (const scal *)d_scalars;
 		CK(cudaMemsetAsync(scount, 0, nsup * sizeof(uint32_t), g->s));
 		const digit_plan dp = digit_plan_of(c, shared);
-		k_sort_count<<<nblk(n, 256), 256, nsup * sizeof(uint32_t), g->s>>>(
-		    ks, (uint32_t)n, dp, nsup, scount);
+		size_t nl =
+		    ns ? ns : 1; /* grids of at least one block (all scalars 0/1 after the split) */
+		k_sort_count<<<nblk(nl, 256), 256, nsup * sizeof(uint32_t), g->s>>>(
+		    ks, (uint32_t)ns, dp, nsup, scount);
 		CKL();
 		k_sort_plan<<<1, 1024, 0, g->s>>>(scount, nsup, soff, cursor, cst);
 		CKL();
 		/* one bound for every launch (see ntt_pass on why not this launch's size) */
 		CK(cudaFuncSetAttribute(k_sort_scatter, cudaFuncAttributeMaxDynamicSharedMemorySize,
 					ZKG_SORT_SMEM));
-		k_sort_scatter<<<nblk(n, T), T, sh_scatter, g->s>>>(ks, (uint32_t)n, dp, nsup,
-								    cursor, m->d_slots, m->d_low);
+		k_sort_scatter<<<nblk(nl, T), T, sh_scatter, g->s>>>(
+		    ks, (uint32_t)ns, idx, (uint32_t)n, dp, nsup, cursor, m->d_slots, m->d_low);
 		CKL();
 		k_chunk_count<<<(unsigned)nchunk, ZKG_CHUNK_T, 0, g->s>>>(soff, cst, nsup, m->d_low,
 									  m->d_ccnt);
@@ -376,11 +449,11 @@ template <class TR> struct eng {
 
 	/* Entries per thread of the flat split: whole waves of resident threads (SMs x PER_SM),
 	 * as few waves as keep runs near 96 entries, and never below ZKG_RUN_MIN (the pieces
-	 * k_gather_runs adds grow as runs shrink). The entry count is the bound n W (0/1 scalars
-	 * have none, leaving some threads idle). */
+	 * k_gather_runs adds grow as runs shrink). The entry count is the bound ns W (0/1 scalars
+	 * have none, leaving some threads idle unless the 0/1 split took them out of ns). */
 	template <class F> static uint32_t flat_run(const zka_gpu *g, const zkg_msm_scratch *m)
 	{
-		double entries = (double)m->n * m->W, resident = (double)g->sms * lb<F>::PER_SM;
+		double entries = (double)m->ns * m->W, resident = (double)g->sms * lb<F>::PER_SM;
 		double waves = floor(entries / (resident * 96.0) + 0.5);
 		if (waves < 1)
 			waves = 1;
@@ -405,9 +478,21 @@ template <class TR> struct eng {
 		/* d_task: nbig, nown, the big-bucket list (nb), the owned buckets (tmax) */
 		uint32_t *nbig = w->d_task, *nown = nbig + 1, *big = nbig + 2, *owners = big + nb;
 		J *first = (J *)w->d_partials, *last = first + m->tmax;
+		/* after the 0/1 split the ones are summed here, one wave of blocks over their list
+		 * (else by ONES_BLOCKS blocks beside k_red2's groups, scanning all n scalars) */
+		uint32_t nones = ONES_BLOCKS;
+		if (m->split) {
+			uint32_t per_sm = lb<F>::PER_SM / ZKG_SUM_T;
+			nones = (uint32_t)g->sms * (per_sm ? per_sm : 1);
+			nones = nones < ONES_PARTS ? nones : ONES_PARTS;
+			k_ones_list<F><<<nones, ZKG_SUM_T, ZKG_SUM_T * sizeof(J), st>>>(
+			    (const A *)d_points, m->d_ones_idx, (uint32_t)m->n_ones,
+			    (J *)w->d_ones_part);
+			CKL();
+		}
 		if (prof)
 			CK(cudaEventRecord(g->ev[9], st));
-		uint32_t run = flat_run<F>(g, m), nrun = (uint32_t)((m->n * m->W + run - 1) / run);
+		uint32_t run = flat_run<F>(g, m), nrun = (uint32_t)((m->ns * m->W + run - 1) / run);
 		if (!nrun)
 			nrun = 1;
 		CK(cudaMemsetAsync(nbig, 0, 2 * sizeof(uint32_t), st)); /* nbig, nown */
@@ -441,7 +526,7 @@ template <class TR> struct eng {
 		/* level 2, then ONES_BLOCKS blocks of the ones' sum (as many threads: ZKG_SUM_T) */
 		static_assert(ZKG_SUM_T == 128, "k_red2's blocks are ones_block's");
 		uint32_t nred = nblk((size_t)ngrp * red2_lanes<F>(), 128);
-		k_red2<F><<<nred + ONES_BLOCKS, 128, sh_sum, st>>>(
+		k_red2<F><<<nred + (m->split ? 0 : ONES_BLOCKS), 128, sh_sum, st>>>(
 		    S, T, L1, L2, ngrp, Gs, U, nred, (const A *)d_points,
 		    (const scal *)m->d_scalars, (uint32_t)m->n, (J *)w->d_ones_part);
 		CKL();
@@ -458,7 +543,7 @@ template <class TR> struct eng {
 		if (prof)
 			CK(cudaEventRecord(g->ev[13], st));
 		/* the ones' sum goes right after the planes of the slot */
-		k_sum<F><<<1, ZKG_SUM_T, sh_sum, st>>>((const J *)w->d_ones_part, ONES_BLOCKS,
+		k_sum<F><<<1, ZKG_SUM_T, sh_sum, st>>>((const J *)w->d_ones_part, nones,
 						       ws + (size_t)nwin * np);
 		CKL();
 		if (prof) {
@@ -527,7 +612,7 @@ template <class TR> struct eng {
 			CK(cudaStreamSynchronize(g->s));
 			t0 = now_s();
 		}
-		CKR(prepare(g, m, *d_k, n, c, pc, err, errlen));
+		CKR(prepare(g, m, *d_k, n, c, pc, true, err, errlen));
 		if (g2)
 			CKR(run<Fq2>(g, m, m, g->s, *d_p, m->d_wsum, err, errlen));
 		else
@@ -537,6 +622,8 @@ template <class TR> struct eng {
 		CK(cudaStreamSynchronize(g->s));
 		uint8_t jac[sizeof(G2)];
 		combine(g2, hs, m, jac);
+		g->last.msm_split = m->split;
+		g->last.frac01 = m->frac01;
 		zkg_host_to_aff(CURVE, g2, jac, out);
 		if (dev_s)
 			*dev_s = now_s() - t0;
@@ -681,7 +768,8 @@ template <class TR> struct eng {
 		CK(cudaEventRecord(ev[0], s0));
 		CK(cudaMemcpyAsync(g->d_w, w, nv * 32, cudaMemcpyHostToDevice, s0));
 		CK(cudaEventRecord(ev[15], s0));
-		CKR(prepare(g, mw, g->d_w, nv, k->pc ? k->c_v : 0, k->pc, err, errlen));
+		/* the witness digits: the 0/1 split may take them (zka_gpu_set_split01) */
+		CKR(prepare(g, mw, g->d_w, nv, k->pc ? k->c_v : 0, k->pc, true, err, errlen));
 		CK(cudaEventRecord(ev[1], s0));
 		char *wsum = (char *)mw->d_wsum; /* slots: A, B1, C, B2, H */
 		uint8_t *hs =
@@ -712,7 +800,7 @@ template <class TR> struct eng {
 			      (const twiddle<Fr> *)k->d_tw, (const twiddle<Fr> *)k->d_itw,
 			      (const Fr *)k->d_cs, err, errlen));
 		CK(cudaEventRecord(ev[3], s0));
-		CKR(prepare(g, mh, g->d_h, nd, k->pc ? k->c_h : 0, k->pc, err, errlen));
+		CKR(prepare(g, mh, g->d_h, nd, k->pc ? k->c_h : 0, k->pc, false, err, errlen));
 		CKR(run<Fq>(g, mh, mh, s0, k->d_H, wsum + 4 * WSLOT, err, errlen));
 		CK(cudaEventRecord(ev[4], s0));
 		CK(cudaMemcpyAsync(hs + 4 * WSLOT, wsum + 4 * WSLOT, WSLOT, cudaMemcpyDeviceToHost,
@@ -759,6 +847,8 @@ template <class TR> struct eng {
 		t->msm_g2 = g2 * 1e-3;
 		t->finish = t3 - t2;
 		t->total = t3 - t0;
+		t->msm_split = mw->split;
+		t->frac01 = mw->frac01;
 		return 0;
 	}
 

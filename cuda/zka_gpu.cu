@@ -70,6 +70,7 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 	CK(cudaDeviceGetStreamPriorityRange(&prio_least, &prio_greatest));
 	CK(cudaStreamCreateWithPriority(&g->s_hi, cudaStreamNonBlocking, prio_greatest));
 	g->prio_domain = ZKA_GPU_PRIO_DOMAIN;
+	zka_gpu_set_split01(g, -1);
 	/* once per context: MSM results come back to pinned memory, so that their copies do not
 	 * block the host thread (which works on the proof's host share meanwhile) */
 	CK(cudaHostAlloc(&g->h_slots, 5 * ZKG_WSLOT, cudaHostAllocDefault));
@@ -160,7 +161,25 @@ void zkg_msm_scratch_free(struct zkg_msm_scratch *m)
 	cudaFree(m->d_ones_part);
 	cudaFree(m->d_task);
 	cudaFree(m->d_partials);
+	cudaFree(m->d_cks);
+	cudaFree(m->d_cidx);
+	cudaFree(m->d_ones_idx);
+	cudaFree(m->d_cnt);
 	memset(m, 0, sizeof *m);
+}
+
+/* the 0/1 split's threshold (zka_gpu.h): ZKG_SPLIT01 in the environment, else the default */
+static double split01_default(void)
+{
+	const char *e = getenv("ZKG_SPLIT01");
+	char *end = NULL;
+	double v = e ? strtod(e, &end) : 0;
+	return e && end != e ? v : ZKA_GPU_SPLIT01;
+}
+
+extern "C" void zka_gpu_set_split01(zka_gpu *g, double min_frac)
+{
+	g->split01 = min_frac < 0 ? split01_default() : min_frac;
 }
 
 extern "C" void zka_gpu_key_free(zka_gpu_key *k)

@@ -47,6 +47,18 @@ void zka_gpu_set_precompute(zka_gpu *g, int on);
  * zka_gpu_prove); 0: every proof, UINT32_MAX: none. Results are the same either way. */
 #define ZKA_GPU_PRIO_DOMAIN (1u << 20)
 void zka_gpu_set_priority_domain(zka_gpu *g, uint32_t min_domain);
+/* The 0/1 split of the witness MSMs (A, B1, C, B2): when at least min_frac of the witness
+ * scalars are 0 or 1 (Filecoin's: ~90% boolean), the device drops the zeros, sums the points
+ * of the ones by a plain reduction (no buckets) and sends only the others through the bucket
+ * MSM, whose work then scales with their number. Results are identical either way. Default
+ * ZKA_GPU_SPLIT01, or ZKG_SPLIT01 from the environment at zka_gpu_open; 0: always, above 1:
+ * never; a negative min_frac restores the default. The same applies to zka_gpu_msm_g1/g2.
+ * ZKA_GPU_SPLIT01 is a guess, not a measurement: the split costs one more pass over the
+ * scalars, a host round trip and the compaction, and saves the accumulation of the idle runs
+ * (the flat split is sized by all n scalars): it needs an H200 measurement (bench gpu
+ * --witness bits:P at several P). */
+#define ZKA_GPU_SPLIT01 0.3
+void zka_gpu_set_split01(zka_gpu *g, double min_frac);
 
 /* Page-locks host memory once (cudaHostRegister, chunks <= 64 GiB) so copies from it run at
  * full speed; the context unregisters it when closed. */
@@ -67,6 +79,11 @@ typedef struct {
 	double msm_g2;  /* B2 */
 	double finish;  /* randomisation and conversion to affine on the host */
 	double total;
+	/* msm_split: the witness MSMs took the 0/1 split (zka_gpu_set_split01), frac01 the
+	 * fraction of witness scalars 0 or 1 (-1: not counted, the split being off). Also set by
+	 * zka_gpu_msm_g1/g2 for their scalars. */
+	int msm_split;
+	double frac01;
 } zka_gpu_times;
 void zka_gpu_last_times(const zka_gpu *g, zka_gpu_times *t);
 

@@ -23,22 +23,25 @@ static int quick;
 /* the MSM path under test: window tables (1), windowed (0), or window tables whose allocation
  * fails (2: ZKG_FAIL_TABLE_ALLOC, the key must fall back to windowed and say why) */
 static int precomp = 1;
+/* the proofs' witness: percent of 0 and of 1 values (the rest full-width random) */
+static int wit_zero = 30, wit_one = 30;
+static int want_split = -1; /* >= 0: the proofs' witness MSMs must (1) or must not (0) split */
 #define WANT_OOM "windowed MSM: allocating the window tables"
 
-#define CHECK(cond, ...)                                                                               \
-	do {                                                                                           \
-		checks++;                                                                              \
-		if (!(cond)) {                                                                         \
-			failures++;                                                                    \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);                                    \
-			printf(__VA_ARGS__);                                                           \
-			printf("\n");                                                                  \
-		}                                                                                      \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		checks++;                                                                          \
+		if (!(cond)) {                                                                     \
+			failures++;                                                                \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);                                \
+			printf(__VA_ARGS__);                                                       \
+			printf("\n");                                                              \
+		}                                                                                  \
 	} while (0)
-#define OK(call)                                                                                       \
-	do {                                                                                           \
-		int rc_ = (call);                                                                      \
-		CHECK(rc_ == 0, "%s -> %d: %s", #call, rc_, err);                                      \
+#define OK(call)                                                                                   \
+	do {                                                                                       \
+		int rc_ = (call);                                                                  \
+		CHECK(rc_ == 0, "%s -> %d: %s", #call, rc_, err);                                  \
 	} while (0)
 
 static zka_gpu *G_B; /* a second context on the same device: proves with G's keys */
@@ -56,7 +59,8 @@ typedef struct {
 static void *par_run(void *arg)
 {
 	par_job *j = arg;
-	j->rc = zka_gpu_prove(j->g, j->key, j->a, j->b, j->c, j->w, j->rs, &j->pf, NULL, j->err, sizeof j->err);
+	j->rc = zka_gpu_prove(j->g, j->key, j->a, j->b, j->c, j->w, j->rs, &j->pf, NULL, j->err,
+			      sizeof j->err);
 	return NULL;
 }
 
@@ -83,7 +87,8 @@ static int prove_pair(zka_gpu_key *key, const void *a, const void *b, const void
 	for (int i = 0; i < 2; i++) {
 		pthread_join(th[i], NULL);
 		CHECK(j[i].rc == 0, "concurrent prove on context %d: %s", i, j[i].err);
-		same += !j[i].rc && !memcmp(j[i].pf.a, want->a, 2 * n8q) && !memcmp(j[i].pf.b, want->b, 4 * n8q) &&
+		same += !j[i].rc && !memcmp(j[i].pf.a, want->a, 2 * n8q) &&
+			!memcmp(j[i].pf.b, want->b, 4 * n8q) &&
 			!memcmp(j[i].pf.c, want->c, 2 * n8q);
 	}
 	return same;
@@ -131,538 +136,733 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 }
 
 /* Everything per curve: Q lower-case prefix, CC constants prefix, CV the zka_curve */
-#define CURVE_TESTS(Q, CC, CV)                                                                           \
-	static void Q##_fr_rand(Q##_fr_t *x) { rnd_mod(x->v, CC##_FR_P, 4); }                              \
-	static void Q##_fq_rand(Q##_fq_t *x) { rnd_mod(x->v, CC##_FQ_P, sizeof(x->v) / 8); }               \
-                                                                                                           \
-	static void Q##_test_fields(void)                                                                  \
-	{                                                                                                  \
-		size_t n = 4096;                                                                           \
-		for (int field = 0; field < 3; field++) {                                                  \
-			size_t es = field == 0 ? sizeof(Q##_fr_t)                                          \
-					       : field == 1 ? sizeof(Q##_fq_t) : sizeof(Q##_fq2_t);        \
-			uint8_t *a = malloc(n * es), *b = malloc(n * es), *o = malloc(n * es),             \
-				*want = malloc(n * es);                                                    \
-			for (size_t i = 0; i < n; i++) {                                                   \
-				if (field == 0) {                                                          \
-					Q##_fr_rand((Q##_fr_t *)(a + i * es));                             \
-					Q##_fr_rand((Q##_fr_t *)(b + i * es));                             \
-				} else {                                                                   \
-					for (size_t h = 0; h < es; h += sizeof(Q##_fq_t)) {                \
-						Q##_fq_rand((Q##_fq_t *)(a + i * es + h));                 \
-						Q##_fq_rand((Q##_fq_t *)(b + i * es + h));                 \
-					}                                                                  \
-				}                                                                          \
-			}                                                                                  \
-			/* edge values: 0, 1 (Montgomery), p-1; (p-1, p-1) at 3; for Fr also 1 as b */       \
-			memset(a, 0, es);                                                                  \
-			if (field == 0) {                                                                  \
-				Q##_fr_one((Q##_fr_t *)(a + es));                                          \
-				Q##_fr_t m1;                                                               \
-				Q##_fr_one(&m1);                                                           \
-				Q##_fr_neg(&m1, &m1);                                                      \
-				memcpy(b + 2 * es, &m1, es);                                               \
-				memcpy(a + 3 * es, &m1, es);                                               \
-				memcpy(b + 3 * es, &m1, es);                                               \
-				Q##_fr_one((Q##_fr_t *)(b + 4 * es));                                      \
-			} else {                                                                           \
-				Q##_fq_one((Q##_fq_t *)(a + es));                                          \
-				Q##_fq_t m1;                                                               \
-				Q##_fq_one(&m1);                                                           \
-				Q##_fq_neg(&m1, &m1);                                                      \
-				memcpy(b + 2 * es, &m1, sizeof m1);                                        \
-				memcpy(a + 3 * es, &m1, sizeof m1); /* op 8: p-1 + p-1 = 2p-2 */           \
-				memcpy(b + 3 * es, &m1, sizeof m1);                                        \
-			}                                                                                  \
-			for (int op = 0; op < 9; op++) {                                                   \
-				if ((op == 5 && field == 2) || (op == 6 && field != 0) ||                  \
-				    (op == 7 && field == 2) || (op == 8 && field != 1))                    \
-					continue;                                                          \
-				size_t nn = op == 4 ? 512 : n;                                             \
-				memset(o, 0xa5, n * es);                                                   \
-				OK(zka_gpu_field_op(G, &CV, field, op, a, b, o, nn, err, sizeof err));     \
-				for (size_t i = 0; i < nn; i++) {                                          \
-					void *x = a + i * es, *y = b + i * es, *r = want + i * es;         \
-					size_t j = i + 1 == nn ? 0 : i + 1; /* op 7's second pair */       \
-					void *x2 = a + j * es, *y2 = b + j * es;                           \
-					if (field == 0) {                                                  \
-						switch (op) {                                              \
-						case 0: Q##_fr_add(r, x, y); break;                        \
-						case 1: Q##_fr_sub(r, x, y); break;                        \
-						case 2: Q##_fr_mul(r, x, y); break;                        \
-						case 3: Q##_fr_sqr(r, x); break;                           \
-						case 4: Q##_fr_inv(r, x); break;                           \
-						case 5: Q##_fr_from_mont(r, x); break;                     \
-						case 6: Q##_fr_mul(r, x, y); break;                        \
-						case 7: {                                                  \
-							Q##_fr_t t;                                        \
-							Q##_fr_mul(r, x, y);                               \
-							Q##_fr_mul(&t, x2, y2);                            \
-							Q##_fr_add(r, r, &t);                              \
-							break;                                             \
-						}                                                          \
-						}                                                          \
-					} else if (field == 1) {                                           \
-						switch (op) {                                              \
-						case 0: Q##_fq_add(r, x, y); break;                        \
-						case 1: Q##_fq_sub(r, x, y); break;                        \
-						case 2: Q##_fq_mul(r, x, y); break;                        \
-						case 3: Q##_fq_sqr(r, x); break;                           \
-						case 4: Q##_fq_inv(r, x); break;                           \
-						case 5: Q##_fq_from_mont(r, x); break;                     \
-						case 7: {                                                  \
-							Q##_fq_t t;                                        \
-							Q##_fq_mul(r, x, y);                               \
-							Q##_fq_mul(&t, x2, y2);                            \
-							Q##_fq_add(r, r, &t);                              \
-							break;                                             \
-						}                                                          \
-						case 8: {                                                  \
-							Q##_fq_t s;                                        \
-							Q##_fq_add(&s, x, y);                              \
-							Q##_fq_sqr(r, &s);                                 \
-							break;                                             \
-						}                                                          \
-						}                                                          \
-					} else {                                                           \
-						switch (op) {                                              \
-						case 0: Q##_fq2_add(r, x, y); break;                       \
-						case 1: Q##_fq2_sub(r, x, y); break;                       \
-						case 2: Q##_fq2_mul(r, x, y); break;                       \
-						case 3: Q##_fq2_sqr(r, x); break;                          \
-						case 4: Q##_fq2_inv(r, x); break;                          \
-						}                                                          \
-					}                                                                  \
-				}                                                                          \
-				size_t bad = 0;                                                            \
-				for (size_t i = 0; i < nn; i++)                                            \
-					bad += memcmp(o + i * es, want + i * es, es) != 0;                 \
-				CHECK(bad == 0, "%s field %d op %d: %zu of %zu differ", #Q, field, op,     \
-				      bad, nn);                                                            \
-			}                                                                                  \
-			free(a);                                                                           \
-			free(b);                                                                           \
-			free(o);                                                                           \
-			free(want);                                                                        \
-		}                                                                                          \
-	}                                                                                                  \
-                                                                                                           \
-	/* reference DFT: natural order, O(n^2) for small n, radix-2 otherwise */                         \
-	static void Q##_root(Q##_fr_t *w, uint32_t logn)                                                   \
-	{                                                                                                  \
-		memcpy(w->v, CC##_FR_ROOT, 32);                                                            \
-		for (uint32_t i = 0; i < CC##_FR_S - logn; i++)                                            \
-			Q##_fr_sqr(w, w);                                                                  \
-	}                                                                                                  \
-	static void Q##_cpu_ntt(Q##_fr_t *x, uint32_t logn, int inverse)                                   \
-	{                                                                                                  \
-		size_t n = (size_t)1 << logn;                                                              \
-		for (size_t i = 0; i < n; i++) {                                                           \
-			size_t j = 0;                                                                      \
-			for (uint32_t b = 0; b < logn; b++)                                                \
-				j |= ((i >> b) & 1) << (logn - 1 - b);                                     \
-			if (i < j) {                                                                       \
-				Q##_fr_t t = x[i];                                                         \
-				x[i] = x[j];                                                               \
-				x[j] = t;                                                                  \
-			}                                                                                  \
-		}                                                                                          \
-		for (uint32_t s = 1; s <= logn; s++) {                                                     \
-			size_t m = (size_t)1 << s;                                                         \
-			Q##_fr_t wm;                                                                       \
-			Q##_root(&wm, s);                                                                  \
-			if (inverse)                                                                       \
-				Q##_fr_inv(&wm, &wm);                                                      \
-			for (size_t k = 0; k < n; k += m) {                                                \
-				Q##_fr_t w;                                                                \
-				Q##_fr_one(&w);                                                            \
-				for (size_t j = 0; j < m / 2; j++) {                                       \
-					Q##_fr_t t, u = x[k + j];                                          \
-					Q##_fr_mul(&t, &w, &x[k + j + m / 2]);                             \
-					Q##_fr_add(&x[k + j], &u, &t);                                     \
-					Q##_fr_sub(&x[k + j + m / 2], &u, &t);                             \
-					Q##_fr_mul(&w, &w, &wm);                                           \
-				}                                                                          \
-			}                                                                                  \
-		}                                                                                          \
-		if (inverse) {                                                                             \
-			Q##_fr_t ni;                                                                       \
-			Q##_fr_from_u64(&ni, n);                                                           \
-			Q##_fr_inv(&ni, &ni);                                                              \
-			for (size_t i = 0; i < n; i++)                                                     \
-				Q##_fr_mul(&x[i], &x[i], &ni);                                             \
-		}                                                                                          \
-	}                                                                                                  \
-	static void Q##_naive_dft(Q##_fr_t *out, const Q##_fr_t *x, uint32_t logn)                         \
-	{                                                                                                  \
-		size_t n = (size_t)1 << logn;                                                              \
-		Q##_fr_t w;                                                                                \
-		Q##_root(&w, logn);                                                                        \
-		for (size_t k = 0; k < n; k++) {                                                           \
-			Q##_fr_t acc, wk, p;                                                               \
-			Q##_fr_zero(&acc);                                                                 \
-			uint64_t e = k;                                                                    \
-			Q##_fr_pow(&wk, &w, &e, 1);                                                        \
-			Q##_fr_one(&p);                                                                    \
-			for (size_t j = 0; j < n; j++) {                                                   \
-				Q##_fr_t t;                                                                \
-				Q##_fr_mul(&t, &x[j], &p);                                                 \
-				Q##_fr_add(&acc, &acc, &t);                                                \
-				Q##_fr_mul(&p, &p, &wk);                                                   \
-			}                                                                                  \
-			out[k] = acc;                                                                      \
-		}                                                                                          \
-	}                                                                                                  \
-	static void Q##_test_ntt(void)                                                                     \
-	{                                                                                                  \
-		/* the CPU reference itself against the O(n^2) definition */                              \
-		{                                                                                          \
-			Q##_fr_t x[32], y[32], z[32];                                                      \
-			for (int i = 0; i < 32; i++)                                                       \
-				Q##_fr_rand(&x[i]);                                                        \
-			memcpy(y, x, sizeof x);                                                            \
-			Q##_cpu_ntt(y, 5, 0);                                                              \
-			Q##_naive_dft(z, x, 5);                                                            \
-			CHECK(!memcmp(y, z, sizeof y), "%s: reference radix-2 NTT != DFT", #Q);            \
-		}                                                                                          \
-		/* 17 and 20: three passes over global memory (the largest twiddle strides) */             \
-		uint32_t sizes[] = {1, 2, 5, 10, 13, 16, 17, 20};                                          \
-		for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {                           \
-			uint32_t logn = sizes[si];                                                         \
-			if (quick && logn > 17)                                                            \
-				continue;                                                                  \
-			size_t n = (size_t)1 << logn;                                                      \
-			Q##_fr_t *x = malloc(n * 32), *y = malloc(n * 32), *z = malloc(n * 32);            \
-			for (size_t i = 0; i < n; i++)                                                     \
-				Q##_fr_rand(&x[i]);                                                        \
-			for (int inv = 0; inv < 2; inv++) {                                                \
-				memcpy(y, x, n * 32);                                                      \
-				memcpy(z, x, n * 32);                                                      \
-				OK(zka_gpu_ntt(G, &CV, logn, (uint64_t(*)[4])y, inv, NULL, err, sizeof err)); \
-				Q##_cpu_ntt(z, logn, inv);                                                 \
-				CHECK(!memcmp(y, z, n * 32), "%s: NTT 2^%u inverse=%d differs", #Q, logn,  \
-				      inv);                                                                \
-			}                                                                                  \
-			free(x);                                                                           \
-			free(y);                                                                           \
-			free(z);                                                                           \
-		}                                                                                          \
-		/* H: inverse NTT, coset by inc^j, NTT, a*b-c, out of Montgomery */                       \
-		uint32_t hs[] = {1, 4, 11, 17}; /* 17: three passes per transform (full only) */           \
-		for (size_t si = 0; si < 4; si++) {                                                        \
-			uint32_t logn = hs[si];                                                            \
-			if (quick && logn > 11)                                                            \
-				continue;                                                                  \
-			size_t n = (size_t)1 << logn;                                                      \
-			Q##_fr_t *v[3], *h = malloc(n * 32), inc, p;                                       \
-			for (int k = 0; k < 3; k++) {                                                      \
-				v[k] = malloc(n * 32);                                                     \
-				for (size_t i = 0; i < n; i++)                                             \
-					Q##_fr_rand(&v[k][i]);                                             \
-			}                                                                                  \
-			OK(zka_gpu_h(G, &CV, logn, (const uint64_t(*)[4])v[0], (const uint64_t(*)[4])v[1], \
-				     (const uint64_t(*)[4])v[2], (uint64_t(*)[4])h, err, sizeof err));     \
-			Q##_root(&inc, logn + 1);                                                          \
-			for (int k = 0; k < 3; k++) {                                                      \
-				Q##_cpu_ntt(v[k], logn, 1);                                                \
-				Q##_fr_one(&p);                                                            \
-				for (size_t i = 0; i < n; i++) {                                           \
-					Q##_fr_mul(&v[k][i], &v[k][i], &p);                                \
-					Q##_fr_mul(&p, &p, &inc);                                          \
-				}                                                                          \
-				Q##_cpu_ntt(v[k], logn, 0);                                                \
-			}                                                                                  \
-			size_t bad = 0;                                                                    \
-			for (size_t i = 0; i < n; i++) {                                                   \
-				Q##_fr_t t;                                                                \
-				Q##_fr_mul(&t, &v[0][i], &v[1][i]);                                        \
-				Q##_fr_sub(&t, &t, &v[2][i]);                                              \
-				Q##_fr_from_mont(&t, &t);                                                  \
-				bad += memcmp(&t, &h[i], 32) != 0;                                         \
-			}                                                                                  \
-			CHECK(bad == 0, "%s: H at 2^%u: %zu of %zu differ", #Q, logn, bad, n);             \
-			for (int k = 0; k < 3; k++)                                                        \
-				free(v[k]);                                                                \
-			free(h);                                                                           \
-		}                                                                                          \
-	}                                                                                                  \
-                                                                                                           \
-	/* points P_i = k'_i G made by the GPU's fixed-base path (a sample checked on the host), so    \
-	 * sum k_i P_i = (sum k_i k'_i) G needs one host scalar multiplication */                     \
-	static void Q##_std_scalars(uint64_t (*k)[4], size_t n, int zero_pct, int one_pct)                 \
-	{                                                                                                  \
-		for (size_t i = 0; i < n; i++) {                                                           \
-			uint32_t t;                                                                        \
-			rnd(&t, 4);                                                                        \
-			t %= 100;                                                                          \
-			memset(k[i], 0, 32);                                                               \
-			if ((int)t < zero_pct)                                                             \
-				;                                                                          \
-			else if ((int)t < zero_pct + one_pct)                                              \
-				k[i][0] = 1;                                                               \
-			else                                                                               \
-				rnd_mod(k[i], CC##_FR_P, 4);                                               \
-		}                                                                                          \
-	}                                                                                                  \
-	static int Q##_make_points(int g2, uint64_t (*kp)[4], size_t n, void *pts)                         \
-	{                                                                                                  \
-		int rc;                                                                                    \
-		if (!g2) {                                                                                 \
-			Q##_g1_aff g;                                                                      \
-			Q##_g1_gen(&g);                                                                    \
-			rc = zka_gpu_fixed_base_g1(G, &CV, &g, (const uint64_t(*)[4])kp, n, pts, err,      \
-						   sizeof err);                                            \
-		} else {                                                                                   \
-			Q##_g2_aff g;                                                                      \
-			Q##_g2_gen(&g);                                                                    \
-			rc = zka_gpu_fixed_base_g2(G, &CV, &g, (const uint64_t(*)[4])kp, n, pts, err,      \
-						   sizeof err);                                            \
-		}                                                                                          \
-		CHECK(rc == 0, "fixed base: %s", err);                                                     \
-		if (rc)                                                                                    \
-			return rc;                                                                         \
-		size_t bad = 0;                                                                            \
-		for (size_t s = 0; s < n && s < 8; s++) {                                                  \
-			size_t i = s == 0 ? 0 : (size_t)rand() % n;                                        \
-			if (!g2) {                                                                         \
-				Q##_g1_aff g, a;                                                           \
-				Q##_g1_jac j;                                                              \
-				Q##_g1_gen(&g);                                                            \
-				Q##_g1_from_aff(&j, &g);                                                   \
-				Q##_g1_mul(&j, &j, kp[i], 4);                                              \
-				Q##_g1_to_aff(&a, &j);                                                     \
-				bad += memcmp(&a, (char *)pts + i * sizeof a, sizeof a) != 0;              \
-			} else {                                                                           \
-				Q##_g2_aff g, a;                                                           \
-				Q##_g2_jac j;                                                              \
-				Q##_g2_gen(&g);                                                            \
-				Q##_g2_from_aff(&j, &g);                                                   \
-				Q##_g2_mul(&j, &j, kp[i], 4);                                              \
-				Q##_g2_to_aff(&a, &j);                                                     \
-				bad += memcmp(&a, (char *)pts + i * sizeof a, sizeof a) != 0;              \
-			}                                                                                  \
-		}                                                                                          \
-		CHECK(bad == 0, "%s: fixed-base g%d: %zu sampled points differ", #Q, g2 + 1, bad);         \
-		return bad ? -1 : 0;                                                                       \
-	}                                                                                                  \
-	static void Q##_test_msm(int g2)                                                                   \
-	{                                                                                                  \
-		size_t sizes[] = {1, 7, 100, 1000, 4097, 70001, 300000, 6001, 20000};                      \
-		int pcts[][2] = {{0, 0}, {60, 30}, {0, 0}, {30, 10}, {0, 0}, {50, 40}, {10, 10}, {5, 5}, {0, 0}}; \
-		size_t ns = sizeof sizes / sizeof sizes[0];                                                \
-		size_t ab = g2 ? sizeof(Q##_g2_aff) : sizeof(Q##_g1_aff);                                  \
-		for (size_t si = 0; si < ns; si++) {                                                       \
-			size_t n = sizes[si];                                                              \
-			if (quick && n > 50000)                                                            \
-				continue;                                                                  \
-			uint64_t(*kp)[4] = malloc(n * 32), (*k)[4] = malloc(n * 32);                       \
-			void *pts = malloc(n * ab);                                                        \
-			uint8_t out[192];                                                                  \
-			Q##_std_scalars(kp, n, 0, 0);                                                      \
-			if (si == 4) /* many equal points: buckets hit the doubling case */                \
-				for (size_t i = 1; i < n; i++)                                             \
-					memcpy(kp[i], kp[i % 3], 32);                                      \
-			Q##_std_scalars(k, n, pcts[si][0], pcts[si][1]);                                   \
-			if (si == 7) { /* P, -P, P, ..: one big bucket whose additions cancel and double */ \
-				Q##_fr_t z, a;                                                             \
-				Q##_fr_zero(&z);                                                           \
-				memcpy(a.v, kp[0], 32);                                                    \
-				Q##_fr_sub(&a, &z, &a);                                                    \
-				for (size_t i = 1; i < n; i++) {                                           \
-					memcpy(kp[i], (i & 1) ? a.v : kp[0], 32);                          \
-					if (k[i][1] | k[i][2] | k[i][3] || k[i][0] > 1) {                  \
-						uint32_t t;                                                \
-						rnd(&t, 4);                                                \
-						if (t % 10 < 7) { /* 70%: the scalar 3 */                  \
-							memset(k[i], 0, 32);                               \
-							k[i][0] = 3;                                       \
-						}                                                          \
-					}                                                                  \
-				}                                                                          \
-			}                                                                                  \
-			if (si == 8) /* every scalar 2: all entries in one bucket (the big-bucket path) */ \
-				for (size_t i = 0; i < n; i++) {                                           \
-					memset(k[i], 0, 32);                                               \
-					k[i][0] = 2;                                                       \
-				}                                                                          \
-			if (Q##_make_points(g2, kp, n, pts) == 0) {                                        \
-				if (si == 3) /* points at infinity (zero bytes), as in C's first entries */ \
-					for (size_t i = 3; i < n; i += 7) {                                \
-						memset((char *)pts + i * ab, 0, ab);                       \
-						memset(kp[i], 0, 32);                                      \
-					}                                                                  \
-				double t0 = now();                                                         \
-				int rc = g2 ? zka_gpu_msm_g2(G, &CV, pts, (const uint64_t(*)[4])k, n, out, \
-							     NULL, err, sizeof err)                        \
-					    : zka_gpu_msm_g1(G, &CV, pts, (const uint64_t(*)[4])k, n, out, \
-							     NULL, err, sizeof err);                       \
-				double t1 = now();                                                         \
-				CHECK(rc == 0, "msm: %s", err);                                            \
-				/* e = sum k_i k'_i mod r */                                               \
-				Q##_fr_t e, x, y;                                                          \
-				Q##_fr_zero(&e);                                                           \
-				for (size_t i = 0; i < n; i++) {                                           \
-					memcpy(x.v, k[i], 32);                                             \
-					memcpy(y.v, kp[i], 32);                                            \
-					Q##_fr_to_mont(&x, &x);                                            \
-					Q##_fr_mul(&x, &x, &y); /* (x R)(y) / R = x y, standard */         \
-					Q##_fr_add(&e, &e, &x);                                            \
-				}                                                                          \
-				uint8_t want[192];                                                         \
-				memset(want, 0, sizeof want);                                              \
-				if (!g2) {                                                                 \
-					Q##_g1_aff g;                                                      \
-					Q##_g1_jac j;                                                      \
-					Q##_g1_gen(&g);                                                    \
-					Q##_g1_from_aff(&j, &g);                                           \
-					Q##_g1_mul(&j, &j, e.v, 4);                                        \
-					Q##_g1_to_aff((Q##_g1_aff *)want, &j);                             \
-				} else {                                                                   \
-					Q##_g2_aff g;                                                      \
-					Q##_g2_jac j;                                                      \
-					Q##_g2_gen(&g);                                                    \
-					Q##_g2_from_aff(&j, &g);                                           \
-					Q##_g2_mul(&j, &j, e.v, 4);                                        \
-					Q##_g2_to_aff((Q##_g2_aff *)want, &j);                             \
-				}                                                                          \
-				CHECK(!memcmp(out, want, ab), "%s: G%d MSM n=%zu (0s %d%%, 1s %d%%) wrong", \
-				      #Q, g2 + 1, n, pcts[si][0], pcts[si][1]);                            \
-				printf("  %s G%d MSM n=%-7zu %s (%.1f ms incl. copies)\n", #Q, g2 + 1, n,  \
-				       memcmp(out, want, ab) ? "FAIL" : "ok", (t1 - t0) * 1e3);            \
-			}                                                                                  \
-			free(kp);                                                                          \
-			free(k);                                                                           \
-			free(pts);                                                                         \
-		}                                                                                          \
-	}                                                                                                  \
-                                                                                                           \
-	/* whole proofs: a synthetic key (random points, not a valid circuit key: equality with the   \
-	 * CPU prover does not need one) and random a, b, c, w with many 0/1 witness values */         \
-	static void Q##_test_prove(uint32_t logn, uint32_t n_vars, uint32_t n_public)                      \
-	{                                                                                                  \
-		zka_pk pk;                                                                                 \
-		memset(&pk, 0, sizeof pk);                                                                 \
-		pk.curve = &CV;                                                                            \
-		pk.n_vars = n_vars;                                                                        \
-		pk.n_public = n_public;                                                                    \
-		pk.domain_size = 1u << logn;                                                               \
-		pk.log_domain = logn;                                                                      \
-		size_t g1 = sizeof(Q##_g1_aff), g2 = sizeof(Q##_g2_aff), nd = pk.domain_size;              \
-		size_t nc = n_vars - n_public - 1;                                                         \
-		size_t tot1 = 3 + 2 * (size_t)n_vars + nc + nd, tot2 = 3 + n_vars;                        \
-		uint8_t *p1 = malloc(tot1 * g1), *p2 = malloc(tot2 * g2);                                  \
-		uint64_t(*k1)[4] = malloc(tot1 * 32), (*k2)[4] = malloc(tot2 * 32);                        \
-		Q##_std_scalars(k1, tot1, 3, 2);                                                           \
-		Q##_std_scalars(k2, tot2, 3, 2);                                                           \
-		if (Q##_make_points(0, k1, tot1, p1) || Q##_make_points(1, k2, tot2, p2))                  \
-			goto out;                                                                          \
-		pk.alpha1 = p1;                                                                            \
-		pk.beta1 = p1 + g1;                                                                        \
-		pk.delta1 = p1 + 2 * g1;                                                                   \
-		pk.A = p1 + 3 * g1;                                                                        \
-		pk.B1 = pk.A + n_vars * g1;                                                                \
-		pk.C = pk.B1 + n_vars * g1;                                                                \
-		pk.H = pk.C + nc * g1;                                                                     \
-		pk.beta2 = p2;                                                                             \
-		pk.gamma2 = p2 + g2;                                                                       \
-		pk.delta2 = p2 + 2 * g2;                                                                   \
-		pk.B2 = p2 + 3 * g2;                                                                       \
-		zka_gpu_key *key = NULL;                                                                   \
-		OK(zka_gpu_key_load(G, &pk, &key, err, sizeof err));                                       \
-		if (!key)                                                                                  \
-			goto out;                                                                          \
-		const char *want = precomp == 1 ? "shared-bucket" : precomp == 2 ? WANT_OOM : "windowed";   \
-		CHECK(!strncmp(zka_gpu_key_mode(key), want, strlen(want)),                                 \
-		      "%s: key mode \"%s\", expected \"%s...\"", #Q, zka_gpu_key_mode(key), want);        \
-		for (int rep = 0; rep < 2; rep++) {                                                        \
-			Q##_fr_t *abc = malloc(3 * nd * 32), *cp = malloc(3 * nd * 32);                    \
-			uint64_t(*w)[4] = malloc(n_vars * 32);                                             \
-			for (size_t i = 0; i < 3 * nd; i++)                                                \
-				Q##_fr_rand(&abc[i]);                                                      \
-			Q##_std_scalars(w, n_vars, 30, 30);                                                \
-			w[0][0] = 1;                                                                       \
-			memset(&w[0][1], 0, 24);                                                           \
-			zka_rs rs;                                                                         \
-			rnd_mod(rs.r, CC##_FR_P, 4);                                                       \
-			rnd_mod(rs.s, CC##_FR_P, 4);                                                       \
-			zka_proof pg, pc;                                                                  \
-			memset(&pg, 0, sizeof pg);                                                         \
-			memset(&pc, 0, sizeof pc);                                                         \
-			memcpy(cp, abc, 3 * nd * 32);                                                      \
-			OK(zka_gpu_prove(G, key, (const uint64_t(*)[4])abc,                                \
-					 (const uint64_t(*)[4])(abc + nd), (const uint64_t(*)[4])(abc + 2 * nd), \
-					 (const uint64_t(*)[4])w, &rs, &pg, NULL, err, sizeof err));       \
-			CHECK(!memcmp(abc, cp, 3 * nd * 32), "zka_gpu_prove modified a, b or c");         \
-			zka_prove_opts po = {0};                                                           \
-			int rc = zka_prove_abc(&pk, (uint64_t(*)[4])cp, (uint64_t(*)[4])(cp + nd),         \
-					       (uint64_t(*)[4])(cp + 2 * nd), (const uint64_t(*)[4])w, &rs, &pc, \
-					       &po, NULL);                                                 \
-			CHECK(rc == 0, "zka_prove_abc -> %d", rc);                                         \
-			int same = !memcmp(pg.a, pc.a, 2 * CV.n8q) && !memcmp(pg.b, pc.b, 4 * CV.n8q) &&    \
-				   !memcmp(pg.c, pc.c, 2 * CV.n8q);                                        \
-			CHECK(same, "%s: GPU proof != CPU proof (2^%u, n_vars %u)", #Q, logn, n_vars);     \
-			if (rep == 1 && G_B) {                                                             \
-				int two = prove_pair(key, abc, abc + nd, abc + 2 * nd, w, &rs, &pc, CV.n8q); \
-				CHECK(two == 2, "%s: two contexts sharing a key: %d of 2 proofs == CPU (2^%u)", \
-				      #Q, two, logn);                                                      \
-				printf("  %s proof 2^%u on two contexts at once, one key: %s\n", #Q, logn,  \
-				       two == 2 ? "both identical to CPU" : "FAIL");                       \
-			}                                                                                  \
-			printf("  %s proof 2^%u n_vars %u: %s (A %d B %d C %d)\n", #Q, logn, n_vars,       \
-			       same ? "identical to CPU" : "FAIL", !memcmp(pg.a, pc.a, 2 * CV.n8q),        \
-			       !memcmp(pg.b, pc.b, 4 * CV.n8q), !memcmp(pg.c, pc.c, 2 * CV.n8q));          \
-			free(abc);                                                                         \
-			free(cp);                                                                          \
-			free(w);                                                                           \
-		}                                                                                          \
-		zka_gpu_key_free(key);                                                                     \
-	out:                                                                                               \
-		free(p1);                                                                                  \
-		free(p2);                                                                                  \
-		free(k1);                                                                                  \
-		free(k2);                                                                                  \
-	}                                                                                                  \
-	static void Q##_all(void)                                                                          \
-	{                                                                                                  \
-		int f0 = failures;                                                                         \
-		Q##_test_fields();                                                                         \
-		printf("%s fields: %s\n", #Q, failures == f0 ? "ok" : "FAIL");                             \
-		f0 = failures;                                                                             \
-		Q##_test_ntt();                                                                            \
-		printf("%s NTT and H: %s\n", #Q, failures == f0 ? "ok" : "FAIL");                          \
-		f0 = failures;                                                                             \
-		for (precomp = 1; precomp >= 0; precomp--) {                                               \
-			const char *mode = precomp ? "window tables" : "windowed";                         \
-			zka_gpu_set_precompute(G, precomp);                                                \
-			/* window tables: the high-priority stream at every size; windowed: ordinary */   \
-			zka_gpu_set_priority_domain(G, precomp ? 0 : UINT32_MAX);                          \
-			if (G_B)                                                                           \
-				zka_gpu_set_priority_domain(G_B, precomp ? 0 : UINT32_MAX);                \
-			f0 = failures;                                                                     \
-			Q##_test_msm(0);                                                                   \
-			Q##_test_msm(1);                                                                   \
-			printf("%s MSM (%s): %s\n", #Q, mode, failures == f0 ? "ok" : "FAIL");             \
-			f0 = failures;                                                                     \
-			Q##_test_prove(3, 9, 2);                                                           \
-			Q##_test_prove(10, 700, 5);                                                        \
-			/* 2^11: NTT passes of 5 and 6 stages, unequal tiles, on two contexts at once */  \
-			Q##_test_prove(11, 1500, 4);                                                       \
-			if (!quick)                                                                        \
-				Q##_test_prove(14, 12345, 3);                                              \
-			printf("%s proofs (%s): %s\n", #Q, mode, failures == f0 ? "ok" : "FAIL");          \
-		}                                                                                          \
-		zka_gpu_set_precompute(G, 1);                                                              \
-		zka_gpu_set_priority_domain(G, ZKA_GPU_PRIO_DOMAIN);                                       \
-		if (G_B)                                                                                   \
-			zka_gpu_set_priority_domain(G_B, ZKA_GPU_PRIO_DOMAIN);                             \
-		/* window tables that fit by the estimate but fail to allocate: windowed, and said */     \
-		setenv("ZKG_FAIL_TABLE_ALLOC", "1", 1);                                                    \
-		precomp = 2;                                                                               \
-		f0 = failures;                                                                             \
-		Q##_test_prove(10, 700, 5);                                                                \
-		unsetenv("ZKG_FAIL_TABLE_ALLOC");                                                          \
-		precomp = 1;                                                                               \
-		printf("%s proofs (window tables fail to allocate): %s\n", #Q, failures == f0 ? "ok" : "FAIL"); \
+#define CURVE_TESTS(Q, CC, CV)                                                                     \
+	static void Q##_fr_rand(Q##_fr_t *x)                                                       \
+	{                                                                                          \
+		rnd_mod(x->v, CC##_FR_P, 4);                                                       \
+	}                                                                                          \
+	static void Q##_fq_rand(Q##_fq_t *x)                                                       \
+	{                                                                                          \
+		rnd_mod(x->v, CC##_FQ_P, sizeof(x->v) / 8);                                        \
+	}                                                                                          \
+                                                                                                   \
+	static void Q##_test_fields(void)                                                          \
+	{                                                                                          \
+		size_t n = 4096;                                                                   \
+		for (int field = 0; field < 3; field++) {                                          \
+			size_t es = field == 0	 ? sizeof(Q##_fr_t)                                \
+				    : field == 1 ? sizeof(Q##_fq_t)                                \
+						 : sizeof(Q##_fq2_t);                              \
+			uint8_t *a = malloc(n * es), *b = malloc(n * es), *o = malloc(n * es),     \
+				*want = malloc(n * es);                                            \
+			for (size_t i = 0; i < n; i++) {                                           \
+				if (field == 0) {                                                  \
+					Q##_fr_rand((Q##_fr_t *)(a + i * es));                     \
+					Q##_fr_rand((Q##_fr_t *)(b + i * es));                     \
+				} else {                                                           \
+					for (size_t h = 0; h < es; h += sizeof(Q##_fq_t)) {        \
+						Q##_fq_rand((Q##_fq_t *)(a + i * es + h));         \
+						Q##_fq_rand((Q##_fq_t *)(b + i * es + h));         \
+					}                                                          \
+				}                                                                  \
+			}                                                                          \
+			/* edge values: 0, 1 (Montgomery), p-1; (p-1, p-1) at 3; for Fr also 1 as  \
+			 * b */                                                                    \
+			memset(a, 0, es);                                                          \
+			if (field == 0) {                                                          \
+				Q##_fr_one((Q##_fr_t *)(a + es));                                  \
+				Q##_fr_t m1;                                                       \
+				Q##_fr_one(&m1);                                                   \
+				Q##_fr_neg(&m1, &m1);                                              \
+				memcpy(b + 2 * es, &m1, es);                                       \
+				memcpy(a + 3 * es, &m1, es);                                       \
+				memcpy(b + 3 * es, &m1, es);                                       \
+				Q##_fr_one((Q##_fr_t *)(b + 4 * es));                              \
+			} else {                                                                   \
+				Q##_fq_one((Q##_fq_t *)(a + es));                                  \
+				Q##_fq_t m1;                                                       \
+				Q##_fq_one(&m1);                                                   \
+				Q##_fq_neg(&m1, &m1);                                              \
+				memcpy(b + 2 * es, &m1, sizeof m1);                                \
+				memcpy(a + 3 * es, &m1, sizeof m1); /* op 8: p-1 + p-1 = 2p-2 */   \
+				memcpy(b + 3 * es, &m1, sizeof m1);                                \
+			}                                                                          \
+			for (int op = 0; op < 9; op++) {                                           \
+				if ((op == 5 && field == 2) || (op == 6 && field != 0) ||          \
+				    (op == 7 && field == 2) || (op == 8 && field != 1))            \
+					continue;                                                  \
+				size_t nn = op == 4 ? 512 : n;                                     \
+				memset(o, 0xa5, n *es);                                            \
+				OK(zka_gpu_field_op(G, &CV, field, op, a, b, o, nn, err,           \
+						    sizeof err));                                  \
+				for (size_t i = 0; i < nn; i++) {                                  \
+					void *x = a + i * es, *y = b + i * es, *r = want + i * es; \
+					size_t j =                                                 \
+					    i + 1 == nn ? 0 : i + 1; /* op 7's second pair */      \
+					void *x2 = a + j * es, *y2 = b + j * es;                   \
+					if (field == 0) {                                          \
+						switch (op) {                                      \
+						case 0:                                            \
+							Q##_fr_add(r, x, y);                       \
+							break;                                     \
+						case 1:                                            \
+							Q##_fr_sub(r, x, y);                       \
+							break;                                     \
+						case 2:                                            \
+							Q##_fr_mul(r, x, y);                       \
+							break;                                     \
+						case 3:                                            \
+							Q##_fr_sqr(r, x);                          \
+							break;                                     \
+						case 4:                                            \
+							Q##_fr_inv(r, x);                          \
+							break;                                     \
+						case 5:                                            \
+							Q##_fr_from_mont(r, x);                    \
+							break;                                     \
+						case 6:                                            \
+							Q##_fr_mul(r, x, y);                       \
+							break;                                     \
+						case 7: {                                          \
+							Q##_fr_t t;                                \
+							Q##_fr_mul(r, x, y);                       \
+							Q##_fr_mul(&t, x2, y2);                    \
+							Q##_fr_add(r, r, &t);                      \
+							break;                                     \
+						}                                                  \
+						}                                                  \
+					} else if (field == 1) {                                   \
+						switch (op) {                                      \
+						case 0:                                            \
+							Q##_fq_add(r, x, y);                       \
+							break;                                     \
+						case 1:                                            \
+							Q##_fq_sub(r, x, y);                       \
+							break;                                     \
+						case 2:                                            \
+							Q##_fq_mul(r, x, y);                       \
+							break;                                     \
+						case 3:                                            \
+							Q##_fq_sqr(r, x);                          \
+							break;                                     \
+						case 4:                                            \
+							Q##_fq_inv(r, x);                          \
+							break;                                     \
+						case 5:                                            \
+							Q##_fq_from_mont(r, x);                    \
+							break;                                     \
+						case 7: {                                          \
+							Q##_fq_t t;                                \
+							Q##_fq_mul(r, x, y);                       \
+							Q##_fq_mul(&t, x2, y2);                    \
+							Q##_fq_add(r, r, &t);                      \
+							break;                                     \
+						}                                                  \
+						case 8: {                                          \
+							Q##_fq_t s;                                \
+							Q##_fq_add(&s, x, y);                      \
+							Q##_fq_sqr(r, &s);                         \
+							break;                                     \
+						}                                                  \
+						}                                                  \
+					} else {                                                   \
+						switch (op) {                                      \
+						case 0:                                            \
+							Q##_fq2_add(r, x, y);                      \
+							break;                                     \
+						case 1:                                            \
+							Q##_fq2_sub(r, x, y);                      \
+							break;                                     \
+						case 2:                                            \
+							Q##_fq2_mul(r, x, y);                      \
+							break;                                     \
+						case 3:                                            \
+							Q##_fq2_sqr(r, x);                         \
+							break;                                     \
+						case 4:                                            \
+							Q##_fq2_inv(r, x);                         \
+							break;                                     \
+						}                                                  \
+					}                                                          \
+				}                                                                  \
+				size_t bad = 0;                                                    \
+				for (size_t i = 0; i < nn; i++)                                    \
+					bad += memcmp(o + i * es, want + i * es, es) != 0;         \
+				CHECK(bad == 0, "%s field %d op %d: %zu of %zu differ", #Q, field, \
+				      op, bad, nn);                                                \
+			}                                                                          \
+			free(a);                                                                   \
+			free(b);                                                                   \
+			free(o);                                                                   \
+			free(want);                                                                \
+		}                                                                                  \
+	}                                                                                          \
+                                                                                                   \
+	/* reference DFT: natural order, O(n^2) for small n, radix-2 otherwise */                  \
+	static void Q##_root(Q##_fr_t *w, uint32_t logn)                                           \
+	{                                                                                          \
+		memcpy(w->v, CC##_FR_ROOT, 32);                                                    \
+		for (uint32_t i = 0; i < CC##_FR_S - logn; i++)                                    \
+			Q##_fr_sqr(w, w);                                                          \
+	}                                                                                          \
+	static void Q##_cpu_ntt(Q##_fr_t *x, uint32_t logn, int inverse)                           \
+	{                                                                                          \
+		size_t n = (size_t)1 << logn;                                                      \
+		for (size_t i = 0; i < n; i++) {                                                   \
+			size_t j = 0;                                                              \
+			for (uint32_t b = 0; b < logn; b++)                                        \
+				j |= ((i >> b) & 1) << (logn - 1 - b);                             \
+			if (i < j) {                                                               \
+				Q##_fr_t t = x[i];                                                 \
+				x[i] = x[j];                                                       \
+				x[j] = t;                                                          \
+			}                                                                          \
+		}                                                                                  \
+		for (uint32_t s = 1; s <= logn; s++) {                                             \
+			size_t m = (size_t)1 << s;                                                 \
+			Q##_fr_t wm;                                                               \
+			Q##_root(&wm, s);                                                          \
+			if (inverse)                                                               \
+				Q##_fr_inv(&wm, &wm);                                              \
+			for (size_t k = 0; k < n; k += m) {                                        \
+				Q##_fr_t w;                                                        \
+				Q##_fr_one(&w);                                                    \
+				for (size_t j = 0; j < m / 2; j++) {                               \
+					Q##_fr_t t, u = x[k + j];                                  \
+					Q##_fr_mul(&t, &w, &x[k + j + m / 2]);                     \
+					Q##_fr_add(&x[k + j], &u, &t);                             \
+					Q##_fr_sub(&x[k + j + m / 2], &u, &t);                     \
+					Q##_fr_mul(&w, &w, &wm);                                   \
+				}                                                                  \
+			}                                                                          \
+		}                                                                                  \
+		if (inverse) {                                                                     \
+			Q##_fr_t ni;                                                               \
+			Q##_fr_from_u64(&ni, n);                                                   \
+			Q##_fr_inv(&ni, &ni);                                                      \
+			for (size_t i = 0; i < n; i++)                                             \
+				Q##_fr_mul(&x[i], &x[i], &ni);                                     \
+		}                                                                                  \
+	}                                                                                          \
+	static void Q##_naive_dft(Q##_fr_t *out, const Q##_fr_t *x, uint32_t logn)                 \
+	{                                                                                          \
+		size_t n = (size_t)1 << logn;                                                      \
+		Q##_fr_t w;                                                                        \
+		Q##_root(&w, logn);                                                                \
+		for (size_t k = 0; k < n; k++) {                                                   \
+			Q##_fr_t acc, wk, p;                                                       \
+			Q##_fr_zero(&acc);                                                         \
+			uint64_t e = k;                                                            \
+			Q##_fr_pow(&wk, &w, &e, 1);                                                \
+			Q##_fr_one(&p);                                                            \
+			for (size_t j = 0; j < n; j++) {                                           \
+				Q##_fr_t t;                                                        \
+				Q##_fr_mul(&t, &x[j], &p);                                         \
+				Q##_fr_add(&acc, &acc, &t);                                        \
+				Q##_fr_mul(&p, &p, &wk);                                           \
+			}                                                                          \
+			out[k] = acc;                                                              \
+		}                                                                                  \
+	}                                                                                          \
+	static void Q##_test_ntt(void)                                                             \
+	{                                                                                          \
+		/* the CPU reference itself against the O(n^2) definition */                       \
+		{                                                                                  \
+			Q##_fr_t x[32], y[32], z[32];                                              \
+			for (int i = 0; i < 32; i++)                                               \
+				Q##_fr_rand(&x[i]);                                                \
+			memcpy(y, x, sizeof x);                                                    \
+			Q##_cpu_ntt(y, 5, 0);                                                      \
+			Q##_naive_dft(z, x, 5);                                                    \
+			CHECK(!memcmp(y, z, sizeof y), "%s: reference radix-2 NTT != DFT", #Q);    \
+		}                                                                                  \
+		/* 17 and 20: three passes over global memory (the largest twiddle strides) */     \
+		uint32_t sizes[] = {1, 2, 5, 10, 13, 16, 17, 20};                                  \
+		for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {                   \
+			uint32_t logn = sizes[si];                                                 \
+			if (quick && logn > 17)                                                    \
+				continue;                                                          \
+			size_t n = (size_t)1 << logn;                                              \
+			Q##_fr_t *x = malloc(n * 32), *y = malloc(n * 32), *z = malloc(n * 32);    \
+			for (size_t i = 0; i < n; i++)                                             \
+				Q##_fr_rand(&x[i]);                                                \
+			for (int inv = 0; inv < 2; inv++) {                                        \
+				memcpy(y, x, n * 32);                                              \
+				memcpy(z, x, n * 32);                                              \
+				OK(zka_gpu_ntt(G, &CV, logn, (uint64_t(*)[4])y, inv, NULL, err,    \
+					       sizeof err));                                       \
+				Q##_cpu_ntt(z, logn, inv);                                         \
+				CHECK(!memcmp(y, z, n * 32), "%s: NTT 2^%u inverse=%d differs",    \
+				      #Q, logn, inv);                                              \
+			}                                                                          \
+			free(x);                                                                   \
+			free(y);                                                                   \
+			free(z);                                                                   \
+		}                                                                                  \
+		/* H: inverse NTT, coset by inc^j, NTT, a*b-c, out of Montgomery */                \
+		uint32_t hs[] = {1, 4, 11, 17}; /* 17: three passes per transform (full only) */   \
+		for (size_t si = 0; si < 4; si++) {                                                \
+			uint32_t logn = hs[si];                                                    \
+			if (quick && logn > 11)                                                    \
+				continue;                                                          \
+			size_t n = (size_t)1 << logn;                                              \
+			Q##_fr_t *v[3], *h = malloc(n * 32), inc, p;                               \
+			for (int k = 0; k < 3; k++) {                                              \
+				v[k] = malloc(n * 32);                                             \
+				for (size_t i = 0; i < n; i++)                                     \
+					Q##_fr_rand(&v[k][i]);                                     \
+			}                                                                          \
+			OK(zka_gpu_h(G, &CV, logn, (const uint64_t(*)[4])v[0],                     \
+				     (const uint64_t(*)[4])v[1], (const uint64_t(*)[4])v[2],       \
+				     (uint64_t(*)[4])h, err, sizeof err));                         \
+			Q##_root(&inc, logn + 1);                                                  \
+			for (int k = 0; k < 3; k++) {                                              \
+				Q##_cpu_ntt(v[k], logn, 1);                                        \
+				Q##_fr_one(&p);                                                    \
+				for (size_t i = 0; i < n; i++) {                                   \
+					Q##_fr_mul(&v[k][i], &v[k][i], &p);                        \
+					Q##_fr_mul(&p, &p, &inc);                                  \
+				}                                                                  \
+				Q##_cpu_ntt(v[k], logn, 0);                                        \
+			}                                                                          \
+			size_t bad = 0;                                                            \
+			for (size_t i = 0; i < n; i++) {                                           \
+				Q##_fr_t t;                                                        \
+				Q##_fr_mul(&t, &v[0][i], &v[1][i]);                                \
+				Q##_fr_sub(&t, &t, &v[2][i]);                                      \
+				Q##_fr_from_mont(&t, &t);                                          \
+				bad += memcmp(&t, &h[i], 32) != 0;                                 \
+			}                                                                          \
+			CHECK(bad == 0, "%s: H at 2^%u: %zu of %zu differ", #Q, logn, bad, n);     \
+			for (int k = 0; k < 3; k++)                                                \
+				free(v[k]);                                                        \
+			free(h);                                                                   \
+		}                                                                                  \
+	}                                                                                          \
+                                                                                                   \
+	/* points P_i = k'_i G made by the GPU's fixed-base path (a sample checked on the host),   \
+	 * so sum k_i P_i = (sum k_i k'_i) G needs one host scalar multiplication */                            \
+	static void Q##_std_scalars(uint64_t(*k)[4], size_t n, int zero_pct, int one_pct)          \
+	{                                                                                          \
+		for (size_t i = 0; i < n; i++) {                                                   \
+			uint32_t t;                                                                \
+			rnd(&t, 4);                                                                \
+			t %= 100;                                                                  \
+			memset(k[i], 0, 32);                                                       \
+			if ((int)t < zero_pct)                                                     \
+				;                                                                  \
+			else if ((int)t < zero_pct + one_pct)                                      \
+				k[i][0] = 1;                                                       \
+			else                                                                       \
+				rnd_mod(k[i], CC##_FR_P, 4);                                       \
+		}                                                                                  \
+	}                                                                                          \
+	static int Q##_make_points(int g2, uint64_t(*kp)[4], size_t n, void *pts)                  \
+	{                                                                                          \
+		int rc;                                                                            \
+		if (!g2) {                                                                         \
+			Q##_g1_aff g;                                                              \
+			Q##_g1_gen(&g);                                                            \
+			rc = zka_gpu_fixed_base_g1(G, &CV, &g, (const uint64_t(*)[4])kp, n, pts,   \
+						   err, sizeof err);                               \
+		} else {                                                                           \
+			Q##_g2_aff g;                                                              \
+			Q##_g2_gen(&g);                                                            \
+			rc = zka_gpu_fixed_base_g2(G, &CV, &g, (const uint64_t(*)[4])kp, n, pts,   \
+						   err, sizeof err);                               \
+		}                                                                                  \
+		CHECK(rc == 0, "fixed base: %s", err);                                             \
+		if (rc)                                                                            \
+			return rc;                                                                 \
+		size_t bad = 0;                                                                    \
+		for (size_t s = 0; s < n && s < 8; s++) {                                          \
+			size_t i = s == 0 ? 0 : (size_t)rand() % n;                                \
+			if (!g2) {                                                                 \
+				Q##_g1_aff g, a;                                                   \
+				Q##_g1_jac j;                                                      \
+				Q##_g1_gen(&g);                                                    \
+				Q##_g1_from_aff(&j, &g);                                           \
+				Q##_g1_mul(&j, &j, kp[i], 4);                                      \
+				Q##_g1_to_aff(&a, &j);                                             \
+				bad += memcmp(&a, (char *)pts + i * sizeof a, sizeof a) != 0;      \
+			} else {                                                                   \
+				Q##_g2_aff g, a;                                                   \
+				Q##_g2_jac j;                                                      \
+				Q##_g2_gen(&g);                                                    \
+				Q##_g2_from_aff(&j, &g);                                           \
+				Q##_g2_mul(&j, &j, kp[i], 4);                                      \
+				Q##_g2_to_aff(&a, &j);                                             \
+				bad += memcmp(&a, (char *)pts + i * sizeof a, sizeof a) != 0;      \
+			}                                                                          \
+		}                                                                                  \
+		CHECK(bad == 0, "%s: fixed-base g%d: %zu sampled points differ", #Q, g2 + 1, bad); \
+		return bad ? -1 : 0;                                                               \
+	}                                                                                          \
+	static void Q##_test_msm(int g2)                                                           \
+	{                                                                                          \
+		size_t sizes[] = {1, 7, 100, 1000, 4097, 70001, 300000, 6001, 20000};              \
+		int pcts[][2] = {{0, 0},   {60, 30}, {0, 0}, {30, 10}, {0, 0},                     \
+				 {50, 40}, {10, 10}, {5, 5}, {0, 0}};                              \
+		size_t ns = sizeof sizes / sizeof sizes[0];                                        \
+		size_t ab = g2 ? sizeof(Q##_g2_aff) : sizeof(Q##_g1_aff);                          \
+		for (size_t si = 0; si < ns; si++) {                                               \
+			size_t n = sizes[si];                                                      \
+			if (quick && n > 50000)                                                    \
+				continue;                                                          \
+			uint64_t(*kp)[4] = malloc(n * 32), (*k)[4] = malloc(n * 32);               \
+			void *pts = malloc(n * ab);                                                \
+			uint8_t out[192];                                                          \
+			Q##_std_scalars(kp, n, 0, 0);                                              \
+			if (si == 4) /* many equal points: buckets hit the doubling case */        \
+				for (size_t i = 1; i < n; i++)                                     \
+					memcpy(kp[i], kp[i % 3], 32);                              \
+			Q##_std_scalars(k, n, pcts[si][0], pcts[si][1]);                           \
+			if (si == 7) { /* P, -P, P, ..: one big bucket whose additions cancel and  \
+					  double */                                                \
+				Q##_fr_t z, a;                                                     \
+				Q##_fr_zero(&z);                                                   \
+				memcpy(a.v, kp[0], 32);                                            \
+				Q##_fr_sub(&a, &z, &a);                                            \
+				for (size_t i = 1; i < n; i++) {                                   \
+					memcpy(kp[i], (i & 1) ? a.v : kp[0], 32);                  \
+					if (k[i][1] | k[i][2] | k[i][3] || k[i][0] > 1) {          \
+						uint32_t t;                                        \
+						rnd(&t, 4);                                        \
+						if (t % 10 < 7) { /* 70%: the scalar 3 */          \
+							memset(k[i], 0, 32);                       \
+							k[i][0] = 3;                               \
+						}                                                  \
+					}                                                          \
+				}                                                                  \
+			}                                                                          \
+			if (si == 8) /* every scalar 2: all entries in one bucket (the big-bucket  \
+					path) */                                                   \
+				for (size_t i = 0; i < n; i++) {                                   \
+					memset(k[i], 0, 32);                                       \
+					k[i][0] = 2;                                               \
+				}                                                                  \
+			if (Q##_make_points(g2, kp, n, pts) == 0) {                                \
+				if (si == 3) /* points at infinity (zero bytes), as in C's first   \
+						entries */                                         \
+					for (size_t i = 3; i < n; i += 7) {                        \
+						memset((char *)pts + i * ab, 0, ab);               \
+						memset(kp[i], 0, 32);                              \
+					}                                                          \
+				double t0 = now();                                                 \
+				int rc = g2 ? zka_gpu_msm_g2(G, &CV, pts, (const uint64_t(*)[4])k, \
+							     n, out, NULL, err, sizeof err)        \
+					    : zka_gpu_msm_g1(G, &CV, pts, (const uint64_t(*)[4])k, \
+							     n, out, NULL, err, sizeof err);       \
+				double t1 = now();                                                 \
+				CHECK(rc == 0, "msm: %s", err);                                    \
+				/* e = sum k_i k'_i mod r */                                       \
+				Q##_fr_t e, x, y;                                                  \
+				Q##_fr_zero(&e);                                                   \
+				for (size_t i = 0; i < n; i++) {                                   \
+					memcpy(x.v, k[i], 32);                                     \
+					memcpy(y.v, kp[i], 32);                                    \
+					Q##_fr_to_mont(&x, &x);                                    \
+					Q##_fr_mul(&x, &x, &y); /* (x R)(y) / R = x y, standard */ \
+					Q##_fr_add(&e, &e, &x);                                    \
+				}                                                                  \
+				uint8_t want[192];                                                 \
+				memset(want, 0, sizeof want);                                      \
+				if (!g2) {                                                         \
+					Q##_g1_aff g;                                              \
+					Q##_g1_jac j;                                              \
+					Q##_g1_gen(&g);                                            \
+					Q##_g1_from_aff(&j, &g);                                   \
+					Q##_g1_mul(&j, &j, e.v, 4);                                \
+					Q##_g1_to_aff((Q##_g1_aff *)want, &j);                     \
+				} else {                                                           \
+					Q##_g2_aff g;                                              \
+					Q##_g2_jac j;                                              \
+					Q##_g2_gen(&g);                                            \
+					Q##_g2_from_aff(&j, &g);                                   \
+					Q##_g2_mul(&j, &j, e.v, 4);                                \
+					Q##_g2_to_aff((Q##_g2_aff *)want, &j);                     \
+				}                                                                  \
+				CHECK(!memcmp(out, want, ab),                                      \
+				      "%s: G%d MSM n=%zu (0s %d%%, 1s %d%%) wrong", #Q, g2 + 1, n, \
+				      pcts[si][0], pcts[si][1]);                                   \
+				printf("  %s G%d MSM n=%-7zu %s (%.1f ms incl. copies)\n", #Q,     \
+				       g2 + 1, n, memcmp(out, want, ab) ? "FAIL" : "ok",           \
+				       (t1 - t0) * 1e3);                                           \
+			}                                                                          \
+			free(kp);                                                                  \
+			free(k);                                                                   \
+			free(pts);                                                                 \
+		}                                                                                  \
+	}                                                                                          \
+                                                                                                   \
+	/* want = sum k_i P_i for P_i = kp_i G, as (sum k_i kp_i) G on the CPU */                  \
+	static void Q##_msm_want(int g2, uint64_t(*kp)[4], uint64_t(*k)[4], size_t n,              \
+				 uint8_t *want)                                                    \
+	{                                                                                          \
+		Q##_fr_t e, x, y;                                                                  \
+		Q##_fr_zero(&e);                                                                   \
+		for (size_t i = 0; i < n; i++) {                                                   \
+			memcpy(x.v, k[i], 32);                                                     \
+			memcpy(y.v, kp[i], 32);                                                    \
+			Q##_fr_to_mont(&x, &x);                                                    \
+			Q##_fr_mul(&x, &x, &y);                                                    \
+			Q##_fr_add(&e, &e, &x);                                                    \
+		}                                                                                  \
+		memset(want, 0, 192);                                                              \
+		if (!g2) {                                                                         \
+			Q##_g1_aff g;                                                              \
+			Q##_g1_jac j;                                                              \
+			Q##_g1_gen(&g);                                                            \
+			Q##_g1_from_aff(&j, &g);                                                   \
+			Q##_g1_mul(&j, &j, e.v, 4);                                                \
+			Q##_g1_to_aff((Q##_g1_aff *)want, &j);                                     \
+		} else {                                                                           \
+			Q##_g2_aff g;                                                              \
+			Q##_g2_jac j;                                                              \
+			Q##_g2_gen(&g);                                                            \
+			Q##_g2_from_aff(&j, &g);                                                   \
+			Q##_g2_mul(&j, &j, e.v, 4);                                                \
+			Q##_g2_to_aff((Q##_g2_aff *)want, &j);                                     \
+		}                                                                                  \
+	}                                                                                          \
+                                                                                                   \
+	/* The 0/1 split (zka_gpu_set_split01) forced on (0) and off (2) on fresh random inputs,   \
+	 * both against the CPU's sum and each other: 90% of the scalars 0/1, all 0, all 1, with   \
+	 * sizes that are not powers of two (and one that is) */                                   \
+	static void Q##_test_split(int g2)                                                         \
+	{                                                                                          \
+		size_t sizes[] = {1, 5, 1000, 4096, 6007, 70001, 300001};                          \
+		int pcts[][2] = {{45, 45}, {100, 0}, {0, 100}, {80, 10}};                          \
+		size_t ab = g2 ? sizeof(Q##_g2_aff) : sizeof(Q##_g1_aff);                          \
+		for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {                   \
+			size_t n = sizes[si];                                                      \
+			if (quick && n > 10000)                                                    \
+				continue;                                                          \
+			uint64_t(*kp)[4] = malloc(n * 32), (*k)[4] = malloc(n * 32);               \
+			void *pts = malloc(n * ab);                                                \
+			Q##_std_scalars(kp, n, 0, 0);                                              \
+			if (Q##_make_points(g2, kp, n, pts) == 0)                                  \
+				for (size_t pi = 0; pi < sizeof pcts / sizeof pcts[0]; pi++) {     \
+					Q##_std_scalars(k, n, pcts[pi][0], pcts[pi][1]);           \
+					if (n > 100 && pi == 0) /* points at infinity, as in C's   \
+								   first entries */                \
+						for (size_t i = 2; i < n; i += 97) {               \
+							memset((char *)pts + i * ab, 0, ab);       \
+							memset(kp[i], 0, 32);                      \
+						}                                                  \
+					uint8_t want[192], out[2][192];                            \
+					Q##_msm_want(g2, kp, k, n, want);                          \
+					for (int f = 0; f < 2; f++) {                              \
+						zka_gpu_set_split01(G, f ? 2.0 : 0.0);             \
+						int rc =                                           \
+						    g2 ? zka_gpu_msm_g2(                           \
+							     G, &CV, pts, (const uint64_t(*)[4])k, \
+							     n, out[f], NULL, err, sizeof err)     \
+						       : zka_gpu_msm_g1(                           \
+							     G, &CV, pts, (const uint64_t(*)[4])k, \
+							     n, out[f], NULL, err, sizeof err);    \
+						CHECK(rc == 0, "msm (split %s): %s",               \
+						      f ? "off" : "on", err);                      \
+						zka_gpu_times gt;                                  \
+						zka_gpu_last_times(G, &gt);                        \
+						CHECK(gt.msm_split == !f,                          \
+						      "%s: G%d MSM n=%zu: msm_split %d with the "  \
+						      "split %s",                                  \
+						      #Q, g2 + 1, n, gt.msm_split,                 \
+						      f ? "off" : "forced");                       \
+						CHECK(!memcmp(out[f], want, ab),                   \
+						      "%s: G%d MSM n=%zu (0s %d%%, 1s %d%%, "      \
+						      "split %s) wrong",                           \
+						      #Q, g2 + 1, n, pcts[pi][0], pcts[pi][1],     \
+						      f ? "off" : "on");                           \
+					}                                                          \
+					printf("  %s G%d MSM n=%-7zu 0s %3d%% 1s %3d%%: split "    \
+					       "%s, unsplit %s\n",                                 \
+					       #Q, g2 + 1, n, pcts[pi][0], pcts[pi][1],            \
+					       memcmp(out[0], want, ab) ? "FAIL" : "ok",           \
+					       memcmp(out[1], want, ab) ? "FAIL" : "ok");          \
+				}                                                                  \
+			zka_gpu_set_split01(G, -1);                                                \
+			free(kp);                                                                  \
+			free(k);                                                                   \
+			free(pts);                                                                 \
+		}                                                                                  \
+	}                                                                                          \
+                                                                                                   \
+	/* whole proofs: a synthetic key (random points, not a valid circuit key: equality with    \
+	 * the CPU prover does not need one) and random a, b, c, w with many 0/1 witness values */               \
+	static void Q##_test_prove(uint32_t logn, uint32_t n_vars, uint32_t n_public)              \
+	{                                                                                          \
+		zka_pk pk;                                                                         \
+		memset(&pk, 0, sizeof pk);                                                         \
+		pk.curve = &CV;                                                                    \
+		pk.n_vars = n_vars;                                                                \
+		pk.n_public = n_public;                                                            \
+		pk.domain_size = 1u << logn;                                                       \
+		pk.log_domain = logn;                                                              \
+		size_t g1 = sizeof(Q##_g1_aff), g2 = sizeof(Q##_g2_aff), nd = pk.domain_size;      \
+		size_t nc = n_vars - n_public - 1;                                                 \
+		size_t tot1 = 3 + 2 * (size_t)n_vars + nc + nd, tot2 = 3 + n_vars;                 \
+		uint8_t *p1 = malloc(tot1 * g1), *p2 = malloc(tot2 * g2);                          \
+		uint64_t(*k1)[4] = malloc(tot1 * 32), (*k2)[4] = malloc(tot2 * 32);                \
+		Q##_std_scalars(k1, tot1, 3, 2);                                                   \
+		Q##_std_scalars(k2, tot2, 3, 2);                                                   \
+		if (Q##_make_points(0, k1, tot1, p1) || Q##_make_points(1, k2, tot2, p2))          \
+			goto out;                                                                  \
+		pk.alpha1 = p1;                                                                    \
+		pk.beta1 = p1 + g1;                                                                \
+		pk.delta1 = p1 + 2 * g1;                                                           \
+		pk.A = p1 + 3 * g1;                                                                \
+		pk.B1 = pk.A + n_vars * g1;                                                        \
+		pk.C = pk.B1 + n_vars * g1;                                                        \
+		pk.H = pk.C + nc * g1;                                                             \
+		pk.beta2 = p2;                                                                     \
+		pk.gamma2 = p2 + g2;                                                               \
+		pk.delta2 = p2 + 2 * g2;                                                           \
+		pk.B2 = p2 + 3 * g2;                                                               \
+		zka_gpu_key *key = NULL;                                                           \
+		OK(zka_gpu_key_load(G, &pk, &key, err, sizeof err));                               \
+		if (!key)                                                                          \
+			goto out;                                                                  \
+		const char *want = precomp == 1	  ? "shared-bucket"                                \
+				   : precomp == 2 ? WANT_OOM                                       \
+						  : "windowed";                                    \
+		CHECK(!strncmp(zka_gpu_key_mode(key), want, strlen(want)),                         \
+		      "%s: key mode \"%s\", expected \"%s...\"", #Q, zka_gpu_key_mode(key), want); \
+		for (int rep = 0; rep < 2; rep++) {                                                \
+			Q##_fr_t *abc = malloc(3 * nd * 32), *cp = malloc(3 * nd * 32);            \
+			uint64_t(*w)[4] = malloc(n_vars * 32);                                     \
+			for (size_t i = 0; i < 3 * nd; i++)                                        \
+				Q##_fr_rand(&abc[i]);                                              \
+			Q##_std_scalars(w, n_vars, wit_zero, wit_one);                             \
+			w[0][0] = 1;                                                               \
+			memset(&w[0][1], 0, 24);                                                   \
+			zka_rs rs;                                                                 \
+			rnd_mod(rs.r, CC##_FR_P, 4);                                               \
+			rnd_mod(rs.s, CC##_FR_P, 4);                                               \
+			zka_proof pg, pc;                                                          \
+			memset(&pg, 0, sizeof pg);                                                 \
+			memset(&pc, 0, sizeof pc);                                                 \
+			memcpy(cp, abc, 3 * nd * 32);                                              \
+			OK(zka_gpu_prove(                                                          \
+			    G, key, (const uint64_t(*)[4])abc, (const uint64_t(*)[4])(abc + nd),   \
+			    (const uint64_t(*)[4])(abc + 2 * nd), (const uint64_t(*)[4])w, &rs,    \
+			    &pg, NULL, err, sizeof err));                                          \
+			CHECK(!memcmp(abc, cp, 3 * nd * 32), "zka_gpu_prove modified a, b or c");  \
+			zka_prove_opts po = {0};                                                   \
+			int rc = zka_prove_abc(&pk, (uint64_t(*)[4])cp, (uint64_t(*)[4])(cp + nd), \
+					       (uint64_t(*)[4])(cp + 2 * nd),                      \
+					       (const uint64_t(*)[4])w, &rs, &pc, &po, NULL);      \
+			CHECK(rc == 0, "zka_prove_abc -> %d", rc);                                 \
+			int same = !memcmp(pg.a, pc.a, 2 * CV.n8q) &&                              \
+				   !memcmp(pg.b, pc.b, 4 * CV.n8q) &&                              \
+				   !memcmp(pg.c, pc.c, 2 * CV.n8q);                                \
+			CHECK(same, "%s: GPU proof != CPU proof (2^%u, n_vars %u)", #Q, logn,      \
+			      n_vars);                                                             \
+			if (want_split >= 0) {                                                     \
+				zka_gpu_times gt;                                                  \
+				zka_gpu_last_times(G, &gt);                                        \
+				CHECK(gt.msm_split == want_split,                                  \
+				      "%s: proof 2^%u: msm_split %d, expected %d", #Q, logn,       \
+				      gt.msm_split, want_split);                                   \
+			}                                                                          \
+			if (rep == 1 && G_B) {                                                     \
+				int two = prove_pair(key, abc, abc + nd, abc + 2 * nd, w, &rs,     \
+						     &pc, CV.n8q);                                 \
+				CHECK(two == 2,                                                    \
+				      "%s: two contexts sharing a key: %d of 2 proofs == CPU "     \
+				      "(2^%u)",                                                    \
+				      #Q, two, logn);                                              \
+				printf("  %s proof 2^%u on two contexts at once, one key: %s\n",   \
+				       #Q, logn, two == 2 ? "both identical to CPU" : "FAIL");     \
+			}                                                                          \
+			printf("  %s proof 2^%u n_vars %u: %s (A %d B %d C %d)\n", #Q, logn,       \
+			       n_vars, same ? "identical to CPU" : "FAIL",                         \
+			       !memcmp(pg.a, pc.a, 2 * CV.n8q), !memcmp(pg.b, pc.b, 4 * CV.n8q),   \
+			       !memcmp(pg.c, pc.c, 2 * CV.n8q));                                   \
+			free(abc);                                                                 \
+			free(cp);                                                                  \
+			free(w);                                                                   \
+		}                                                                                  \
+		zka_gpu_key_free(key);                                                             \
+	out:                                                                                       \
+		free(p1);                                                                          \
+		free(p2);                                                                          \
+		free(k1);                                                                          \
+		free(k2);                                                                          \
+	}                                                                                          \
+	static void Q##_all(void)                                                                  \
+	{                                                                                          \
+		int f0 = failures;                                                                 \
+		Q##_test_fields();                                                                 \
+		printf("%s fields: %s\n", #Q, failures == f0 ? "ok" : "FAIL");                     \
+		f0 = failures;                                                                     \
+		Q##_test_ntt();                                                                    \
+		printf("%s NTT and H: %s\n", #Q, failures == f0 ? "ok" : "FAIL");                  \
+		f0 = failures;                                                                     \
+		for (precomp = 1; precomp >= 0; precomp--) {                                       \
+			const char *mode = precomp ? "window tables" : "windowed";                 \
+			zka_gpu_set_precompute(G, precomp);                                        \
+			/* window tables: the high-priority stream at every size; windowed:        \
+			 * ordinary */                                                             \
+			zka_gpu_set_priority_domain(G, precomp ? 0 : UINT32_MAX);                  \
+			if (G_B)                                                                   \
+				zka_gpu_set_priority_domain(G_B, precomp ? 0 : UINT32_MAX);        \
+			f0 = failures;                                                             \
+			Q##_test_msm(0);                                                           \
+			Q##_test_msm(1);                                                           \
+			printf("%s MSM (%s): %s\n", #Q, mode, failures == f0 ? "ok" : "FAIL");     \
+			f0 = failures;                                                             \
+			Q##_test_split(0);                                                         \
+			Q##_test_split(1);                                                         \
+			printf("%s MSM 0/1 split (%s): %s\n", #Q, mode,                            \
+			       failures == f0 ? "ok" : "FAIL");                                    \
+			f0 = failures;                                                             \
+			Q##_test_prove(3, 9, 2);                                                   \
+			Q##_test_prove(10, 700, 5);                                                \
+			/* 2^11: NTT passes of 5 and 6 stages, unequal tiles, on two contexts at   \
+			 * once */                                                                 \
+			Q##_test_prove(11, 1500, 4);                                               \
+			if (!quick)                                                                \
+				Q##_test_prove(14, 12345, 3);                                      \
+			printf("%s proofs (%s): %s\n", #Q, mode, failures == f0 ? "ok" : "FAIL");  \
+			/* a 90%-boolean witness (45% 0, 45% 1), the split forced on, then off */  \
+			for (int f = 0; f < 2; f++) {                                              \
+				f0 = failures;                                                     \
+				zka_gpu_set_split01(G, f ? 2.0 : 0.0);                             \
+				if (G_B)                                                           \
+					zka_gpu_set_split01(G_B, f ? 2.0 : 0.0);                   \
+				wit_zero = wit_one = 45;                                           \
+				want_split = !f;                                                   \
+				Q##_test_prove(3, 9, 2);                                           \
+				Q##_test_prove(10, 700, 5);                                        \
+				Q##_test_prove(11, 1500, 4);                                       \
+				if (!quick)                                                        \
+					Q##_test_prove(14, 12345, 3);                              \
+				wit_zero = wit_one = 30;                                           \
+				want_split = -1;                                                   \
+				zka_gpu_set_split01(G, -1);                                        \
+				if (G_B)                                                           \
+					zka_gpu_set_split01(G_B, -1);                              \
+				printf("%s proofs, 90%% 0/1 witness, split %s (%s): %s\n", #Q,     \
+				       f ? "off" : "forced", mode,                                 \
+				       failures == f0 ? "ok" : "FAIL");                            \
+			}                                                                          \
+		}                                                                                  \
+		zka_gpu_set_precompute(G, 1);                                                      \
+		zka_gpu_set_priority_domain(G, ZKA_GPU_PRIO_DOMAIN);                               \
+		if (G_B)                                                                           \
+			zka_gpu_set_priority_domain(G_B, ZKA_GPU_PRIO_DOMAIN);                     \
+		/* window tables that fit by the estimate but fail to allocate: windowed, and said \
+		 */                                                                                \
+		setenv("ZKG_FAIL_TABLE_ALLOC", "1", 1);                                            \
+		precomp = 2;                                                                       \
+		f0 = failures;                                                                     \
+		Q##_test_prove(10, 700, 5);                                                        \
+		unsetenv("ZKG_FAIL_TABLE_ALLOC");                                                  \
+		precomp = 1;                                                                       \
+		printf("%s proofs (window tables fail to allocate): %s\n", #Q,                     \
+		       failures == f0 ? "ok" : "FAIL");                                            \
 	}
 
 CURVE_TESTS(bn254, BN254, zka_curve_bn254)
@@ -707,7 +907,8 @@ static void test_real(const zka_curve *cv, uint32_t m, const uint64_t *one_mont)
 		if (cv->id == ZKA_BN254)
 			bn254_fr_mul((bn254_fr_t *)t, (bn254_fr_t *)t, (bn254_fr_t *)wt.w[i - 1]);
 		else
-			bls12_381_fr_mul((bls12_381_fr_t *)t, (bls12_381_fr_t *)t, (bls12_381_fr_t *)wt.w[i - 1]);
+			bls12_381_fr_mul((bls12_381_fr_t *)t, (bls12_381_fr_t *)t,
+					 (bls12_381_fr_t *)wt.w[i - 1]);
 		memcpy(wt.w[i], t, 32);
 	}
 	memcpy(wt.w[1], wt.w[nw - 1], 32);
@@ -725,12 +926,16 @@ static void test_real(const zka_curve *cv, uint32_t m, const uint64_t *one_mont)
 		memset(&pg, 0, sizeof pg);
 		rc = zka_setup(&cs, &tx, &pg, &fb, 0);
 		CHECK(rc == 0, "zka_setup with GPU fixed base -> %d", rc);
-		size_t g1 = zka_g1_bytes(cv), g2 = zka_g2_bytes(cv), nc = pk.n_vars - pk.n_public - 1;
-		int same = !rc && !memcmp(pk.A, pg.A, pk.n_vars * g1) && !memcmp(pk.B1, pg.B1, pk.n_vars * g1) &&
+		size_t g1 = zka_g1_bytes(cv), g2 = zka_g2_bytes(cv),
+		       nc = pk.n_vars - pk.n_public - 1;
+		int same = !rc && !memcmp(pk.A, pg.A, pk.n_vars * g1) &&
+			   !memcmp(pk.B1, pg.B1, pk.n_vars * g1) &&
 			   !memcmp(pk.B2, pg.B2, pk.n_vars * g2) && !memcmp(pk.C, pg.C, nc * g1) &&
-			   !memcmp(pk.H, pg.H, pk.domain_size * g1) && !memcmp(pk.IC, pg.IC, (pk.n_public + 1) * g1);
+			   !memcmp(pk.H, pg.H, pk.domain_size * g1) &&
+			   !memcmp(pk.IC, pg.IC, (pk.n_public + 1) * g1);
 		CHECK(same, "%s: setup with GPU fixed base differs from the CPU setup", cv->pretty);
-		printf("  %s setup --gpu fixed base: %s\n", cv->pretty, same ? "key identical to CPU setup" : "FAIL");
+		printf("  %s setup --gpu fixed base: %s\n", cv->pretty,
+		       same ? "key identical to CPU setup" : "FAIL");
 		if (!rc)
 			zka_pk_free(&pg);
 	}
@@ -748,10 +953,12 @@ static void test_real(const zka_curve *cv, uint32_t m, const uint64_t *one_mont)
 	memset(&pg, 0, sizeof pg);
 	memset(&pc, 0, sizeof pc);
 	if (key)
-		OK(zka_gpu_prove(G, key, (const uint64_t(*)[4])abc, (const uint64_t(*)[4])(abc + nd),
-				 (const uint64_t(*)[4])(abc + 2 * nd), (const uint64_t(*)[4])wt.w, &rs, &pg, NULL, err,
-				 sizeof err));
-	rc = zka_prove_abc(&pk, abc, abc + nd, abc + 2 * nd, (const uint64_t(*)[4])wt.w, &rs, &pc, &po, NULL);
+		OK(zka_gpu_prove(G, key, (const uint64_t(*)[4])abc,
+				 (const uint64_t(*)[4])(abc + nd),
+				 (const uint64_t(*)[4])(abc + 2 * nd), (const uint64_t(*)[4])wt.w,
+				 &rs, &pg, NULL, err, sizeof err));
+	rc = zka_prove_abc(&pk, abc, abc + nd, abc + 2 * nd, (const uint64_t(*)[4])wt.w, &rs, &pc,
+			   &po, NULL);
 	CHECK(rc == 0, "zka_prove_abc -> %d", rc);
 	int same = !memcmp(pg.a, pc.a, 2 * cv->n8q) && !memcmp(pg.b, pc.b, 4 * cv->n8q) &&
 		   !memcmp(pg.c, pc.c, 2 * cv->n8q);
@@ -768,8 +975,9 @@ static void test_real(const zka_curve *cv, uint32_t m, const uint64_t *one_mont)
 	bad[0] ^= 1;
 	int v2 = zka_verify(&vk, (const uint64_t(*)[4])bad, 1, &pg, &why);
 	CHECK(v2 == 0, "%s: GPU proof verifies against a wrong public input (%d)", cv->pretty, v2);
-	printf("  %s real circuit (%u constraints, domain %zu): GPU %s CPU, verify %d, tampered %d\n", cv->pretty, m,
-	       nd, same ? "==" : "!=", v, v2);
+	printf(
+	    "  %s real circuit (%u constraints, domain %zu): GPU %s CPU, verify %d, tampered %d\n",
+	    cv->pretty, m, nd, same ? "==" : "!=", v, v2);
 	zka_vk_free(&vk);
 	zka_gpu_key_free(key);
 	free(abc);
