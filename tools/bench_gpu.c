@@ -3,12 +3,15 @@
  *   zkarena bench gpu [--curve bn128|bls12381|both] [--min LOG] [--max LOG] [--reps N]
  *                     [--cpu-max LOG] [--bls-max LOG] [--bn-max LOG] [--ntt-max LOG]
  *                     [--windowed 1]   (window tables off: the per-window bucket MSM)
+ *                     [--witness random|bits:P] [--split01 F]
  *
  * Keys are SYNTHETIC: random multiples of the generator made on the GPU by the fixed-base path
  * (one G1 set shared by A, B1, C and H; one G2 set for B2), random a, b, c and full-width random
- * witness scalars. They are not keys of a circuit, so the proofs are not valid; the benchmark
- * measures the prover's stages, which do not depend on that. Whole-proof validity and equality
- * with the CPU prover are covered by tests/gpu_test.c. */
+ * witness scalars (--witness bits:P: a fraction P of them 0 or 1, half each, as Filecoin's
+ * mostly boolean witnesses; the witness MSMs may then take the 0/1 split, zka_gpu_set_split01).
+ * They are not keys of a circuit, so the proofs are not valid; the benchmark measures the prover's
+ * stages, which do not depend on that. Whole-proof validity and equality with the CPU prover are
+ * covered by tests/gpu_test.c. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,21 +21,46 @@ static int want_help(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: zkarena bench gpu [--curve bn128|bls12381|both] [--min LOG] [--max LOG]\n"
-			       "                         [--bn-max LOG] [--bls-max LOG] [--reps N] [--cpu-max LOG]\n"
-			       "                         [--ntt-max LOG] [--windowed 0|1]\n\n"
-			       "GPU prover stages on CUDA device 0 over proofs of 2^min .. 2^max constraints\n"
-			       "(default 16..20; --bn-max / --bls-max: another top size for that curve) with\n"
-			       "SYNTHETIC keys made on the GPU (not keys of a circuit: the proofs are not valid;\n"
-			       "the stages' times do not depend on that): per-stage times, proofs/s one at a\n"
-			       "time and two in flight, one G1 MSM (msm1: wall time from points and scalars\n"
-			       "on the device to the affine result on the host; scratch sized by a warm-up\n"
-			       "MSM) and one NTT; the CPU prover up to 2^cpu-max\n"
-			       "(default 16, 0: none) with its NTT and MSM times (G2 on CPU threads against\n"
-			       "the GPU's G2 lane); H2D GB/s from registered and pageable memory; the NTT\n"
-			       "alone up to 2^ntt-max (default 24, 0: none). Medians of --reps runs (default\n"
-			       "5) after a warm-up. --windowed 1: keys without window tables. Needs a zkarena\n"
-			       "built with CUDA.\n");
+			printf(
+			    "usage: zkarena bench gpu [--curve bn128|bls12381|both] [--min LOG] "
+			    "[--max LOG]\n"
+			    "                         [--bn-max LOG] [--bls-max LOG] [--reps N] "
+			    "[--cpu-max LOG]\n"
+			    "                         [--ntt-max LOG] [--windowed 0|1]\n"
+			    "                         [--witness random|bits:P] [--split01 F]\n\n"
+			    "GPU prover stages on CUDA device 0 over proofs of 2^min .. 2^max "
+			    "constraints\n"
+			    "(default 16..20; --bn-max / --bls-max: another top size for that "
+			    "curve) with\n"
+			    "SYNTHETIC keys made on the GPU (not keys of a circuit: the proofs are "
+			    "not valid;\n"
+			    "the stages' times do not depend on that): per-stage times, proofs/s "
+			    "one at a\n"
+			    "time and two in flight, one G1 MSM (msm1: wall time from points and "
+			    "scalars\n"
+			    "on the device to the affine result on the host; scratch sized by a "
+			    "warm-up\n"
+			    "MSM) and one NTT; the CPU prover up to 2^cpu-max\n"
+			    "(default 16, 0: none) with its NTT and MSM times (G2 on CPU threads "
+			    "against\n"
+			    "the GPU's G2 lane); H2D GB/s from registered and pageable memory; the "
+			    "NTT\n"
+			    "alone up to 2^ntt-max (default 24, 0: none). Medians of --reps runs "
+			    "(default\n"
+			    "5) after a warm-up. --windowed 1: keys without window tables. "
+			    "--witness\n"
+			    "bits:P: a fraction P (0..1) of the witness values 0 or 1 (half each; "
+			    "Filecoin's\n"
+			    "are ~0.9), the rest full-width random (default: random, all "
+			    "full-width); msm1\n"
+			    "then takes the witness as its scalars. --split01 F: the witness MSMs "
+			    "split off\n"
+			    "their 0/1 scalars when at least a fraction F of them are 0/1 (0: "
+			    "always, 2:\n"
+			    "never; default: the library's ZKA_GPU_SPLIT01 or $ZKG_SPLIT01). Each "
+			    "size prints\n"
+			    "the path the MSMs took and the time per proof. Needs a zkarena built "
+			    "with CUDA.\n");
 			return 1;
 		}
 	return 0;
@@ -87,6 +115,25 @@ static void rnd_scalars(uint64_t (*k)[4], size_t n, const uint64_t *r)
 		k[i][3] %= r[3];
 }
 
+/* the witness: a fraction p01 (0..1) of 0/1 values, half each, the rest full-width random
+ * (p01 = 0: all full-width) */
+static void witness_scalars(uint64_t (*w)[4], size_t n, const uint64_t *r, double p01)
+{
+	rnd_scalars(w, n, r);
+	if (p01 <= 0)
+		return;
+	uint64_t cut = p01 >= 1 ? UINT64_MAX : (uint64_t)(p01 * 18446744073709551616.0);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t u;
+		rnd(&u, sizeof u);
+		if (cut == UINT64_MAX || u < cut) {
+			int one = (int)(u & 1); /* u < cut: its low bit is as random as any */
+			memset(w[i], 0, 32);
+			w[i][0] = (uint64_t)one;
+		}
+	}
+}
+
 static int cmpd(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -119,19 +166,27 @@ static void *flight_run(void *arg)
 	flight *f = arg;
 	zka_proof pf;
 	for (int i = 0; i < f->reps && !f->rc; i++)
-		f->rc = zka_gpu_prove(f->g, f->key, f->abcw, f->abcw + f->n, f->abcw + 2 * f->n, f->abcw + 3 * f->n,
-				      f->rs, &pf, NULL, f->err, sizeof f->err);
+		f->rc = zka_gpu_prove(f->g, f->key, f->abcw, f->abcw + f->n, f->abcw + 2 * f->n,
+				      f->abcw + 3 * f->n, f->rs, &pf, NULL, f->err, sizeof f->err);
 	return NULL;
 }
 
-static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int reps, int cpu_max)
+static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int reps, int cpu_max,
+		       double p01, double split01)
 {
 	char err[512];
 	int bad = 0; /* a measurement failed: the exit status says so too */
 	size_t g1 = zka_g1_bytes(c), g2 = zka_g2_bytes(c);
-	printf("\n%s (synthetic keys; n_vars = domain; witness full-width random)\n", c->pretty);
-	printf("%-6s %8s %8s %8s %8s %8s %9s %8s %8s %8s %8s %10s\n", "log2n", "h2d ms", "ntt ms", "g1 ms",
-	       "g2 ms", "finish", "total ms", "proofs/s", "2fly/s", "msm1 ms", "ntt1 ms", "cpu ms");
+	char wdesc[64];
+	if (p01 > 0)
+		snprintf(wdesc, sizeof wdesc, "witness bits:%.3g (0/1 values, the rest full-width)",
+			 p01);
+	else
+		snprintf(wdesc, sizeof wdesc, "witness full-width random");
+	printf("\n%s (synthetic keys; n_vars = domain; %s)\n", c->pretty, wdesc);
+	printf("%-6s %8s %8s %8s %8s %8s %9s %8s %8s %8s %8s %10s\n", "log2n", "h2d ms", "ntt ms",
+	       "g1 ms", "g2 ms", "finish", "total ms", "proofs/s", "2fly/s", "msm1 ms", "ntt1 ms",
+	       "cpu ms");
 	for (int logn = lmin; logn <= lmax; logn++) {
 		size_t n = (size_t)1 << logn;
 		uint8_t *P1 = malloc(n * g1), *P2 = malloc(n * g2);
@@ -153,10 +208,12 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 		}
 		double tk = now();
 		rnd_scalars(k, n, c->r);
-		int rc = zka_gpu_fixed_base_g1(g, c, gen1, (const uint64_t(*)[4])k, n, P1, err, sizeof err);
+		int rc = zka_gpu_fixed_base_g1(g, c, gen1, (const uint64_t(*)[4])k, n, P1, err,
+					       sizeof err);
 		if (!rc) {
 			rnd_scalars(k, n, c->r);
-			rc = zka_gpu_fixed_base_g2(g, c, gen2, (const uint64_t(*)[4])k, n, P2, err, sizeof err);
+			rc = zka_gpu_fixed_base_g2(g, c, gen2, (const uint64_t(*)[4])k, n, P2, err,
+						   sizeof err);
 		}
 		if (rc) {
 			fprintf(stderr, "zkarena bench gpu: fixed base: %s\n", err);
@@ -183,20 +240,25 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 		}
 		tl = now() - tl;
 		/* a, b, c Montgomery (any value < r is some Montgomery form), w standard */
-		rnd_scalars(abcw, 4 * n, c->r);
+		rnd_scalars(abcw, 3 * n, c->r);
+		witness_scalars(abcw + 3 * n, n, c->r, p01);
 		if ((rc = zka_gpu_register(g, abcw, 4 * n * 32, err, sizeof err)))
-			fprintf(stderr, "zkarena bench gpu: register: %s (copies from pageable memory)\n", err);
+			fprintf(stderr,
+				"zkarena bench gpu: register: %s (copies from pageable memory)\n",
+				err);
 		zka_rs rs;
 		rnd_scalars((uint64_t(*)[4])rs.r, 1, c->r);
 		rnd_scalars((uint64_t(*)[4])rs.s, 1, c->r);
 		zka_proof pf;
 		samples sh = {0}, sn = {0}, s1 = {0}, s2 = {0}, sf = {0}, st = {0};
-		double tsteady = 0;
+		double tsteady = 0, frac01 = -1;
+		int split = 0;
 		for (int i = 0; i <= reps; i++) {
 			double t0 = now();
-			rc = zka_gpu_prove(g, key, (const uint64_t(*)[4])abcw, (const uint64_t(*)[4])(abcw + n),
-					   (const uint64_t(*)[4])(abcw + 2 * n), (const uint64_t(*)[4])(abcw + 3 * n),
-					   &rs, &pf, NULL, err, sizeof err);
+			rc = zka_gpu_prove(
+			    g, key, (const uint64_t(*)[4])abcw, (const uint64_t(*)[4])(abcw + n),
+			    (const uint64_t(*)[4])(abcw + 2 * n),
+			    (const uint64_t(*)[4])(abcw + 3 * n), &rs, &pf, NULL, err, sizeof err);
 			if (rc) {
 				fprintf(stderr, "zkarena bench gpu: prove: %s\n", err);
 				return 2;
@@ -206,6 +268,8 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 			tsteady += now() - t0;
 			zka_gpu_times t;
 			zka_gpu_last_times(g, &t);
+			split = t.msm_split;
+			frac01 = t.frac01;
 			sh.v[sh.n++] = t.h2d;
 			sn.v[sn.n++] = t.ntt;
 			s1.v[s1.n++] = t.msm_g1;
@@ -217,9 +281,13 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 		double par = 0;
 		{
 			zka_gpu *gb = NULL;
-			if (!zka_gpu_open(&gb, 0, err, sizeof err)) { /* abcw: already registered (by g) */
-				flight f[2] = {{g, key, (const uint64_t(*)[4])abcw, n, &rs, 1, 0, ""},
-					       {gb, key, (const uint64_t(*)[4])abcw, n, &rs, 1, 0, ""}};
+			if (!zka_gpu_open(&gb, 0, err,
+					  sizeof err)) { /* abcw: already registered (by g) */
+				if (split01 >= 0)
+					zka_gpu_set_split01(gb, split01);
+				flight f[2] = {
+				    {g, key, (const uint64_t(*)[4])abcw, n, &rs, 1, 0, ""},
+				    {gb, key, (const uint64_t(*)[4])abcw, n, &rs, 1, 0, ""}};
 				flight_run(&f[1]); /* warm-up */
 				pthread_t th[2];
 				double t0 = now();
@@ -233,8 +301,10 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 					par = 2.0 * reps / (now() - t0);
 				for (int i = 0; i < 2; i++)
 					if (f[i].rc) { /* the 2fly column then reads 0.0; say why */
-						fprintf(stderr, "zkarena bench gpu: two in flight: context %d: %s\n", i,
-							f[i].err);
+						fprintf(stderr,
+							"zkarena bench gpu: two in flight: context "
+							"%d: %s\n",
+							i, f[i].err);
 						bad = 1;
 					}
 			} else {
@@ -245,11 +315,15 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 		/* the building blocks alone: medians of reps after a warm-up each */
 		samples sm1 = {.n = 0}, snt = {.n = 0};
 		uint8_t out[192];
-		rnd_scalars(k, n, c->r);
+		if (p01 > 0) /* msm1 over the witness: the split's effect on one MSM */
+			memcpy(k, abcw + 3 * n, n * 32);
+		else
+			rnd_scalars(k, n, c->r);
 		zka_gpu_msm_g1(g, c, P1, (const uint64_t(*)[4])k, n, out, NULL, err, sizeof err);
 		for (int r = 0; r < reps; r++) {
 			double t = 0;
-			if (zka_gpu_msm_g1(g, c, P1, (const uint64_t(*)[4])k, n, out, &t, err, sizeof err)) {
+			if (zka_gpu_msm_g1(g, c, P1, (const uint64_t(*)[4])k, n, out, &t, err,
+					   sizeof err)) {
 				fprintf(stderr, "zkarena bench gpu: msm: %s\n", err);
 				bad = 1;
 				break;
@@ -268,6 +342,9 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 			snt.v[snt.n++] = t;
 		}
 		double msm1 = med(&sm1), ntt1 = med(&snt);
+		zka_gpu_times mt;
+		zka_gpu_last_times(g,
+				   &mt); /* msm1's path (zka_gpu_msm_g1 sets msm_split, frac01) */
 		double cpu = 0;
 		zka_prove_times ct = {0};
 		if (logn <= cpu_max) {
@@ -278,26 +355,43 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 			if (b2) {
 				memcpy(b2, abcw + n, 2 * n * 32);
 				double t0 = now();
-				zka_prove_abc(&pk, x, b2, b2 + n, (const uint64_t(*)[4])(abcw + 3 * n), &rs, &pc, &po, &ct);
+				zka_prove_abc(&pk, x, b2, b2 + n,
+					      (const uint64_t(*)[4])(abcw + 3 * n), &rs, &pc, &po,
+					      &ct);
 				cpu = now() - t0;
 				free(b2);
 			}
 		}
-		printf("%-6d %8.2f %8.2f %8.2f %8.2f %8.2f %9.2f %8.1f %8.1f %8.2f %8.3f ", logn, med(&sh) * 1e3,
-		       med(&sn) * 1e3, med(&s1) * 1e3, med(&s2) * 1e3, med(&sf) * 1e3, med(&st) * 1e3,
-		       reps / tsteady, par, msm1 * 1e3, ntt1 * 1e3);
+		printf("%-6d %8.2f %8.2f %8.2f %8.2f %8.2f %9.2f %8.1f %8.1f %8.2f %8.3f ", logn,
+		       med(&sh) * 1e3, med(&sn) * 1e3, med(&s1) * 1e3, med(&s2) * 1e3,
+		       med(&sf) * 1e3, med(&st) * 1e3, reps / tsteady, par, msm1 * 1e3, ntt1 * 1e3);
 		if (cpu > 0)
 			printf("%10.1f\n", cpu * 1e3);
 		else
 			printf("%10s\n", "-");
-		printf("       (key: fixed-base %.2f s, load %.2f s; %s)\n", tk, tl, zka_gpu_key_mode(key));
-		/* the issue's alternative, G2 on CPU threads beside the GPU: the CPU prover's share of
-		 * its MSM wall time that went to G2 (all threads), against the GPU proof's G2 lane */
+		printf("       (key: fixed-base %.2f s, load %.2f s; %s)\n", tk, tl,
+		       zka_gpu_key_mode(key));
+		char thr[32];
+		if (split01 >= 0)
+			snprintf(thr, sizeof thr, "%.3g", split01);
+		else
+			snprintf(thr, sizeof thr, "default");
+		printf(
+		    "       (witness MSMs: %s, 0/1 fraction %s%.3f, split threshold %s; msm1: %s; "
+		    "per proof %.2f ms one at a time)\n",
+		    split ? "0/1 split (zeros dropped, ones summed, the rest bucketed)"
+			  : "bucket MSM, no split",
+		    frac01 < 0 ? "not counted " : "", frac01 < 0 ? 0.0 : frac01, thr,
+		    mt.msm_split ? "0/1 split" : "no split", tsteady / reps * 1e3);
+		/* the issue's alternative, G2 on CPU threads beside the GPU: the CPU prover's share
+		 * of its MSM wall time that went to G2 (all threads), against the GPU proof's G2
+		 * lane */
 		if (cpu > 0)
-			printf("       (cpu prover on %ld threads: ntt %.1f ms, msm G1 %.1f ms, msm G2 %.1f ms;"
+			printf("       (cpu prover on %ld threads: ntt %.1f ms, msm G1 %.1f ms, "
+			       "msm G2 %.1f ms;"
 			       " the GPU proof's G2 lane ends at %.2f ms)\n",
-			       sysconf(_SC_NPROCESSORS_ONLN), ct.ntt * 1e3, ct.msm_g1 * 1e3, ct.msm_g2 * 1e3,
-			       med(&s2) * 1e3);
+			       sysconf(_SC_NPROCESSORS_ONLN), ct.ntt * 1e3, ct.msm_g1 * 1e3,
+			       ct.msm_g2 * 1e3, med(&s2) * 1e3);
 		fflush(stdout);
 		zka_gpu_key_free(key);
 		free(P1);
@@ -312,12 +406,16 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 int zka_bench_gpu(int argc, char **argv)
 {
 	const char *curve = "both";
-	int lmin = 16, lmax = 20, reps = 5, cpu_max = 16, bls_max = -1, bn_max = -1, ntt_max = 24, windowed = 0;
+	int lmin = 16, lmax = 20, reps = 5, cpu_max = 16, bls_max = -1, bn_max = -1, ntt_max = 24,
+	    windowed = 0;
+	double p01 = 0,
+	       split01 = -1; /* --witness bits:P, --split01 F (-1: the library's default) */
 	const struct {
 		const char *name;
 		int *v, lo, hi;
-	} iopt[] = {{"--min", &lmin, 2, 26},	     {"--max", &lmax, 2, 26},	   {"--reps", &reps, 1, 60},
-		    {"--cpu-max", &cpu_max, 0, 26}, {"--bls-max", &bls_max, 2, 26}, {"--bn-max", &bn_max, 2, 26},
+	} iopt[] = {{"--min", &lmin, 2, 26},	    {"--max", &lmax, 2, 26},
+		    {"--reps", &reps, 1, 60},	    {"--cpu-max", &cpu_max, 0, 26},
+		    {"--bls-max", &bls_max, 2, 26}, {"--bn-max", &bn_max, 2, 26},
 		    {"--ntt-max", &ntt_max, 0, 26}, {"--windowed", &windowed, 0, 1}};
 	const size_t no = sizeof iopt / sizeof iopt[0];
 	if (want_help(argc, argv))
@@ -331,7 +429,32 @@ int zka_bench_gpu(int argc, char **argv)
 		size_t o = 0;
 		while (o < no && strcmp(a, iopt[o].name))
 			o++;
-		if (!strcmp(a, "--curve")) {
+		if (!strcmp(a, "--witness")) {
+			char *end = NULL;
+			if (!strcmp(v, "random"))
+				p01 = 0;
+			else if (!strncmp(v, "bits:", 5) &&
+				 (p01 = strtod(v + 5, &end), end != v + 5) && !*end && p01 >= 0 &&
+				 p01 <= 1)
+				;
+			else {
+				fprintf(stderr,
+					"zkarena bench gpu: --witness: '%s' is not random or "
+					"bits:P (0 <= P <= 1)\n",
+					v);
+				return 2;
+			}
+		} else if (!strcmp(a, "--split01")) {
+			char *end = NULL;
+			split01 = strtod(v, &end);
+			if (end == v || *end || split01 < 0) {
+				fprintf(
+				    stderr,
+				    "zkarena bench gpu: --split01: '%s' is not a fraction >= 0\n",
+				    v);
+				return 2;
+			}
+		} else if (!strcmp(a, "--curve")) {
 			/* the other commands' names (bn128, bls12381) and the library's */
 			if (!strcmp(v, "bn128") || !strcmp(v, "bn254"))
 				curve = "bn254";
@@ -340,11 +463,15 @@ int zka_bench_gpu(int argc, char **argv)
 			else if (!strcmp(v, "both"))
 				curve = v;
 			else {
-				fprintf(stderr, "zkarena bench gpu: --curve: '%s' is not bn128, bls12381 or both\n", v);
+				fprintf(stderr,
+					"zkarena bench gpu: --curve: '%s' is not bn128, bls12381 "
+					"or both\n",
+					v);
 				return 2;
 			}
 		} else if (o < no) {
-			if (zka_opt_int("zkarena bench gpu", a, v, iopt[o].lo, iopt[o].hi, iopt[o].v))
+			if (zka_opt_int("zkarena bench gpu", a, v, iopt[o].lo, iopt[o].hi,
+					iopt[o].v))
 				return 2;
 		} else {
 			fprintf(stderr, "zkarena bench gpu: unknown option %s\n", a);
@@ -353,7 +480,8 @@ int zka_bench_gpu(int argc, char **argv)
 		i++;
 	}
 	if (ntt_max > 0 && ntt_max < 16) {
-		fprintf(stderr, "zkarena bench gpu: --ntt-max: %d is not 0 (none) or 16..26\n", ntt_max);
+		fprintf(stderr, "zkarena bench gpu: --ntt-max: %d is not 0 (none) or 16..26\n",
+			ntt_max);
 		return 2;
 	}
 	if (lmin > lmax) {
@@ -367,6 +495,8 @@ int zka_bench_gpu(int argc, char **argv)
 		return 2;
 	}
 	zka_gpu_set_precompute(g, !windowed);
+	if (split01 >= 0)
+		zka_gpu_set_split01(g, split01);
 	time_t tnow = time(NULL);
 	char date[64];
 	strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&tnow));
@@ -382,8 +512,8 @@ int zka_bench_gpu(int argc, char **argv)
 		int r0 = zka_gpu_register(g, hb, bw, err, sizeof err);
 		if (!r0)
 			r0 = zka_gpu_h2d_bw(g, hb, bw, &reg, err, sizeof err);
-		printf("H2D 1 GiB: registered %.1f GB/s%s, pageable %.1f GB/s%s\n", reg, r0 ? " (failed)" : "", pag,
-		       r1 ? " (failed)" : "");
+		printf("H2D 1 GiB: registered %.1f GB/s%s, pageable %.1f GB/s%s\n", reg,
+		       r0 ? " (failed)" : "", pag, r1 ? " (failed)" : "");
 	}
 	/* one forward NTT (the prover's shared-memory passes, device time, median of 5) */
 	if (ntt_max >= 16 && ntt_max <= 26) {
@@ -398,8 +528,10 @@ int zka_bench_gpu(int argc, char **argv)
 				samples sm = {0};
 				for (int i = 0; i < 5; i++) {
 					double t = 0;
-					if (zka_gpu_ntt(g, c, (uint32_t)l, x, 0, &t, err, sizeof err)) {
-						fprintf(stderr, "zkarena bench gpu: ntt: %s\n", err);
+					if (zka_gpu_ntt(g, c, (uint32_t)l, x, 0, &t, err,
+							sizeof err)) {
+						fprintf(stderr, "zkarena bench gpu: ntt: %s\n",
+							err);
 						break;
 					}
 					sm.v[sm.n++] = t;
@@ -412,9 +544,11 @@ int zka_bench_gpu(int argc, char **argv)
 	}
 	int rc = 0;
 	if (!strcmp(curve, "both") || !strcmp(curve, "bn254"))
-		rc |= bench_curve(g, &zka_curve_bn254, lmin, bn_max >= 0 ? bn_max : lmax, reps, cpu_max);
+		rc |= bench_curve(g, &zka_curve_bn254, lmin, bn_max >= 0 ? bn_max : lmax, reps,
+				  cpu_max, p01, split01);
 	if (!rc && (!strcmp(curve, "both") || !strcmp(curve, "bls12_381")))
-		rc |= bench_curve(g, &zka_curve_bls12_381, lmin, bls_max >= 0 ? bls_max : lmax, reps, cpu_max);
+		rc |= bench_curve(g, &zka_curve_bls12_381, lmin, bls_max >= 0 ? bls_max : lmax,
+				  reps, cpu_max, p01, split01);
 	zka_gpu_close(g);
 	free(hp);
 	/* hb was registered; the context has unregistered it */
