@@ -31,7 +31,10 @@ else
 pids=()
 for f in cuda/zka_gpu.cu cuda/bn254.cu cuda/bls12_381.cu; do
 	o=$B/obj/$(basename $f .cu).o
-	if [ ! -f $o ] || [ $f -nt $o ] || [ cuda/engine.cuh -nt $o ] || [ cuda/field.cuh -nt $o ] || [ cuda/ec.cuh -nt $o ]; then
+	stale=0
+	[ ! -f $o ] || [ $f -nt $o ] && stale=1
+	for h in cuda/*.cuh; do [ $h -nt $o ] && stale=1; done # the engine's parts (engine.cuh includes them)
+	if [ $stale = 1 ]; then
 		($NVCC -arch=sm_90 -O3 -std=c++17 $INC -c $f -o $o >>"$log" 2>&1 || echo "BUILD FAILED: $f" >>"$log") &
 		pids+=($!)
 	fi
