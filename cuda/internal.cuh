@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "cuda/zka_gpu.h"
 
@@ -104,7 +105,21 @@ struct zka_gpu_key {
 	int pc, c_v, c_h;
 	char mode[256]; /* one line: which MSM path the key uses and why */
 	void *d_tw, *d_itw, *d_cs;
+	/* zka_gpu_key_timing: zka_gpu_key_load fills bytes, pinned and the total; the engine's
+	 * key_load stamps (zkg_now, 0 where not stamped) the start of the points' copies, their
+	 * completion and the completion of the window tables */
+	uint64_t up_bytes;
+	int pinned;
+	double t_load, t_copy, t_uploaded, t_tables;
 };
+
+/* CLOCK_MONOTONIC in seconds (the key_load stamps above) */
+static inline double zkg_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 void zkg_msm_scratch_free(struct zkg_msm_scratch *m);
 

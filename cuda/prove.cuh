@@ -719,6 +719,9 @@ template <class TR> struct eng {
 			ae = alloc_sets(k, Wv, Wh);
 		}
 		CK(ae);
+		/* zka_gpu_key_timing's phases: the copies (from a quiet stream), then the tables */
+		CK(cudaStreamSynchronize(g->s));
+		k->t_copy = zkg_now();
 		CK(cudaMemcpyAsync(k->d_A, pk->A, nv * g1, cudaMemcpyHostToDevice, g->s));
 		CK(cudaMemcpyAsync(k->d_B1, pk->B1, nv * g1, cudaMemcpyHostToDevice, g->s));
 		CK(cudaMemcpyAsync(k->d_B2, pk->B2, nv * g2, cudaMemcpyHostToDevice, g->s));
@@ -728,12 +731,16 @@ template <class TR> struct eng {
 			CK(cudaMemcpyAsync((char *)k->d_C + pre * g1, pk->C, (nv - pre) * g1,
 					   cudaMemcpyHostToDevice, g->s));
 		CK(cudaMemcpyAsync(k->d_H, pk->H, nd * g1, cudaMemcpyHostToDevice, g->s));
+		CK(cudaStreamSynchronize(g->s));
+		k->t_uploaded = zkg_now();
 		if (k->pc) {
 			CKR(precompute<Fq>(g, k->d_A, nv, cv, err, errlen));
 			CKR(precompute<Fq>(g, k->d_B1, nv, cv, err, errlen));
 			CKR(precompute<Fq>(g, k->d_C, nv, cv, err, errlen));
 			CKR(precompute<Fq2>(g, k->d_B2, nv, cv, err, errlen));
 			CKR(precompute<Fq>(g, k->d_H, nd, ch, err, errlen));
+			CK(cudaStreamSynchronize(g->s));
+			k->t_tables = zkg_now();
 		}
 		CKR(tables(g, pk->log_domain, &k->d_tw, &k->d_itw, &k->d_cs, err, errlen));
 		CK(cudaStreamSynchronize(g->s));

@@ -148,6 +148,74 @@ extern "C" int zka_gpu_register(zka_gpu *g, void *host, size_t bytes, char *err,
 	return 0;
 }
 
+/* A read-only pin: its chunks (<= 64 GiB each) */
+#define PIN_CHUNK ((size_t)64 << 30)
+struct zka_gpu_pin {
+	int device, n;
+	void *p[]; /* n chunk starts */
+};
+
+extern "C" int zka_gpu_pin_readonly(zka_gpu *g, const void *host, size_t bytes, zka_gpu_pin **pinp,
+				    char *err, size_t errlen)
+{
+	*pinp = NULL;
+	SET_DEV(g);
+	int ro = 0;
+	CK(cudaDeviceGetAttribute(&ro, cudaDevAttrHostRegisterReadOnlySupported, g->device));
+	if (!ro) {
+		zkg_errf(err, errlen,
+			 "device %d cannot register read-only memory "
+			 "(cudaDevAttrHostRegisterReadOnlySupported = 0)",
+			 g->device);
+		return -ENOTSUP;
+	}
+	int n = (int)((bytes + PIN_CHUNK - 1) / PIN_CHUNK);
+	zka_gpu_pin *pin = (zka_gpu_pin *)calloc(1, sizeof *pin + (size_t)n * sizeof pin->p[0]);
+	if (!pin) {
+		zkg_errf(err, errlen, "zka_gpu_pin_readonly: out of memory");
+		return -ENOMEM;
+	}
+	pin->device = g->device;
+	for (size_t off = 0; off < bytes; off += PIN_CHUNK) {
+		size_t m = bytes - off < PIN_CHUNK ? bytes - off : PIN_CHUNK;
+		void *p = (char *)host + off;
+		cudaError_t e = cudaHostRegister(p, m, cudaHostRegisterReadOnly);
+		if (e != cudaSuccess) {
+			/* leave no error behind for a later call to report */
+			(void)cudaGetLastError();
+			zkg_errf(err, errlen,
+				 "cudaHostRegister(%zu bytes at offset %zu, "
+				 "cudaHostRegisterReadOnly): %s",
+				 m, off, cudaGetErrorString(e));
+			zka_gpu_unpin(pin);
+			return e == cudaErrorMemoryAllocation ? -ENOMEM : -EIO;
+		}
+		pin->p[pin->n++] = p;
+	}
+	*pinp = pin;
+	return 0;
+}
+
+extern "C" void zka_gpu_unpin(zka_gpu_pin *pin)
+{
+	if (!pin)
+		return;
+	cudaSetDevice(pin->device);
+	for (int i = 0; i < pin->n; i++)
+		cudaHostUnregister(pin->p[i]);
+	(void)cudaGetLastError();
+	free(pin);
+}
+
+extern "C" int zka_gpu_mem_info(zka_gpu *g, size_t *free_b, size_t *total_b, char *err,
+				size_t errlen)
+{
+	*free_b = *total_b = 0;
+	SET_DEV(g);
+	CK(cudaMemGetInfo(free_b, total_b));
+	return 0;
+}
+
 void zkg_msm_scratch_free(struct zkg_msm_scratch *m)
 {
 	cudaFree(m->d_vals);
@@ -195,6 +263,30 @@ extern "C" void zka_gpu_key_free(zka_gpu_key *k)
 
 extern "C" const char *zka_gpu_key_mode(const zka_gpu_key *k) { return k->mode; }
 
+extern "C" void zka_gpu_key_timing(const zka_gpu_key *k, zka_gpu_key_times *t)
+{
+	memset(t, 0, sizeof *t);
+	t->bytes = k->up_bytes;
+	t->pinned = k->pinned;
+	t->total = k->t_load;
+	if (k->t_copy > 0 && k->t_uploaded >= k->t_copy) {
+		t->split = 1;
+		t->upload = k->t_uploaded - k->t_copy;
+		t->tables = k->pc && k->t_tables >= k->t_uploaded ? k->t_tables - k->t_uploaded : 0;
+	}
+}
+
+/* 1 when host is page-locked memory (registered or cudaHostAlloc'ed); clears any error */
+static int is_pinned(const void *host)
+{
+	cudaPointerAttributes a;
+	if (!host || cudaPointerGetAttributes(&a, host) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return 0;
+	}
+	return a.type == cudaMemoryTypeHost;
+}
+
 extern "C" void zka_gpu_set_precompute(zka_gpu *g, int on) { g->no_precomp = !on; }
 
 extern "C" void zka_gpu_set_priority_domain(zka_gpu *g, uint32_t min_domain) { g->prio_domain = min_domain; }
@@ -234,11 +326,19 @@ extern "C" int zka_gpu_key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key **kp, 
 	k->pk.beta2 = k->beta2;
 	k->pk.delta2 = k->delta2;
 	k->pk.gamma2 = k->gamma2;
+	size_t pre = (size_t)pk->n_public + 1;
+	/* C's first n_public + 1 points are zeroed on the device, not copied */
+	k->up_bytes = (uint64_t)pk->n_vars * (3 * n1 + n2) + (uint64_t)pk->domain_size * n1 -
+		      (pk->n_vars > pre ? pre : pk->n_vars) * n1;
+	k->pinned = is_pinned(pk->A) && is_pinned(pk->B1) && is_pinned(pk->B2) && is_pinned(pk->C) &&
+		    is_pinned(pk->H);
+	double t0 = zkg_now();
 	int rc = o->key_load(g, pk, k, err, errlen);
 	if (rc < 0) {
 		zka_gpu_key_free(k);
 		return rc;
 	}
+	k->t_load = zkg_now() - t0;
 	*kp = k;
 	return 0;
 }

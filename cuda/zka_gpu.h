@@ -34,6 +34,19 @@ const char *zka_gpu_device_name(const zka_gpu *g);
  * have finished proving with it. */
 int zka_gpu_key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key **key, char *err, size_t errlen);
 void zka_gpu_key_free(zka_gpu_key *key);
+/* How a key's load went (zka_gpu_key_timing), in bytes and seconds: the key's points copied
+ * host to device, the copies' time (from the first copy's start to the last one's completion),
+ * the window tables' build on the device after them (0 when the key has none) and the whole
+ * zka_gpu_key_load (allocations, copies, tables, NTT twiddles). pinned: every point set's
+ * source was page-locked (registered) host memory, so the copies ran at pinned speed; 0: at
+ * least one came from pageable memory (staged by the driver, several times slower). split: 0
+ * when the engine did not stamp its phases (upload and tables are then 0; only total is known). */
+typedef struct {
+	uint64_t bytes;
+	double upload, tables, total;
+	int pinned, split;
+} zka_gpu_key_times;
+void zka_gpu_key_timing(const zka_gpu_key *key, zka_gpu_key_times *t);
 /* One line saying which MSM path the key uses: "shared-bucket MSM with window tables (...)"
  * or "windowed MSM: ..." with the reason (tables turned off, or too large for the device). */
 const char *zka_gpu_key_mode(const zka_gpu_key *key);
@@ -63,6 +76,22 @@ void zka_gpu_set_split01(zka_gpu *g, double min_frac);
 /* Page-locks host memory once (cudaHostRegister, chunks <= 64 GiB) so copies from it run at
  * full speed; the context unregisters it when closed. */
 int zka_gpu_register(zka_gpu *g, void *host, size_t bytes, char *err, size_t errlen);
+
+/* Page-locks read-only host memory (a PROT_READ mapping: a params region) for the whole process
+ * with cudaHostRegisterReadOnly, in chunks of at most 64 GiB, so that copies from it (a key's
+ * upload) run at pinned speed. Independent of the context's own registrations (g is only read:
+ * its device), so any thread may pin while g proves; zka_gpu_unpin undoes it and must come
+ * before the memory is unmapped. Returns -ENOTSUP when the device cannot register read-only
+ * memory (cudaDevAttrHostRegisterReadOnlySupported = 0), -EIO or -ENOMEM when the driver
+ * refuses; nothing stays registered on error. */
+typedef struct zka_gpu_pin zka_gpu_pin;
+int zka_gpu_pin_readonly(zka_gpu *g, const void *host, size_t bytes, zka_gpu_pin **pin, char *err,
+			 size_t errlen);
+void zka_gpu_unpin(zka_gpu_pin *pin); /* NULL is fine */
+
+/* Device memory of g's device (cudaMemGetInfo): *free_b and *total_b in bytes, used by every
+ * process on the device. g is only read (any thread). Returns 0 or -EIO with err set. */
+int zka_gpu_mem_info(zka_gpu *g, size_t *free_b, size_t *total_b, char *err, size_t errlen);
 
 /* One proof: a, b, c are domain_size Montgomery scalars each (read only), w the n_vars
  * witness scalars in standard form. Bit-identical to zka_prove_abc for the same rs. t may be

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <time.h>
 
@@ -946,6 +947,19 @@ static void test_real(const zka_curve *cv, uint32_t m, const uint64_t *one_mont)
 	CHECK(rc == 0, "zka_compute_abc -> %d", rc);
 	zka_gpu_key *key = NULL;
 	OK(zka_gpu_key_load(G, &pk, &key, err, sizeof err));
+	if (key) { /* the load's figures (issue 18): pk's points are malloc'ed, so pageable */
+		zka_gpu_key_times kt;
+		zka_gpu_key_timing(key, &kt);
+		uint64_t g1 = 2 * cv->n8q, g2 = 4 * cv->n8q, nv = pk.n_vars;
+		uint64_t want = nv * (3 * g1 + g2) + (uint64_t)pk.domain_size * g1 -
+				(uint64_t)(pk.n_public + 1) * g1;
+		CHECK(kt.bytes == want && kt.split == 1 && !kt.pinned && kt.upload > 0 &&
+			  kt.total >= kt.upload + kt.tables,
+		      "%s key timing: bytes %llu (want %llu), split %d, pinned %d, upload %.6f, "
+		      "tables %.6f, total %.6f",
+		      cv->pretty, (unsigned long long)kt.bytes, (unsigned long long)want, kt.split,
+		      kt.pinned, kt.upload, kt.tables, kt.total);
+	}
 	zka_rs rs;
 	rnd_mod(rs.r, cv->r, 4);
 	rnd_mod(rs.s, cv->r, 4);
@@ -991,6 +1005,38 @@ out:
 	free(wt.w);
 }
 
+/* Read-only registration (issue 18: a params region is a PROT_READ mapping) and the device's
+ * memory gauge (issue 20). */
+static void test_pin_mem(void)
+{
+	size_t n = (size_t)64 << 20;
+	void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(m != MAP_FAILED, "mmap %zu bytes", n);
+	if (m == MAP_FAILED)
+		return;
+	memset(m, 0x5a, n);
+	CHECK(mprotect(m, n, PROT_READ) == 0, "mprotect PROT_READ");
+	double pageable = 0, pinned = 0;
+	OK(zka_gpu_h2d_bw(G, m, n, &pageable, err, sizeof err));
+	zka_gpu_pin *pin = NULL;
+	int rc = zka_gpu_pin_readonly(G, m, n, &pin, err, sizeof err);
+	CHECK(rc == 0 && pin, "zka_gpu_pin_readonly of a PROT_READ mapping: %d %s", rc, err);
+	if (pin)
+		OK(zka_gpu_h2d_bw(G, m, n, &pinned, err, sizeof err));
+	zka_gpu_unpin(pin);
+	pin = NULL; /* unregistered: registering it again works */
+	rc = zka_gpu_pin_readonly(G, m, n, &pin, err, sizeof err);
+	CHECK(rc == 0, "pin after unpin: %d %s", rc, err);
+	zka_gpu_unpin(pin);
+	munmap(m, n);
+	size_t fr = 0, tot = 0;
+	OK(zka_gpu_mem_info(G, &fr, &tot, err, sizeof err));
+	CHECK(tot > 0 && fr <= tot, "zka_gpu_mem_info: free %zu total %zu", fr, tot);
+	printf("read-only pin: 64 MiB host to device %.1f GB/s pageable, %.1f GB/s pinned; device "
+	       "memory %.1f of %.1f GiB in use\n",
+	       pageable, pinned, (double)(tot - fr) / 1073741824.0, (double)tot / 1073741824.0);
+}
+
 int main(int argc, char **argv)
 {
 	quick = argc > 1 && !strcmp(argv[1], "quick");
@@ -1011,6 +1057,7 @@ int main(int argc, char **argv)
 	srand((unsigned)time(NULL));
 	bn254_all();
 	bls12_381_all();
+	test_pin_mem();
 	int f0 = failures;
 	test_real(&zka_curve_bn254, 1000, BN254_FR_ONE);
 	test_real(&zka_curve_bls12_381, 3000, BLS12_381_FR_ONE);
