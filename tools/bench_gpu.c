@@ -371,18 +371,20 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 			printf("%10s\n", "-");
 		printf("       (key: fixed-base %.2f s, load %.2f s; %s)\n", tk, tl,
 		       zka_gpu_key_mode(key));
-		char thr[32];
+		char thr[32], fr[32];
 		if (split01 >= 0)
 			snprintf(thr, sizeof thr, "%.3g", split01);
 		else
 			snprintf(thr, sizeof thr, "default");
-		printf(
-		    "       (witness MSMs: %s, 0/1 fraction %s%.3f, split threshold %s; msm1: %s; "
-		    "per proof %.2f ms one at a time)\n",
-		    split ? "0/1 split (zeros dropped, ones summed, the rest bucketed)"
-			  : "bucket MSM, no split",
-		    frac01 < 0 ? "not counted " : "", frac01 < 0 ? 0.0 : frac01, thr,
-		    mt.msm_split ? "0/1 split" : "no split", tsteady / reps * 1e3);
+		if (frac01 < 0) /* the split turned off: the scalars were not counted */
+			snprintf(fr, sizeof fr, "not counted");
+		else
+			snprintf(fr, sizeof fr, "%.3f", frac01);
+		printf("       (witness MSMs: %s, 0/1 fraction %s, split threshold %s; msm1: %s; "
+		       "per proof %.2f ms one at a time)\n",
+		       split ? "0/1 split (zeros dropped, ones summed, the rest bucketed)"
+			     : "bucket MSM, no split",
+		       fr, thr, mt.msm_split ? "0/1 split" : "no split", tsteady / reps * 1e3);
 		/* the issue's alternative, G2 on CPU threads beside the GPU: the CPU prover's share
 		 * of its MSM wall time that went to G2 (all threads), against the GPU proof's G2
 		 * lane */
