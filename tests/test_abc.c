@@ -66,12 +66,15 @@ static void rand_key(const zka_curve *c, uint32_t m, uint32_t npub, uint32_t nva
 	}
 	for (int i = 0; i < 3; i++)
 		rand_scalar(c, consts[i]);
-	size_t cap = (size_t)m * 12 + npub + 16, n = 0;
+	size_t cap = (size_t)m * 12 + npub + 16 + 8 * 700, n = 0;
+	uint32_t longs = 0; /* up to 8 rows longer than the gathered loop's buffer (256 terms) */
 	pk->coefs = calloc(cap, sizeof *pk->coefs);
 	CU_ASSERT_FATAL(pk->coefs != NULL);
 	for (uint32_t row = 0; row < m; row++)
 		for (uint32_t mat = 0; mat < 2; mat++) {
 			int nt = (int)(zka_test_rand64() % 6);
+			if (longs < 8 && zka_test_rand64() % 300 == 0)
+				nt = 250 + (int)(zka_test_rand64() % 440), longs++;
 			for (int t = 0; t < nt; t++) {
 				zka_coef *e = &pk->coefs[n++];
 				e->matrix = mat;
@@ -124,17 +127,27 @@ static void compare(const zka_pk *pk, const zka_witness *w, int all_threads)
 	CU_ASSERT(zka_abc_check(&m, err, sizeof err) == 0);
 	CU_ASSERT(m.n_vals >= 2 && m.nnz[0] + m.nnz[1] <= pk->n_coefs);
 	CU_ASSERT(zka_abc_witness_mem(pk->curve, (const uint64_t(*)[4])w->w, w->n, wm, 3) == 0);
-	for (int t = 1; t <= 16; t += all_threads ? 1 : 5) {
-		memset(got, 0xa5, 3 * n * 32); /* every byte must be written */
-		CU_ASSERT_FATAL(zka_abc_compute(&m, (const uint64_t(*)[4])wm, got, got + n,
-						got + 2 * n, t) == 0);
-		int same = memcmp(ref, got, 3 * n * 32) == 0;
-		if (!same)
-			fprintf(stderr,
-				"CSR path differs from the reference: %s, domain %zu, %d threads\n",
-				pk->curve->pretty, n, t);
-		CU_ASSERT(same);
+	/* both row loops (direct, gathered), prefetch distances from 1 to past a block */
+	(void)zka_abc_compute(&m, (const uint64_t(*)[4])wm, got, got + n, got + 2 * n, 1);
+	struct zka__abc_tune saved = zka__abc_tune;
+	static const struct zka__abc_tune tunes[] = {{8, 0}, {1, 0}, {33, 0},
+						     {8, 1}, {1, 1}, {64, 1}};
+	for (size_t v = 0; v < sizeof tunes / sizeof tunes[0]; v++) {
+		zka__abc_tune = tunes[v];
+		for (int t = 1; t <= 16; t += all_threads && v == 0 ? 1 : 5) {
+			memset(got, 0xa5, 3 * n * 32); /* every byte must be written */
+			CU_ASSERT_FATAL(zka_abc_compute(&m, (const uint64_t(*)[4])wm, got, got + n,
+							got + 2 * n, t) == 0);
+			int same = memcmp(ref, got, 3 * n * 32) == 0;
+			if (!same)
+				fprintf(stderr,
+					"CSR path differs from the reference: %s, domain %zu, %d "
+					"threads, ahead %u, gather %d\n",
+					pk->curve->pretty, n, t, tunes[v].ahead, tunes[v].gather);
+			CU_ASSERT(same);
+		}
 	}
+	zka__abc_tune = saved;
 	/* the one-shot wrapper the CPU prover uses */
 	zka_prove_opts o = {.threads = 2};
 	memset(got, 0, 3 * n * 32);

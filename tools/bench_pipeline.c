@@ -55,12 +55,14 @@ static void usage(FILE *f)
 	    "usage: zkarena bench pipeline [--curve bn128|bls12381] [--constraints N] [--jobs J]\n"
 	    "                              [--workers W] [--threads T] [--inflight I]\n"
 	    "                              [--backend cpu|cuda] [--reps R] [--sweep]\n"
+	    "                              [--synth-only]\n"
 	    "       zkarena bench pipeline --zkey circuit.zkey --wtns witness.wtns [...]\n"
 	    "\n"
 	    "Measures whether synthesis keeps the prover busy, in one run on one key and witness:\n"
 	    "  synthesis in process: the previous path (one thread over the coefficient list, the\n"
 	    "    witness read and copied) vs the CSR path with 1 and T threads, medians of R (3);\n"
 	    "    --sweep adds W workers x T threads at W T = the online cores;\n"
+	    "    --synth-only stops there (no pipeline, no ceiling);\n"
 	    "  the pipeline: a temporary arena, `zkarena run` with W workers x T threads "
 	    "(defaults\n"
 	    "    as `zkarena run`'s) and the backend (cpu), J jobs (default 40); proofs/s and busy "
@@ -348,22 +350,18 @@ static double median(double *v, int n)
 
 int zka_bench_pipeline(int argc, char **argv)
 {
-	static const struct option opts[] = {{"curve", required_argument, 0, 'c'},
-					     {"constraints", required_argument, 0, 'm'},
-					     {"jobs", required_argument, 0, 'j'},
-					     {"workers", required_argument, 0, 'w'},
-					     {"threads", required_argument, 0, 't'},
-					     {"inflight", required_argument, 0, 'i'},
-					     {"backend", required_argument, 0, 'b'},
-					     {"reps", required_argument, 0, 'r'},
-					     {"zkey", required_argument, 0, 'z'},
-					     {"wtns", required_argument, 0, 'x'},
-					     {"sweep", no_argument, 0, 's'},
-					     {"help", no_argument, 0, 'h'},
-					     {0, 0, 0, 0}};
+	static const struct option opts[] = {
+	    {"curve", required_argument, 0, 'c'},   {"constraints", required_argument, 0, 'm'},
+	    {"jobs", required_argument, 0, 'j'},    {"workers", required_argument, 0, 'w'},
+	    {"threads", required_argument, 0, 't'}, {"inflight", required_argument, 0, 'i'},
+	    {"backend", required_argument, 0, 'b'}, {"reps", required_argument, 0, 'r'},
+	    {"zkey", required_argument, 0, 'z'},    {"wtns", required_argument, 0, 'x'},
+	    {"sweep", no_argument, 0, 's'},	    {"synth-only", no_argument, 0, 'S'},
+	    {"help", no_argument, 0, 'h'},	    {0, 0, 0, 0}};
 	const zka_curve *curve = &zka_curve_bn254;
 	const char *backend = "cpu", *zkey_in = NULL, *wtns_in = NULL;
-	int m = 65536, njobs = 40, workers = 0, threads = 0, inflight = 0, reps = 3, sweep = 0, opt;
+	int m = 65536, njobs = 40, workers = 0, threads = 0, inflight = 0, reps = 3, sweep = 0,
+	    synth_only = 0, opt;
 	const char *P = "zkarena bench pipeline";
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -416,6 +414,9 @@ int zka_bench_pipeline(int argc, char **argv)
 			break;
 		case 's':
 			sweep = 1;
+			break;
+		case 'S':
+			synth_only = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -532,6 +533,8 @@ int zka_bench_pipeline(int argc, char **argv)
 	    "| (once per key, at load: building the CSR form)               | %9.4f |             "
 	    "|\n",
 	    reps, s_old, s_one, s_old / s_one, threads, s_t, s_old / s_t, t_build);
+	printf("(row loop: %s, prefetch %u rows ahead; ZKA_ABC_GATHER, ZKA_ABC_AHEAD)\n",
+	       zka__abc_tune.gather ? "gathered per chunk" : "direct", zka__abc_tune.ahead);
 	if (sweep) {
 		printf(
 		    "\nsynthesis throughput in process, W workers x T threads (W T = %d cores):\n\n"
@@ -552,6 +555,10 @@ int zka_bench_pipeline(int argc, char **argv)
 	zka_abc_free(&mx);
 	if (interrupted)
 		goto intr;
+	if (synth_only) {
+		status = 0;
+		goto out;
+	}
 
 	/* 2. the pipeline */
 	struct zka_arena_params ap = {.nslots = (uint32_t)(workers + inflight + 2),
@@ -634,7 +641,16 @@ int zka_bench_pipeline(int argc, char **argv)
 	kill(runner, SIGTERM);
 	waitpid(runner, NULL, 0);
 	runner = -1;
-	double win = c1.ok && c0.ok ? (double)(c1.mono_ns - c0.mono_ns) * 1e-9 : 0;
+	if (!c0.ok || !c1.ok || c1.proofs <= c0.proofs) {
+		/* the daemon writes its counters once a second: too few jobs for two readings
+		 * between the warm-up and the tail */
+		snprintf(err, sizeof err,
+			 "no steady-state window: the daemon's counters were read %s between proof "
+			 "%d and proof %d (%d jobs); use more --jobs",
+			 c0.ok ? "once" : "never", k0, njobs - inflight - workers, njobs);
+		goto fail;
+	}
+	double win = (double)(c1.mono_ns - c0.mono_ns) * 1e-9;
 	double rate = win > 0 ? (double)(c1.proofs - c0.proofs) / win : 0;
 	double busy = win > 0 ? (double)(c1.busy_ns - c0.busy_ns) * 1e-9 / win : 0;
 	unsigned long long wp = c1.proofs - c0.proofs;

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -293,9 +294,22 @@ static int curve_ok(const zka_curve *c)
 	return c && (c->id == ZKA_BN254 || c->id == ZKA_BLS12_381);
 }
 
+struct zka__abc_tune zka__abc_tune = {8, 0};
+
+static void tune_init(void)
+{
+	const char *e = getenv("ZKA_ABC_AHEAD");
+	if (e && atoi(e) >= 1 && atoi(e) <= 64)
+		zka__abc_tune.ahead = (uint32_t)atoi(e);
+	if ((e = getenv("ZKA_ABC_GATHER")) && (*e == '0' || *e == '1'))
+		zka__abc_tune.gather = *e == '1';
+}
+
 int zka_abc_compute(const zka_abc *m, const uint64_t (*wm)[4], uint64_t (*a)[4], uint64_t (*b)[4],
 		    uint64_t (*c)[4], int threads)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, tune_init);
 	if (!curve_ok(m->curve))
 		return -EINVAL;
 	struct sched s = {.op = OP_ROWS,

@@ -36,6 +36,16 @@
 #include "zk/groth16.h"
 #include "zk/r1cs.h"
 
+/* Tuning of the row loop (internal; zk/abc_tmpl.h reads it). Defaults are the H200
+ * measurements' best (docs/synthesis.md); ZKA_ABC_AHEAD=N (rows prefetched ahead, 1-64) and
+ * ZKA_ABC_GATHER=0|1 (gather each chunk's witness values before the arithmetic) override them
+ * for benchmarks, read once by the first zka_abc_compute. */
+struct zka__abc_tune {
+	uint32_t ahead;
+	int gather;
+};
+extern struct zka__abc_tune zka__abc_tune;
+
 /* Rows per block of work. 4096 rows of a 2^22 key are ~0.1% of the job, small enough to
  * balance 16 threads and large enough that the counter is touched ~1000 times a job. */
 #define ZKA_ABC_BLOCK 4096u

@@ -87,21 +87,19 @@ static inline void AX(abc_fence)(void)
 #endif
 }
 
-/* How many rows ahead the row loop prefetches the witness values it will read: one row's
+/* Rows [r0, r1): a_i = <A_i, wm>, b_i = <B_i, wm>, c_i = a_i b_i. The loop prefetches the
+ * witness values (and value-table entries) of the row zka__abc_tune.ahead rows ahead: one row's
  * terms hit random lines of wm (the witness is far larger than the caches at 2^20+). */
-#define ZKA_ABC_AHEAD 8
-
-/* Rows [r0, r1): a_i = <A_i, wm>, b_i = <B_i, wm>, c_i = a_i b_i. */
-void AX(abc_rows)(const zka_abc *m, const uint64_t (*wm)[4], uint64_t (*a)[4], uint64_t (*b)[4],
-		  uint64_t (*c)[4], uint32_t r0, uint32_t r1)
+static void AX(abc_rows_direct)(const zka_abc *m, const AT *w, AT *A, AT *B, AT *C, uint32_t r0,
+				uint32_t r1)
 {
-	const AT *w = (const AT *)wm, *val = (const AT *)m->val;
-	AT *A = (AT *)a, *B = (AT *)b, *C = (AT *)c;
+	const AT *val = (const AT *)m->val;
+	const uint32_t ahead = zka__abc_tune.ahead;
 	for (uint32_t i = r0; i < r1; i++) {
-		if (i + ZKA_ABC_AHEAD < r1)
+		if (i + ahead < r1)
 			for (int k = 0; k < 2; k++) {
-				uint32_t t0 = m->start[k][i + ZKA_ABC_AHEAD];
-				uint32_t t1 = m->start[k][i + ZKA_ABC_AHEAD + 1];
+				uint32_t t0 = m->start[k][i + ahead];
+				uint32_t t1 = m->start[k][i + ahead + 1];
 				for (uint32_t t = t0; t < t1; t++) {
 					__builtin_prefetch(&w[m->term[k][t][0]]);
 					if (m->term[k][t][1] > 1)
@@ -130,6 +128,83 @@ void AX(abc_rows)(const zka_abc *m, const uint64_t (*wm)[4], uint64_t (*a)[4], u
 		AX(abc_store)(&B[i], &s[1]);
 		AX(abc_store)(&C[i], &p);
 	}
+}
+
+/* Terms per matrix gathered per chunk (2 x 256 x 32 bytes: half of a 32 KiB L1). */
+#define ZKA_ABC_GCAP 256u
+
+/* The same rows in two passes per chunk of rows: first a gather of the chunk's witness values
+ * into a small buffer (loads and copies only, so the core keeps many misses in flight; the
+ * gather runs zka__abc_tune.ahead rows ahead with prefetches), then the arithmetic from that
+ * buffer, with no miss left in it. A row with more terms than the buffer holds goes through
+ * the direct loop. */
+static void AX(abc_rows_gather)(const zka_abc *m, const AT *w, AT *A, AT *B, AT *C, uint32_t r0,
+				uint32_t r1)
+{
+	const AT *val = (const AT *)m->val;
+	const uint32_t ahead = zka__abc_tune.ahead;
+	AT gb[2][ZKA_ABC_GCAP];
+	uint32_t i = r0;
+	while (i < r1) {
+		uint32_t e = i;
+		while (e < r1 && m->start[0][e + 1] - m->start[0][i] <= ZKA_ABC_GCAP &&
+		       m->start[1][e + 1] - m->start[1][i] <= ZKA_ABC_GCAP)
+			e++;
+		if (e == i) { /* one long row */
+			AX(abc_rows_direct)(m, w, A, B, C, i, i + 1);
+			i++;
+			continue;
+		}
+		for (uint32_t r = i; r < e; r++) {
+			if (r + ahead < r1)
+				for (int k = 0; k < 2; k++)
+					for (uint32_t t = m->start[k][r + ahead],
+						      te = m->start[k][r + ahead + 1];
+					     t < te; t++)
+						__builtin_prefetch(&w[m->term[k][t][0]]);
+			for (int k = 0; k < 2; k++) {
+				uint32_t b0 = m->start[k][i];
+				for (uint32_t t = m->start[k][r], te = m->start[k][r + 1]; t < te;
+				     t++)
+					gb[k][t - b0] = w[m->term[k][t][0]];
+			}
+		}
+		for (uint32_t r = i; r < e; r++) {
+			AT s[2];
+			for (int k = 0; k < 2; k++) {
+				AR(zero)(&s[k]);
+				const uint32_t(*tm)[2] = m->term[k];
+				uint32_t b0 = m->start[k][i];
+				for (uint32_t t = m->start[k][r], te = m->start[k][r + 1]; t < te;
+				     t++) {
+					const AT *x = &gb[k][t - b0];
+					uint32_t vi = tm[t][1];
+					if (vi == 0)
+						AR(add)(&s[k], &s[k], x);
+					else if (vi == 1)
+						AR(sub)(&s[k], &s[k], x);
+					else
+						AX(abc_madd)(&s[k], &val[vi], x);
+				}
+			}
+			AT p;
+			AX(abc_mul)(&p, &s[0], &s[1]);
+			AX(abc_store)(&A[r], &s[0]);
+			AX(abc_store)(&B[r], &s[1]);
+			AX(abc_store)(&C[r], &p);
+		}
+		i = e;
+	}
+}
+
+void AX(abc_rows)(const zka_abc *m, const uint64_t (*wm)[4], uint64_t (*a)[4], uint64_t (*b)[4],
+		  uint64_t (*c)[4], uint32_t r0, uint32_t r1)
+{
+	const AT *w = (const AT *)wm;
+	if (zka__abc_tune.gather)
+		AX(abc_rows_gather)(m, w, (AT *)a, (AT *)b, (AT *)c, r0, r1);
+	else
+		AX(abc_rows_direct)(m, w, (AT *)a, (AT *)b, (AT *)c, r0, r1);
 	AX(abc_fence)();
 }
 
@@ -185,4 +260,4 @@ uint32_t AX(abc_check_rows)(const zka_r1cs *cs, const uint64_t (*c)[4], const ui
 #undef AR
 #undef AX
 #undef AT
-#undef ZKA_ABC_AHEAD
+#undef ZKA_ABC_GCAP
