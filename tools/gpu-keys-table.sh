@@ -15,6 +15,7 @@ ZK=$B/bin/zkarena
 mkdir -p "$OUT" "$ZKARENA_CACHE"
 echo "machine: $(nproc) cores, $(nvidia-smi --query-gpu=name --format=csv,noheader 2>&1 | head -1), $(date -u '+%F %T') UTC, files on $(df -T "$OUT" | awk 'NR==2 {print $2}')"
 now() { date +%s.%N; }
+since() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.3f", a - b }'; } # seconds since $1 (no bc on the GPU machine)
 # t3 LABEL CMD...: runs CMD three times, prints "min-max" wall seconds; the last run's stderr in $OUT/last.err
 t3() {
 	local lab=$1 lo= hi= i t0 t1 d
@@ -22,10 +23,9 @@ t3() {
 	for i in 1 2 3; do
 		t0=$(now)
 		"$@" >/dev/null 2>"$OUT/last.err" || { echo "FAIL $lab: $(tail -1 "$OUT/last.err")" >&2; echo "fail"; return; }
-		t1=$(now)
-		d=$(echo "$t1 - $t0" | bc)
-		[ -z "$lo" ] || [ "$(echo "$d < $lo" | bc)" = 1 ] && lo=$d
-		[ -z "$hi" ] || [ "$(echo "$d > $hi" | bc)" = 1 ] && hi=$d
+		d=$(since "$t0")
+		[ -z "$lo" ] || awk -v a="$d" -v b="$lo" 'BEGIN { exit !(a < b) }' && lo=$d
+		[ -z "$hi" ] || awk -v a="$d" -v b="$hi" 'BEGIN { exit !(a > b) }' && hi=$d
 	done
 	printf "%.2f-%.2f" "$lo" "$hi"
 }
@@ -43,12 +43,12 @@ for lg in "$@"; do
 	rs=$(t3 rapidsnark "$RS" "$d/c.zkey" "$d/c.wtns" "$d/rs.proof.json" "$d/rs.public.json")
 	t0=$(now)
 	"$ZK" import "$d/c.zkey" -o "$d/c.zka" >/dev/null 2>"$d/import.err" || { echo "FAIL import 2^$lg: $(tail -1 "$d/import.err")"; continue; }
-	imp=$(printf "%.1f" "$(echo "$(now) - $t0" | bc)")
+	imp=$(printf "%.1f" "$(since "$t0")")
 	gx=$(t3 "gpu zka" "$ZK" prove --gpu --times "$d/c.zka" "$d/c.wtns" "$d/p.json" "$d/pub.json")
 	gx_load=$(stage)
 	t0=$(now)
 	"$ZK" params load "$d/c.zka" >"$d/load.out" 2>&1 || { echo "FAIL params load 2^$lg: $(tail -1 "$d/load.out")"; continue; }
-	pl=$(printf "%.2f" "$(echo "$(now) - $t0" | bc)")
+	pl=$(printf "%.2f" "$(since "$t0")")
 	gr=$(t3 "gpu resident" "$ZK" prove --gpu --times "$d/c.zka" "$d/c.wtns" "$d/p.json" "$d/pub.json")
 	gr_load=$(stage) gr_open=$(opens)
 	cr=$(t3 "cpu resident" "$ZK" prove --times "$d/c.zka" "$d/c.wtns" "$d/p.json" "$d/pub.json")
@@ -61,7 +61,7 @@ for lg in "$@"; do
 	sleep 2
 	t0=$(now)
 	"$ZK" prove --arena "$A" "$d/c.zka" "$d/c.wtns" "$d/a.json" "$d/apub.json" >/dev/null 2>"$d/arena1.err"
-	first=$(printf "%.2f" "$(echo "$(now) - $t0" | bc)")
+	first=$(printf "%.2f" "$(since "$t0")")
 	ar=$(t3 "arena" "$ZK" prove --arena "$A" "$d/c.zka" "$d/c.wtns" "$d/a.json" "$d/apub.json")
 	"$ZK" verify "$d/vk.json" "$d/apub.json" "$d/a.json" >/dev/null && aok=verifies || aok="DOES NOT VERIFY"
 	kill -TERM $runpid

@@ -19,7 +19,7 @@ m=$(((1 << LG) - 64))
 	"$ZK" setup --insecure --gpu --seed 7 "$OUT/c.r1cs" "$OUT/c.zkey" "$OUT/vk.json" >/dev/null 2>"$OUT/setup.err" ||
 	{ echo "FAIL circuit/setup: $(tail -1 "$OUT/setup.err")"; exit 1; }
 A=two$$
-"$ZK" arena create "$A" --slots 8 --slot-bytes $(((160 << LG) >> 20))M >/dev/null || exit 1
+"$ZK" arena create "$A" --slots 8 --slot-bytes $(((160 << LG) >> 20))M --jobs $((2 * N + 64)) >/dev/null || exit 1
 rm -f /dev/shm/zkarena-"$A".gpud*-status
 "$ZK" run "$A" --devices 0,0 --backend cuda >"$OUT/run.log" 2>&1 &
 runpid=$!
@@ -43,7 +43,7 @@ for i in $(seq 1 ${#ids[@]}); do
 	"$ZK" wait "$A" "${ids[$((i - 1))]}" --timeout 300 >/dev/null && n=$((n + 1))
 	"$ZK" verify "${vks[$((i - 1))]}" "$OUT/o/$i/public.json" "$OUT/o/$i/proof.json" >/dev/null 2>&1 && v=$((v + 1))
 done
-el=$(echo "$(date +%s.%N) - $t0" | bc)
+el=$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { print a - b }')
 [ "$n" = ${#ids[@]} ] && ok "two cuda gpuds on device 0: all ${#ids[@]} jobs DONE ($N of 2^$LG, 12 circom fixtures)" || ko "$n of ${#ids[@]} DONE"
 [ "$v" = ${#ids[@]} ] && ok "all proofs verify" || ko "$v of ${#ids[@]} verify"
 sleep 1.5
