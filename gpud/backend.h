@@ -10,6 +10,16 @@
 #include "synth/params.h"
 #include "zk/groth16.h"
 
+/* A backend's gauges and warnings for the status file. */
+typedef struct zka_backend_status {
+	int has_mem; /* 1: the backend has device memory (cuda); 0: mem_* mean nothing */
+	/* the device's memory in use (by every process: total - free) and its size, bytes */
+	uint64_t mem_used, mem_total;
+	/* "" or one line about a fast path that is missing since init (a params region that could
+	 * not be registered: its key's uploads run at pageable speed), appended to the note */
+	char warn[256];
+} zka_backend_status;
+
 typedef struct zka_backend {
 	const char *name;
 	/* Prepares the backend for arena a: the CUDA backend registers every slot's memory once
@@ -31,6 +41,9 @@ typedef struct zka_backend {
 		     const uint64_t (*w)[4], const zka_rs *rs, zka_proof *proof, zka_prove_times *t,
 		     double *copy_s, char *err, size_t errlen);
 	void (*shutdown)(void *ctx);
+	/* What the status file shows besides the proofs (called by the main thread once a second,
+	 * while lanes prove; may be NULL): see zka_backend_status. */
+	void (*status)(void *ctx, struct zka_backend_status *st);
 } zka_backend;
 
 extern const zka_backend zka_backend_cpu;

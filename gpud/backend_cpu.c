@@ -78,4 +78,6 @@ static void cpu_shutdown(void *ctx)
 	free(c);
 }
 
-const zka_backend zka_backend_cpu = {"cpu", cpu_init, cpu_prove, cpu_shutdown};
+/* no device memory, nothing registered: status is NULL (the status file and the metrics then
+ * carry no device-memory gauges for a cpu gpud) */
+const zka_backend zka_backend_cpu = {"cpu", cpu_init, cpu_prove, cpu_shutdown, NULL};

@@ -19,7 +19,10 @@
  * synthesis jobs/s (slots made READY, from the arena's counters) are differences of two
  * samples. The main thread writes them to /dev/shm/zkarena-NAME.gpud-status (atomically, mode
  * 0600; `zkarena status` shows it) and logs them once a minute. The "counters:" line is for
- * programs (bench pipeline): CLOCK_MONOTONIC ns and the cumulative values.
+ * programs (bench pipeline, the metrics): CLOCK_MONOTONIC ns and the cumulative values, and
+ * with the cuda backend the device's memory in use and its size at the end (mem_used=,
+ * mem_total=: cudaMemGetInfo, every process's allocations; absent with the cpu backend). A
+ * backend's warning (a params region it could not register) is appended to the note line.
  *
  * Several gpuds on one arena (`zkarena run --devices 0,1`, or one gpud@ unit per device): each
  * is started with its own --id (0, 1, ...) and device, takes slots from the same ready ring and
@@ -383,9 +386,10 @@ static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job)
 		fail = err;
 		goto finish;
 	}
-	/* the output directory's identity, and a done marker left before a crash (gpud/outputs.h) */
-	r = zka_outputs_marker(a, &ji, &p->vk, (const uint64_t(*)[4])(v.w + 1), p->pk.n_public,
-			       err, sizeof err);
+	/* the output directory's identity, and a done marker left before a crash (gpud/outputs.h)
+	 */
+	r = zka_outputs_marker(a, &ji, &p->vk, (const uint64_t(*)[4])(v.w + 1), p->pk.n_public, err,
+			       sizeof err);
 	if (r < 0) {
 		fail = err;
 		goto finish;
@@ -421,10 +425,11 @@ static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job)
 	const char *why = NULL;
 	if (zka_verify(&p->vk, (const uint64_t(*)[4])(v.w + 1), p->pk.n_public, &proof, &why) !=
 	    1) {
-		snprintf(err, sizeof err,
-			 "witness %.300s does not satisfy the circuit, or key %.300s may be corrupt "
-			 "(the proof did not verify: %s); not written",
-			 ji.witness_path, ci.key_path, why ? why : "?");
+		snprintf(
+		    err, sizeof err,
+		    "witness %.300s does not satisfy the circuit, or key %.300s may be corrupt "
+		    "(the proof did not verify: %s); not written",
+		    ji.witness_path, ci.key_path, why ? why : "?");
 		fail = err;
 		goto finish;
 	}
@@ -529,7 +534,11 @@ static void write_status(const char *path, struct daemon *d, const char *note,
 	for (int i = 0; i < CIRCUITS_MAX; i++)
 		if (here[i / 64] >> (i % 64) & 1)
 			nkeys++, kb += key_bytes[i];
-	fprintf(f, "pid %d: %s\n%s\n", (int)getpid(), note, line);
+	zka_backend_status bs = {0};
+	if (d->be->status)
+		d->be->status(d->ctx, &bs);
+	fprintf(f, "pid %d: %s%s%s\n%s\n", (int)getpid(), note, bs.warn[0] ? "; " : "", bs.warn,
+		line);
 	fprintf(f, "gpud: id=%d device=%d backend=%s lanes=%d\n", d->id, d->device, d->be->name,
 		d->lanes);
 	fprintf(f, "keys: %d resident, %llu bytes:", nkeys, (unsigned long long)kb);
@@ -540,11 +549,15 @@ static void write_status(const char *path, struct daemon *d, const char *note,
 	fprintf(f,
 		"counters: mono_ns=%lld busy_ns=%lld proofs=%llu failed=%llu copy_ns=%lld "
 		"copy_hidden_ns=%lld ready_total=%llu lanes=%d bytes_in=%llu yields=%llu keys=%d "
-		"key_bytes=%llu\n",
+		"key_bytes=%llu",
 		(long long)now->t, (long long)now->busy_ns, (unsigned long long)now->proofs,
 		(unsigned long long)failed, (long long)now->copy_ns, (long long)now->copy_hidden_ns,
 		(unsigned long long)now->ready, d->lanes, (unsigned long long)bytes_in,
 		(unsigned long long)yields, nkeys, (unsigned long long)kb);
+	if (bs.has_mem) /* device memory: the cuda backend's (the cpu backend has none) */
+		fprintf(f, " mem_used=%llu mem_total=%llu", (unsigned long long)bs.mem_used,
+			(unsigned long long)bs.mem_total);
+	fprintf(f, "\n");
 	if (fclose(f) == 0)
 		rename(tmp, path);
 	else

@@ -27,9 +27,12 @@
  *   zkarena_gpud_up, zkarena_gpu_busy_ratio, zkarena_keys_resident,
  *   zkarena_keys_resident_bytes {gpud,device}                                 gauges
  *   zkarena_proofs_total, zkarena_device_copied_bytes_total {gpud,device}     counters
+ *   zkarena_gpu_memory_used_bytes, zkarena_gpu_memory_total_bytes {gpud,device} gauges
  * The per-gpud counters restart from 0 with a restarted gpud (a counter reset, which
- * Prometheus's rate() handles). Device memory in use is not exported: the backends do not
- * report it yet.
+ * Prometheus's rate() handles). Device memory (cudaMemGetInfo on the gpud's device: every
+ * process's allocations, the "counters:" line's mem_used and mem_total) is exported for the
+ * running gpuds whose backend has a device (cuda) only: a cpu gpud has none, and when no gpud
+ * has one the two families are left out altogether.
  *
  * Concurrency: one mutex guards the collector's state; a scrape renders under it. The arena
  * handle is shared with the supervisor's thread (the arena API is thread-safe). */
@@ -360,6 +363,24 @@ int zka_metrics_render(zka_metrics *m, char **text, size_t *len)
 				break;
 			}
 		}
+	}
+	/* device memory: only the running gpuds that have a device (the cuda backend) */
+	int nmem = 0;
+	for (int i = 0; i < ng; i++)
+		nmem += gs[i].alive && gs[i].has_mem;
+	static const struct {
+		const char *name, *help;
+	} mf[] = {
+	    {"zkarena_gpu_memory_used_bytes",
+	     "Device memory in use on the gpud's device (every process's allocations)"},
+	    {"zkarena_gpu_memory_total_bytes", "Device memory of the gpud's device"},
+	};
+	for (size_t f = 0; nmem && f < sizeof mf / sizeof mf[0]; f++) {
+		family(&b, mf[f].name, "gauge", mf[f].help);
+		for (int i = 0; i < ng; i++)
+			if (gs[i].alive && gs[i].has_mem)
+				put(&b, "%s{gpud=\"%d\",device=\"%d\"} %llu\n", mf[f].name,
+				    gs[i].id, gs[i].device, f ? gs[i].mem_total : gs[i].mem_used);
 	}
 	if (!b.ok) {
 		free(b.p);

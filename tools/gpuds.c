@@ -73,6 +73,11 @@ int zka_gpuds_read(const char *name, struct zka_gpud_status *out, int max)
 			       "bytes_in=%llu yields=%llu keys=%*d key_bytes=%llu",
 			       &s->mono_ns, &s->busy_ns, &s->proofs, &s->failed, &s->bytes_in,
 			       &s->yields, &s->key_bytes);
+			const char *mu =
+			    strncmp(line, "counters:", 9) ? NULL : strstr(line, " mem_used=");
+			if (mu && sscanf(mu, " mem_used=%llu mem_total=%llu", &s->mem_used,
+					 &s->mem_total) == 2)
+				s->has_mem = 1;
 		}
 		s->busy /= 100;
 		s->alive = s->pid > 0 && (kill(s->pid, 0) == 0 || errno == EPERM);

@@ -11,6 +11,8 @@ struct zka_gpud_status {
 	char backend[16];
 	double busy, proofs_per_s; /* the last minute's */
 	unsigned long long mono_ns, busy_ns, proofs, failed, bytes_in, key_bytes, yields;
+	int has_mem; /* the counters line has mem_used= and mem_total= (cuda backend) */
+	unsigned long long mem_used, mem_total; /* the device's memory, bytes */
 };
 
 /* The status file path of gpud id of arena name. */

@@ -2,7 +2,8 @@
 # ops.sh ZKARENA - the operator's surface on the CPU backend: `zkarena config check` reports
 # every problem of a settings file with its line; `zkarena run` refuses a bad file, reads a good
 # one (workers, devices, metrics address, NUMA node) and lets flags override it; the metrics at
-# /metrics pass `promtool check metrics` (when promtool is installed) and count what happened;
+# /metrics pass `promtool check metrics` (when promtool is installed) and count what happened
+# (no device-memory gauges for the cpu backend);
 # with numa_node = 0 the started gpuds and workers run on node 0's CPUs with their memory bound
 # to it (read back from /proc/PID/status and /proc/PID/numa_maps).
 here=$(cd "$(dirname "$0")" && pwd)
@@ -109,6 +110,10 @@ pr=$(grep '^zkarena_proofs_total' "$T/metrics.txt" | awk '{s+=$2} END {print s}'
 [ "$pr" = 5 ] && ok "zkarena_proofs_total sums to 5" || ko "proofs_total sum '$pr'"
 by=$(grep '^zkarena_device_copied_bytes_total' "$T/metrics.txt" | awk '{s+=$2} END {print s}')
 [ "${by:-0}" -gt 0 ] && ok "bytes copied counted ($by)" || ko "no bytes copied counted"
+# the cpu backend has no device memory: no mem_used= in its counters, no gauge families
+! grep -q 'zkarena_gpu_memory_' "$T/metrics.txt" && ok "cpu gpuds: no zkarena_gpu_memory_* families" ||
+	ko "device-memory gauges for cpu gpuds: $(grep zkarena_gpu_memory_ "$T/metrics.txt")"
+check "cpu gpud's counters line without mem_used" sh -c "grep -q '^counters: mono_ns=' /dev/shm/zkarena-$NAME.gpud-status && ! grep -q 'mem_used=' /dev/shm/zkarena-$NAME.gpud-status"
 # ---- status --watch in a pipe, and --snapshot
 timeout 2.5 "$ZK" status "$NAME" --watch >"$T/watch.out" 2>&1
 n=$(grep -c "^arena $NAME " "$T/watch.out")
@@ -125,5 +130,26 @@ require('http').get('http://127.0.0.1:$port/metrics', r => {let s='';r.on('data'
 r.on('end',()=>process.stdout.write(s))})" >"$T/metrics2.txt"
 grep -q '^zkarena_process_restarts_total{process="gpud"} 1' "$T/metrics2.txt" && ok "a gpud restart counted" ||
 	ko "restarts: $(grep restarts "$T/metrics2.txt")"
+# the device-memory gauges as a cuda gpud reports them: a status file of a gpud 5 on device 3
+# (alive: this shell's pid) with the counters line's mem_used= and mem_total=
+cat >"/dev/shm/zkarena-$NAME.gpud5-status" <<ST
+pid $$: backend cuda: a status file written by the test
+last 60 s: GPU busy 0.0%, 0.00 proofs/s, synthesis 0.00 jobs/s, 0 ready slot(s) waiting; input copies 0.00 ms per proof, 0% hidden behind another proof
+gpud: id=5 device=3 backend=cuda lanes=2
+keys: 0 resident, 0 bytes:
+counters: mono_ns=1 busy_ns=0 proofs=0 failed=0 copy_ns=0 copy_hidden_ns=0 ready_total=0 lanes=2 bytes_in=0 yields=0 keys=0 key_bytes=0 mem_used=4000000000 mem_total=150000000000
+ST
+node -e "
+require('http').get('http://127.0.0.1:$port/metrics', r => {let s='';r.on('data',d=>s+=d);
+r.on('end',()=>process.stdout.write(s))})" >"$T/metrics3.txt"
+grep -q '^zkarena_gpu_memory_used_bytes{gpud="5",device="3"} 4000000000$' "$T/metrics3.txt" &&
+	grep -q '^zkarena_gpu_memory_total_bytes{gpud="5",device="3"} 150000000000$' "$T/metrics3.txt" &&
+	[ "$(grep -c '^zkarena_gpu_memory_' "$T/metrics3.txt")" = 2 ] &&
+	ok "device memory exported for the cuda gpud only" || ko "memory gauges: $(grep zkarena_gpu_memory "$T/metrics3.txt")"
+if command -v promtool >/dev/null; then
+	promtool check metrics <"$T/metrics3.txt" >"$T/promtool.out" 2>&1 &&
+		ok "promtool check metrics (with the memory gauges)" || ko "promtool (memory gauges): $(head -c 600 "$T/promtool.out")"
+fi
+rm -f "/dev/shm/zkarena-$NAME.gpud5-status"
 stop_run
 finish
