@@ -9,14 +9,9 @@
 set -u
 B=$1 OUT=$2
 shift 2
-export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-ZK=$B/bin/zkarena
-FX=$(cd "$(dirname "$0")/../tests/data/fmt" && pwd)
+source "$(dirname "$0")/gpu-lib.sh" "$B" # ZK, FX, ok/ko, gpu_machine
 mkdir -p "$OUT"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-ko() { fail=$((fail + 1)); echo "FAIL $*"; }
-echo "machine: $(nproc) cores, $(nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader 2>&1 | head -1), $(date -u '+%F %T') UTC"
+gpu_machine
 R=123456789012345678901234567890 S=987654321098765432109876543210
 for k in bn128.mix bn128.nopub bls12381.nopub; do
 	d=$OUT/fx-$k

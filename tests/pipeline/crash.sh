@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # crash.sh ZKARENA - SIGKILL a synthesis worker mid-synthesis: another attempt redoes the job;
-# SIGKILL gpud mid-proof: the restarted gpud proves the same slot without re-synthesis;
+# SIGKILL gpud mid-proof: the restarted gpud proves the same slot without re-synthesis, and it
+# needs no key file (the key's file and cached import removed before the kill: it maps the
+# params region);
 # SIGKILL the supervisor (zkarena run) with jobs in every state: its children go too, and a
 # new `zkarena run` finishes every job.
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,6 +37,26 @@ sc=$(jobjson "$id" synth_count)
 [ "$sc" = 1 ] && ok "not re-synthesized (synth_count stays 1)" || ko "synth_count $sc, wanted 1"
 check "its proof verifies" "$ZK" verify "$T/bn.vk.json" "$T/o/b/public.json" "$T/o/b/proof.json"
 grep -q "gpud 0 (pid $pid) killed by signal 9" "$T/run.log" && ok "run logs the daemon's death" || ko "run.log lacks it"
+# 2b. a restarted gpud opens no key file: after the key's first load, its file and the cached
+# import are removed; the gpud killed mid-proof is restarted and proves that job and the next
+# one from the params region in /dev/shm alone
+cp "$T/bn.zkey" "$T/gone.zkey"
+id=$(submit "$T/gone.zkey" "$T/bn.wtns" "$T/o/g1")
+expect 0 "gone.zkey: first job DONE (the key loaded once)" "$ZK" wait "$NAME" "$id" --timeout 60
+id2=$(submit "$T/gone.zkey" "$T/bn.wtns" "$T/o/g2")
+id3=$(submit "$T/gone.zkey" "$T/bn.wtns" "$T/o/g3")
+if wait_state "$id2" PROVING 30; then
+	rm -f "$T/gone.zkey" && rm -rf "$T/cache" && ok "key file and cached import removed"
+	pid=$(jobjson "$id2" owner_pid)
+	kill -9 "$pid" && ok "killed gpud $pid mid-proof, its key file gone" || ko "could not kill gpud '$pid'"
+else
+	ko "job $id2 never reached PROVING"
+fi
+n=0
+for j in "$id2" "$id3"; do "$ZK" wait "$NAME" "$j" --timeout 60 >/dev/null 2>&1 && n=$((n + 1)); done
+[ "$n" = 2 ] && ok "the restarted gpud proved both jobs with no key file" || ko "$n of 2 jobs DONE after the restart: $(tail -5 "$T/run.log")"
+check "  their proofs verify" sh -c "'$ZK' verify '$T/bn.vk.json' '$T/o/g2/public.json' '$T/o/g2/proof.json' && '$ZK' verify '$T/bn.vk.json' '$T/o/g3/public.json' '$T/o/g3/proof.json'"
+[ "$(grep -c "gpud 0 (pid [0-9]*) killed by signal 9" "$T/run.log")" = 2 ] && ok "  two gpud deaths logged (2 and 2b)" || ko "  gpud deaths: $(grep -c 'killed by signal 9' "$T/run.log")"
 stop_run
 # 3. the supervisor killed while 8 jobs are queued, synthesizing and proving
 start_run 2 ZKA_SYNTH_DELAY_MS=200 ZKA_PROVE_DELAY_MS=400
