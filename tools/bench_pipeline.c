@@ -55,14 +55,16 @@ static void usage(FILE *f)
 	    "usage: zkarena bench pipeline [--curve bn128|bls12381] [--constraints N] [--jobs J]\n"
 	    "                              [--workers W] [--threads T] [--inflight I]\n"
 	    "                              [--backend cpu|cuda] [--reps R] [--sweep]\n"
-	    "                              [--synth-only]\n"
+	    "                              [--synth-only] [--row-loops G:A,...]\n"
 	    "       zkarena bench pipeline --zkey circuit.zkey --wtns witness.wtns [...]\n"
 	    "\n"
 	    "Measures whether synthesis keeps the prover busy, in one run on one key and witness:\n"
 	    "  synthesis in process: the previous path (one thread over the coefficient list, the\n"
 	    "    witness read and copied) vs the CSR path with 1 and T threads, medians of R (3);\n"
 	    "    --sweep adds W workers x T threads at W T = the online cores;\n"
-	    "    --synth-only stops there (no pipeline, no ceiling);\n"
+	    "    --row-loops G:A,... runs the sweep for each row loop (G 1: gathered, 0: direct;\n"
+	    "    A: rows prefetched ahead, 1-64; see zk/abc.h); --synth-only stops there (no\n"
+	    "    pipeline, no ceiling);\n"
 	    "  the pipeline: a temporary arena, `zkarena run` with W workers x T threads "
 	    "(defaults\n"
 	    "    as `zkarena run`'s) and the backend (cpu), J jobs (default 40); proofs/s and busy "
@@ -129,12 +131,16 @@ static void jobbuf_free(struct jobbuf *b)
 	zka_abc_scratch_free(b->wm, b->n_wm);
 }
 
-/* --sweep: W threads, each a worker synthesizing jobs of T threads until `jobs` are done. */
+/* --sweep: W threads, each a worker synthesizing jobs of T threads until `jobs` are done. Each
+ * worker first allocates its buffers and synthesizes one untimed job (page faults of fresh
+ * buffers are not the steady state: a worker reuses its slot and scratch), then all start
+ * together at a barrier. */
 struct sweep {
 	const zka_abc *m;
 	const zka_pk *pk;
 	const char *wtns;
 	int threads, jobs;
+	pthread_barrier_t go;
 	_Atomic int next, err;
 };
 
@@ -143,14 +149,14 @@ static void *sweep_worker(void *arg)
 	struct sweep *s = arg;
 	struct jobbuf b;
 	char err[256] = "";
-	if (jobbuf_alloc(&b, s->pk)) {
-		s->err = -ENOMEM;
-	} else {
-		while (s->next++ < s->jobs)
-			if (synth_new(s->m, s->pk, s->wtns, b.abc, b.w, b.wm, s->threads, err,
-				      sizeof err))
-				s->err = -EIO;
-	}
+	int ok = jobbuf_alloc(&b, s->pk) == 0 && synth_new(s->m, s->pk, s->wtns, b.abc, b.w, b.wm,
+							   s->threads, err, sizeof err) == 0;
+	if (!ok)
+		s->err = -EIO;
+	pthread_barrier_wait(&s->go);
+	while (ok && s->next++ < s->jobs)
+		if (synth_new(s->m, s->pk, s->wtns, b.abc, b.w, b.wm, s->threads, err, sizeof err))
+			s->err = -EIO;
 	jobbuf_free(&b);
 	return NULL;
 }
@@ -159,15 +165,23 @@ static double sweep_run(const zka_abc *m, const zka_pk *pk, const char *wtns, in
 			int jobs)
 {
 	struct sweep s = {.m = m, .pk = pk, .wtns = wtns, .threads = T, .jobs = jobs};
+	if (W > 256 || pthread_barrier_init(&s.go, NULL, (unsigned)W + 1))
+		return -1;
 	pthread_t th[256];
 	int n = 0;
-	double t0 = zka_now();
-	for (; n < W && n < 256; n++)
+	for (; n < W; n++)
 		if (pthread_create(&th[n], NULL, sweep_worker, &s))
 			break;
+	if (n < W) { /* the barrier counts W + 1 and the started workers wait at it */
+		fprintf(stderr, "zkarena bench pipeline: --sweep: cannot start %d threads\n", W);
+		exit(1);
+	}
+	pthread_barrier_wait(&s.go);
+	double t0 = zka_now();
 	for (int i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 	double dt = zka_now() - t0;
+	pthread_barrier_destroy(&s.go);
 	return s.err || n < W ? -1 : jobs / dt;
 }
 
@@ -350,18 +364,26 @@ static double median(double *v, int n)
 
 int zka_bench_pipeline(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"curve", required_argument, 0, 'c'},   {"constraints", required_argument, 0, 'm'},
-	    {"jobs", required_argument, 0, 'j'},    {"workers", required_argument, 0, 'w'},
-	    {"threads", required_argument, 0, 't'}, {"inflight", required_argument, 0, 'i'},
-	    {"backend", required_argument, 0, 'b'}, {"reps", required_argument, 0, 'r'},
-	    {"zkey", required_argument, 0, 'z'},    {"wtns", required_argument, 0, 'x'},
-	    {"sweep", no_argument, 0, 's'},	    {"synth-only", no_argument, 0, 'S'},
-	    {"help", no_argument, 0, 'h'},	    {0, 0, 0, 0}};
+	static const struct option opts[] = {{"curve", required_argument, 0, 'c'},
+					     {"constraints", required_argument, 0, 'm'},
+					     {"jobs", required_argument, 0, 'j'},
+					     {"workers", required_argument, 0, 'w'},
+					     {"threads", required_argument, 0, 't'},
+					     {"inflight", required_argument, 0, 'i'},
+					     {"backend", required_argument, 0, 'b'},
+					     {"reps", required_argument, 0, 'r'},
+					     {"zkey", required_argument, 0, 'z'},
+					     {"wtns", required_argument, 0, 'x'},
+					     {"sweep", no_argument, 0, 's'},
+					     {"synth-only", no_argument, 0, 'S'},
+					     {"row-loops", required_argument, 0, 'L'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
 	const zka_curve *curve = &zka_curve_bn254;
 	const char *backend = "cpu", *zkey_in = NULL, *wtns_in = NULL;
 	int m = 65536, njobs = 40, workers = 0, threads = 0, inflight = 0, reps = 3, sweep = 0,
 	    synth_only = 0, opt;
+	const char *row_loops = NULL;
 	const char *P = "zkarena bench pipeline";
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -417,6 +439,10 @@ int zka_bench_pipeline(int argc, char **argv)
 			break;
 		case 'S':
 			synth_only = 1;
+			break;
+		case 'L':
+			row_loops = optarg;
+			sweep = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -536,17 +562,48 @@ int zka_bench_pipeline(int argc, char **argv)
 	printf("(row loop: %s, prefetch %u rows ahead; ZKA_ABC_GATHER, ZKA_ABC_AHEAD)\n",
 	       zka__abc_tune.gather ? "gathered per chunk" : "direct", zka__abc_tune.ahead);
 	if (sweep) {
-		printf(
-		    "\nsynthesis throughput in process, W workers x T threads (W T = %d cores):\n\n"
-		    "| W x T   | jobs/s  |\n|---------|---------|\n",
-		    cores);
+		/* --row-loops G:A,...: the sweep once per row loop (G 1 gathered, 0 direct; A rows
+		 * prefetched ahead), the process's own one when not given */
+		struct zka__abc_tune tv[8], saved = zka__abc_tune;
+		int nv = 0;
+		for (const char *q = row_loops; q && *q && nv < 8;) {
+			unsigned g, ah;
+			int used = 0;
+			if (sscanf(q, "%u:%u%n", &g, &ah, &used) != 2 || g > 1 || ah < 1 ||
+			    ah > 64) {
+				snprintf(err, sizeof err,
+					 "--row-loops: '%.100s': want G:A,... with G 0 or 1 and A "
+					 "1-64",
+					 q);
+				goto fail;
+			}
+			tv[nv++] = (struct zka__abc_tune){ah, (int)g};
+			q += used;
+			q += *q == ',';
+		}
+		if (!nv)
+			tv[nv++] = zka__abc_tune;
+		printf("\nsynthesis throughput in process, W workers x T threads (W T = %d cores), "
+		       "jobs/s by row loop:\n\n| W x T   |",
+		       cores);
+		for (int v = 0; v < nv; v++)
+			printf(" %s %2u |", tv[v].gather ? "gather" : "direct", tv[v].ahead);
+		printf("\n|---------|");
+		for (int v = 0; v < nv; v++)
+			printf("-----------|");
+		printf("\n");
 		for (int T = 1; T <= cores && !interrupted; T *= 2) {
 			int W = cores / T;
 			int jobs = W * 3 > 6 ? W * 3 : 6;
-			double r = sweep_run(&mx, &pk, wtns, W, T, jobs);
-			printf("| %2d x %-2d | %7.2f |\n", W, T, r);
-			fflush(stdout);
+			printf("| %2d x %-2d |", W, T);
+			for (int v = 0; v < nv && !interrupted; v++) {
+				zka__abc_tune = tv[v];
+				printf(" %9.2f |", sweep_run(&mx, &pk, wtns, W, T, jobs));
+				fflush(stdout);
+			}
+			printf("\n");
 		}
+		zka__abc_tune = saved;
 	}
 	jobbuf_free(&b1);
 	jobbuf_free(&b2);
