@@ -36,14 +36,21 @@ for lg in "$@"; do
 	d=$OUT/k$lg
 	mkdir -p "$d"
 	m=$(((1 << lg) - 64))
-	"$ZK" circuit --curve bn128 --constraints $m --public 2 --seed $lg "$d/c.r1cs" "$d/c.wtns" >/dev/null &&
-		"$ZK" setup --insecure --gpu --seed $lg "$d/c.r1cs" "$d/c.zkey" "$d/vk.json" >/dev/null 2>"$d/setup.err" ||
+	# a caller may have made the circuit, key and .zka already (c.zkey, c.wtns, vk.json, and
+	# c.zka with its import time in import.s) to share them with other measurements
+	[ -f "$d/c.zkey" ] ||
+		{ "$ZK" circuit --curve bn128 --constraints $m --public 2 --seed $lg "$d/c.r1cs" "$d/c.wtns" >/dev/null &&
+			"$ZK" setup --insecure --gpu --seed $lg "$d/c.r1cs" "$d/c.zkey" "$d/vk.json" >/dev/null 2>"$d/setup.err"; } ||
 		{ echo "FAIL 2^$lg: circuit or setup: $(tail -1 "$d/setup.err")"; continue; }
 	zb=$(stat -c %s "$d/c.zkey")
 	rs=$(t3 rapidsnark "$RS" "$d/c.zkey" "$d/c.wtns" "$d/rs.proof.json" "$d/rs.public.json")
-	t0=$(now)
-	"$ZK" import "$d/c.zkey" -o "$d/c.zka" >/dev/null 2>"$d/import.err" || { echo "FAIL import 2^$lg: $(tail -1 "$d/import.err")"; continue; }
-	imp=$(printf "%.1f" "$(since "$t0")")
+	if [ -f "$d/c.zka" ] && [ -f "$d/import.s" ]; then
+		imp=$(cat "$d/import.s")
+	else
+		t0=$(now)
+		"$ZK" import "$d/c.zkey" -o "$d/c.zka" >/dev/null 2>"$d/import.err" || { echo "FAIL import 2^$lg: $(tail -1 "$d/import.err")"; continue; }
+		imp=$(printf "%.1f" "$(since "$t0")")
+	fi
 	gx=$(t3 "gpu zka" "$ZK" prove --gpu --times "$d/c.zka" "$d/c.wtns" "$d/p.json" "$d/pub.json")
 	gx_load=$(stage)
 	t0=$(now)
@@ -68,10 +75,12 @@ for lg in "$@"; do
 	wait $runpid
 	"$ZK" arena destroy "$A" >/dev/null 2>&1
 	"$ZK" params list >"$d/list.out" 2>&1
-	for id in $(awk '$2 == "resident" {print $1}' "$d/list.out"); do "$ZK" params evict "$id" >/dev/null 2>&1; done
+	# KEEP=1: the resident key and the files stay (for a pipeline benchmark on the same key)
+	[ "${KEEP:-0}" = 1 ] ||
+		for id in $(awk '$2 == "resident" {print $1}' "$d/list.out"); do "$ZK" params evict "$id" >/dev/null 2>&1; done
 	rows+=("| 2^$lg | $((zb >> 20)) MiB | $rs | $imp | $gx (key $gx_load) | $pl | $gr (key $gr_load, $gr_open files) | $cr (key $cr_load) | $first / $ar |")
 	echo "2^$lg done: cpu/gpu proof $ok, arena proof $aok"
-	rm -f "$d/c.zkey" "$d/c.r1cs"
+	[ "${KEEP:-0}" = 1 ] || rm -f "$d/c.zkey" "$d/c.r1cs" "$d/c.zka"
 done
 echo
 echo "| domain | .zkey | rapidsnark | import (once) | prove --gpu .zka | params load | prove --gpu resident | prove CPU resident | prove --arena first / next |"
