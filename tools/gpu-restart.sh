@@ -21,8 +21,9 @@ OUT=$(cd "$OUT" && pwd)
 export ZKARENA_CACHE=$OUT/cache
 gpu_machine
 t0=$(date +%s)
-gpu_random_key "$CURVE" "$LG" "$OUT" || exit 1
-"$ZK" import "$OUT/c.zkey" -o "$OUT/c.zka" >"$OUT/import.log" 2>&1 || { echo "FAIL import: $(tail -1 "$OUT/import.log")"; exit 1; }
+# a caller may provide the key already (c.zkey, c.wtns, vk.json, c.zka in OUTDIR)
+[ -f "$OUT/c.zkey" ] || gpu_random_key "$CURVE" "$LG" "$OUT" || exit 1
+[ -f "$OUT/c.zka" ] || "$ZK" import "$OUT/c.zkey" -o "$OUT/c.zka" >"$OUT/import.log" 2>&1 || { echo "FAIL import: $(tail -1 "$OUT/import.log")"; exit 1; }
 KB=$(stat -c %s "$OUT/c.zka")
 echo "key: $CURVE 2^$LG, .zka $KB bytes ($((KB >> 20)) MiB); circuit, setup and import $(($(date +%s) - t0)) s"
 A=restart$$
