@@ -80,6 +80,21 @@ static const uint64_t BN254_X_ABS = 0x44e992b44a6909f1ull;
 static const int8_t BN254_HARD[4][4] = {{-2, -18, -30, -36}, {1, -12, -18, -36}, {1, 0, 6, 0}, {1, 0, 0, 0}};
 /* r as plain limbs, the scalar of subgroup checks */
 static const uint64_t BN254_R_PLAIN[4] = {0x43e1f593f0000001ull, 0x2833e84879b97091ull, 0xb85045b68181585dull, 0x30644e72e131a029ull};
+/* cofactors h = #E/r of G1 (#E(Fq) = q + 1 - t) and G2 (#E'(Fq2), the sextic twist
+ * order divisible by r that kills random points), plain limbs, and a small prime of
+ * each (tests build points of that order); factorizations asserted in the script */
+static const uint64_t BN254_G1_H[4] = {0x0000000000000001ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull};
+#define BN254_G1_H_SMALL 1u
+static const uint64_t BN254_G2_H[4] = {0x345f2299c0f9fa8dull, 0x06ceecda572a2489ull, 0xb85045b68181585eull, 0x30644e72e131a029ull};
+#define BN254_G2_H_LIMBS 4
+#define BN254_G2_H_SMALL 10069u
+/* G2 test [x+1]P + psi([x]P) + psi^2([x]P) == psi^3([2x]P), exact: g(lam) = 0 mod r, gcd(Res(X^2 - tX + q, g), h2) = 1. */
+/* psi^k(x, y) = (frob^k(x) PSI[k-1][0], frob^k(y) PSI[k-1][1]) on E'(Fq2), k = 1..3; D-type */
+static const uint64_t BN254_G2_PSI[3][2][2][4] = {
+    {{{0xb5773b104563ab30ull, 0x347f91c8a9aa6454ull, 0x7a007127242e0991ull, 0x1956bcd8118214ecull}, {0x6e849f1ea0aa4757ull, 0xaa1c7b6d89f89141ull, 0xb6e713cdfae0ca3aull, 0x26694fbb4e82ebc3ull}}, {{0xe4bbdd0c2936b629ull, 0xbb30f162e133bacbull, 0x31a9d1b6f9645366ull, 0x253570bea500f8ddull}, {0xa1d77ce45ffe77c7ull, 0x07affd117826d1dbull, 0x6d16bd27bb7edc6bull, 0x2c87200285defeccull}}},
+    {{{0x3350c88e13e80b9cull, 0x7dce557cdb5e56b9ull, 0x6001b4b8b615564aull, 0x2682e617020217e0ull}, {0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull}}, {{0x68c3488912edefaaull, 0x8d087f6872aabf4full, 0x51e1a24709081231ull, 0x2259d6b14729c0faull}, {0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull}}},
+    {{{0xc9af22f716ad6badull, 0xb311782a4aa662b2ull, 0x19eeaf64e248c7f4ull, 0x20273e77e3439f82ull}, {0xacc02860f7ce93acull, 0x3933d5817ba76b4cull, 0x69e6188b446c8467ull, 0x0a46036d4417cc55ull}}, {{0x5764af0aaf46471eull, 0xdc50792e873e0fc1ull, 0x86a673ff881d04f6ull, 0x0b2eddb43c30a74cull}, {0x9a490f32787e8580ull, 0x8fd16d7ff04af8b1ull, 0x4b39888ec6027bf2ull, 0x03dd2e705b52a15dull}}},
+};
 
 /* BLS12_381_FQ: p = 4002409555221667393417789825735904156556882819939007885332058136124031650490837864442687629129015664037894272559787 (381-bit, 6 limbs). R = 2^384. */
 /* p, little-endian 64-bit limbs */
@@ -156,5 +171,23 @@ static const uint64_t BLS12_381_XM1_DIV3_ABS = 0x460055555555aaabull;
 #define BLS12_381_XM1_DIV3_NEG 1
 /* r as plain limbs, the scalar of subgroup checks */
 static const uint64_t BLS12_381_R_PLAIN[4] = {0xffffffff00000001ull, 0x53bda402fffe5bfeull, 0x3339d80809a1d805ull, 0x73eda753299d7d48ull};
+/* cofactors h = #E/r of G1 (#E(Fq) = q + 1 - t) and G2 (#E'(Fq2), the sextic twist
+ * order divisible by r that kills random points), plain limbs, and a small prime of
+ * each (tests build points of that order); factorizations asserted in the script */
+static const uint64_t BLS12_381_G1_H[4] = {0x8c00aaab0000aaabull, 0x396c8c005555e156ull, 0x0000000000000000ull, 0x0000000000000000ull};
+#define BLS12_381_G1_H_SMALL 3u
+static const uint64_t BLS12_381_G2_H[8] = {0xcf1c38e31c7238e5ull, 0x1616ec6e786f0c70ull, 0x21537e293a6691aeull, 0xa628f1cb4d9e82efull, 0xa68a205b2e5a7ddfull, 0xcd91de4547085abaull, 0x091d50792876a202ull, 0x05d543a95414e7f1ull};
+#define BLS12_381_G2_H_LIMBS 8
+#define BLS12_381_G2_H_SMALL 13u
+/* G2 test psi(P) == [x]P, exact: g(lam) = 0 mod r, gcd(Res(X^2 - tX + q, g), h2) = 1. */
+/* psi^k(x, y) = (frob^k(x) PSI[k-1][0], frob^k(y) PSI[k-1][1]) on E'(Fq2), k = 1..3; M-type */
+static const uint64_t BLS12_381_G2_PSI[3][2][2][6] = {
+    {{{0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull}, {0x890dc9e4867545c3ull, 0x2af322533285a5d5ull, 0x50880866309b7e2cull, 0xa20d1b8c7e881024ull, 0x14e4f04fe2db9068ull, 0x14e56d3f1564853aull}}, {{0x3e2f585da55c9ad1ull, 0x4294213d86c18183ull, 0x382844c88b623732ull, 0x92ad2afd19103e18ull, 0x1d794e4fac7cf0b9ull, 0x0bd592fc7d825ec8ull}, {0x7bcfa7a25aa30fdaull, 0xdc17dec12a927e7cull, 0x2f088dd86b4ebef1ull, 0xd1ca2087da74d4a7ull, 0x2da2596696cebc1dull, 0x0e2b7eedbbfd87d2ull}}},
+    {{{0xcd03c9e48671f071ull, 0x5dab22461fcda5d2ull, 0x587042afd3851b95ull, 0x8eb60ebe01bacb9eull, 0x03f97d6e83d050d2ull, 0x18f0206554638741ull}, {0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull}}, {{0x43f5fffffffcaaaeull, 0x32b7fff2ed47fffdull, 0x07e83a49a2e99d69ull, 0xeca8f3318332bb7aull, 0xef148d1ea0f4c069ull, 0x040ab3263eff0206ull}, {0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull}}},
+    {{{0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull}, {0x43f5fffffffcaaaeull, 0x32b7fff2ed47fffdull, 0x07e83a49a2e99d69ull, 0xeca8f3318332bb7aull, 0xef148d1ea0f4c069ull, 0x040ab3263eff0206ull}}, {{0x7bcfa7a25aa30fdaull, 0xdc17dec12a927e7cull, 0x2f088dd86b4ebef1ull, 0xd1ca2087da74d4a7ull, 0x2da2596696cebc1dull, 0x0e2b7eedbbfd87d2ull}, {0x3e2f585da55c9ad1ull, 0x4294213d86c18183ull, 0x382844c88b623732ull, 0x92ad2afd19103e18ull, 0x1d794e4fac7cf0b9ull, 0x0bd592fc7d825ec8ull}}},
+};
+/* G1 test phi(P) == -[x^2]P (Scott, ePrint 2021/1130), phi(x, y) = (beta x, y), beta a
+ * cube root of unity with phi(G) = -x^2 G; exact: Res(X^2 + X + 1, X + x^2) = r, r does not divide h1 */
+static const uint64_t BLS12_381_G1_BETA[6] = {0x30f1361b798a64e8ull, 0xf3b8ddab7ece5a2aull, 0x16a8ca3ac61577f7ull, 0xc26a2ff874fd029bull, 0x3636b76660701c6eull, 0x051ba4ab241b6160ull};
 
 #endif
