@@ -263,6 +263,58 @@ static inline void E(mul)(E(jac) *r, const E(jac) *p, const uint64_t *k, int nk)
 	*r = acc;
 }
 
+/* Writes the non-adjacent form of k (little-endian digits in {-1, 0, 1}, no two adjacent
+ * non-zero) into d, which holds 65; returns the number of digits. */
+static inline int E(naf64)(int8_t *d, uint64_t k)
+{
+	unsigned __int128 v = k;
+	int n = 0;
+	while (v) {
+		int8_t z = 0;
+		if (v & 1) {
+			z = (v & 2) ? -1 : 1; /* 2 - (v mod 4) */
+			v = z == 1 ? v - 1 : v + 1;
+		}
+		d[n++] = z;
+		v >>= 1;
+	}
+	return n;
+}
+
+/* r = k p for a 64-bit k and an affine p, by the NAF of k with mixed additions (for the short
+ * fixed scalars of the subgroup tests: the curve parameter). */
+static inline void E(mul_u64_aff)(E(jac) *r, const E(aff) *p, uint64_t k)
+{
+	int8_t d[65];
+	int n = E(naf64)(d, k);
+	E(aff) np;
+	E(aff_neg)(&np, p);
+	E(jac) acc;
+	E(set_inf)(&acc);
+	for (int i = n - 1; i >= 0; i--) {
+		E(dbl)(&acc, &acc);
+		if (d[i])
+			E(add_aff)(&acc, &acc, d[i] > 0 ? p : &np);
+	}
+	*r = acc;
+}
+
+/* r = k p for a 64-bit k and a Jacobian p, by the NAF of k. */
+static inline void E(mul_u64)(E(jac) *r, const E(jac) *p, uint64_t k)
+{
+	int8_t d[65];
+	int n = E(naf64)(d, k);
+	E(jac) base = *p, nb, acc;
+	E(neg)(&nb, &base);
+	E(set_inf)(&acc);
+	for (int i = n - 1; i >= 0; i--) {
+		E(dbl)(&acc, &acc);
+		if (d[i])
+			E(add)(&acc, &acc, d[i] > 0 ? &base : &nb);
+	}
+	*r = acc;
+}
+
 /* Converts n Jacobian points to affine with one field inversion. scratch holds 2n elements. */
 static inline void E(batch_to_aff)(E(aff) *r, const E(jac) *p, size_t n, FT *scratch)
 {
