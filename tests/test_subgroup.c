@@ -1,0 +1,411 @@
+/* test_subgroup.c - the endomorphism subgroup tests (CURVE_g1/g2_aff_in_group, zk/curve_inst.h)
+ * against the r*P reference (CURVE_g1/g2_aff_in_group_ref), for BN254 and BLS12-381, G1 and
+ * G2: random subgroup points pass both; random points of the curve or twist (x hashed until
+ * x^3 + b is a square, the cofactor NOT cleared) fail both; subgroup points plus a point of
+ * small order or of the cofactor part fail both; both agree on a few thousand mixed points;
+ * infinity passes both. Also checks the psi and beta constants (psi(G) = [q]G on G2, psi^k =
+ * psi o psi^(k-1), psi^2 - t psi + q = 0 on the twist) and prints per-point times.
+ * Inputs are fresh every run: a PRNG seeded from the clock, the seed printed
+ * (ZKA_SUBGROUP_SEED=<seed> reproduces a run). */
+#include "tests/testutil.h"
+#include "zk/bls12_381.h"
+#include "zk/bn254.h"
+
+#include <gmp.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* ---- the PRNG (splitmix64): reproducible from the printed seed ---- */
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* a uniform value < m (n limbs, plain), by rejection */
+static void rand_below(uint64_t *k, const uint64_t *m, int n)
+{
+	int top = n - 1;
+	while (m[top] == 0)
+		top--;
+	uint64_t mask = ~0ull >> __builtin_clzll(m[top]);
+	for (;;) {
+		for (int i = 0; i < n; i++)
+			k[i] = i < top ? rnd() : i == top ? rnd() & mask : 0;
+		for (int i = n - 1; i >= 0; i--) {
+			if (k[i] != m[i]) {
+				if (k[i] < m[i])
+					return;
+				break;
+			}
+		}
+	}
+}
+
+/* limbs of v into k (n limbs, zero padded) */
+static void mpz_to_limbs(uint64_t *k, int n, const mpz_t v)
+{
+	memset(k, 0, 8 * (size_t)n);
+	size_t cnt = 0;
+	if (mpz_sizeinbase(v, 2) > 64 * (size_t)n)
+		abort(); /* a harness error: the buffer is too small */
+	mpz_export(k, &cnt, -1, 8, 0, 0, v);
+}
+
+/* Per curve: field sampling, square roots (q = 3 mod 4 for both curves) and sampling of
+ * points of the curve and of the twist from a random x. */
+#define CURVE_HELPERS(C, CCN, NQ)                                                                  \
+	static uint64_t sqrt_exp_##C[NQ]; /* (q + 1) / 4 */                                        \
+	static void init_##C(void)                                                                 \
+	{                                                                                          \
+		mpz_t q;                                                                           \
+		mpz_init(q);                                                                       \
+		mpz_import(q, NQ, -1, 8, 0, 0, CCN##_FQ_P);                                        \
+		if (mpz_fdiv_ui(q, 4) != 3)                                                        \
+			abort(); /* the square roots below need q = 3 mod 4 */                     \
+		mpz_add_ui(q, q, 1);                                                               \
+		mpz_fdiv_q_2exp(q, q, 2);                                                          \
+		mpz_to_limbs(sqrt_exp_##C, NQ, q);                                                 \
+		mpz_clear(q);                                                                      \
+	}                                                                                          \
+	static void rand_fq_##C(C##_fq_t *r)                                                       \
+	{                                                                                          \
+		rand_below(r->v, CCN##_FQ_P, NQ);                                                  \
+		C##_fq_to_mont(r, r);                                                              \
+	}                                                                                          \
+	/* 1 and r = sqrt(a) when a is a square in Fq */                                           \
+	static int sqrt_fq_##C(C##_fq_t *r, const C##_fq_t *a)                                     \
+	{                                                                                          \
+		C##_fq_t s, t;                                                                     \
+		C##_fq_pow(&s, a, sqrt_exp_##C, NQ);                                               \
+		C##_fq_sqr(&t, &s);                                                                \
+		*r = s;                                                                            \
+		return C##_fq_eq(&t, a);                                                           \
+	}                                                                                          \
+	/* 1 and r = sqrt(a) when a = a0 + a1 u is a square in Fq2: with s = sqrt(a0^2 + a1^2),    \
+	 * r0^2 = (a0 +- s) / 2, r1 = a1 / (2 r0); checked by squaring */                          \
+	static int sqrt_fq2_##C(C##_fq2_t *r, const C##_fq2_t *a)                                  \
+	{                                                                                          \
+		C##_fq_t n, s, t, h;                                                               \
+		C##_fq_sqr(&n, &a->c0);                                                            \
+		C##_fq_sqr(&t, &a->c1);                                                            \
+		C##_fq_add(&n, &n, &t);                                                            \
+		if (!sqrt_fq_##C(&s, &n))                                                          \
+			return 0;                                                                  \
+		C##_fq_from_u64(&h, 2);                                                            \
+		C##_fq_inv(&h, &h);                                                                \
+		for (int sign = 0; sign < 2; sign++) {                                             \
+			if (sign)                                                                  \
+				C##_fq_sub(&t, &a->c0, &s);                                        \
+			else                                                                       \
+				C##_fq_add(&t, &a->c0, &s);                                        \
+			C##_fq_mul(&t, &t, &h);                                                    \
+			if (!sqrt_fq_##C(&r->c0, &t) || C##_fq_is_zero(&r->c0))                    \
+				continue;                                                          \
+			C##_fq_dbl(&t, &r->c0);                                                    \
+			C##_fq_inv(&t, &t);                                                        \
+			C##_fq_mul(&r->c1, &a->c1, &t);                                            \
+			C##_fq2_t c;                                                               \
+			C##_fq2_sqr(&c, r);                                                        \
+			if (C##_fq2_eq(&c, a))                                                     \
+				return 1;                                                          \
+		}                                                                                  \
+		return 0; /* a square with r0 = 0 (a real negative) is skipped: resample */        \
+	}                                                                                          \
+	/* a point of y^2 = x^3 + b from random x (cofactor not cleared) */                        \
+	static void rand_curve_g1_##C(C##_g1_aff *p)                                               \
+	{                                                                                          \
+		C##_fq_t b, t;                                                                     \
+		memcpy(b.v, CCN##_G1_B, sizeof b.v);                                               \
+		do {                                                                               \
+			rand_fq_##C(&p->x);                                                        \
+			C##_fq_sqr(&t, &p->x);                                                     \
+			C##_fq_mul(&t, &t, &p->x);                                                 \
+			C##_fq_add(&t, &t, &b);                                                    \
+		} while (!sqrt_fq_##C(&p->y, &t));                                                 \
+		CU_ASSERT_FATAL(C##_g1_aff_on_curve(p) && !C##_g1_aff_is_inf(p));                  \
+	}                                                                                          \
+	/* a point of the twist y^2 = x^3 + b' over Fq2 from random x (cofactor not cleared) */    \
+	static void rand_curve_g2_##C(C##_g2_aff *p)                                               \
+	{                                                                                          \
+		C##_fq2_t b, t;                                                                    \
+		memcpy(b.c0.v, CCN##_G2_B0, sizeof b.c0.v);                                        \
+		memcpy(b.c1.v, CCN##_G2_B1, sizeof b.c1.v);                                        \
+		do {                                                                               \
+			rand_fq_##C(&p->x.c0);                                                     \
+			rand_fq_##C(&p->x.c1);                                                     \
+			C##_fq2_sqr(&t, &p->x);                                                    \
+			C##_fq2_mul(&t, &t, &p->x);                                                \
+			C##_fq2_add(&t, &t, &b);                                                   \
+		} while (!sqrt_fq2_##C(&p->y, &t));                                                \
+		CU_ASSERT_FATAL(C##_g2_aff_on_curve(p) && !C##_g2_aff_is_inf(p));                  \
+	}
+CURVE_HELPERS(bn254, BN254, 4)
+CURVE_HELPERS(bls12_381, BLS12_381, 6)
+
+/* Per group G of curve C: H/HN are the cofactor's limbs, SMALL a small prime factor of it
+ * (1: cofactor 1, where every point of the curve is in the group). */
+#define GROUP_TEST(C, G, CCN, H, HN, SMALL)                                                        \
+	/* r = k G + (the subgroup point of a fresh scalar) */                                     \
+	static void rand_sub_##C##_##G(C##_##G##_jac *r)                                           \
+	{                                                                                          \
+		C##_##G##_aff g;                                                                   \
+		C##_##G##_gen(&g);                                                                 \
+		uint64_t k[4];                                                                     \
+		rand_below(k, CCN##_FR_P, 4);                                                      \
+		C##_##G##_from_aff(r, &g);                                                         \
+		C##_##G##_mul(r, r, k, 4);                                                         \
+	}                                                                                          \
+	/* r = [m] (a random point of the curve), retried until not infinity; m given by mpz */    \
+	static void rand_mul_##C##_##G(C##_##G##_jac *r, const mpz_t m)                            \
+	{                                                                                          \
+		uint64_t k[16];                                                                    \
+		mpz_to_limbs(k, 16, m);                                                            \
+		int n = (int)((mpz_sizeinbase(m, 2) + 63) / 64);                                   \
+		do {                                                                               \
+			C##_##G##_aff p;                                                           \
+			rand_curve_##G##_##C(&p);                                                  \
+			C##_##G##_from_aff(r, &p);                                                 \
+			C##_##G##_mul(r, r, k, n);                                                 \
+		} while (C##_##G##_is_inf(r));                                                     \
+	}                                                                                          \
+	static void test_##C##_##G(void)                                                           \
+	{                                                                                          \
+		const int cof1 = (SMALL) == 1;                                                     \
+		C##_##G##_aff a;                                                                   \
+		C##_##G##_jac j, t;                                                                \
+		mpz_t r, h, n, m;                                                                  \
+		mpz_inits(r, h, n, m, NULL);                                                       \
+		mpz_import(r, 4, -1, 8, 0, 0, CCN##_R_PLAIN);                                      \
+		mpz_import(h, HN, -1, 8, 0, 0, H);                                                 \
+		mpz_mul(n, r, h); /* the order of the curve (twist) group */                       \
+		/* (5) infinity, and a point off the curve */                                      \
+		memset(&a, 0, sizeof a);                                                           \
+		CU_ASSERT_FATAL(C##_##G##_aff_in_group(&a) && C##_##G##_aff_in_group_ref(&a));     \
+		C##_##G##_gen(&a);                                                                 \
+		CU_ASSERT_FATAL(C##_##G##_aff_in_group(&a) && C##_##G##_aff_in_group_ref(&a));     \
+		a.y = a.x;                                                                         \
+		CU_ASSERT_FATAL(!C##_##G##_aff_in_group(&a) && !C##_##G##_aff_in_group_ref(&a));   \
+		/* the cofactor: [n] kills random points of the curve, [r] does not */             \
+		for (int i = 0; i < 3; i++) {                                                      \
+			rand_curve_##G##_##C(&a);                                                  \
+			C##_##G##_from_aff(&j, &a);                                                \
+			uint64_t k[16];                                                            \
+			mpz_to_limbs(k, 16, n);                                                    \
+			C##_##G##_mul(&t, &j, k, 16);                                              \
+			CU_ASSERT_FATAL(C##_##G##_is_inf(&t));                                     \
+			C##_##G##_mul(&t, &j, CCN##_R_PLAIN, 4);                                   \
+			CU_ASSERT_FATAL(C##_##G##_is_inf(&t) == cof1);                             \
+		}                                                                                  \
+		/* (1) subgroup points pass both */                                                \
+		for (int i = 0; i < 64; i++) {                                                     \
+			rand_sub_##C##_##G(&j);                                                    \
+			C##_##G##_to_aff(&a, &j);                                                  \
+			CU_ASSERT_FATAL(C##_##G##_aff_in_group(&a));                               \
+			CU_ASSERT_FATAL(C##_##G##_aff_in_group_ref(&a));                           \
+		}                                                                                  \
+		/* (2) random points of the curve (twist): fail both unless the cofactor is 1 */   \
+		for (int i = 0; i < 64; i++) {                                                     \
+			rand_curve_##G##_##C(&a);                                                  \
+			CU_ASSERT_FATAL(C##_##G##_aff_in_group(&a) == cof1);                       \
+			CU_ASSERT_FATAL(C##_##G##_aff_in_group_ref(&a) == cof1);                   \
+		}                                                                                  \
+		/* (3) subgroup + a point of order SMALL, and subgroup + a cofactor-part point     \
+		 * [r]R; and those points alone */                                                 \
+		enum { NT = 8 };                                                                   \
+		C##_##G##_jac tor[2 * NT];                                                         \
+		int nt = 0;                                                                        \
+		if (!cof1) {                                                                       \
+			/* m = n / l^v, l^v the l-part of n: [m]R is in the l-part, whose          \
+			 * exponent may be below l^v (BLS12-381 G2: Z/13 x Z/13) */                \
+			uint64_t l = SMALL;                                                        \
+			mpz_set(m, n);                                                             \
+			while (mpz_divisible_ui_p(m, SMALL))                                       \
+				mpz_divexact_ui(m, m, SMALL);                                      \
+			for (int i = 0; i < NT; i++) {                                             \
+				rand_mul_##C##_##G(&tor[nt], m);                                   \
+				for (;;) { /* multiply by l until the order is l */                \
+					C##_##G##_mul(&t, &tor[nt], &l, 1);                        \
+					if (C##_##G##_is_inf(&t))                                  \
+						break;                                             \
+					tor[nt] = t;                                               \
+				}                                                                  \
+				nt++;                                                              \
+			}                                                                          \
+			for (int i = 0; i < NT; i++)                                               \
+				rand_mul_##C##_##G(&tor[nt++], r);                                 \
+			for (int i = 0; i < nt; i++) {                                             \
+				C##_##G##_to_aff(&a, &tor[i]);                                     \
+				CU_ASSERT_FATAL(!C##_##G##_aff_in_group(&a));                      \
+				CU_ASSERT_FATAL(!C##_##G##_aff_in_group_ref(&a));                  \
+				rand_sub_##C##_##G(&j);                                            \
+				C##_##G##_add(&j, &j, &tor[i]);                                    \
+				C##_##G##_to_aff(&a, &j);                                          \
+				CU_ASSERT_FATAL(!C##_##G##_aff_in_group(&a));                      \
+				CU_ASSERT_FATAL(!C##_##G##_aff_in_group_ref(&a));                  \
+			}                                                                          \
+		}                                                                                  \
+		/* (4) agreement on mixed points */                                                \
+		int npass = 0, nfail = 0;                                                          \
+		for (int i = 0; i < 2000; i++) {                                                   \
+			uint64_t sel = rnd() % 4;                                                  \
+			if (sel == 0) {                                                            \
+				rand_curve_##G##_##C(&a);                                          \
+			} else {                                                                   \
+				rand_sub_##C##_##G(&j);                                            \
+				if (sel == 1 && nt)                                                \
+					C##_##G##_add(&j, &j, &tor[rnd() % (uint64_t)nt]);         \
+				C##_##G##_to_aff(&a, &j);                                          \
+			}                                                                          \
+			int f = C##_##G##_aff_in_group(&a), g = C##_##G##_aff_in_group_ref(&a);    \
+			CU_ASSERT_FATAL(f == g);                                                   \
+			if (f)                                                                     \
+				npass++;                                                           \
+			else                                                                       \
+				nfail++;                                                           \
+		}                                                                                  \
+		CU_ASSERT_FATAL(npass > 0 && (cof1 || nfail > 0));                                 \
+		/* timing, per point, on subgroup points (the case of a key) */                    \
+		enum { NB = 200 };                                                                 \
+		static C##_##G##_aff pts[NB];                                                      \
+		for (int i = 0; i < NB; i++) {                                                     \
+			rand_sub_##C##_##G(&j);                                                    \
+			C##_##G##_to_aff(&pts[i], &j);                                             \
+		}                                                                                  \
+		int ok = 0;                                                                        \
+		double t0 = now_s();                                                               \
+		for (int i = 0; i < NB; i++)                                                       \
+			ok += C##_##G##_aff_in_group_ref(&pts[i]);                                 \
+		double t1 = now_s();                                                               \
+		for (int i = 0; i < NB; i++)                                                       \
+			ok += C##_##G##_aff_in_group(&pts[i]);                                     \
+		double t2 = now_s();                                                               \
+		CU_ASSERT_FATAL(ok == 2 * NB);                                                     \
+		printf(                                                                            \
+		    "\n  %s %s: %d agree (%d in, %d out); per point: r*P %.1f us, fast %.1f us "   \
+		    "(%.1fx) ",                                                                    \
+		    #C, #G, npass + nfail, npass, nfail, 1e6 * (t1 - t0) / NB,                     \
+		    1e6 * (t2 - t1) / NB, (t1 - t0) / (t2 - t1));                                  \
+		mpz_clears(r, h, n, m, NULL);                                                      \
+	}
+GROUP_TEST(bn254, g1, BN254, BN254_G1_H, 4, BN254_G1_H_SMALL)
+GROUP_TEST(bn254, g2, BN254, BN254_G2_H, BN254_G2_H_LIMBS, BN254_G2_H_SMALL)
+GROUP_TEST(bls12_381, g1, BLS12_381, BLS12_381_G1_H, 4, BLS12_381_G1_H_SMALL)
+GROUP_TEST(bls12_381, g2, BLS12_381, BLS12_381_G2_H, BLS12_381_G2_H_LIMBS, BLS12_381_G2_H_SMALL)
+
+/* psi(G) = [q mod r] G, psi^k = psi o psi^(k-1), psi^2 - t psi + q = 0 on random points of the
+ * twist (t = q + 1 - #E(Fq)); for BLS12 also phi(G) = -[x^2] G and phi^2 + phi + 1 = 0. */
+#define PSI_TEST(C, CCN, NQ, H1N)                                                                  \
+	static void test_psi_##C(void)                                                             \
+	{                                                                                          \
+		mpz_t q, r, tr, e;                                                                 \
+		mpz_inits(q, r, tr, e, NULL);                                                      \
+		mpz_import(q, NQ, -1, 8, 0, 0, CCN##_FQ_P);                                        \
+		mpz_import(r, 4, -1, 8, 0, 0, CCN##_R_PLAIN);                                      \
+		mpz_import(tr, H1N, -1, 8, 0, 0, CCN##_G1_H);                                      \
+		mpz_mul(tr, tr, r);                                                                \
+		mpz_sub(tr, q, tr);                                                                \
+		mpz_add_ui(tr, tr, 1); /* t = q + 1 - h1 r */                                      \
+		uint64_t k[8];                                                                     \
+		C##_g2_aff g;                                                                      \
+		C##_g2_jac G, a, b, c;                                                             \
+		C##_g2_gen(&g);                                                                    \
+		C##_g2_from_aff(&G, &g);                                                           \
+		C##_g2_psi(&a, &G, 1);                                                             \
+		mpz_mod(e, q, r);                                                                  \
+		mpz_to_limbs(k, 8, e);                                                             \
+		C##_g2_mul(&b, &G, k, 4);                                                          \
+		CU_ASSERT_FATAL(C##_g2_eq(&a, &b));                                                \
+		for (int i = 0; i < 4; i++) {                                                      \
+			C##_g2_aff p;                                                              \
+			rand_curve_g2_##C(&p);                                                     \
+			C##_g2_jac P;                                                              \
+			C##_g2_from_aff(&P, &p);                                                   \
+			C##_g2_psi(&a, &P, 1);                                                     \
+			C##_g2_to_aff(&p, &a);                                                     \
+			CU_ASSERT_FATAL(C##_g2_aff_on_curve(&p));                                  \
+			C##_g2_psi(&b, &a, 1);                                                     \
+			C##_g2_psi(&c, &P, 2);                                                     \
+			CU_ASSERT_FATAL(C##_g2_eq(&b, &c));                                        \
+			C##_g2_psi(&b, &c, 1);                                                     \
+			C##_g2_psi(&c, &P, 3);                                                     \
+			CU_ASSERT_FATAL(C##_g2_eq(&b, &c));                                        \
+			/* psi^2 + q P == t psi */                                                 \
+			C##_g2_psi(&b, &P, 2);                                                     \
+			mpz_to_limbs(k, 8, q);                                                     \
+			C##_g2_mul(&c, &P, k, 8);                                                  \
+			C##_g2_add(&b, &b, &c);                                                    \
+			mpz_to_limbs(k, 8, tr); /* |t|; t < 0 for BLS12 (t = x + 1) */             \
+			C##_g2_mul(&c, &a, k, 8);                                                  \
+			if (mpz_sgn(tr) < 0)                                                       \
+				C##_g2_neg(&c, &c);                                                \
+			CU_ASSERT_FATAL(C##_g2_eq(&b, &c));                                        \
+		}                                                                                  \
+		mpz_clears(q, r, tr, e, NULL);                                                     \
+	}
+PSI_TEST(bn254, BN254, 4, 4)
+PSI_TEST(bls12_381, BLS12_381, 6, 4)
+
+static void test_phi_bls12_381(void)
+{
+	bls12_381_g1_aff g, p;
+	bls12_381_fq_t beta, t;
+	memcpy(beta.v, BLS12_381_G1_BETA, sizeof beta.v);
+	bls12_381_fq_sqr(&t, &beta);
+	bls12_381_fq_add(&t, &t, &beta);
+	bls12_381_fq_t one;
+	bls12_381_fq_one(&one);
+	bls12_381_fq_add(&t, &t, &one);
+	CU_ASSERT_FATAL(bls12_381_fq_is_zero(&t)); /* a primitive cube root of unity */
+	CU_ASSERT_FATAL(!bls12_381_fq_eq(&beta, &one));
+	bls12_381_g1_gen(&g);
+	bls12_381_g1_jac a, b;
+	uint64_t x2[2];
+	unsigned __int128 xx = (unsigned __int128)BLS12_381_X_ABS * BLS12_381_X_ABS;
+	x2[0] = (uint64_t)xx, x2[1] = (uint64_t)(xx >> 64);
+	bls12_381_g1_from_aff(&a, &g);
+	bls12_381_g1_mul(&a, &a, x2, 2);
+	bls12_381_g1_neg(&a, &a);
+	p = g;
+	bls12_381_fq_mul(&p.x, &p.x, &beta);
+	bls12_381_g1_from_aff(&b, &p);
+	CU_ASSERT_FATAL(bls12_381_g1_eq(&a, &b)); /* phi(G) = -[x^2] G */
+}
+
+int main(void)
+{
+	const char *s = getenv("ZKA_SUBGROUP_SEED");
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	rng_state =
+	    s ? strtoull(s, NULL, 0) : (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	printf("test_subgroup: seed %" PRIu64 " (ZKA_SUBGROUP_SEED=%" PRIu64 " reproduces)\n",
+	       rng_state, rng_state);
+	init_bn254();
+	init_bls12_381();
+	static const zka_test_case cases[] = {
+	    {"psi constants BN254", test_psi_bn254},
+	    {"psi constants BLS12-381", test_psi_bls12_381},
+	    {"phi constant BLS12-381", test_phi_bls12_381},
+	    {"subgroup BN254 G1", test_bn254_g1},
+	    {"subgroup BN254 G2", test_bn254_g2},
+	    {"subgroup BLS12-381 G1", test_bls12_381_g1},
+	    {"subgroup BLS12-381 G2", test_bls12_381_g2},
+	    {NULL, NULL},
+	};
+	zka_test_suite("subgroup", cases);
+	return zka_test_run();
+}
