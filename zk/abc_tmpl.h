@@ -87,6 +87,17 @@ static inline void AX(abc_fence)(void)
 #endif
 }
 
+/* s += value vi times x: value 0 is 1 and value 1 is -1 (zk/abc.h), no product for them. */
+static inline void AX(abc_term)(AT *s, const AT *x, uint32_t vi, const AT *val)
+{
+	if (vi == 0)
+		AR(add)(s, s, x);
+	else if (vi == 1)
+		AR(sub)(s, s, x);
+	else
+		AX(abc_madd)(s, &val[vi], x);
+}
+
 /* Rows [r0, r1): a_i = <A_i, wm>, b_i = <B_i, wm>, c_i = a_i b_i. The loop prefetches the
  * witness values (and value-table entries) of the row zka__abc_tune.ahead rows ahead: one row's
  * terms hit random lines of wm (the witness is far larger than the caches at 2^20+). */
@@ -110,17 +121,8 @@ static void AX(abc_rows_direct)(const zka_abc *m, const AT *w, AT *A, AT *B, AT 
 		for (int k = 0; k < 2; k++) {
 			AR(zero)(&s[k]);
 			const uint32_t(*tm)[2] = m->term[k];
-			for (uint32_t t = m->start[k][i], e = m->start[k][i + 1]; t < e; t++) {
-				const AT *x = &w[tm[t][0]];
-				uint32_t vi = tm[t][1];
-				if (vi == 0) {
-					AR(add)(&s[k], &s[k], x);
-				} else if (vi == 1) {
-					AR(sub)(&s[k], &s[k], x);
-				} else {
-					AX(abc_madd)(&s[k], &val[vi], x);
-				}
-			}
+			for (uint32_t t = m->start[k][i], e = m->start[k][i + 1]; t < e; t++)
+				AX(abc_term)(&s[k], &w[tm[t][0]], tm[t][1], val);
 		}
 		AT p;
 		AX(abc_mul)(&p, &s[0], &s[1]);
@@ -176,16 +178,8 @@ static void AX(abc_rows_gather)(const zka_abc *m, const AT *w, AT *A, AT *B, AT 
 				const uint32_t(*tm)[2] = m->term[k];
 				uint32_t b0 = m->start[k][i];
 				for (uint32_t t = m->start[k][r], te = m->start[k][r + 1]; t < te;
-				     t++) {
-					const AT *x = &gb[k][t - b0];
-					uint32_t vi = tm[t][1];
-					if (vi == 0)
-						AR(add)(&s[k], &s[k], x);
-					else if (vi == 1)
-						AR(sub)(&s[k], &s[k], x);
-					else
-						AX(abc_madd)(&s[k], &val[vi], x);
-				}
+				     t++)
+					AX(abc_term)(&s[k], &gb[k][t - b0], tm[t][1], val);
 			}
 			AT p;
 			AX(abc_mul)(&p, &s[0], &s[1]);
