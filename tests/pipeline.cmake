@@ -25,5 +25,12 @@ add_test(NAME pipeline_gpuds COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/g
 add_test(NAME pipeline_ops COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/ops.sh $<TARGET_FILE:zkarena>)
 # a later high-priority job overtakes queued ones, FIFO within a priority
 add_test(NAME pipeline_priority COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/priority.sh $<TARGET_FILE:zkarena>)
+# sd_notify without systemd: a datagram socket of our own in NOTIFY_SOCKET (built with libsystemd
+# only: without it zka_notify does nothing)
+if(SYSTEMD_FOUND)
+  add_executable(zka_notify_listen ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/notify_listen.c)
+  add_test(NAME pipeline_notify COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/notify.sh $<TARGET_FILE:zkarena> $<TARGET_FILE:zka_notify_listen> $<TARGET_FILE:zkarena-gpud> $<TARGET_FILE:zkarena-synth>)
+  set_tests_properties(pipeline_notify PROPERTIES TIMEOUT 120 RUN_SERIAL TRUE)
+endif()
 set_tests_properties(pipeline_basic pipeline_crash pipeline_lanes pipeline_gpuds pipeline_ops pipeline_priority PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE)
 set_tests_properties(pipeline_chaos PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE)
