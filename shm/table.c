@@ -363,11 +363,33 @@ void zka_job_counts(const struct zka_arena *a, uint32_t *used, uint32_t *finishe
  * bounds starvation: a job of priority p waiting behind a stream of jobs of priority q > p is
  * taken after at most (q - p + 1) * ZKA_PRIORITY_AGE_S seconds of waiting (plus the time for
  * a worker to come free), since by then its effective priority passes that of every newly
- * submitted job of q. The scan is O(queued jobs) per take, under the ring's mutex. */
+ * submitted job of q. The scan is O(queued jobs) per take, under the ring's mutex. The taking
+ * process's ZKA_PRIORITY_AGE_MS (a test hook) replaces the step of ZKA_PRIORITY_AGE_S. */
+/* The age step in ns: ZKA_PRIORITY_AGE_S, or ZKA_PRIORITY_AGE_MS milliseconds from the
+ * environment (a test hook: tests/pipeline/priority.sh shows the rule with a short step). Read
+ * once per process; concurrent first calls compute the same value. */
+static int64_t age_step_ns(void)
+{
+	static _Atomic int64_t step;
+	int64_t s = atomic_load_explicit(&step, memory_order_relaxed);
+	if (s)
+		return s;
+	s = ZKA_PRIORITY_AGE_S * 1000000000LL;
+	const char *e = getenv("ZKA_PRIORITY_AGE_MS");
+	if (e && *e) {
+		char *end;
+		long long ms = strtoll(e, &end, 10);
+		if (!*end && ms > 0 && ms <= 86400000LL)
+			s = ms * 1000000LL;
+	}
+	atomic_store_explicit(&step, s, memory_order_relaxed);
+	return s;
+}
+
 uint32_t zka__pick_job(struct zka_arena *a, const _Atomic uint32_t *cells, uint32_t head,
 		       uint32_t n, uint32_t cap)
 {
-	int64_t now = zka__now_ns(), best = INT64_MIN;
+	int64_t now = zka__now_ns(), best = INT64_MIN, step = age_step_ns();
 	uint32_t k_best = 0;
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t j = atomic_load_explicit(&cells[(head + k) % cap], memory_order_relaxed);
@@ -375,8 +397,7 @@ uint32_t zka__pick_job(struct zka_arena *a, const _Atomic uint32_t *cells, uint3
 			continue; /* the pop quarantines it */
 		struct zka__job *J = job_rec(a, j);
 		int64_t age = now - atomic_load(&J->t_submit);
-		int64_t eff = (int64_t)atomic_load(&J->priority) +
-			      (age > 0 ? age / (ZKA_PRIORITY_AGE_S * 1000000000LL) : 0);
+		int64_t eff = (int64_t)atomic_load(&J->priority) + (age > 0 ? age / step : 0);
 		if (eff > best)
 			best = eff, k_best = k;
 	}

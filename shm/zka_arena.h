@@ -184,7 +184,8 @@ int zka_job_info(const struct zka_arena *a, uint32_t job, struct zka_job_info *o
 /* Submit: FREE -> FILLING(me) -> SUBMITTED, pushed to the submitted ring; *id = job id.
  * -EAGAIN when the job table stays full for timeout_ms. */
 /* Priorities: workers take the SUBMITTED job of the highest priority plus one level per
- * ZKA_PRIORITY_AGE_S seconds waited (the bound on starvation), FIFO among equals (shm/table.c).
+ * ZKA_PRIORITY_AGE_S seconds waited (the bound on starvation), FIFO among equals (shm/table.c);
+ * the test hook ZKA_PRIORITY_AGE_MS in the taking process's environment sets a shorter step.
  * zka_arena_set_priority sets the priority of the jobs this handle submits with spec priority
  * 0 (for callers that build the spec elsewhere, e.g. zka_pipe_submit). */
 #define ZKA_PRIORITY_AGE_S 10

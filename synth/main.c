@@ -47,7 +47,10 @@ static void usage(FILE *f)
 	    "  --threads N   threads for one job's witness pass, a/b/c and check (default 1;\n"
 	    "                `zkarena run` picks workers x threads from the online cores)\n"
 	    "  --once        exit after one job (tests)\n"
-	    "Test hook: ZKA_SYNTH_DELAY_MS=N sleeps N ms in the middle of each synthesis.\n");
+	    "Test hooks: ZKA_SYNTH_DELAY_MS=N sleeps N ms in the middle of each synthesis;\n"
+	    "ZKA_PRIORITY_AGE_MS=N makes a waiting job gain one priority level per N ms (not\n"
+	    "per %d s) when this worker picks the next job.\n",
+	    ZKA_PRIORITY_AGE_S);
 }
 
 /* The witness in Montgomery form: one buffer per worker, grown to the largest key seen and

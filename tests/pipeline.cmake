@@ -23,7 +23,8 @@ endif()
 add_test(NAME pipeline_gpuds COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/gpuds.sh $<TARGET_FILE:zkarena> ${ZKA_GPUDS_JOBS})
 # config check, run from a settings file, NUMA binding read back, metrics and promtool
 add_test(NAME pipeline_ops COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/ops.sh $<TARGET_FILE:zkarena>)
-# a later high-priority job overtakes queued ones, FIFO within a priority
+# a later high-priority job overtakes queued ones, FIFO within a priority; the age rule with a
+# 400 ms step (ZKA_PRIORITY_AGE_MS)
 add_test(NAME pipeline_priority COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/priority.sh $<TARGET_FILE:zkarena>)
 # sd_notify without systemd: a datagram socket of our own in NOTIFY_SOCKET (built with libsystemd
 # only: without it zka_notify does nothing)
