@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,12 +41,15 @@ static void usage(FILE *f)
 {
 	fprintf(
 	    f,
-	    "usage: zkarena-synth [--threads N] [--once] NAME\n"
+	    "usage: zkarena-synth [--threads N] [--max-threads M] [--once] NAME\n"
 	    "\n"
 	    "A synthesis worker of arena NAME: takes a free slot, then a job, writes its a, b, c\n"
 	    "and witness into the slot and hands it to the prover. Runs until SIGTERM/SIGINT.\n"
 	    "  --threads N   threads for one job's witness pass, a/b/c and check (default 1;\n"
 	    "                `zkarena run` picks workers x threads from the online cores)\n"
+	    "  --max-threads M  a job takes max(N, M / J) threads, J = the jobs being\n"
+	    "                synthesized or waiting: a lone job on an idle pipeline runs on\n"
+	    "                all M (default: the CPUs this process may run on)\n"
 	    "  --once        exit after one job (tests)\n"
 	    "Test hooks: ZKA_SYNTH_DELAY_MS=N sleeps N ms in the middle of each synthesis;\n"
 	    "ZKA_PRIORITY_AGE_MS=N makes a waiting job gain one priority level per N ms (not\n"
@@ -57,6 +61,38 @@ static void usage(FILE *f)
  * reused by every job (no per-job allocation or copy of the witness). */
 static uint64_t (*wm)[4];
 static size_t wm_cap;
+
+/* Threads for the job just taken: --threads T is the floor; when fewer jobs are being
+ * synthesized or waiting than the CPUs allow at T each, the job also takes the idle CPUs'
+ * share, max_t / (synthesizing + waiting), at most max_t (--max-threads, default the CPUs this
+ * process may run on). A lone job on an idle pipeline (`prove --arena`) then runs on all of
+ * them; under load every worker is busy and each keeps T. Workers deciding at the same moment
+ * may briefly oversubscribe the CPUs; results do not depend on the thread count. */
+static int job_threads(struct zka_arena *a, int floor_t, int max_t, uint32_t *busy)
+{
+	struct zka_arena_geometry g;
+	zka_arena_geometry(a, &g);
+	uint32_t n = 0;
+	for (uint32_t x = 0; x < g.njobs; x++) {
+		struct zka_job_info ji;
+		if (!zka_job_info(a, x, &ji) &&
+		    (ji.state == ZKA_JOB_SYNTHESIZING || ji.state == ZKA_JOB_SUBMITTED))
+			n++;
+	}
+	*busy = n ? n : 1;
+	int t = max_t / (int)*busy;
+	return t < floor_t ? floor_t : t > max_t ? max_t : t;
+}
+
+/* The CPUs this process may run on (its affinity mask: `zkarena run` may bind it to a node). */
+static int cpus_allowed(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
 
 /* Synthesises job into slot. Returns 0 (slot READY), 1 (job failed with a reason: bad input)
  * or -errno (arena trouble: the caller stops). */
@@ -130,14 +166,20 @@ fail:
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {{"threads", required_argument, 0, 't'},
+					     {"max-threads", required_argument, 0, 'm'},
 					     {"once", no_argument, 0, 'o'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
-	int threads = 1, once = 0, opt;
+	int threads = 1, max_threads = 0, once = 0, opt;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
 			if (zka_opt_int("zkarena-synth", "--threads", optarg, 1, 1024, &threads))
+				return 2;
+			break;
+		case 'm':
+			if (zka_opt_int("zkarena-synth", "--max-threads", optarg, 1, 1024,
+					&max_threads))
 				return 2;
 			break;
 		case 'o':
@@ -156,6 +198,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *name = argv[optind];
+	if (!max_threads)
+		max_threads = cpus_allowed();
+	if (max_threads < threads)
+		max_threads = threads;
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
@@ -197,7 +243,12 @@ int main(int argc, char **argv)
 				LOG("cannot release slot %u: %s", slot, strerror(-e));
 			break;
 		}
-		r = synthesize(a, cache, slot, job, threads);
+		uint32_t busy;
+		int t = job_threads(a, threads, max_threads, &busy);
+		if (t != threads)
+			LOG("job record %u: %d threads (%u job%s synthesizing or waiting, %d CPUs)",
+			    job, t, busy, busy > 1 ? "s" : "", max_threads);
+		r = synthesize(a, cache, slot, job, t);
 		if (r < 0) {
 			LOG("slot %u job %u: %s", slot, job, strerror(-r));
 			status = 1;
