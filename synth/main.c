@@ -246,7 +246,8 @@ int main(int argc, char **argv)
 		uint32_t busy;
 		int t = job_threads(a, threads, max_threads, &busy);
 		if (t != threads)
-			LOG("job record %u: %d threads (%u job%s synthesizing or waiting, %d CPUs)",
+			LOG("job record %u: %d threads (%u job%s synthesizing or waiting, "
+			    "--max-threads %d)",
 			    job, t, busy, busy > 1 ? "s" : "", max_threads);
 		r = synthesize(a, cache, slot, job, t);
 		if (r < 0) {

@@ -118,6 +118,8 @@ static void usage(void)
 	       "ready ring (backend cpu by default), and W zkarena-synth workers of T threads\n"
 	       "each. Defaults from the online cores C: T = min(%d, C), W = C / T; with only\n"
 	       "--workers W, T = C / W (docs/synthesis.md has the measurements behind them).\n"
+	       "A job taken while fewer than W jobs are synthesizing or waiting gets the idle\n"
+	       "workers' threads too (W T / J for J such jobs; never more than W T in all).\n"
 	       "--inflight: proofs each gpud keeps in flight (default 2 with cuda, 1 with cpu).\n"
 	       "--numa-node N: this process and every child run on node N's CPUs and allocate\n"
 	       "from its memory (libnuma; on a one-node machine it says so and goes on).\n"
@@ -293,8 +295,11 @@ int zka_cmd_run(int argc, char **argv)
 	}
 	int cores = zka_par_threads(0);
 	zka_run_shape(cores, &workers, &threads);
-	char threads_s[16], inflight_s[16];
+	char threads_s[16], inflight_s[16], max_s[16];
 	snprintf(threads_s, sizeof threads_s, "%d", threads);
+	/* a lone job may use every worker's threads (zkarena-synth --max-threads), never more:
+	 * W x T stays the bound the operator chose */
+	snprintf(max_s, sizeof max_s, "%d", workers * threads);
 	snprintf(inflight_s, sizeof inflight_s, "%d",
 		 inflight		   ? inflight
 		 : strcmp(backend, "cuda") ? 1
@@ -355,7 +360,8 @@ int zka_cmd_run(int argc, char **argv)
 			    i - ndev + 1; /* workers are numbered from 1, as before several gpuds */
 			c->what = "worker";
 			c->argv[0] = synth, c->argv[1] = "--threads", c->argv[2] = threads_s;
-			c->argv[3] = name, c->argv[4] = NULL;
+			c->argv[3] = "--max-threads", c->argv[4] = max_s;
+			c->argv[5] = name, c->argv[6] = NULL;
 		}
 		if (spawn(c) < 0)
 			fprintf(stderr, "zkarena run: fork: %s\n", strerror(errno));

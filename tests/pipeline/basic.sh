@@ -72,15 +72,12 @@ expect 0 "  its proof is the new job's (verifies with the new key)" "$ZK" verify
 [ "$(sha256sum "$T/o/bn1/proof.json" | cut -c1-64)" != "$old" ] && ok "  proof.json was rewritten" || ko "  proof.json is the old arena's"
 grep -q "already written before a crash" "$T/run.log" && ko "gpud took an old marker for the new job" || ok "  no old marker taken for the new job"
 stop_run
-# a lone job on an idle pipeline takes the idle CPUs (zkarena-synth --max-threads, default the
-# CPUs it may run on): one worker of --threads 1 synthesizes it with all of them
-ncpu=$(nproc)
-if [ "$ncpu" -ge 2 ]; then
-	RUN_ARGS="$RUN_ARGS --threads 1" start_run 1
-	id=$(submit "$T/bn.zkey" "$T/bn.wtns" "$T/o/lone")
-	expect 0 "a lone job on an idle pipeline: DONE" "$ZK" wait "$NAME" "$id" --timeout 60
-	expect 0 "  its proof verifies" "$ZK" verify "$T/bn.vk.json" "$T/o/lone/public.json" "$T/o/lone/proof.json"
-	check "  it ran on all $ncpu CPUs (one worker of --threads 1)" grep -q "zkarena-synth\[[0-9]*\]: job record [0-9]*: $ncpu threads (1 job synthesizing or waiting, $ncpu CPUs)" "$T/run.log"
-	stop_run
-fi
+# a lone job on an idle pipeline gets the idle workers' threads: run passes --max-threads W x T
+# to its workers, so of two workers of --threads 1 the one that takes the job uses 2 threads
+RUN_ARGS="$RUN_ARGS --threads 1" start_run 2
+id=$(submit "$T/bn.zkey" "$T/bn.wtns" "$T/o/lone")
+expect 0 "a lone job on an idle pipeline: DONE" "$ZK" wait "$NAME" "$id" --timeout 60
+expect 0 "  its proof verifies" "$ZK" verify "$T/bn.vk.json" "$T/o/lone/public.json" "$T/o/lone/proof.json"
+check "  it ran on both workers' threads (2 x --threads 1)" grep -q "zkarena-synth\[[0-9]*\]: job record [0-9]*: 2 threads (1 job synthesizing or waiting, --max-threads 2)" "$T/run.log"
+stop_run
 finish
