@@ -62,7 +62,7 @@ static int exec_daemon(const char *kind, const char *inst)
 	}
 	if (c.numa_node >= 0 && zka_run_bind_node(c.numa_node))
 		return 2;
-	char s_dev[16], s_id[16], s_inf[16], s_thr[16];
+	char s_dev[16], s_id[16], s_inf[16], s_thr[16], s_max[16];
 	char *v[16];
 	int n = 0;
 	if (!strcmp(kind, "gpud")) {
@@ -91,6 +91,10 @@ static int exec_daemon(const char *kind, const char *inst)
 		if (c.threads) {
 			snprintf(s_thr, sizeof s_thr, "%d", c.threads);
 			v[n++] = "--threads", v[n++] = s_thr;
+		}
+		if (c.threads && c.workers) { /* as `zkarena run`: at most W x T for a lone job */
+			snprintf(s_max, sizeof s_max, "%d", c.workers * c.threads);
+			v[n++] = "--max-threads", v[n++] = s_max;
 		}
 	} else {
 		fprintf(stderr, "zkarena config exec: '%s' is not gpud or synth\n", kind);
