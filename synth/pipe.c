@@ -101,33 +101,45 @@ static int key_identity(const char *path, struct zka_circuit_key *k, char *err, 
 	return 0;
 }
 
-int zka_pipe_load_circuit(struct zka_arena *a, const char *arena_name, const char *zkey,
-			  const char *r1cs, uint32_t *idx, char *err, size_t errlen)
+/* The identity an arena's circuit entry is keyed by: the key file's absolute path (into abs),
+ * size, mtime and header hash, with the circuit's mixed in when r1cs is given (the same key
+ * with and without its circuit are different entries). With fit, a path too long for the
+ * arena's table is refused before the file is read. 0 or -errno with "path: problem". */
+static int circuit_key(const char *zkey, const char *r1cs, int fit, char abs[PATH_MAX],
+		       struct zka_circuit_key *k, char *err, size_t errlen)
 {
-	char abs[PATH_MAX];
 	if (!realpath(zkey, abs)) {
 		snprintf(err, errlen, "%s: %s", zkey, strerror(errno));
 		return -errno;
 	}
-	if (strlen(abs) >= ZKA_PATH_MAX) {
+	if (fit && strlen(abs) >= ZKA_PATH_MAX) {
 		snprintf(err, errlen, "%s: path too long for the arena", zkey);
 		return -ENAMETOOLONG;
 	}
-	struct zka_circuit_key k = {.key_path = abs};
-	int r = key_identity(abs, &k, err, errlen);
+	*k = (struct zka_circuit_key){.key_path = abs};
+	int r = key_identity(abs, k, err, errlen);
+	if (r || !r1cs)
+		return r;
+	struct zka_circuit_key rk;
+	char rabs[PATH_MAX];
+	if (!realpath(r1cs, rabs)) {
+		snprintf(err, errlen, "%s: %s", r1cs, strerror(errno));
+		return -errno;
+	}
+	if ((r = key_identity(rabs, &rk, err, errlen)))
+		return r;
+	k->header_hash ^= XXH64(rabs, strlen(rabs), rk.header_hash ^ rk.key_size) | 1;
+	return 0;
+}
+
+int zka_pipe_load_circuit(struct zka_arena *a, const char *arena_name, const char *zkey,
+			  const char *r1cs, uint32_t *idx, char *err, size_t errlen)
+{
+	char abs[PATH_MAX];
+	struct zka_circuit_key k;
+	int r = circuit_key(zkey, r1cs, 1, abs, &k, err, errlen);
 	if (r)
 		return r;
-	if (r1cs) { /* the same key with and without its circuit are different entries */
-		struct zka_circuit_key rk;
-		char rabs[PATH_MAX];
-		if (!realpath(r1cs, rabs)) {
-			snprintf(err, errlen, "%s: %s", r1cs, strerror(errno));
-			return -errno;
-		}
-		if ((r = key_identity(rabs, &rk, err, errlen)))
-			return r;
-		k.header_hash ^= XXH64(rabs, strlen(rabs), rk.header_hash ^ rk.key_size) | 1;
-	}
 	for (int tries = 0; tries < 1200; tries++) {
 		r = zka_circuit_claim(a, &k, idx);
 		if (r == ZKA_CIRCUIT_LOADED)
@@ -277,25 +289,10 @@ static int submit_find_loaded(struct zka_arena *a, const char *zkey, const char 
 			      uint32_t *idx, char *err, size_t errlen)
 {
 	char abs[PATH_MAX];
-	if (!realpath(zkey, abs)) {
-		snprintf(err, errlen, "%s: %s", zkey, strerror(errno));
-		return -errno;
-	}
-	struct zka_circuit_key k = {.key_path = abs};
-	int r = key_identity(abs, &k, err, errlen);
+	struct zka_circuit_key k;
+	int r = circuit_key(zkey, r1cs, 0, abs, &k, err, errlen);
 	if (r)
 		return r;
-	if (r1cs) { /* as zka_pipe_load_circuit keys an entry with its circuit */
-		struct zka_circuit_key rk;
-		char rabs[PATH_MAX];
-		if (!realpath(r1cs, rabs)) {
-			snprintf(err, errlen, "%s: %s", r1cs, strerror(errno));
-			return -errno;
-		}
-		if ((r = key_identity(rabs, &rk, err, errlen)))
-			return r;
-		k.header_hash ^= XXH64(rabs, strlen(rabs), rk.header_hash ^ rk.key_size) | 1;
-	}
 	struct zka_arena_geometry g;
 	zka_arena_geometry(a, &g);
 	for (uint32_t i = 0; i < g.ncircuits; i++) {
