@@ -25,13 +25,7 @@ check "its proof verifies" "$ZK" verify "$T/bn.vk.json" "$T/o/a/public.json" "$T
 grep -q "worker 1 (pid $pid) killed by signal 9" "$T/run.log" && ok "run logs who died" || ko "run.log lacks the death: $(tail -5 "$T/run.log")"
 # 2. gpud killed mid-proof
 id=$(submit "$T/bn.zkey" "$T/bn.wtns" "$T/o/b")
-if wait_state "$id" PROVING 30; then
-	pid=$(jobjson "$id" owner_pid)
-	sleep 0.3
-	kill -9 "$pid" && ok "killed gpud $pid mid-proof" || ko "could not kill gpud '$pid'"
-else
-	ko "job never reached PROVING"
-fi
+kill_mid_proof "$id"
 expect 0 "job DONE after gpud's death" "$ZK" wait "$NAME" "$id" --timeout 60
 sc=$(jobjson "$id" synth_count)
 [ "$sc" = 1 ] && ok "not re-synthesized (synth_count stays 1)" || ko "synth_count $sc, wanted 1"

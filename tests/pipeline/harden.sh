@@ -90,13 +90,7 @@ check "  names the owner who loads keys" grep -q "only its owner (uid 0) loads k
 stop_run
 start_run 1 ZKA_PROVE_DELAY_MS=1500
 id=$(submit "$T/bn.zkey" "$T/bn.wtns" "$T/o/att")
-if wait_state "$id" PROVING 30; then
-	pid=$(jobjson "$id" owner_pid)
-	sleep 0.3
-	kill -9 "$pid" && ok "killed gpud $pid mid-proof" || ko "could not kill gpud '$pid'"
-else
-	ko "job never reached PROVING"
-fi
+kill_mid_proof "$id"
 expect 0 "job DONE after the gpud's death" "$ZK" wait "$NAME" "$id" --timeout 60
 "$ZK" status "$NAME" "$id" >"$T/st" 2>&1
 check "status JOB: two proof attempts" grep -q "proof attempts: 2" "$T/st"

@@ -67,6 +67,15 @@ wait_state() {
 	done
 	return 1
 }
+kill_mid_proof() { # kill_mid_proof ID: once job ID is PROVING, SIGKILLs its gpud (pid left in $pid)
+	if wait_state "$1" PROVING 30; then
+		pid=$(jobjson "$1" owner_pid)
+		sleep 0.3
+		kill -9 "$pid" && ok "killed gpud $pid mid-proof" || ko "could not kill gpud '$pid'"
+	else
+		ko "job never reached PROVING"
+	fi
+}
 submit() { # submit ZKEY WTNS OUTDIR [args]: prints the job id
 	mkdir -p "$3"
 	"$ZK" submit "$NAME" "$1" "$2" --out "$3" "${@:4}" | tail -1
