@@ -354,6 +354,16 @@ void zka_job_counts(const struct zka_arena *a, uint32_t *used, uint32_t *finishe
 		*finished = f;
 }
 
+uint32_t zka_job_pending(const struct zka_arena *a)
+{
+	uint32_t n = 0;
+	for (uint32_t j = 0; j < a->g.njobs; j++) {
+		uint32_t st = w_state(ld(&job_rec(a, j)->word));
+		n += st == ZKA_JOB_SUBMITTED || st == ZKA_JOB_SYNTHESIZING;
+	}
+	return n;
+}
+
 /* ---- transitions ---- */
 
 /* ---- priorities (issue 20) ----

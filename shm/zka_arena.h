@@ -225,6 +225,8 @@ int zka_job_expire(struct zka_arena *a, uint32_t need);
 int zka_job_expired(const struct zka_arena *a, uint64_t id, struct zka_job_info *info);
 /* Records that are neither FREE nor QUARANTINED (live or retained), and those DONE/FAILED. */
 void zka_job_counts(const struct zka_arena *a, uint32_t *used, uint32_t *finished);
+/* Records SUBMITTED or SYNTHESIZING (read from the state words alone, as zka_job_counts). */
+uint32_t zka_job_pending(const struct zka_arena *a);
 /* Client: asks that a job not yet finished be cancelled; the worker or prover that handles it
  * next fails it with "cancelled". -ESTALE (no such job), -EALREADY (already DONE/FAILED). */
 int zka_job_cancel(struct zka_arena *a, uint64_t id);

@@ -68,17 +68,9 @@ static size_t wm_cap;
  * process may run on). A lone job on an idle pipeline (`prove --arena`) then runs on all of
  * them; under load every worker is busy and each keeps T. Workers deciding at the same moment
  * may briefly oversubscribe the CPUs; results do not depend on the thread count. */
-static int job_threads(struct zka_arena *a, int floor_t, int max_t, uint32_t *busy)
+static int job_threads(const struct zka_arena *a, int floor_t, int max_t, uint32_t *busy)
 {
-	struct zka_arena_geometry g;
-	zka_arena_geometry(a, &g);
-	uint32_t n = 0;
-	for (uint32_t x = 0; x < g.njobs; x++) {
-		struct zka_job_info ji;
-		if (!zka_job_info(a, x, &ji) &&
-		    (ji.state == ZKA_JOB_SYNTHESIZING || ji.state == ZKA_JOB_SUBMITTED))
-			n++;
-	}
+	uint32_t n = zka_job_pending(a);
 	*busy = n ? n : 1;
 	int t = max_t / (int)*busy;
 	return t < floor_t ? floor_t : t > max_t ? max_t : t;
