@@ -9,11 +9,11 @@
 set -u
 B=$1 OUT=$2 RS=$3
 shift 3
-export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+source "$(dirname "$0")/gpu-lib.sh" "$B" # ZK, gpu_machine, gpu_random_key
 export ZKARENA_CACHE=$OUT/cache
-ZK=$B/bin/zkarena
 mkdir -p "$OUT" "$ZKARENA_CACHE"
-echo "machine: $(nproc) cores, $(nvidia-smi --query-gpu=name --format=csv,noheader 2>&1 | head -1), $(date -u '+%F %T') UTC, files on $(df -T "$OUT" | awk 'NR==2 {print $2}')"
+gpu_machine
+echo "files on $(df -T "$OUT" | awk 'NR==2 {print $2}')"
 now() { date +%s.%N; }
 since() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.3f", a - b }'; } # seconds since $1 (no bc on the GPU machine)
 # t3 LABEL CMD...: runs CMD three times, prints "min-max" wall seconds; the last run's stderr in $OUT/last.err
@@ -35,13 +35,9 @@ rows=()
 for lg in "$@"; do
 	d=$OUT/k$lg
 	mkdir -p "$d"
-	m=$(((1 << lg) - 64))
 	# a caller may have made the circuit, key and .zka already (c.zkey, c.wtns, vk.json, and
 	# c.zka with its import time in import.s) to share them with other measurements
-	[ -f "$d/c.zkey" ] ||
-		{ "$ZK" circuit --curve bn128 --constraints $m --public 2 --seed $lg "$d/c.r1cs" "$d/c.wtns" >/dev/null &&
-			"$ZK" setup --insecure --gpu --seed $lg "$d/c.r1cs" "$d/c.zkey" "$d/vk.json" >/dev/null 2>"$d/setup.err"; } ||
-		{ echo "FAIL 2^$lg: circuit or setup: $(tail -1 "$d/setup.err")"; continue; }
+	[ -f "$d/c.zkey" ] || gpu_random_key bn128 "$lg" "$d" || continue
 	zb=$(stat -c %s "$d/c.zkey")
 	rs=$(t3 rapidsnark "$RS" "$d/c.zkey" "$d/c.wtns" "$d/rs.proof.json" "$d/rs.public.json")
 	if [ -f "$d/c.zka" ] && [ -f "$d/import.s" ]; then

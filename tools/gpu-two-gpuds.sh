@@ -6,18 +6,10 @@
 # of each gpud. Prebuilt binaries in BINDIR/bin, libraries in BINDIR/lib.
 set -u
 B=$1 OUT=$2 LG=${3:-20} N=${4:-120}
-export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-ZK=$B/bin/zkarena
-FX=$(cd "$(dirname "$0")/../tests/data/fmt" && pwd)
+source "$(dirname "$0")/gpu-lib.sh" "$B" # ZK, FX, ok/ko, gpu_machine, gpu_random_key
 mkdir -p "$OUT"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-ko() { fail=$((fail + 1)); echo "FAIL $*"; }
-echo "machine: $(nproc) cores, $(nvidia-smi --query-gpu=name --format=csv,noheader 2>&1 | head -1), $(date -u '+%F %T') UTC"
-m=$(((1 << LG) - 64))
-"$ZK" circuit --curve bn128 --constraints $m --public 2 --seed 7 "$OUT/c.r1cs" "$OUT/c.wtns" >/dev/null &&
-	"$ZK" setup --insecure --gpu --seed 7 "$OUT/c.r1cs" "$OUT/c.zkey" "$OUT/vk.json" >/dev/null 2>"$OUT/setup.err" ||
-	{ echo "FAIL circuit/setup: $(tail -1 "$OUT/setup.err")"; exit 1; }
+gpu_machine
+gpu_random_key bn128 "$LG" "$OUT" || exit 1
 A=two$$
 "$ZK" arena create "$A" --slots 8 --slot-bytes $(((160 << LG) >> 20))M --jobs $((2 * N + 64)) >/dev/null || exit 1
 rm -f /dev/shm/zkarena-"$A".gpud*-status
