@@ -210,8 +210,8 @@ int main(int argc, char **argv)
 	zka_notify("READY=1\nSTATUS=worker on arena %s", name);
 	while (!stop) {
 		uint32_t slot, job;
-		zka_notify(
-		    "WATCHDOG=1"); /* each turn: a synthesis longer than WatchdogSec is a hang */
+		/* each turn: a synthesis longer than WatchdogSec is a hang */
+		zka_notify("WATCHDOG=1");
 		r = zka_slot_acquire(a, &slot, 1000);
 		if (r == -ETIMEDOUT || r == -EINTR)
 			continue;

@@ -439,10 +439,10 @@ uint64_t (*zka_abc_scratch(size_t n))[4]
 	if (m == MAP_FAILED)
 		return NULL;
 	uintptr_t u = (uintptr_t)m, al = (u + ZKA_ABC_HUGE - 1) & ~(uintptr_t)(ZKA_ABC_HUGE - 1);
-	if (al > u)
+	if (al > u) /* the head before the aligned start */
 		munmap(m, al - u);
-	if (al + len < u + len + ZKA_ABC_HUGE)
-		munmap((void *)(al + len), u + len + ZKA_ABC_HUGE - (al + len));
+	/* the tail: al < u + ZKA_ABC_HUGE, so some of the extra huge page is always left over */
+	munmap((void *)(al + len), u + ZKA_ABC_HUGE - al);
 #ifdef MADV_HUGEPAGE
 	(void)madvise((void *)al, len, MADV_HUGEPAGE); /* a hint: refused is still correct */
 #endif
