@@ -98,6 +98,16 @@ static inline void AX(abc_term)(AT *s, const AT *x, uint32_t vi, const AT *val)
 		AX(abc_madd)(s, &val[vi], x);
 }
 
+/* Row i's outputs from its sums s = {a_i, b_i}: a_i, b_i and c_i = a_i b_i, stored once. */
+static inline void AX(abc_row_out)(const AT s[2], AT *A, AT *B, AT *C, uint32_t i)
+{
+	AT p;
+	AX(abc_mul)(&p, &s[0], &s[1]);
+	AX(abc_store)(&A[i], &s[0]);
+	AX(abc_store)(&B[i], &s[1]);
+	AX(abc_store)(&C[i], &p);
+}
+
 /* Rows [r0, r1): a_i = <A_i, wm>, b_i = <B_i, wm>, c_i = a_i b_i. The loop prefetches the
  * witness values (and value-table entries) of the row zka__abc_tune.ahead rows ahead: one row's
  * terms hit random lines of wm (the witness is far larger than the caches at 2^20+). */
@@ -124,11 +134,7 @@ static void AX(abc_rows_direct)(const zka_abc *m, const AT *w, AT *A, AT *B, AT 
 			for (uint32_t t = m->start[k][i], e = m->start[k][i + 1]; t < e; t++)
 				AX(abc_term)(&s[k], &w[tm[t][0]], tm[t][1], val);
 		}
-		AT p;
-		AX(abc_mul)(&p, &s[0], &s[1]);
-		AX(abc_store)(&A[i], &s[0]);
-		AX(abc_store)(&B[i], &s[1]);
-		AX(abc_store)(&C[i], &p);
+		AX(abc_row_out)(s, A, B, C, i);
 	}
 }
 
@@ -181,11 +187,7 @@ static void AX(abc_rows_gather)(const zka_abc *m, const AT *w, AT *A, AT *B, AT 
 				     t++)
 					AX(abc_term)(&s[k], &gb[k][t - b0], tm[t][1], val);
 			}
-			AT p;
-			AX(abc_mul)(&p, &s[0], &s[1]);
-			AX(abc_store)(&A[r], &s[0]);
-			AX(abc_store)(&B[r], &s[1]);
-			AX(abc_store)(&C[r], &p);
+			AX(abc_row_out)(s, A, B, C, r);
 		}
 		i = e;
 	}
