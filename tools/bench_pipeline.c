@@ -134,7 +134,9 @@ static void jobbuf_free(struct jobbuf *b)
 /* --sweep: W threads, each a worker synthesizing jobs of T threads until `jobs` are done. Each
  * worker first allocates its buffers and synthesizes one untimed job (page faults of fresh
  * buffers are not the steady state: a worker reuses its slot and scratch), then all start
- * together at a barrier. */
+ * together at a barrier. The workers stamp their own start and end: the calling thread may
+ * not run again until they are done (the 2-core box once timed 6 jobs in 60 us that way). */
+#define SWEEP_MAX 256
 struct sweep {
 	const zka_abc *m;
 	const zka_pk *pk;
@@ -142,11 +144,17 @@ struct sweep {
 	int threads, jobs;
 	pthread_barrier_t go;
 	_Atomic int next, err;
+	double t_start[SWEEP_MAX], t_end[SWEEP_MAX];
+};
+struct sweep_arg {
+	struct sweep *s;
+	int i;
 };
 
 static void *sweep_worker(void *arg)
 {
-	struct sweep *s = arg;
+	struct sweep *s = ((struct sweep_arg *)arg)->s;
+	int me = ((struct sweep_arg *)arg)->i;
 	struct jobbuf b;
 	char err[256] = "";
 	int ok = jobbuf_alloc(&b, s->pk) == 0 && synth_new(s->m, s->pk, s->wtns, b.abc, b.w, b.wm,
@@ -154,9 +162,11 @@ static void *sweep_worker(void *arg)
 	if (!ok)
 		s->err = -EIO;
 	pthread_barrier_wait(&s->go);
+	s->t_start[me] = zka_now();
 	while (ok && s->next++ < s->jobs)
 		if (synth_new(s->m, s->pk, s->wtns, b.abc, b.w, b.wm, s->threads, err, sizeof err))
 			s->err = -EIO;
+	s->t_end[me] = zka_now();
 	jobbuf_free(&b);
 	return NULL;
 }
@@ -164,25 +174,50 @@ static void *sweep_worker(void *arg)
 static double sweep_run(const zka_abc *m, const zka_pk *pk, const char *wtns, int W, int T,
 			int jobs)
 {
-	struct sweep s = {.m = m, .pk = pk, .wtns = wtns, .threads = T, .jobs = jobs};
-	if (W > 256 || pthread_barrier_init(&s.go, NULL, (unsigned)W + 1))
+	static struct sweep s; /* t_start/t_end: 4 KiB, off the stack */
+	s = (struct sweep){.m = m, .pk = pk, .wtns = wtns, .threads = T, .jobs = jobs};
+	if (W < 1 || W > SWEEP_MAX || pthread_barrier_init(&s.go, NULL, (unsigned)W))
 		return -1;
-	pthread_t th[256];
+	pthread_t th[SWEEP_MAX];
+	struct sweep_arg arg[SWEEP_MAX];
 	int n = 0;
-	for (; n < W; n++)
-		if (pthread_create(&th[n], NULL, sweep_worker, &s))
+	for (; n < W; n++) {
+		arg[n] = (struct sweep_arg){&s, n};
+		if (pthread_create(&th[n], NULL, sweep_worker, &arg[n]))
 			break;
-	if (n < W) { /* the barrier counts W + 1 and the started workers wait at it */
+	}
+	if (n < W) { /* the barrier counts W and the started workers wait at it */
 		fprintf(stderr, "zkarena bench pipeline: --sweep: cannot start %d threads\n", W);
 		exit(1);
 	}
-	pthread_barrier_wait(&s.go);
-	double t0 = zka_now();
 	for (int i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
-	double dt = zka_now() - t0;
 	pthread_barrier_destroy(&s.go);
-	return s.err || n < W ? -1 : jobs / dt;
+	double t0 = s.t_start[0], t1 = s.t_end[0];
+	for (int i = 1; i < n; i++) {
+		t0 = s.t_start[i] < t0 ? s.t_start[i] : t0;
+		t1 = s.t_end[i] > t1 ? s.t_end[i] : t1;
+	}
+	return s.err || t1 <= t0 ? -1 : jobs / (t1 - t0);
+}
+
+/* --row-loops G:A,...: G 1 gathered, 0 direct; A rows prefetched ahead (zk/abc.h). Returns
+ * the number parsed into tv, or -1 for a malformed list or more than ROW_LOOPS_MAX. */
+#define ROW_LOOPS_MAX 8
+static int parse_row_loops(const char *q, struct zka__abc_tune *tv)
+{
+	int nv = 0;
+	while (*q) {
+		unsigned g, ah;
+		int used = 0;
+		if (nv == ROW_LOOPS_MAX || sscanf(q, "%u:%u%n", &g, &ah, &used) != 2 || g > 1 ||
+		    ah < 1 || ah > 64 || (q[used] && q[used] != ','))
+			return -1;
+		tv[nv++] = (struct zka__abc_tune){ah, (int)g};
+		q += used;
+		q += *q == ',';
+	}
+	return nv ? nv : -1;
 }
 
 /* ---- 2. the pipeline ---- */
@@ -383,7 +418,8 @@ int zka_bench_pipeline(int argc, char **argv)
 	const char *backend = "cpu", *zkey_in = NULL, *wtns_in = NULL;
 	int m = 65536, njobs = 40, workers = 0, threads = 0, inflight = 0, reps = 3, sweep = 0,
 	    synth_only = 0, opt;
-	const char *row_loops = NULL;
+	struct zka__abc_tune tv[ROW_LOOPS_MAX];
+	int nv = 0; /* --row-loops given: nv row loops in tv */
 	const char *P = "zkarena bench pipeline";
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -441,7 +477,14 @@ int zka_bench_pipeline(int argc, char **argv)
 			synth_only = 1;
 			break;
 		case 'L':
-			row_loops = optarg;
+			if ((nv = parse_row_loops(optarg, tv)) < 0) {
+				fprintf(
+				    stderr,
+				    "%s: --row-loops: '%s': want G:A,... (at most %d) with G 0 or "
+				    "1 and A 1-64\n",
+				    P, optarg, ROW_LOOPS_MAX);
+				return 2;
+			}
 			sweep = 1;
 			break;
 		case 'h':
@@ -562,25 +605,8 @@ int zka_bench_pipeline(int argc, char **argv)
 	printf("(row loop: %s, prefetch %u rows ahead; ZKA_ABC_GATHER, ZKA_ABC_AHEAD)\n",
 	       zka__abc_tune.gather ? "gathered per chunk" : "direct", zka__abc_tune.ahead);
 	if (sweep) {
-		/* --row-loops G:A,...: the sweep once per row loop (G 1 gathered, 0 direct; A rows
-		 * prefetched ahead), the process's own one when not given */
-		struct zka__abc_tune tv[8], saved = zka__abc_tune;
-		int nv = 0;
-		for (const char *q = row_loops; q && *q && nv < 8;) {
-			unsigned g, ah;
-			int used = 0;
-			if (sscanf(q, "%u:%u%n", &g, &ah, &used) != 2 || g > 1 || ah < 1 ||
-			    ah > 64) {
-				snprintf(err, sizeof err,
-					 "--row-loops: '%.100s': want G:A,... with G 0 or 1 and A "
-					 "1-64",
-					 q);
-				goto fail;
-			}
-			tv[nv++] = (struct zka__abc_tune){ah, (int)g};
-			q += used;
-			q += *q == ',';
-		}
+		/* the sweep once per row loop of --row-loops, the process's own one without it */
+		struct zka__abc_tune saved = zka__abc_tune;
 		if (!nv)
 			tv[nv++] = zka__abc_tune;
 		printf("\nsynthesis throughput in process, W workers x T threads (W T = %d cores), "
