@@ -195,11 +195,12 @@ static void drop(struct bridge *b, int i)
 	b->jobs[i] = b->jobs[--b->n];
 }
 
-/* Directories under WORK that neither a lease of ours nor any arena job names: left by a
- * predecessor killed between mkdir and submit, or between releasing its arena job and removing
- * the directory. Only names of the form ID-TOKEN are touched (WORK is ours, mode 0700); start()
- * creates and submits in one step of this thread, so a directory being filled is always named. */
-static void sweep_orphans(struct bridge *b, const struct zka_arena_geometry *g)
+/* Directories under WORK that neither a lease of ours nor any arena job names (the arena's
+ * names are the nn basenames in named, collected by sweep): left by a predecessor killed
+ * between mkdir and submit, or between releasing its arena job and removing the directory.
+ * Only names of the form ID-TOKEN are touched (WORK is ours, mode 0700); start() creates and
+ * submits in one step of this thread, so a directory being filled is always named. */
+static void sweep_orphans(struct bridge *b, char (*named)[64], uint32_t nn)
 {
 	DIR *d = opendir(b->work);
 	if (!d)
@@ -212,15 +213,12 @@ static void sweep_orphans(struct bridge *b, const struct zka_arena_geometry *g)
 			continue;
 		char p[PATH_MAX + 260];
 		snprintf(p, sizeof p, "%s/%s", b->work, e->d_name);
-		int named = 0;
-		for (int i = 0; i < b->n && !named; i++)
-			named = !strcmp(b->jobs[i].dir, p);
-		for (uint32_t x = 0; x < g->njobs && !named; x++) {
-			struct zka_job_info ji;
-			named = !zka_job_info(b->a, x, &ji) && ji.state != ZKA_JOB_FREE &&
-				!strcmp(ji.out_dir, p);
-		}
-		if (!named) {
+		int in_use = 0;
+		for (int i = 0; i < b->n && !in_use; i++)
+			in_use = !strcmp(b->jobs[i].dir, p);
+		for (uint32_t x = 0; x < nn && !in_use; x++)
+			in_use = !strcmp(named[x], e->d_name);
+		if (!in_use) {
 			zka_pipe_log(prog, "removing %s: no lease or arena job names it", p);
 			rm_dir(p);
 		}
@@ -229,31 +227,38 @@ static void sweep_orphans(struct bridge *b, const struct zka_arena_geometry *g)
 }
 
 /* Jobs of the arena whose output directory lies under WORK but that no lease of ours names
- * (left by a killed predecessor, or cancelled): cancel the live ones, release the finished. */
+ * (left by a killed predecessor, or cancelled): cancel the live ones, release the finished.
+ * Then the directories no job names at all (sweep_orphans), from the same pass's names. */
 static void sweep(struct bridge *b)
 {
 	struct zka_arena_geometry g;
 	zka_arena_geometry(b->a, &g);
 	size_t wl = strlen(b->work);
+	char(*named)[64] = malloc((size_t)g.njobs * sizeof *named);
+	uint32_t nn = 0;
 	for (uint32_t x = 0; x < g.njobs; x++) {
 		struct zka_job_info ji;
 		if (zka_job_info(b->a, x, &ji) || ji.state == ZKA_JOB_FREE ||
-		    ji.state == ZKA_JOB_FILLING || strncmp(ji.out_dir, b->work, wl) ||
-		    ji.out_dir[wl] != '/')
+		    strncmp(ji.out_dir, b->work, wl) || ji.out_dir[wl] != '/')
 			continue;
 		int ours = 0;
 		for (int i = 0; i < b->n; i++)
 			ours |= b->jobs[i].aid == ji.id;
-		if (ours)
-			continue;
-		if (ji.state == ZKA_JOB_DONE || ji.state == ZKA_JOB_FAILED) {
-			zka_job_release(b->a, ji.id);
-			rm_dir(ji.out_dir);
-		} else if (!zka_job_cancelled(b->a, x)) {
-			zka_job_cancel(b->a, ji.id);
+		if (!ours && ji.state != ZKA_JOB_FILLING) {
+			if (ji.state == ZKA_JOB_DONE || ji.state == ZKA_JOB_FAILED) {
+				zka_job_release(b->a, ji.id);
+				rm_dir(ji.out_dir);
+				continue; /* its directory is gone: nothing to name */
+			}
+			if (!zka_job_cancelled(b->a, x))
+				zka_job_cancel(b->a, ji.id);
 		}
+		if (named && strlen(ji.out_dir + wl + 1) < sizeof *named)
+			strcpy(named[nn++], ji.out_dir + wl + 1);
 	}
-	sweep_orphans(b, &g);
+	if (named) /* without the list no directory can be shown unnamed: none is removed */
+		sweep_orphans(b, named, nn);
+	free(named);
 }
 
 /* Puts a fresh lease into the arena. A job the arena refuses (key or witness unreadable here,
