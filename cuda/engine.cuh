@@ -7,7 +7,7 @@
  *   msm_sort.cuh       signed digits and the two-level bucket sort
  *   msm_accumulate.cuh bucket accumulation (flat split), block sums, the ones' sum
  *   msm_reduce.cuh     bucket reduction in levels
- *   fixed_base.cuh     window tables (k_precomp) and setup's fixed-base multiplication
+ *   fixed_base.cuh     window tables (k_precomp_dbl, _norm) and setup's fixed-base multiplication
  *   test_kernels.cuh   field kernels for tests
  *   prove.cuh          host drivers: MSM, key load, proof, test entry points */
 #pragma once

@@ -1,5 +1,6 @@
 /* internal.cuh - the context and key structures shared by the CUDA translation units. */
 #pragma once
+#include <pthread.h>
 #include <cuda_runtime.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -75,12 +76,14 @@ struct zka_gpu {
 	cudaStream_t s;
 	cudaStream_t s_hi;     /* highest priority: takes s's place in proofs of domain >= prio_domain */
 	uint32_t prio_domain; /* zka_gpu_set_priority_domain (default ZKA_GPU_PRIO_DOMAIN) */
+	int prio_least, prio_greatest; /* cudaDeviceGetStreamPriorityRange */
 	cudaEvent_t ev[16];
 	struct zkg_reg reg[64];
 	int nreg;
 	zka_gpu_times last;
 	double split01; /* zka_gpu_set_split01: the least fraction of 0/1 witness scalars to split */
 	int no_precomp; /* zka_gpu_set_precompute(g, 0): window tables off for later keys and MSMs */
+	int tables_build; /* zka_gpu_set_tables_build: ZKA_GPU_TABLES_SYNC, _BACKGROUND, _DEFERRED */
 	/* one proof's device buffers (grown on demand): a key is read only while proving, so
 	 * several contexts of a device can prove with one key at the same time */
 	size_t nd_cap, nv_cap;
@@ -103,6 +106,23 @@ struct zka_gpu_key {
 	 * copies: copy w (at w * n) is 2^(c w) times the points; c_v for A, B1, C, B2, c_h for H. */
 	void *d_A, *d_B1, *d_B2, *d_C, *d_H;
 	int pc, c_v, c_h;
+	/* The window tables' state (pc = 1 only), read and written with __atomic builtins since
+	 * lanes poll it while proving: ZKG_T_READY (built; proofs use them), ZKG_T_HELD (copy 0
+	 * only: the build has not started, ZKA_GPU_TABLES_DEFERRED), ZKG_T_BUILDING (the build runs
+	 * on s_bg, lowest priority, between ev_t0 and ev_t1). HELD -> BUILDING in
+	 * zka_gpu_key_tables_start, BUILDING -> READY in the first zka_gpu_key_tables (or a proof)
+	 * that finds ev_t1 complete. Until READY proofs run the windowed MSM over copy 0, which the
+	 * build only reads. */
+	int tstate;
+	cudaStream_t s_bg;
+	cudaEvent_t ev_t0, ev_t1;
+	double t_build; /* device seconds of the tables' build (ev_t0 -> ev_t1), once READY */
+	/* the build thread (zka_gpu_key_tables_start): it enqueues the build two launches at a
+	 * time and sets launched (__atomic) once ev_t1 is recorded; stop asks it to end early
+	 * (zka_gpu_key_free); build_rc and build_err: its failure, if any */
+	pthread_t th_build;
+	int th_started, launched, stop, build_rc;
+	char build_err[256];
 	char mode[256]; /* one line: which MSM path the key uses and why */
 	void *d_tw, *d_itw, *d_cs;
 	/* zka_gpu_key_timing: zka_gpu_key_load fills bytes, pinned and the total; the engine's
@@ -112,6 +132,26 @@ struct zka_gpu_key {
 	int pinned;
 	double t_load, t_copy, t_uploaded, t_tables;
 };
+
+enum { ZKG_T_READY = 0, ZKG_T_HELD = 1, ZKG_T_BUILDING = 2 };
+
+/* A background build's pacing: after each launch an event is recorded and the host waits for
+ * the one before, so at most two launches (~1 ms each) are queued behind a proof. Stream
+ * priority only orders waiting blocks, and some runtime calls wait for all queued work (a
+ * kernel's first launch loading its module, cudaFree): with the whole build queued at once
+ * (~1000 launches, 1.1 s at BN254 2^22) a restarted gpud's first proof ended after the build
+ * (H200, 2026-12-02: key on the device 1.00-1.04 s after the SIGKILL, DONE 2.09-2.13 s). */
+struct zkg_throttle {
+	cudaEvent_t ev[2]; /* blocking-sync events: the waiting thread sleeps */
+	unsigned i;
+	const int *stop; /* __atomic: nonzero ends the build early (an error: -ECANCELED) */
+};
+/* after a launch on st: records ev[i & 1], waits for ev[(i - 1) & 1] */
+cudaError_t zkg_throttle_step(struct zkg_throttle *t, cudaStream_t st);
+/* 1 when proofs may use k's window tables (pc and READY; a BUILDING key whose ev_t1 has
+ * completed becomes READY here), 0 when they run the windowed MSM, -errno (err) on a device
+ * error. Never blocks. */
+int zkg_key_tables_live(zka_gpu_key *k, char *err, size_t errlen);
 
 /* CLOCK_MONOTONIC in seconds (the key_load stamps above) */
 static inline double zkg_now(void)
@@ -126,6 +166,8 @@ void zkg_msm_scratch_free(struct zkg_msm_scratch *m);
 /* Per-curve implementations (engine.cuh instantiated in bn254.cu and bls12_381.cu). */
 struct zkg_ops {
 	int (*key_load)(zka_gpu *g, const zka_pk *pk, zka_gpu_key *k, char *err, size_t errlen);
+	/* the window tables' build of a BUILDING key on k->s_bg, throttled (the build thread) */
+	int (*tables_build)(zka_gpu_key *k, struct zkg_throttle *thr, char *err, size_t errlen);
 	int (*prove)(zka_gpu *g, zka_gpu_key *k, const uint64_t (*a)[4], const uint64_t (*b)[4],
 		     const uint64_t (*c)[4], const uint64_t (*w)[4], const zka_rs *rs, zka_proof *proof,
 		     char *err, size_t errlen);

@@ -57,7 +57,7 @@ namespace zkg
  * with W windows of c bits the top one held only the last few bits (BLS12-381 at c = 19: 8),
  * so its n small digits crowded into the lowest buckets (spread over ~40 runs each, summed by
  * k_gather_big: 0.15 ms of a 2^20 MSM); 4 x 19 + 10 x 18 bits spread every window's digits.
- * Window w's table copy is then 2^(start of w) P (k_precomp). */
+ * Window w's table copy is then 2^(start of w) P (k_precomp_dbl, fixed_base.cuh). */
 struct digit_plan {
 	int c, W, r, shared;
 	ZG_DEV int width(int w) const

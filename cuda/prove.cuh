@@ -249,8 +249,9 @@ template <class TR> struct eng {
 		void **p[3] = {&m->d_cks, (void **)&m->d_cidx, (void **)&m->d_ones_idx};
 		size_t es[3] = {sizeof(scal), sizeof(uint32_t), sizeof(uint32_t)};
 		m->split_cap = 0;
-		for (int i = 0; i < 3; i++) {
-			CK(cudaFree(*p[i]));
+		for (int i = 0; i < 3; i++) { /* cudaFree waits for the whole device: not on NULL */
+			if (*p[i])
+				CK(cudaFree(*p[i]));
 			*p[i] = NULL;
 		}
 		for (int i = 0; i < 3; i++)
@@ -418,10 +419,15 @@ template <class TR> struct eng {
 	}
 
 	/* Window tables in place: tab holds n affine points followed by room for W-1 more copies;
-	 * fills copy w with 2^(start of window w) times the points (k_precomp; the shared plan of
-	 * digit_plan_of), in chunks of 2^18 points. */
+	 * fills copy w with 2^(start of window w) times the points (k_precomp_dbl per window, then
+	 * k_precomp_norm; the shared plan of digit_plan_of), in chunks of 2^18 points, on stream
+	 * st. Its scratch is stream-ordered (cudaMallocAsync / cudaFreeAsync on st). Without thr
+	 * nothing here waits for the device (the caller synchronizes st). With thr (a build in the
+	 * background, on its own host thread) at most two launches are queued at any time: see
+	 * zkg_throttle. Copy 0 is only read. */
 	template <class F>
-	static int precompute(zka_gpu *g, void *tab, size_t n, int c, char *err, size_t errlen)
+	static int precompute(cudaStream_t st, void *tab, size_t n, int c, zkg_throttle *thr,
+			      char *err, size_t errlen)
 	{
 		const digit_plan dp = digit_plan_of(c, true);
 		int W = dp.W;
@@ -429,21 +435,53 @@ template <class TR> struct eng {
 			return 0;
 		size_t chunk = n < ((size_t)1 << 18) ? n : ((size_t)1 << 18);
 		void *z = NULL, *pre = NULL;
-		cudaError_t e = cudaMalloc(&z, (size_t)(W - 1) * chunk * sizeof(F));
-		if (e == cudaSuccess)
-			e = cudaMalloc(&pre, (size_t)(W - 1) * chunk * sizeof(F));
+		CK(cudaMallocAsync(&z, (size_t)(W - 1) * chunk * sizeof(F), st));
+		cudaError_t e = cudaMallocAsync(&pre, (size_t)(W - 1) * chunk * sizeof(F), st);
 		for (size_t i0 = 0; e == cudaSuccess && i0 < n; i0 += chunk) {
 			size_t cnt = n - i0 < chunk ? n - i0 : chunk;
-			k_precomp<F><<<nblk(cnt, 128), 128, 0, g->s>>>((aff_t<F> *)tab, (uint32_t)n,
-								       (uint32_t)i0, (uint32_t)cnt,
-								       dp, (F *)z, (F *)pre);
-			e = cudaGetLastError();
+			for (int w = 1; e == cudaSuccess && w <= W; w++) {
+				if (w < W)
+					k_precomp_dbl<F><<<nblk(cnt, 128), 128, 0, st>>>(
+					    (aff_t<F> *)tab, (uint32_t)n, (uint32_t)i0, (uint32_t)cnt,
+					    dp, w, (F *)z, (F *)pre);
+				else
+					k_precomp_norm<F><<<nblk(cnt, 128), 128, 0, st>>>(
+					    (aff_t<F> *)tab, (uint32_t)n, (uint32_t)i0, (uint32_t)cnt,
+					    W, (F *)z, (F *)pre);
+				e = cudaGetLastError();
+				if (e == cudaSuccess && thr)
+					e = zkg_throttle_step(thr, st);
+			}
 		}
-		if (e == cudaSuccess)
-			e = cudaStreamSynchronize(g->s);
-		cudaFree(z);
-		cudaFree(pre);
+		/* freed behind the kernels in stream order (both calls accept NULL) */
+		cudaError_t f = cudaFreeAsync(z, st);
+		if (pre && f == cudaSuccess)
+			f = cudaFreeAsync(pre, st);
 		CK(e);
+		CK(f);
+		return 0;
+	}
+
+	/* The five point sets' tables, on st (see precompute) */
+	static int tables_on(cudaStream_t st, zka_gpu_key *k, zkg_throttle *thr, char *err,
+			     size_t errlen)
+	{
+		size_t nv = k->n_vars, nd = k->domain;
+		CKR(precompute<Fq>(st, k->d_A, nv, k->c_v, thr, err, errlen));
+		CKR(precompute<Fq>(st, k->d_B1, nv, k->c_v, thr, err, errlen));
+		CKR(precompute<Fq>(st, k->d_C, nv, k->c_v, thr, err, errlen));
+		CKR(precompute<Fq2>(st, k->d_B2, nv, k->c_v, thr, err, errlen));
+		CKR(precompute<Fq>(st, k->d_H, nd, k->c_h, thr, err, errlen));
+		return 0;
+	}
+
+	/* zkg_ops.tables_build: a background build on k->s_bg, run by the key's build thread
+	 * (zka_gpu.cu), throttled; ev_t0 and ev_t1 around it */
+	static int tables_build(zka_gpu_key *k, zkg_throttle *thr, char *err, size_t errlen)
+	{
+		CK(cudaEventRecord(k->ev_t0, k->s_bg));
+		CKR(tables_on(k->s_bg, k, thr, err, errlen));
+		CK(cudaEventRecord(k->ev_t1, k->s_bg));
 		return 0;
 	}
 
@@ -602,9 +640,9 @@ template <class TR> struct eng {
 		CK(cudaMemcpyAsync(*d_k, k, n * 32, cudaMemcpyHostToDevice, g->s));
 		if (pc) {
 			if (g2)
-				CKR(precompute<Fq2>(g, *d_p, n, c, err, errlen));
+				CKR(precompute<Fq2>(g->s, *d_p, n, c, NULL, err, errlen));
 			else
-				CKR(precompute<Fq>(g, *d_p, n, c, err, errlen));
+				CKR(precompute<Fq>(g->s, *d_p, n, c, NULL, err, errlen));
 		}
 		/* timed: from the inputs on the device to the affine result on the host */
 		double t0 = 0;
@@ -733,14 +771,14 @@ template <class TR> struct eng {
 		CK(cudaMemcpyAsync(k->d_H, pk->H, nd * g1, cudaMemcpyHostToDevice, g->s));
 		CK(cudaStreamSynchronize(g->s));
 		k->t_uploaded = zkg_now();
-		if (k->pc) {
-			CKR(precompute<Fq>(g, k->d_A, nv, cv, err, errlen));
-			CKR(precompute<Fq>(g, k->d_B1, nv, cv, err, errlen));
-			CKR(precompute<Fq>(g, k->d_C, nv, cv, err, errlen));
-			CKR(precompute<Fq2>(g, k->d_B2, nv, cv, err, errlen));
-			CKR(precompute<Fq>(g, k->d_H, nd, ch, err, errlen));
+		if (k->pc && g->tables_build == ZKA_GPU_TABLES_SYNC) {
+			CKR(tables_on(g->s, k, NULL, err, errlen));
 			CK(cudaStreamSynchronize(g->s));
 			k->t_tables = zkg_now();
+			k->t_build = k->t_tables - k->t_uploaded;
+			__atomic_store_n(&k->tstate, ZKG_T_READY, __ATOMIC_RELEASE);
+		} else if (k->pc) { /* zka_gpu_key_load starts the build (or the caller does) */
+			__atomic_store_n(&k->tstate, ZKG_T_HELD, __ATOMIC_RELEASE);
 		}
 		CKR(tables(g, pk->log_domain, &k->d_tw, &k->d_itw, &k->d_cs, err, errlen));
 		CK(cudaStreamSynchronize(g->s));
@@ -754,10 +792,22 @@ template <class TR> struct eng {
 		double t0 = now_s();
 		size_t nd = k->domain, nv = k->n_vars;
 		cudaEvent_t *ev = g->ev;
+		/* the window tables, once for the whole proof: a build finishing midway changes
+		 * nothing until the next proof; a failed build leaves the windowed MSM (gpud says
+		 * so from zka_gpu_key_tables) */
+		int pc = zkg_key_tables_live(k, err, errlen);
+		if (pc < 0) {
+			pc = 0;
+			if (err && errlen)
+				err[0] = 0;
+		}
 		if (g->nd_cap < nd || g->nv_cap < nv) { /* this context's proof buffers */
 			void **bufs[] = {&g->d_a, &g->d_b, &g->d_c, &g->d_h, &g->d_w};
 			for (int i = 0; i < 5; i++) {
-				CK(cudaFree(*bufs[i]));
+				/* not on NULL: cudaFree waits for the whole device (a background
+				 * tables build included) */
+				if (*bufs[i])
+					CK(cudaFree(*bufs[i]));
 				*bufs[i] = NULL;
 			}
 			g->nd_cap = g->nv_cap = 0;
@@ -776,7 +826,7 @@ template <class TR> struct eng {
 		CK(cudaMemcpyAsync(g->d_w, w, nv * 32, cudaMemcpyHostToDevice, s0));
 		CK(cudaEventRecord(ev[15], s0));
 		/* the witness digits: the 0/1 split may take them (zka_gpu_set_split01) */
-		CKR(prepare(g, mw, g->d_w, nv, k->pc ? k->c_v : 0, k->pc, true, err, errlen));
+		CKR(prepare(g, mw, g->d_w, nv, pc ? k->c_v : 0, pc, true, err, errlen));
 		CK(cudaEventRecord(ev[1], s0));
 		char *wsum = (char *)mw->d_wsum; /* slots: A, B1, C, B2, H */
 		uint8_t *hs =
@@ -807,7 +857,7 @@ template <class TR> struct eng {
 			      (const twiddle<Fr> *)k->d_tw, (const twiddle<Fr> *)k->d_itw,
 			      (const Fr *)k->d_cs, err, errlen));
 		CK(cudaEventRecord(ev[3], s0));
-		CKR(prepare(g, mh, g->d_h, nd, k->pc ? k->c_h : 0, k->pc, false, err, errlen));
+		CKR(prepare(g, mh, g->d_h, nd, pc ? k->c_h : 0, pc, false, err, errlen));
 		CKR(run<Fq>(g, mh, mh, s0, k->d_H, wsum + 4 * WSLOT, err, errlen));
 		CK(cudaEventRecord(ev[4], s0));
 		CK(cudaMemcpyAsync(hs + 4 * WSLOT, wsum + 4 * WSLOT, WSLOT, cudaMemcpyDeviceToHost,
@@ -856,6 +906,7 @@ template <class TR> struct eng {
 		t->total = t3 - t0;
 		t->msm_split = mw->split;
 		t->frac01 = mw->frac01;
+		t->tables = pc;
 		return 0;
 	}
 
@@ -1045,7 +1096,8 @@ template <class TR> struct eng {
 
 #define ZKG_DEFINE_OPS(NAME, TR)                                                                   \
 	const struct zkg_ops NAME = {                                                              \
-	    zkg::eng<TR>::key_load,   zkg::eng<TR>::prove, zkg::eng<TR>::msm,                      \
+	    zkg::eng<TR>::key_load,   zkg::eng<TR>::tables_build, zkg::eng<TR>::prove,             \
+	    zkg::eng<TR>::msm,                                                                     \
 	    zkg::eng<TR>::ntt,	      zkg::eng<TR>::hpoly, zkg::eng<TR>::field_op,                 \
 	    zkg::eng<TR>::fixed_base,                                                              \
 	};

@@ -1,4 +1,5 @@
 /* zka_gpu.cu - the public API: contexts, keys, registration and dispatch to the curve engines. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -42,6 +43,13 @@ extern "C" int zka_gpu_device_count(void)
 
 extern "C" const char *zka_gpu_device_name(const zka_gpu *g) { return g->name; }
 
+extern "C" void zka_gpu_device_release(int device)
+{
+	if (cudaSetDevice(device) == cudaSuccess)
+		(void)cudaDeviceReset();
+	(void)cudaGetLastError();
+}
+
 static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 {
 	int n = 0;
@@ -64,10 +72,16 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 		 p.totalGlobalMem / 1073741824.0, p.major, p.minor);
 	/* the out-of-line point operations pass Fq2 Jacobian points on the stack */
 	CK(cudaDeviceSetLimit(cudaLimitStackSize, 8192));
-	CK(cudaStreamCreateWithFlags(&g->s, cudaStreamNonBlocking));
-	/* see zka_gpu_prove: the stream a large proof's critical chain runs on */
+	/* Priorities: the least is left to the window tables' background build
+	 * (zka_gpu_set_tables_build), one above it for the context's stream and lanes where the
+	 * device has three levels or more (an H200 has six: 0 to -5), and the greatest for a large
+	 * proof's critical chain (s_hi, see zka_gpu_prove). */
 	int prio_least = 0, prio_greatest = 0;
 	CK(cudaDeviceGetStreamPriorityRange(&prio_least, &prio_greatest));
+	int prio_mid = prio_greatest < prio_least - 1 ? prio_least - 1 : prio_least;
+	g->prio_least = prio_least;
+	g->prio_greatest = prio_greatest;
+	CK(cudaStreamCreateWithPriority(&g->s, cudaStreamNonBlocking, prio_mid));
 	CK(cudaStreamCreateWithPriority(&g->s_hi, cudaStreamNonBlocking, prio_greatest));
 	g->prio_domain = ZKA_GPU_PRIO_DOMAIN;
 	zka_gpu_set_split01(g, -1);
@@ -77,7 +91,7 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 	for (int i = 0; i < 16; i++)
 		CK(cudaEventCreate(&g->ev[i]));
 	for (int i = 0; i < 4; i++)
-		CK(cudaStreamCreateWithFlags(&g->ls[i], cudaStreamNonBlocking));
+		CK(cudaStreamCreateWithPriority(&g->ls[i], cudaStreamNonBlocking, prio_mid));
 	for (int i = 0; i < 8; i++)
 		CK(cudaEventCreate(&g->lev[i]));
 	return 0;
@@ -148,52 +162,154 @@ extern "C" int zka_gpu_register(zka_gpu *g, void *host, size_t bytes, char *err,
 	return 0;
 }
 
-/* A read-only pin: its chunks (<= 64 GiB each) */
+/* A pin: its registered pieces (page-rounded, merged where they share a page, <= 64 GiB) */
 #define PIN_CHUNK ((size_t)64 << 30)
+#define PIN_THREADS 8 /* more threads pinned no faster (H200 box, 1.6 GB of shm: 1 thread 0.08-
+			 0.12 s, 2 0.075, 4 0.054-0.061, 8 0.058-0.063; 2026-12-02) */
+struct zkg_piece {
+	char *p;
+	size_t len;
+	cudaError_t e; /* its cudaHostRegister's result */
+};
 struct zka_gpu_pin {
 	int device, n;
-	void *p[]; /* n chunk starts */
+	struct zkg_piece pc[];
 };
+
+struct pin_work {
+	zka_gpu_pin *pin;
+	unsigned flags;
+	int next; /* the next piece to take (__atomic) */
+};
+
+/* A pinning thread: takes pieces until none is left (each cudaHostRegister locks its pages;
+ * the kernel's work for them runs in parallel across threads). */
+static void *pin_main(void *arg)
+{
+	struct pin_work *w = (struct pin_work *)arg;
+	if (cudaSetDevice(w->pin->device) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return NULL; /* the pieces it would have taken stay for the others */
+	}
+	for (;;) {
+		int k = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED);
+		if (k >= w->pin->n)
+			return NULL;
+		struct zkg_piece *q = &w->pin->pc[k];
+		q->e = cudaHostRegister(q->p, q->len, w->flags);
+		if (q->e != cudaSuccess)
+			(void)cudaGetLastError();
+	}
+}
+
+static int cmp_piece(const void *a, const void *b)
+{
+	const char *x = ((const struct zkg_piece *)a)->p, *y = ((const struct zkg_piece *)b)->p;
+	return x < y ? -1 : x > y;
+}
+
+extern "C" int zka_gpu_pin_ranges(zka_gpu *g, const void *const *ptrs, const size_t *lens, int n,
+				  int readonly, zka_gpu_pin **pinp, char *err, size_t errlen)
+{
+	*pinp = NULL;
+	SET_DEV(g);
+	if (readonly) {
+		int ro = 0;
+		CK(cudaDeviceGetAttribute(&ro, cudaDevAttrHostRegisterReadOnlySupported, g->device));
+		if (!ro) {
+			zkg_errf(err, errlen,
+				 "device %d cannot register read-only memory "
+				 "(cudaDevAttrHostRegisterReadOnlySupported = 0)",
+				 g->device);
+			return -ENOTSUP;
+		}
+	}
+	/* the ranges rounded out to pages, sorted, merged where they share a page (a page cannot
+	 * be registered twice; ranges that only touch stay apart, to be pinned in parallel), then
+	 * cut into pieces of at most PIN_CHUNK */
+	const uintptr_t pg = 4096;
+	struct zkg_piece *r = (struct zkg_piece *)calloc(n > 0 ? n : 1, sizeof *r);
+	if (!r) {
+		zkg_errf(err, errlen, "zka_gpu_pin_ranges: out of memory");
+		return -ENOMEM;
+	}
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		if (!lens[i])
+			continue;
+		uintptr_t a = (uintptr_t)ptrs[i] & ~(pg - 1);
+		uintptr_t b = ((uintptr_t)ptrs[i] + lens[i] + pg - 1) & ~(pg - 1);
+		r[m].p = (char *)a;
+		r[m++].len = b - a;
+	}
+	qsort(r, m, sizeof *r, cmp_piece);
+	int k = 0;
+	size_t pieces = 0;
+	for (int i = 0; i < m; i++) {
+		if (k && r[k - 1].p + r[k - 1].len > r[i].p) {
+			char *end = r[i].p + r[i].len;
+			if (end > r[k - 1].p + r[k - 1].len)
+				r[k - 1].len = (size_t)(end - r[k - 1].p);
+		} else {
+			r[k++] = r[i];
+		}
+	}
+	for (int i = 0; i < k; i++)
+		pieces += (r[i].len + PIN_CHUNK - 1) / PIN_CHUNK;
+	zka_gpu_pin *pin = (zka_gpu_pin *)calloc(1, sizeof *pin + pieces * sizeof pin->pc[0]);
+	if (!pin) {
+		free(r);
+		zkg_errf(err, errlen, "zka_gpu_pin_ranges: out of memory");
+		return -ENOMEM;
+	}
+	pin->device = g->device;
+	for (int i = 0; i < k; i++)
+		for (size_t off = 0; off < r[i].len; off += PIN_CHUNK) {
+			struct zkg_piece *q = &pin->pc[pin->n++];
+			q->p = r[i].p + off;
+			q->len = r[i].len - off < PIN_CHUNK ? r[i].len - off : PIN_CHUNK;
+			q->e = cudaErrorNotReady; /* not taken yet */
+		}
+	free(r);
+	struct pin_work w = {pin, readonly ? (unsigned)cudaHostRegisterReadOnly
+					   : (unsigned)cudaHostRegisterDefault, 0};
+	pthread_t th[PIN_THREADS];
+	int nt = 0;
+	for (; nt < PIN_THREADS - 1 && nt < pin->n - 1; nt++)
+		if (pthread_create(&th[nt], NULL, pin_main, &w))
+			break; /* fewer threads: the calling one takes what is left */
+	pin_main(&w);
+	for (int i = 0; i < nt; i++)
+		pthread_join(th[i], NULL);
+	(void)cudaSetDevice(g->device);
+	for (int i = 0; i < pin->n; i++) {
+		struct zkg_piece *q = &pin->pc[i];
+		if (q->e == cudaSuccess)
+			continue;
+		zkg_errf(err, errlen, "cudaHostRegister(%zu bytes at %p%s): %s", q->len, (void *)q->p,
+			 readonly ? ", cudaHostRegisterReadOnly" : "", cudaGetErrorString(q->e));
+		int rc = q->e == cudaErrorMemoryAllocation ? -ENOMEM : -EIO;
+		zka_gpu_unpin(pin); /* the pieces that succeeded */
+		return rc;
+	}
+	*pinp = pin;
+	return 0;
+}
 
 extern "C" int zka_gpu_pin_readonly(zka_gpu *g, const void *host, size_t bytes, zka_gpu_pin **pinp,
 				    char *err, size_t errlen)
 {
-	*pinp = NULL;
-	SET_DEV(g);
-	int ro = 0;
-	CK(cudaDeviceGetAttribute(&ro, cudaDevAttrHostRegisterReadOnlySupported, g->device));
-	if (!ro) {
-		zkg_errf(err, errlen,
-			 "device %d cannot register read-only memory "
-			 "(cudaDevAttrHostRegisterReadOnlySupported = 0)",
-			 g->device);
-		return -ENOTSUP;
-	}
-	int n = (int)((bytes + PIN_CHUNK - 1) / PIN_CHUNK);
-	zka_gpu_pin *pin = (zka_gpu_pin *)calloc(1, sizeof *pin + (size_t)n * sizeof pin->p[0]);
-	if (!pin) {
-		zkg_errf(err, errlen, "zka_gpu_pin_readonly: out of memory");
-		return -ENOMEM;
-	}
-	pin->device = g->device;
-	for (size_t off = 0; off < bytes; off += PIN_CHUNK) {
-		size_t m = bytes - off < PIN_CHUNK ? bytes - off : PIN_CHUNK;
-		void *p = (char *)host + off;
-		cudaError_t e = cudaHostRegister(p, m, cudaHostRegisterReadOnly);
-		if (e != cudaSuccess) {
-			/* leave no error behind for a later call to report */
-			(void)cudaGetLastError();
-			zkg_errf(err, errlen,
-				 "cudaHostRegister(%zu bytes at offset %zu, "
-				 "cudaHostRegisterReadOnly): %s",
-				 m, off, cudaGetErrorString(e));
-			zka_gpu_unpin(pin);
-			return e == cudaErrorMemoryAllocation ? -ENOMEM : -EIO;
-		}
-		pin->p[pin->n++] = p;
-	}
-	*pinp = pin;
-	return 0;
+	return zka_gpu_pin_ranges(g, &host, &bytes, 1, 1, pinp, err, errlen);
+}
+
+extern "C" int zka_gpu_pin_key(zka_gpu *g, const zka_pk *pk, zka_gpu_pin **pinp, char *err,
+			       size_t errlen)
+{
+	size_t n1 = zka_g1_bytes(pk->curve), n2 = zka_g2_bytes(pk->curve), nv = pk->n_vars;
+	size_t pre = (size_t)pk->n_public + 1, nc = nv > pre ? nv - pre : 0;
+	const void *p[5] = {pk->A, pk->B1, pk->B2, pk->C, pk->H};
+	size_t len[5] = {nv * n1, nv * n1, nv * n2, nc * n1, (size_t)pk->domain_size * n1};
+	return zka_gpu_pin_ranges(g, p, len, 5, 1, pinp, err, errlen);
 }
 
 extern "C" void zka_gpu_unpin(zka_gpu_pin *pin)
@@ -202,7 +318,8 @@ extern "C" void zka_gpu_unpin(zka_gpu_pin *pin)
 		return;
 	cudaSetDevice(pin->device);
 	for (int i = 0; i < pin->n; i++)
-		cudaHostUnregister(pin->p[i]);
+		if (pin->pc[i].e == cudaSuccess)
+			cudaHostUnregister(pin->pc[i].p);
 	(void)cudaGetLastError();
 	free(pin);
 }
@@ -255,6 +372,18 @@ extern "C" void zka_gpu_key_free(zka_gpu_key *k)
 	if (!k)
 		return;
 	cudaSetDevice(k->g->device);
+	if (k->th_started) { /* a build still running writes into the tables: stop it */
+		__atomic_store_n(&k->stop, 1, __ATOMIC_RELAXED);
+		pthread_join(k->th_build, NULL); /* it synchronizes s_bg before it ends */
+	}
+	if (k->s_bg) {
+		cudaStreamSynchronize(k->s_bg);
+		cudaStreamDestroy(k->s_bg);
+	}
+	if (k->ev_t0)
+		cudaEventDestroy(k->ev_t0);
+	if (k->ev_t1)
+		cudaEventDestroy(k->ev_t1);
 	void *bufs[] = {k->d_A, k->d_B1, k->d_B2, k->d_C, k->d_H, k->d_tw, k->d_itw, k->d_cs};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		cudaFree(bufs[i]);
@@ -272,7 +401,9 @@ extern "C" void zka_gpu_key_timing(const zka_gpu_key *k, zka_gpu_key_times *t)
 	if (k->t_copy > 0 && k->t_uploaded >= k->t_copy) {
 		t->split = 1;
 		t->upload = k->t_uploaded - k->t_copy;
-		t->tables = k->pc && k->t_tables >= k->t_uploaded ? k->t_tables - k->t_uploaded : 0;
+		t->tables = k->pc && __atomic_load_n(&k->tstate, __ATOMIC_ACQUIRE) == ZKG_T_READY
+				? k->t_build
+				: 0;
 	}
 }
 
@@ -288,6 +419,150 @@ static int is_pinned(const void *host)
 }
 
 extern "C" void zka_gpu_set_precompute(zka_gpu *g, int on) { g->no_precomp = !on; }
+
+extern "C" void zka_gpu_set_tables_build(zka_gpu *g, int mode)
+{
+	g->tables_build = mode == ZKA_GPU_TABLES_BACKGROUND || mode == ZKA_GPU_TABLES_DEFERRED
+			      ? mode
+			      : ZKA_GPU_TABLES_SYNC;
+}
+
+cudaError_t zkg_throttle_step(struct zkg_throttle *t, cudaStream_t st)
+{
+	if (t->stop && __atomic_load_n(t->stop, __ATOMIC_RELAXED))
+		return cudaErrorNotPermitted; /* the key is being freed */
+	cudaError_t e = cudaEventRecord(t->ev[t->i & 1], st);
+	if (e == cudaSuccess && t->i > 0)
+		e = cudaEventSynchronize(t->ev[(t->i - 1) & 1]);
+	t->i++;
+	return e;
+}
+
+/* The build thread: the whole build, paced by a zkg_throttle; then launched (or build_rc). */
+static void *build_main(void *arg)
+{
+	zka_gpu_key *k = (zka_gpu_key *)arg;
+	const struct zkg_ops *o = ops_of(k->pk.curve);
+	struct zkg_throttle thr;
+	memset(&thr, 0, sizeof thr);
+	thr.stop = &k->stop;
+	char *err = k->build_err;
+	size_t errlen = sizeof k->build_err;
+	int rc = cudaSetDevice(k->g->device) == cudaSuccess ? 0 : -EIO;
+	for (int i = 0; !rc && i < 2; i++)
+		if (cudaEventCreateWithFlags(&thr.ev[i], cudaEventBlockingSync |
+							    cudaEventDisableTiming) != cudaSuccess)
+			rc = -EIO;
+	if (rc)
+		zkg_errf(err, errlen, "the window tables' build thread cannot use device %d",
+			 k->g->device);
+	else
+		rc = o->tables_build(k, &thr, err, errlen);
+	/* the kernels queued so far finish before the events go (and before key_free frees) */
+	(void)cudaStreamSynchronize(k->s_bg);
+	for (int i = 0; i < 2; i++)
+		if (thr.ev[i])
+			cudaEventDestroy(thr.ev[i]);
+	if (rc) {
+		(void)cudaGetLastError();
+		k->build_rc = rc;
+	}
+	/* release: a poller that sees launched sees ev_t1 recorded (or build_rc) */
+	__atomic_store_n(&k->launched, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* HELD -> BUILDING: the build's stream (lowest priority: proofs' kernels are scheduled ahead
+ * of its blocks), its events, then the build thread. The upload it reads finished in
+ * key_load. */
+extern "C" int zka_gpu_key_tables_start(zka_gpu_key *k, char *err, size_t errlen)
+{
+	if (!k->pc || __atomic_load_n(&k->tstate, __ATOMIC_ACQUIRE) != ZKG_T_HELD)
+		return 0;
+	SET_DEV(k->g);
+	int least = 0, greatest = 0;
+	CK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+	if (!k->s_bg)
+		CK(cudaStreamCreateWithPriority(&k->s_bg, cudaStreamNonBlocking, least));
+	if (!k->ev_t0)
+		CK(cudaEventCreate(&k->ev_t0));
+	if (!k->ev_t1)
+		CK(cudaEventCreate(&k->ev_t1));
+	int r = pthread_create(&k->th_build, NULL, build_main, k);
+	if (r) {
+		zkg_errf(err, errlen, "cannot start the window tables' build thread: %s",
+			 strerror(r));
+		return -r;
+	}
+	k->th_started = 1;
+	/* release: a poller that sees BUILDING sees s_bg and the events */
+	__atomic_store_n(&k->tstate, ZKG_T_BUILDING, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int zkg_key_tables_live(zka_gpu_key *k, char *err, size_t errlen)
+{
+	if (!k->pc)
+		return 0;
+	int st = __atomic_load_n(&k->tstate, __ATOMIC_ACQUIRE);
+	if (st == ZKG_T_READY || st == -1) /* -1: done, READY being published */
+		return 1;
+	if (st != ZKG_T_BUILDING || !__atomic_load_n(&k->launched, __ATOMIC_ACQUIRE))
+		return 0; /* (ev_t1 is not recorded before launched: do not query it) */
+	if (k->build_rc) {
+		zkg_errf(err, errlen, "%s", k->build_err);
+		return k->build_rc;
+	}
+	cudaError_t e = cudaEventQuery(k->ev_t1);
+	if (e == cudaErrorNotReady) {
+		(void)cudaGetLastError(); /* not an error: clear it */
+		return 0;
+	}
+	CK(e);
+	float ms = 0;
+	CK(cudaEventElapsedTime(&ms, k->ev_t0, k->ev_t1));
+	int want = ZKG_T_BUILDING;
+	/* one poller wins the transition and stamps the build time before publishing READY */
+	if (__atomic_compare_exchange_n(&k->tstate, &want, -1, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
+		k->t_build = ms * 1e-3;
+		__atomic_store_n(&k->tstate, ZKG_T_READY, __ATOMIC_RELEASE);
+		return 1;
+	}
+	/* another poller is publishing (-1) or has published: the build is done either way */
+	return 1;
+}
+
+extern "C" int zka_gpu_key_tables(zka_gpu_key *k, double *build_s, char *err, size_t errlen)
+{
+	if (!k->pc)
+		return ZKA_GPU_TABLES_NONE;
+	SET_DEV(k->g);
+	int live = zkg_key_tables_live(k, err, errlen);
+	if (live < 0)
+		return live;
+	if (!live)
+		return ZKA_GPU_TABLES_BUILDING;
+	if (build_s) {
+		while (__atomic_load_n(&k->tstate, __ATOMIC_ACQUIRE) != ZKG_T_READY)
+			; /* the winner of the transition stores t_build next */
+		*build_s = k->t_build;
+	}
+	return ZKA_GPU_TABLES_READY;
+}
+
+extern "C" int zka_gpu_key_tables_wait(zka_gpu_key *k, char *err, size_t errlen)
+{
+	if (k->pc && __atomic_load_n(&k->tstate, __ATOMIC_ACQUIRE) == ZKG_T_BUILDING) {
+		struct timespec ms = {0, 1000000};
+		while (!__atomic_load_n(&k->launched, __ATOMIC_ACQUIRE))
+			nanosleep(&ms, NULL); /* the thread ends with the build */
+		SET_DEV(k->g);
+		if (!k->build_rc)
+			CK(cudaEventSynchronize(k->ev_t1));
+	}
+	return zka_gpu_key_tables(k, NULL, err, errlen);
+}
 
 extern "C" void zka_gpu_set_priority_domain(zka_gpu *g, uint32_t min_domain) { g->prio_domain = min_domain; }
 
@@ -339,6 +614,11 @@ extern "C" int zka_gpu_key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key **kp, 
 		return rc;
 	}
 	k->t_load = zkg_now() - t0;
+	if (g->tables_build == ZKA_GPU_TABLES_BACKGROUND &&
+	    (rc = zka_gpu_key_tables_start(k, err, errlen)) < 0) {
+		zka_gpu_key_free(k);
+		return rc;
+	}
 	*kp = k;
 	return 0;
 }

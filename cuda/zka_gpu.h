@@ -24,20 +24,28 @@ typedef struct zka_gpu_key zka_gpu_key; /* a proving key resident on the device 
 /* Returns -ENODEV (and "no CUDA device" in err) when there is no usable device. */
 int zka_gpu_open(zka_gpu **g, int device, char *err, size_t errlen);
 void zka_gpu_close(zka_gpu *g);
+/* Destroys this process's primary context on device (cudaDeviceReset): every allocation and
+ * registration of it, of every context of the device, is gone. Only when none is in use; a
+ * one-shot command calls it after its last context is closed, since the context's teardown
+ * at process exit is slower (H200, 2026-12-02: a small CUDA program's wall 0.72 s left to exit,
+ * 0.63-0.65 s with the reset before it). */
+void zka_gpu_device_release(int device);
 /* Number of CUDA devices (0 when the runtime finds none or fails). */
 int zka_gpu_device_count(void);
 /* A one-line description of the context's device ("NVIDIA H200, 132 SMs, 139 GiB"). */
 const char *zka_gpu_device_name(const zka_gpu *g);
 
-/* Copies the key's points to the device (A, B1, B2, C, H) and prepares the NTT tables. The
- * key may then be used with any context of the same device; free it after those contexts
- * have finished proving with it. */
+/* Copies the key's points to the device (A, B1, B2, C, H) and prepares the NTT tables (and
+ * the window tables, see zka_gpu_set_tables_build). The key may then be used with any context
+ * of the same device; free it after those contexts have finished proving with it (a build
+ * still running is waited for). */
 int zka_gpu_key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key **key, char *err, size_t errlen);
 void zka_gpu_key_free(zka_gpu_key *key);
 /* How a key's load went (zka_gpu_key_timing), in bytes and seconds: the key's points copied
  * host to device, the copies' time (from the first copy's start to the last one's completion),
- * the window tables' build on the device after them (0 when the key has none) and the whole
- * zka_gpu_key_load (allocations, copies, tables, NTT twiddles). pinned: every point set's
+ * the window tables' build on the device after them (0 when the key has none, and while a
+ * background build is not done) and the whole zka_gpu_key_load (allocations, copies, tables
+ * when built before it returns, NTT twiddles). pinned: every point set's
  * source was page-locked (registered) host memory, so the copies ran at pinned speed; 0: at
  * least one came from pageable memory (staged by the driver, several times slower). split: 0
  * when the engine did not stamp its phases (upload and tables are then 0; only total is known). */
@@ -54,6 +62,30 @@ const char *zka_gpu_key_mode(const zka_gpu_key *key);
  * copy w = 2^(c w) times the points, so that all windows of an MSM share one set of buckets
  * (no per-window bucket reduction). 0 turns them off for later key loads and MSMs. */
 void zka_gpu_set_precompute(zka_gpu *g, int on);
+/* When keys loaded afterwards through g build their window tables (about 1.1 s of device time
+ * for BN254 2^22's 19.5 GiB on an H200):
+ *   ZKA_GPU_TABLES_SYNC (default): zka_gpu_key_load builds them before it returns;
+ *   ZKA_GPU_TABLES_BACKGROUND: zka_gpu_key_load starts the build on a stream of the lowest
+ *     priority and returns; proofs run the windowed MSM (same results, slower) until the
+ *     build is done, then the shared-bucket one, so a restarted daemon proves at once;
+ *   ZKA_GPU_TABLES_DEFERRED: the tables are allocated but the build waits for
+ *     zka_gpu_key_tables_start (tests: proofs before, during and after the build). */
+#define ZKA_GPU_TABLES_SYNC 0
+#define ZKA_GPU_TABLES_BACKGROUND 1
+#define ZKA_GPU_TABLES_DEFERRED 2
+void zka_gpu_set_tables_build(zka_gpu *g, int mode);
+/* Starts a DEFERRED key's build (0 when there is nothing to start: no tables, or started). */
+int zka_gpu_key_tables_start(zka_gpu_key *key, char *err, size_t errlen);
+/* Never blocks: ZKA_GPU_TABLES_NONE (the key has no window tables: windowed MSM for good),
+ * ZKA_GPU_TABLES_BUILDING (not started or not finished: proofs run the windowed MSM),
+ * ZKA_GPU_TABLES_READY (proofs from now on use them; *build_s, when not NULL, gets the
+ * build's device seconds), or -errno with err on a device error. Any thread. */
+#define ZKA_GPU_TABLES_NONE 0
+#define ZKA_GPU_TABLES_BUILDING 1
+#define ZKA_GPU_TABLES_READY 2
+int zka_gpu_key_tables(zka_gpu_key *key, double *build_s, char *err, size_t errlen);
+/* Waits until a started build is done (then READY); returns the state as zka_gpu_key_tables. */
+int zka_gpu_key_tables_wait(zka_gpu_key *key, char *err, size_t errlen);
 /* Proofs whose domain has at least min_domain elements run their critical chain (a, b, c ->
  * NTT -> H MSM) on a stream of the highest priority, the other MSMs around it; smaller ones
  * use ordinary priority. Default ZKA_GPU_PRIO_DOMAIN, from where it measured faster (see
@@ -88,6 +120,18 @@ typedef struct zka_gpu_pin zka_gpu_pin;
 int zka_gpu_pin_readonly(zka_gpu *g, const void *host, size_t bytes, zka_gpu_pin **pin, char *err,
 			 size_t errlen);
 void zka_gpu_unpin(zka_gpu_pin *pin); /* NULL is fine */
+/* The same for n ranges at once (readonly: cudaHostRegisterReadOnly, for PROT_READ mappings;
+ * 0: ordinary registration, e.g. the arena's slots), pinned by up to 8 threads in parallel:
+ * the ranges are rounded out to whole pages, merged where they share a page, and cut into
+ * pieces of at most 64 GiB. A copy must lie within one piece (the driver refuses one that
+ * spans two registrations): pin each buffer that is copied whole, e.g. a key's point sections,
+ * as its own range. Returns 0, or -errno with the failing piece named in err and nothing left
+ * registered. */
+int zka_gpu_pin_ranges(zka_gpu *g, const void *const *ptrs, const size_t *lens, int n,
+		       int readonly, zka_gpu_pin **pin, char *err, size_t errlen);
+/* A host key's five point sets (A, B1, B2, C, H: what zka_gpu_key_load copies), read-only,
+ * each its own range of zka_gpu_pin_ranges: a key in a params region uploads at pinned speed. */
+int zka_gpu_pin_key(zka_gpu *g, const zka_pk *pk, zka_gpu_pin **pin, char *err, size_t errlen);
 
 /* Device memory of g's device (cudaMemGetInfo): *free_b and *total_b in bytes, used by every
  * process on the device. g is only read (any thread). Returns 0 or -EIO with err set. */
@@ -113,6 +157,7 @@ typedef struct {
 	 * zka_gpu_msm_g1/g2 for their scalars. */
 	int msm_split;
 	double frac01;
+	int tables; /* 1: the proof's MSMs used the key's window tables; 0: the windowed MSM */
 } zka_gpu_times;
 void zka_gpu_last_times(const zka_gpu *g, zka_gpu_times *t);
 

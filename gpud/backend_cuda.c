@@ -1,15 +1,24 @@
 /* backend_cuda.c - the CUDA backend: cuda/zka_gpu.h behind the backend interface. init
- * registers every slot of the arena once (cudaHostRegister), so a/b/c go to the device at
+ * registers every slot of the arena once (cudaHostRegister, the slots in parallel:
+ * zka_gpu_pin_ranges), so a/b/c go to the device at
  * full PCIe speed with no staging copy; each circuit's key is loaded to the device once.
  *
- * Keys at disk speed (issue 18): before a key's first upload, its params region (a PROT_READ
- * shm mapping, synth/params.h) is registered once with cudaHostRegisterReadOnly, so the upload
- * runs at pinned speed (~50 GB/s on an H200 against ~6 GB/s pageable); the registration is
+ * Keys at disk speed (issue 18): before a key's first upload, the five point sets in its params
+ * region (a PROT_READ shm mapping, synth/params.h) are registered once with
+ * cudaHostRegisterReadOnly, in parallel (zka_gpu_pin_key), so the upload
+ * runs at pinned speed (55 GB/s on an H200 against 8.3 GB/s pageable); the registration is
  * undone when the region is replaced (the circuit reloaded) and at shutdown, before gpud unmaps
  * it. A registration that fails is said once per region, loudly, in the log and in the status
  * note, and the key is uploaded from pageable memory (never silently). The "key on the device"
  * line gives the bytes uploaded, the upload's seconds and GB/s (pinned or pageable) and the
- * window tables' build seconds (zka_gpu_key_timing). */
+ * whole load (zka_gpu_key_timing).
+ *
+ * Window tables in the background (issue 18: a restarted gpud's next proof within a second):
+ * keys load with ZKA_GPU_TABLES_BACKGROUND, so a key's first proofs run the windowed MSM while
+ * its tables (19.5 GiB and ~1.1 s of device time for BN254 2^22) build on a lowest-priority
+ * stream; the proof after the build uses them. A line says when they are ready, how long the
+ * build took and how many proofs ran without them. The init note gives the CUDA start and the
+ * slots' registration times (the rest of a restart). */
 #include "gpud/backend.h"
 
 #include <errno.h>
@@ -37,13 +46,23 @@ struct cuda {
 	const void *key_src[KEYS_MAX]; /* the params mapping each key was loaded from */
 	zka_gpu_key *retired[KEYS_MAX];
 	int nretired;
-	zka_gpu_pin *pin[KEYS_MAX];	 /* the registration of key_src's region, or NULL */
+	zka_gpu_pin *slots_pin;		 /* the arena's slots, registered at init */
+	zka_gpu_pin *pin[KEYS_MAX];	 /* the registration of key_src's point sets, or NULL */
 	const void *pin_tried[KEYS_MAX]; /* the region last registered, or that failed to */
-	pthread_mutex_t warn_mu;	 /* guards warn (read by status on the main thread) */
-	char warn[256];			 /* the first registration failure, for the status note */
+	const zka_gpu_key *tables_said[KEYS_MAX]; /* the key whose tables' readiness was logged */
+	unsigned windowed[KEYS_MAX]; /* proofs of the key that ran before its tables were ready */
+	pthread_mutex_t warn_mu;     /* guards warn (read by status on the main thread) */
+	char warn[256];		     /* the first registration failure, for the status note */
 };
 
 static void cuda_shutdown(void *ctx);
+
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static int cuda_init(void **ctx, struct zka_arena *a, int device, int lanes, char *note,
 		     size_t notelen, char *err, size_t errlen)
@@ -56,37 +75,48 @@ static int cuda_init(void **ctx, struct zka_arena *a, int device, int lanes, cha
 	pthread_mutex_init(&c->key_mu, NULL);
 	pthread_mutex_init(&c->warn_mu, NULL);
 	int r = 0;
-	for (c->lanes = 0; c->lanes < lanes; c->lanes++)
+	double t0 = mono_s();
+	for (c->lanes = 0; c->lanes < lanes; c->lanes++) {
 		if ((r = zka_gpu_open(&c->g[c->lanes], device, err, errlen))) {
 			cuda_shutdown(c);
 			return r;
 		}
+		zka_gpu_set_tables_build(c->g[c->lanes], ZKA_GPU_TABLES_BACKGROUND);
+	}
+	double t1 = mono_s();
 	/* registration is per process (pinned pages), so one context registers for all lanes */
 	struct zka_arena_geometry geo;
 	zka_arena_geometry(a, &geo);
-	for (uint32_t s = 0; s < geo.nslots; s++) {
+	const void **base = calloc(geo.nslots ? geo.nslots : 1, sizeof *base);
+	size_t *len = calloc(geo.nslots ? geo.nslots : 1, sizeof *len);
+	r = base && len ? 0 : -ENOMEM;
+	for (uint32_t s = 0; !r && s < geo.nslots; s++) {
 		uint64_t size = 0;
-		void *base = zka_slot_data(a, s, &size);
-		if (!base || (r = zka_gpu_register(c->g[0], base, size, err, errlen))) {
-			cuda_shutdown(c);
-			return r ? r : -EINVAL;
-		}
+		base[s] = zka_slot_data(a, s, &size);
+		len[s] = size;
+		if (!base[s])
+			r = -EINVAL;
+	}
+	/* each slot its own range (a proof's copies stay within its slot), pinned in parallel */
+	if (!r)
+		r = zka_gpu_pin_ranges(c->g[0], base, len, (int)geo.nslots, 0, &c->slots_pin, err,
+				       errlen);
+	else
+		snprintf(err, errlen, "cannot list the arena's slots: %s", strerror(-r));
+	free(base);
+	free(len);
+	if (r) {
+		cuda_shutdown(c);
+		return r;
 	}
 	snprintf(note, notelen,
-		 "backend cuda: %s; %u slots (%llu MiB) registered with cudaHostRegister; %d "
-		 "proof%s in flight",
-		 zka_gpu_device_name(c->g[0]), geo.nslots,
-		 (unsigned long long)(geo.nslots * geo.slot_stride >> 20), lanes,
+		 "backend cuda: %s; CUDA started in %.3f s; %u slots (%llu MiB) registered with "
+		 "cudaHostRegister in %.3f s; %d proof%s in flight",
+		 zka_gpu_device_name(c->g[0]), t1 - t0, geo.nslots,
+		 (unsigned long long)(geo.nslots * geo.slot_stride >> 20), mono_s() - t1, lanes,
 		 lanes > 1 ? "s" : "");
 	*ctx = c;
 	return 0;
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Registers circuit's params region p once (under key_mu) before its key's upload, undoing the
@@ -101,18 +131,18 @@ static void cuda_pin(struct cuda *x, int lane, uint32_t circuit, const zka_param
 	x->pin_tried[circuit] = p->map;
 	char e[512] = "";
 	double t0 = mono_s();
-	int r = zka_gpu_pin_readonly(x->g[lane], p->map, p->size, &x->pin[circuit], e, sizeof e);
+	int r = zka_gpu_pin_key(x->g[lane], &p->pk, &x->pin[circuit], e, sizeof e);
 	if (r == 0) {
 		fprintf(stderr,
-			"zkarena-gpud: circuit %u: params region (%.1f MiB) registered with "
-			"cudaHostRegisterReadOnly in %.3f s\n",
+			"zkarena-gpud: circuit %u: params region's key points (of %.1f MiB) "
+			"registered with cudaHostRegisterReadOnly in %.3f s\n",
 			circuit, (double)p->size / 1048576.0, mono_s() - t0);
 		return;
 	}
 	fprintf(stderr,
-		"zkarena-gpud: WARNING: circuit %u: cannot register its params region (%.1f MiB) "
-		"as pinned memory: %s; its key is uploaded from PAGEABLE memory (several times "
-		"slower)\n",
+		"zkarena-gpud: WARNING: circuit %u: cannot register its params region's key points "
+		"(of %.1f MiB) as pinned memory: %s; its key is uploaded from PAGEABLE memory "
+		"(several times slower)\n",
 		circuit, (double)p->size / 1048576.0, e);
 	pthread_mutex_lock(&x->warn_mu);
 	if (!x->warn[0])
@@ -123,20 +153,27 @@ static void cuda_pin(struct cuda *x, int lane, uint32_t circuit, const zka_param
 	pthread_mutex_unlock(&x->warn_mu);
 }
 
-/* The "key on the device" line: the MSM path, then the upload and the window tables. */
-static void key_line(uint32_t circuit, const zka_gpu_key *k)
+/* The "key on the device" line: the MSM path, then the upload and the window tables (built
+ * in the load, or building behind it: then tables_line says when they are ready). */
+static void key_line(uint32_t circuit, zka_gpu_key *k)
 {
 	zka_gpu_key_times t;
 	zka_gpu_key_timing(k, &t);
 	double mib = (double)t.bytes / 1048576.0;
 	const char *src = t.pinned ? "pinned" : "PAGEABLE";
+	char e[256], tab[96];
+	int ts = zka_gpu_key_tables(k, NULL, e, sizeof e);
+	if (ts == ZKA_GPU_TABLES_BUILDING)
+		snprintf(tab, sizeof tab, "window tables building in the background");
+	else
+		snprintf(tab, sizeof tab, "window tables %.3f s", t.tables);
 	if (t.split)
 		fprintf(
 		    stderr,
 		    "zkarena-gpud: circuit %u: key on the device: %s; uploaded %.1f MiB in %.3f s "
-		    "(%.1f GB/s, %s), window tables %.3f s, key load %.3f s in all\n",
+		    "(%.1f GB/s, %s), %s, key load %.3f s in all\n",
 		    circuit, zka_gpu_key_mode(k), mib, t.upload,
-		    t.upload > 0 ? (double)t.bytes / t.upload / 1e9 : 0.0, src, t.tables, t.total);
+		    t.upload > 0 ? (double)t.bytes / t.upload / 1e9 : 0.0, src, tab, t.total);
 	else /* an engine that does not stamp its phases: only the whole load is known */
 		fprintf(
 		    stderr,
@@ -173,6 +210,36 @@ static zka_gpu_key *cuda_key(struct cuda *x, int lane, uint32_t circuit, const z
 	return k;
 }
 
+/* Says once per key, when its window tables are ready, how long their build took and behind
+ * how many proofs (windowed: this proof ran without them); under key_mu. Called after each
+ * proof and from the status tick (each second), so the line comes without further proofs. */
+static void tables_check(struct cuda *x, uint32_t circuit, zka_gpu_key *k, int windowed)
+{
+	if (k && x->key[circuit] == k && x->tables_said[circuit] != k) {
+		double bs = 0;
+		char e[256] = "";
+		int ts = zka_gpu_key_tables(k, &bs, e, sizeof e);
+		x->windowed[circuit] += windowed;
+		if (ts == ZKA_GPU_TABLES_READY)
+			fprintf(
+			    stderr,
+			    "zkarena-gpud: circuit %u: window tables ready, built in %.3f s on the "
+			    "device behind %u proof%s (windowed MSM); the next proofs use them\n",
+			    circuit, bs, x->windowed[circuit],
+			    x->windowed[circuit] == 1 ? "" : "s");
+		else if (ts < 0)
+			fprintf(
+			    stderr,
+			    "zkarena-gpud: WARNING: circuit %u: the window tables' build failed "
+			    "(%s); proofs stay on the windowed MSM\n",
+			    circuit, e);
+		if (ts != ZKA_GPU_TABLES_BUILDING) {
+			x->tables_said[circuit] = k;
+			x->windowed[circuit] = 0;
+		}
+	}
+}
+
 static void cuda_status(void *ctx, zka_backend_status *st)
 {
 	struct cuda *x = ctx;
@@ -187,6 +254,12 @@ static void cuda_status(void *ctx, zka_backend_status *st)
 	pthread_mutex_lock(&x->warn_mu);
 	snprintf(st->warn, sizeof st->warn, "%s", x->warn);
 	pthread_mutex_unlock(&x->warn_mu);
+	/* a key load holds key_mu for seconds: the tick does not wait for it */
+	if (pthread_mutex_trylock(&x->key_mu) == 0) {
+		for (uint32_t i = 0; i < KEYS_MAX; i++)
+			tables_check(x, i, x->key[i], 0);
+		pthread_mutex_unlock(&x->key_mu);
+	}
 }
 
 static int cuda_prove(void *ctx, int lane, uint32_t circuit, const zka_params *p,
@@ -206,6 +279,11 @@ static int cuda_prove(void *ctx, int lane, uint32_t circuit, const zka_params *p
 	zka_gpu_times gt;
 	zka_gpu_last_times(x->g[lane], &gt);
 	*copy_s = gt.h2d;
+	if (r == 0) {
+		pthread_mutex_lock(&x->key_mu);
+		tables_check(x, circuit, k, !gt.tables);
+		pthread_mutex_unlock(&x->key_mu);
+	}
 	return r;
 }
 
@@ -220,6 +298,7 @@ static void cuda_shutdown(void *ctx)
 		zka_gpu_key_free(x->retired[i]);
 	for (int i = 0; i < KEYS_MAX; i++) /* before gpud unmaps the regions */
 		zka_gpu_unpin(x->pin[i]);
+	zka_gpu_unpin(x->slots_pin);		/* before gpud unmaps the arena */
 	for (int i = x->lanes - 1; i >= 0; i--) /* g[0] last: it unregisters the slots */
 		zka_gpu_close(x->g[i]);
 	pthread_mutex_destroy(&x->key_mu);

@@ -21,8 +21,10 @@ static int failures, checks;
 static zka_gpu *G;
 static char err[512];
 static int quick;
-/* the MSM path under test: window tables (1), windowed (0), or window tables whose allocation
- * fails (2: ZKG_FAIL_TABLE_ALLOC, the key must fall back to windowed and say why) */
+/* the MSM path under test: window tables (1), windowed (0), window tables whose allocation
+ * fails (2: ZKG_FAIL_TABLE_ALLOC, the key must fall back to windowed and say why), or tables
+ * built after the key load (3: DEFERRED, proofs before, racing and after the build; 4:
+ * BACKGROUND, whichever path a proof takes) */
 static int precomp = 1;
 /* the proofs' witness: percent of 0 and of 1 values (the rest full-width random) */
 static int wit_zero = 30, wit_one = 30;
@@ -725,12 +727,31 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		OK(zka_gpu_key_load(G, &pk, &key, err, sizeof err));                               \
 		if (!key)                                                                          \
 			goto out;                                                                  \
-		const char *want = precomp == 1	  ? "shared-bucket"                                \
-				   : precomp == 2 ? WANT_OOM                                       \
-						  : "windowed";                                    \
+		const char *want = precomp == 1 || precomp >= 3 ? "shared-bucket"                  \
+				   : precomp == 2		? WANT_OOM                         \
+								: "windowed";                      \
 		CHECK(!strncmp(zka_gpu_key_mode(key), want, strlen(want)),                         \
 		      "%s: key mode \"%s\", expected \"%s...\"", #Q, zka_gpu_key_mode(key), want); \
-		for (int rep = 0; rep < 2; rep++) {                                                \
+		/* DEFERRED: rep 0 before the build (windowed), rep 1 racing it (two contexts      \
+		 * polling it at once), rep 2 after it (the tables) */                             \
+		for (int rep = 0; rep < (precomp == 3 ? 3 : 2); rep++) {                           \
+			int tstate = zka_gpu_key_tables(key, NULL, err, sizeof err);               \
+			if (precomp == 3 && rep == 0)                                              \
+				CHECK(tstate == ZKA_GPU_TABLES_BUILDING,                           \
+				      "%s: deferred tables: state %d before the start", #Q,        \
+				      tstate);                                                     \
+			if (precomp == 3 && rep == 1)                                              \
+				OK(zka_gpu_key_tables_start(key, err, sizeof err));                \
+			if (precomp == 3 && rep == 2) {                                            \
+				tstate = zka_gpu_key_tables_wait(key, err, sizeof err);            \
+				double bs = -1;                                                    \
+				CHECK(tstate == ZKA_GPU_TABLES_READY &&                            \
+					  zka_gpu_key_tables(key, &bs, err, sizeof err) ==         \
+					      ZKA_GPU_TABLES_READY &&                              \
+					  bs > 0,                                                  \
+				      "%s: deferred tables: state %d after the wait (build %g s)", \
+				      #Q, tstate, bs);                                             \
+			}                                                                          \
 			Q##_fr_t *abc = malloc(3 * nd * 32), *cp = malloc(3 * nd * 32);            \
 			uint64_t(*w)[4] = malloc(n_vars * 32);                                     \
 			for (size_t i = 0; i < 3 * nd; i++)                                        \
@@ -760,9 +781,16 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 				   !memcmp(pg.c, pc.c, 2 * CV.n8q);                                \
 			CHECK(same, "%s: GPU proof != CPU proof (2^%u, n_vars %u)", #Q, logn,      \
 			      n_vars);                                                             \
+			zka_gpu_times gt;                                                          \
+			zka_gpu_last_times(G, &gt);                                                \
+			if (precomp == 3 && rep != 1)                                              \
+				CHECK(gt.tables == (rep == 2),                                     \
+				      "%s: deferred tables, proof %d: tables %d, expected %d", #Q, \
+				      rep, gt.tables, rep == 2);                                   \
+			else if (precomp <= 1)                                                     \
+				CHECK(gt.tables == precomp, "%s: proof used tables %d, expected %d", \
+				      #Q, gt.tables, precomp);                                     \
 			if (want_split >= 0) {                                                     \
-				zka_gpu_times gt;                                                  \
-				zka_gpu_last_times(G, &gt);                                        \
 				CHECK(gt.msm_split == want_split,                                  \
 				      "%s: proof 2^%u: msm_split %d, expected %d", #Q, logn,       \
 				      gt.msm_split, want_split);                                   \
@@ -863,6 +891,21 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		unsetenv("ZKG_FAIL_TABLE_ALLOC");                                                  \
 		precomp = 1;                                                                       \
 		printf("%s proofs (window tables fail to allocate): %s\n", #Q,                     \
+		       failures == f0 ? "ok" : "FAIL");                                            \
+		/* tables built after the key load: proofs before, during and after the build */   \
+		zka_gpu_set_tables_build(G, ZKA_GPU_TABLES_DEFERRED);                              \
+		precomp = 3;                                                                       \
+		f0 = failures;                                                                     \
+		Q##_test_prove(11, 1500, 4);                                                       \
+		if (!quick)                                                                        \
+			Q##_test_prove(14, 12345, 3);                                              \
+		/* BACKGROUND: the load starts the build; proofs match whichever path they take */ \
+		zka_gpu_set_tables_build(G, ZKA_GPU_TABLES_BACKGROUND);                            \
+		precomp = 4;                                                                       \
+		Q##_test_prove(11, 1500, 4);                                                       \
+		zka_gpu_set_tables_build(G, ZKA_GPU_TABLES_SYNC);                                  \
+		precomp = 1;                                                                       \
+		printf("%s proofs (window tables built after the key load): %s\n", #Q,             \
 		       failures == f0 ? "ok" : "FAIL");                                            \
 	}
 
