@@ -413,8 +413,19 @@ err:
 	return ret;
 }
 
+static int params_from_map(void *map, size_t size, const char *what, int shape_only,
+			   zka_params *p, char *err, size_t errlen);
+
 int zka_params_from_map(void *map, size_t size, const char *what, zka_params *p, char *err,
 			size_t errlen)
+{
+	return params_from_map(map, size, what, 0, p, err, errlen);
+}
+
+/* shape_only: the CSR matrices and the r1cs are not checked (p->abc and p->cs are then
+ * zeroed: not to be used) */
+static int params_from_map(void *map, size_t size, const char *what, int shape_only,
+			   zka_params *p, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof *p);
 	zka_params_info in;
@@ -460,7 +471,9 @@ int zka_params_from_map(void *map, size_t size, const char *what, zka_params *p,
 		       .term = {(uint32_t(*)[2])(b + h.off[S_ABC_START + 2]),
 				(uint32_t(*)[2])(b + h.off[S_ABC_START + 3])},
 		       .val = (uint64_t(*)[4])(b + h.off[S_ABC_START + 4])};
-	if (zka_abc_check(m, why, sizeof why)) {
+	if (shape_only) {
+		memset(m, 0, sizeof *m);
+	} else if (zka_abc_check(m, why, sizeof why)) {
 		memset(p, 0, sizeof *p);
 		snprintf(err, errlen, "%s: section abc: %s", what, why);
 		return -EBADMSG;
@@ -472,7 +485,7 @@ int zka_params_from_map(void *map, size_t size, const char *what, zka_params *p,
 			 .gamma2 = pk->gamma2,
 			 .delta2 = pk->delta2,
 			 .IC = pk->IC};
-	if (h.has_r1cs) {
+	if (h.has_r1cs && !shape_only) { /* (shape_only: p->cs stays zeroed) */
 		zka_r1cs *cs = &p->cs;
 		cs->curve = c;
 		cs->n_wires = h.r_n_wires;
@@ -507,7 +520,21 @@ int zka_params_from_map(void *map, size_t size, const char *what, zka_params *p,
 	return 0;
 }
 
+static int params_open(const char *name, int shape_only, zka_params *p, char *err,
+		       size_t errlen);
+
 int zka_params_open(const char *name, zka_params *p, char *err, size_t errlen)
+{
+	return params_open(name, 0, p, err, errlen);
+}
+
+int zka_params_open_shape(const char *name, zka_params *p, char *err, size_t errlen)
+{
+	return params_open(name, 1, p, err, errlen);
+}
+
+static int params_open(const char *name, int shape_only, zka_params *p, char *err,
+		       size_t errlen)
 {
 	memset(p, 0, sizeof *p);
 	int fd = shm_open(name, O_RDONLY, 0);
@@ -529,7 +556,7 @@ int zka_params_open(const char *name, zka_params *p, char *err, size_t errlen)
 	}
 	char what[96];
 	snprintf(what, sizeof what, "params %s", name);
-	int r = zka_params_from_map(map, (size_t)st.st_size, what, p, err, errlen);
+	int r = params_from_map(map, (size_t)st.st_size, what, shape_only, p, err, errlen);
 	if (r)
 		munmap(map, (size_t)st.st_size);
 	return r;

@@ -356,7 +356,8 @@ int zka_pipe_submit(struct zka_arena *a, const char *arena_name, const char *zke
 	}
 	/* a group member cannot map the owner's region (mode 0600): the daemons check its
 	 * witness and slot size then, and name them in the job's reason */
-	if ((r = zka_params_open(ci.params_shm, &prm, perr, sizeof perr)) && geteuid() == auid) {
+	if ((r = zka_params_open_shape(ci.params_shm, &prm, perr, sizeof perr)) &&
+	    geteuid() == auid) {
 		snprintf(err, errlen, "%s: %s", zkey, perr);
 		return r;
 	}
