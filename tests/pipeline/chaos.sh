@@ -12,9 +12,11 @@ curve=${4:-bn128}
 echo "     (backend $RUN_BACKEND, curve $curve)"
 keys "$curve" 200 bn || { echo "keys failed"; exit 1; }
 check "arena create" "$ZK" arena create "$NAME" --slots 4 --slot-bytes 1M --jobs 256 --max-attempts 50
-# the test hooks widen each synthesis and proof a little (30 ms, 60 ms) so that the run lasts
-# long enough for the killer to land mid-operation many times however fast the prover is
-start_run 3 ZKA_SYNTH_DELAY_MS=30 ZKA_PROVE_DELAY_MS=60
+# the test hooks widen each synthesis and proof a little (30 ms, 90 ms) so that the run lasts
+# long enough for the killer to land mid-operation many times however fast the prover is (at
+# 60 ms, once a process that lived 2 s came back without the 100 ms backoff, a 200-job run on
+# the 2-core box took 9 strikes, one short of N / 20)
+start_run 3 ZKA_SYNTH_DELAY_MS=30 ZKA_PROVE_DELAY_MS=90
 ids=()
 for i in $(seq 1 "$N"); do ids+=("$(submit "$T/bn.zkey" "$T/bn.wtns" "$T/o/$i")"); done
 [ "${#ids[@]}" = "$N" ] && ok "$N jobs submitted" || ko "submitted ${#ids[@]} of $N"
