@@ -135,6 +135,17 @@ struct zka_gpu_key {
 
 enum { ZKG_T_READY = 0, ZKG_T_HELD = 1, ZKG_T_BUILDING = 2 };
 
+/* Registrations are cut at every multiple of this in the address space (zka_gpu_pin_ranges,
+ * zka_gpu_pin_key: the driver registers at most 64 GiB at once), and key_load's copies of a
+ * key's point sets end there too: a copy may not span two registrations (the driver answers
+ * "invalid argument"; H200, 2026-12-02). Cutting a 2^22 key into 64 MiB pieces, to pin them on
+ * more threads, pinned slower (0.13 s against 0.09-0.11 s for five ranges): the size stays the
+ * driver's limit. */
+#define ZKG_KEY_PIECE ((size_t)64 << 30)
+/* ZKG_KEY_PIECE, or ZKG_KEY_PIECE from the environment (a power of two >= 4096: gpu_test cuts
+ * small keys into many pieces with it) */
+size_t zkg_key_piece(void);
+
 /* A background build's pacing: after each launch an event is recorded and the host waits for
  * the one before, so at most two launches (~1 ms each) are queued behind a proof. Stream
  * priority only orders waiting blocks, and some runtime calls wait for all queued work (a

@@ -697,6 +697,23 @@ template <class TR> struct eng {
 		}
 	}
 
+	/* A key set's copy to the device on g->s, in copies that end at every ZKG_KEY_PIECE of
+	 * the source's addresses, where zka_gpu_pin_key's registrations end */
+	static int upload(zka_gpu *g, void *dst, const void *src, size_t bytes, char *err,
+			  size_t errlen)
+	{
+		const char *a = (const char *)src, *end = a + bytes;
+		const uintptr_t piece = zkg_key_piece();
+		while (a < end) {
+			uintptr_t nx = ((uintptr_t)a & ~(piece - 1)) + piece;
+			const char *b = (uintptr_t)end < nx ? end : (const char *)nx;
+			CK(cudaMemcpyAsync((char *)dst + (a - (const char *)src), a, (size_t)(b - a),
+					   cudaMemcpyHostToDevice, g->s));
+			a = b;
+		}
+		return 0;
+	}
+
 	static int key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key *k, char *err, size_t errlen)
 	{
 		size_t g1 = sizeof(G1A), g2 = sizeof(G2A), nv = pk->n_vars, nd = pk->domain_size;
@@ -760,15 +777,15 @@ template <class TR> struct eng {
 		/* zka_gpu_key_timing's phases: the copies (from a quiet stream), then the tables */
 		CK(cudaStreamSynchronize(g->s));
 		k->t_copy = zkg_now();
-		CK(cudaMemcpyAsync(k->d_A, pk->A, nv * g1, cudaMemcpyHostToDevice, g->s));
-		CK(cudaMemcpyAsync(k->d_B1, pk->B1, nv * g1, cudaMemcpyHostToDevice, g->s));
-		CK(cudaMemcpyAsync(k->d_B2, pk->B2, nv * g2, cudaMemcpyHostToDevice, g->s));
+		CKR(upload(g, k->d_A, pk->A, nv * g1, err, errlen));
+		CKR(upload(g, k->d_B1, pk->B1, nv * g1, err, errlen));
+		CKR(upload(g, k->d_B2, pk->B2, nv * g2, err, errlen));
 		size_t pre = (size_t)pk->n_public + 1;
 		CK(cudaMemsetAsync(k->d_C, 0, pre * g1, g->s));
 		if (nv > pre)
-			CK(cudaMemcpyAsync((char *)k->d_C + pre * g1, pk->C, (nv - pre) * g1,
-					   cudaMemcpyHostToDevice, g->s));
-		CK(cudaMemcpyAsync(k->d_H, pk->H, nd * g1, cudaMemcpyHostToDevice, g->s));
+			CKR(upload(g, (char *)k->d_C + pre * g1, pk->C, (nv - pre) * g1, err,
+				   errlen));
+		CKR(upload(g, k->d_H, pk->H, nd * g1, err, errlen));
 		CK(cudaStreamSynchronize(g->s));
 		k->t_uploaded = zkg_now();
 		if (k->pc && g->tables_build == ZKA_GPU_TABLES_SYNC) {

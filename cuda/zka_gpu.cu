@@ -43,13 +43,6 @@ extern "C" int zka_gpu_device_count(void)
 
 extern "C" const char *zka_gpu_device_name(const zka_gpu *g) { return g->name; }
 
-extern "C" void zka_gpu_device_release(int device)
-{
-	if (cudaSetDevice(device) == cudaSuccess)
-		(void)cudaDeviceReset();
-	(void)cudaGetLastError();
-}
-
 static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 {
 	int n = 0;
@@ -163,7 +156,7 @@ extern "C" int zka_gpu_register(zka_gpu *g, void *host, size_t bytes, char *err,
 }
 
 /* A pin: its registered pieces (page-rounded, merged where they share a page, <= 64 GiB) */
-#define PIN_CHUNK ((size_t)64 << 30)
+#define PIN_CHUNK ZKG_KEY_PIECE /* the driver's most per registration */
 #define PIN_THREADS 8 /* more threads pinned no faster (H200 box, 1.6 GB of shm: 1 thread 0.08-
 			 0.12 s, 2 0.075, 4 0.054-0.061, 8 0.058-0.063; 2026-12-02) */
 struct zkg_piece {
@@ -208,8 +201,19 @@ static int cmp_piece(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int pin_ranges(zka_gpu *g, const void *const *ptrs, const size_t *lens, int n, int readonly,
+		      size_t cut, zka_gpu_pin **pinp, char *err, size_t errlen);
+
 extern "C" int zka_gpu_pin_ranges(zka_gpu *g, const void *const *ptrs, const size_t *lens, int n,
 				  int readonly, zka_gpu_pin **pinp, char *err, size_t errlen)
+{
+	return pin_ranges(g, ptrs, lens, n, readonly, PIN_CHUNK, pinp, err, errlen);
+}
+
+/* cut (a power of two): pieces end at every multiple of cut in the address space, where a
+ * caller's copies split too (the key's: zkg_key_piece) */
+static int pin_ranges(zka_gpu *g, const void *const *ptrs, const size_t *lens, int n, int readonly,
+		      size_t cut, zka_gpu_pin **pinp, char *err, size_t errlen)
 {
 	*pinp = NULL;
 	SET_DEV(g);
@@ -255,7 +259,7 @@ extern "C" int zka_gpu_pin_ranges(zka_gpu *g, const void *const *ptrs, const siz
 		}
 	}
 	for (int i = 0; i < k; i++)
-		pieces += (r[i].len + PIN_CHUNK - 1) / PIN_CHUNK;
+		pieces += (r[i].len + cut - 1) / cut + 1;
 	zka_gpu_pin *pin = (zka_gpu_pin *)calloc(1, sizeof *pin + pieces * sizeof pin->pc[0]);
 	if (!pin) {
 		free(r);
@@ -264,11 +268,14 @@ extern "C" int zka_gpu_pin_ranges(zka_gpu *g, const void *const *ptrs, const siz
 	}
 	pin->device = g->device;
 	for (int i = 0; i < k; i++)
-		for (size_t off = 0; off < r[i].len; off += PIN_CHUNK) {
+		for (char *a = r[i].p, *end = r[i].p + r[i].len; a < end;) {
+			uintptr_t nx = ((uintptr_t)a & ~(uintptr_t)(cut - 1)) + cut; /* next cut */
+			char *b = (uintptr_t)end < nx ? end : (char *)nx;
 			struct zkg_piece *q = &pin->pc[pin->n++];
-			q->p = r[i].p + off;
-			q->len = r[i].len - off < PIN_CHUNK ? r[i].len - off : PIN_CHUNK;
+			q->p = a;
+			q->len = (size_t)(b - a);
 			q->e = cudaErrorNotReady; /* not taken yet */
+			a = b;
 		}
 	free(r);
 	struct pin_work w = {pin, readonly ? (unsigned)cudaHostRegisterReadOnly
@@ -309,7 +316,18 @@ extern "C" int zka_gpu_pin_key(zka_gpu *g, const zka_pk *pk, zka_gpu_pin **pinp,
 	size_t pre = (size_t)pk->n_public + 1, nc = nv > pre ? nv - pre : 0;
 	const void *p[5] = {pk->A, pk->B1, pk->B2, pk->C, pk->H};
 	size_t len[5] = {nv * n1, nv * n1, nv * n2, nc * n1, (size_t)pk->domain_size * n1};
-	return zka_gpu_pin_ranges(g, p, len, 5, 1, pinp, err, errlen);
+	return pin_ranges(g, p, len, 5, 1, zkg_key_piece(), pinp, err, errlen);
+}
+
+size_t zkg_key_piece(void)
+{
+	static size_t piece; /* a benign race: every thread computes the same value */
+	if (!piece) {
+		const char *e = getenv("ZKG_KEY_PIECE");
+		unsigned long long v = e ? strtoull(e, NULL, 0) : 0;
+		piece = v >= 4096 && !(v & (v - 1)) ? (size_t)v : ZKG_KEY_PIECE;
+	}
+	return piece;
 }
 
 extern "C" void zka_gpu_unpin(zka_gpu_pin *pin)

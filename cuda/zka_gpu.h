@@ -24,12 +24,6 @@ typedef struct zka_gpu_key zka_gpu_key; /* a proving key resident on the device 
 /* Returns -ENODEV (and "no CUDA device" in err) when there is no usable device. */
 int zka_gpu_open(zka_gpu **g, int device, char *err, size_t errlen);
 void zka_gpu_close(zka_gpu *g);
-/* Destroys this process's primary context on device (cudaDeviceReset): every allocation and
- * registration of it, of every context of the device, is gone. Only when none is in use; a
- * one-shot command calls it after its last context is closed, since the context's teardown
- * at process exit is slower (H200, 2026-12-02: a small CUDA program's wall 0.72 s left to exit,
- * 0.63-0.65 s with the reset before it). */
-void zka_gpu_device_release(int device);
 /* Number of CUDA devices (0 when the runtime finds none or fails). */
 int zka_gpu_device_count(void);
 /* A one-line description of the context's device ("NVIDIA H200, 132 SMs, 139 GiB"). */
@@ -121,16 +115,19 @@ int zka_gpu_pin_readonly(zka_gpu *g, const void *host, size_t bytes, zka_gpu_pin
 			 size_t errlen);
 void zka_gpu_unpin(zka_gpu_pin *pin); /* NULL is fine */
 /* The same for n ranges at once (readonly: cudaHostRegisterReadOnly, for PROT_READ mappings;
- * 0: ordinary registration, e.g. the arena's slots), pinned by up to 8 threads in parallel:
- * the ranges are rounded out to whole pages, merged where they share a page, and cut into
- * pieces of at most 64 GiB. A copy must lie within one piece (the driver refuses one that
- * spans two registrations): pin each buffer that is copied whole, e.g. a key's point sections,
- * as its own range. Returns 0, or -errno with the failing piece named in err and nothing left
+ * 0: ordinary registration), pinned by up to 8 threads in parallel: the ranges are rounded out
+ * to whole pages, merged where they share a page, and cut at every 64 GiB of the address
+ * space. A copy must lie within one piece (the driver refuses one that spans two
+ * registrations): pin each buffer that is copied whole as its own range. Whole pages are
+ * registered, so memory sharing a page with a range (a small heap buffer's neighbour) must not
+ * be copied to a device while pinned: pin page-aligned memory (mmap, the arena, a params
+ * region). Returns 0, or -errno with the failing piece named in err and nothing left
  * registered. */
 int zka_gpu_pin_ranges(zka_gpu *g, const void *const *ptrs, const size_t *lens, int n,
 		       int readonly, zka_gpu_pin **pin, char *err, size_t errlen);
 /* A host key's five point sets (A, B1, B2, C, H: what zka_gpu_key_load copies), read-only,
- * each its own range of zka_gpu_pin_ranges: a key in a params region uploads at pinned speed. */
+ * each its own range (pieces end at every 64 GiB of the address space, where zka_gpu_key_load
+ * cuts its copies too), pinned in parallel: a key in a params region uploads at pinned speed. */
 int zka_gpu_pin_key(zka_gpu *g, const zka_pk *pk, zka_gpu_pin **pin, char *err, size_t errlen);
 
 /* Device memory of g's device (cudaMemGetInfo): *free_b and *total_b in bytes, used by every

@@ -97,11 +97,20 @@ static int cuda_init(void **ctx, struct zka_arena *a, int device, int lanes, cha
 		if (!base[s])
 			r = -EINVAL;
 	}
-	/* each slot its own range (a proof's copies stay within its slot), pinned in parallel */
-	if (!r)
-		r = zka_gpu_pin_ranges(c->g[0], base, len, (int)geo.nslots, 0, &c->slots_pin, err,
+	/* each slot its own range (a proof's copies stay within its slot), pinned in parallel,
+	 * read-only where the device allows: it only reads slots (results come back to the
+	 * context's own pinned buffer), and a read-only registration needs no write access to
+	 * each shared page */
+	const char *how = "read-only";
+	if (!r) {
+		r = zka_gpu_pin_ranges(c->g[0], base, len, (int)geo.nslots, 1, &c->slots_pin, err,
 				       errlen);
-	else
+		if (r == -ENOTSUP) {
+			how = "read-write (the device has no read-only registration)";
+			r = zka_gpu_pin_ranges(c->g[0], base, len, (int)geo.nslots, 0,
+					       &c->slots_pin, err, errlen);
+		}
+	} else
 		snprintf(err, errlen, "cannot list the arena's slots: %s", strerror(-r));
 	free(base);
 	free(len);
@@ -110,10 +119,10 @@ static int cuda_init(void **ctx, struct zka_arena *a, int device, int lanes, cha
 		return r;
 	}
 	snprintf(note, notelen,
-		 "backend cuda: %s; CUDA started in %.3f s; %u slots (%llu MiB) registered with "
-		 "cudaHostRegister in %.3f s; %d proof%s in flight",
+		 "backend cuda: %s; CUDA started in %.3f s; %u slots (%llu MiB) registered %s "
+		 "with cudaHostRegister in %.3f s; %d proof%s in flight",
 		 zka_gpu_device_name(c->g[0]), t1 - t0, geo.nslots,
-		 (unsigned long long)(geo.nslots * geo.slot_stride >> 20), mono_s() - t1, lanes,
+		 (unsigned long long)(geo.nslots * geo.slot_stride >> 20), how, mono_s() - t1, lanes,
 		 lanes > 1 ? "s" : "");
 	*ctx = c;
 	return 0;

@@ -704,9 +704,12 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		pk.domain_size = 1u << logn;                                                       \
 		pk.log_domain = logn;                                                              \
 		size_t g1 = sizeof(Q##_g1_aff), g2 = sizeof(Q##_g2_aff), nd = pk.domain_size;      \
+		zka_gpu_pin *kpin = NULL;                                                          \
 		size_t nc = n_vars - n_public - 1;                                                 \
 		size_t tot1 = 3 + 2 * (size_t)n_vars + nc + nd, tot2 = 3 + n_vars;                 \
-		uint8_t *p1 = malloc(tot1 * g1), *p2 = malloc(tot2 * g2);                          \
+		/* page-aligned: a registered key's pages hold nothing else (zka_gpu_pin_ranges) */ \
+		uint8_t *p1 = aligned_alloc(4096, (tot1 * g1 + 4095) & ~(size_t)4095),             \
+			*p2 = aligned_alloc(4096, (tot2 * g2 + 4095) & ~(size_t)4095);             \
 		uint64_t(*k1)[4] = malloc(tot1 * 32), (*k2)[4] = malloc(tot2 * 32);                \
 		Q##_std_scalars(k1, tot1, 3, 2);                                                   \
 		Q##_std_scalars(k2, tot2, 3, 2);                                                   \
@@ -724,9 +727,19 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		pk.delta2 = p2 + 2 * g2;                                                           \
 		pk.B2 = p2 + 3 * g2;                                                               \
 		zka_gpu_key *key = NULL;                                                           \
+		/* the key's points registered as gpud and prove --gpu register them: in pieces    \
+		 * (ZKG_KEY_PIECE 64 KiB here: many of them), the upload's copies cut alike */      \
+		if (precomp == 1 && n_vars > 1000)                                                 \
+			OK(zka_gpu_pin_key(G, &pk, &kpin, err, sizeof err));                       \
 		OK(zka_gpu_key_load(G, &pk, &key, err, sizeof err));                               \
 		if (!key)                                                                          \
 			goto out;                                                                  \
+		if (kpin) {                                                                        \
+			zka_gpu_key_times kt;                                                      \
+			zka_gpu_key_timing(key, &kt);                                              \
+			CHECK(kt.pinned == 1, "%s: key uploaded from its registration: pinned %d", \
+			      #Q, kt.pinned);                                                      \
+		}                                                                                  \
 		const char *want = precomp == 1 || precomp >= 3 ? "shared-bucket"                  \
 				   : precomp == 2		? WANT_OOM                         \
 								: "windowed";                      \
@@ -815,6 +828,7 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		}                                                                                  \
 		zka_gpu_key_free(key);                                                             \
 	out:                                                                                       \
+		zka_gpu_unpin(kpin); /* before the points are freed */                             \
 		free(p1);                                                                          \
 		free(p2);                                                                          \
 		free(k1);                                                                          \
@@ -1083,6 +1097,8 @@ static void test_pin_mem(void)
 int main(int argc, char **argv)
 {
 	quick = argc > 1 && !strcmp(argv[1], "quick");
+	/* registered keys in 64 KiB pieces: the test keys span many (zka_gpu_pin_key) */
+	setenv("ZKG_KEY_PIECE", "65536", 1);
 	if (zka_gpu_device_count() == 0) {
 		printf("SKIP: no CUDA device\n");
 		return 0;

@@ -242,12 +242,7 @@ static void gprep_end(struct gprep *x)
 		gprep_join(x);
 	zka_gpu_key_free(x->key);
 	zka_gpu_unpin(x->pin); /* before the params region is unmapped */
-	if (x->g) {
-		zka_gpu_close(x->g);
-		/* nothing else of this process uses the device: its context goes now, which is
-		 * faster than at exit (zka_gpu_device_release) */
-		zka_gpu_device_release(x->device);
-	}
+	zka_gpu_close(x->g);
 	x->key = NULL;
 	x->pin = NULL;
 	x->g = NULL;
@@ -609,7 +604,7 @@ int zka_cmd_prove(int argc, char **argv)
 				"zkarena prove: gpu: beside the key's load, the witness and a, b, c: "
 				"CUDA start %.3f s, key pages mapped %.3f s%s, key memory registered "
 				"%.3f s, key upload %.3f s; then waited for them %.3f s, a, b, c and "
-				"witness registered %.3f s, proof %.3f s, device released %.3f s\n",
+				"witness registered %.3f s, proof %.3f s, teardown %.3f s\n",
 				gs.open, gs.pop, gs.pop_note, gs.pin, gs.key, gs.wait, gs.reg,
 				gs.prove, gs.release);
 		}
