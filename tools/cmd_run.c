@@ -13,9 +13,11 @@
 #include "zk/par.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -72,8 +74,19 @@ int zka_run_find_exe(const char *env, const char *exe, const char *sub, char *ou
 	return access(out, X_OK) ? -ENOENT : 0;
 }
 
+/* A child's life pipe (issue 18: a gpud's restart within a second): the child holds the
+ * only write end, so the read end hangs up when the child dies. A SIGKILLed process closes its
+ * files early in its exit, before the kernel has released its memory and its CUDA context,
+ * while its parent hears of it (SIGCHLD, waitpid) only when all of that is done: H200,
+ * 2026-12-02, a process holding 20 GB of device memory and 4 GB registered, 3 kills: hangup
+ * after 0.07-0.10 s, waitpid after 0.43-0.60 s. A child that ran 2 s or more is restarted at
+ * the hangup (its old pid is still reaped, and its records recovered, when waitpid reports
+ * it); one dying young waits for waitpid and its backoff. Nothing in gpud or synth closes the
+ * descriptor: it stays open until exit. */
 struct child {
 	pid_t pid;
+	pid_t dying; /* replaced at its life pipe's hangup, not reaped yet (0: none) */
+	int life_rd; /* the life pipe's read end (-1: none) */
 	double started, backoff;
 	char *argv[16];
 	char id_s[16], dev_s[16];
@@ -81,10 +94,19 @@ struct child {
 	int index;
 };
 
+static sigset_t run_mask; /* the mask before SIGCHLD was blocked: the children's, ppoll's */
+
 static pid_t spawn(struct child *c)
 {
+	int lp[2] = {-1, -1};
+	if (pipe2(lp, O_CLOEXEC))
+		lp[0] = lp[1] = -1; /* no life pipe: the death is seen by waitpid alone */
 	pid_t pid = fork();
 	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, &run_mask, NULL);
+		if (lp[1] >= 0)
+			fcntl(lp[1], F_SETFD,
+			      0); /* the write end survives exec; the read end not */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		unsetenv("NOTIFY_SOCKET"); /* the unit's readiness is the supervisor's to tell */
 		signal(SIGINT, SIG_IGN); /* Ctrl-C goes to the supervisor, which stops us cleanly */
@@ -92,9 +114,17 @@ static pid_t spawn(struct child *c)
 		fprintf(stderr, "zkarena run: exec %s: %s\n", c->argv[0], strerror(errno));
 		_exit(127);
 	}
+	if (lp[1] >= 0)
+		close(lp[1]);
+	if (c->life_rd >= 0)
+		close(c->life_rd);
+	c->life_rd = -1;
 	if (pid > 0) {
 		c->pid = pid;
 		c->started = now();
+		c->life_rd = lp[0];
+	} else if (lp[0] >= 0) {
+		close(lp[0]);
 	}
 	return pid;
 }
@@ -344,10 +374,19 @@ int zka_cmd_run(int argc, char **argv)
 		zka_arena_close(a);
 		return 1;
 	}
+	/* SIGCHLD is taken only inside ppoll (below): a death between a reap and the wait cannot
+	 * be missed until the next tick */
+	struct sigaction chld = {.sa_handler = on_tick};
+	sigaction(SIGCHLD, &chld, NULL);
+	sigset_t with_chld;
+	sigemptyset(&with_chld);
+	sigaddset(&with_chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &with_chld, &run_mask);
 	for (int i = 0; i < n; i++) {
 		struct child *c = &ch[i];
 		c->index = i;
 		c->backoff = 0;
+		c->life_rd = -1;
 		if (i < ndev) {
 			c->what = "gpud";
 			snprintf(c->id_s, sizeof c->id_s, "%d", i);
@@ -391,10 +430,44 @@ int zka_cmd_run(int argc, char **argv)
 	struct itimerval iv = {{1, 0}, {1, 0}};
 	setitimer(ITIMER_REAL, &iv, NULL);
 	zka_notify("READY=1\nSTATUS=arena %s: %d gpud(s), %d worker(s)", name, ndev, workers);
-	while (!stopping) {
+	struct pollfd *pf = calloc((size_t)n, sizeof *pf);
+	while (!stopping && pf) {
 		int st;
 		zka_notify("WATCHDOG=1");
-		pid_t pid = waitpid(-1, &st, 0);
+		pid_t pid = waitpid(-1, &st, WNOHANG);
+		if (pid == 0 || (pid < 0 && errno == ECHILD)) {
+			/* nobody to reap: wait for a life pipe's hangup, SIGCHLD or the tick */
+			for (int i = 0; i < n; i++)
+				pf[i] =
+				    (struct pollfd){ch[i].pid > 0 ? ch[i].life_rd : -1, POLLIN, 0};
+			if (ppoll(pf, (nfds_t)n, NULL, &run_mask) > 0)
+				for (int i = 0; i < n && !stopping; i++) {
+					struct child *c = &ch[i];
+					if (pf[i].fd < 0 || !pf[i].revents)
+						continue;
+					close(c->life_rd);
+					c->life_rd = -1;
+					double lived = now() - c->started;
+					if (lived < 2.0 || c->dying)
+						continue; /* waitpid, then the backoff */
+					c->dying = c->pid;
+					zka_metrics_restart(mx, c->what);
+					fprintf(stderr,
+						"zkarena run: %s %d (pid %d) died (its life pipe "
+						"closed) after %.1f s\n",
+						c->what, c->index, (int)c->dying, lived);
+					if (spawn(c) > 0)
+						fprintf(stderr,
+							"zkarena run: %s %d restarted as pid %d\n",
+							c->what, c->index, (int)c->pid);
+					else { /* its reap restarts it, as without the pipe */
+						c->dying = 0;
+						fprintf(stderr, "zkarena run: fork: %s\n",
+							strerror(errno));
+					}
+				}
+			continue;
+		}
 		if (pid < 0) {
 			if (errno == EINTR)
 				continue;
@@ -402,6 +475,19 @@ int zka_cmd_run(int argc, char **argv)
 		}
 		for (int i = 0; i < n; i++) {
 			struct child *c = &ch[i];
+			if (c->dying == pid) { /* replaced already: reaped and recovered now */
+				char how[128];
+				describe(how, sizeof how, st);
+				c->dying = 0;
+				int rec = zka_arena_recover(a);
+				fprintf(stderr,
+					"zkarena run: %s %d (pid %d) %s; recovery put back %d "
+					"record(s) "
+					"(pid %d took its place)\n",
+					c->what, c->index, (int)pid, how, rec < 0 ? 0 : rec,
+					(int)c->pid);
+				break;
+			}
 			if (c->pid != pid)
 				continue;
 			char how[128];
@@ -442,6 +528,7 @@ int zka_cmd_run(int argc, char **argv)
 					c->index, (int)c->pid);
 		}
 	}
+	free(pf);
 	struct itimerval off = {{0, 0}, {0, 0}};
 	setitimer(ITIMER_REAL, &off, NULL);
 	zka_notify("STOPPING=1");

@@ -99,7 +99,7 @@ for r in 1 2 3; do
 	# the restart's phases from the stamped log, seconds after the SIGKILL: the supervisor
 	# sees the death, starts the gpud, the backend is up, the key is on the device; DONE
 	at() { awk -v k="$tk" -v pat="$1" '$1 > k && index($0, pat) { printf "%.3f", $1 - k; exit }' "$OUT/run.log"; }
-	phases+=("$(printf '%-4s %-10s %-10s %-10s %-10s %.3f' "$r" "$(at "killed by signal")" "$(at "restarted as")" "$(at "backend cuda:")" "$(at "key on the device")" "$dt")")
+	phases+=("$(printf '%-4s %-10s %-10s %-10s %-10s %.3f' "$r" "$(at "(pid $g)")" "$(at "restarted as")" "$(at "backend cuda:")" "$(at "key on the device")" "$dt")")
 	echo "  gpud log: ${init#*zkarena-gpud: }"
 	echo "  gpud log: ${reg#*zkarena-gpud: }"
 	echo "  gpud log: ${key#*zkarena-gpud: }"
