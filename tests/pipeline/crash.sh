@@ -51,6 +51,20 @@ for j in "$id2" "$id3"; do "$ZK" wait "$NAME" "$j" --timeout 60 >/dev/null 2>&1 
 [ "$n" = 2 ] && ok "the restarted gpud proved both jobs with no key file" || ko "$n of 2 jobs DONE after the restart: $(tail -5 "$T/run.log")"
 check "  their proofs verify" sh -c "'$ZK' verify '$T/bn.vk.json' '$T/o/g2/public.json' '$T/o/g2/proof.json' && '$ZK' verify '$T/bn.vk.json' '$T/o/g3/public.json' '$T/o/g3/proof.json'"
 [ "$(grep -c "gpud 0 (pid [0-9]*) killed by signal 9" "$T/run.log")" = 2 ] && ok "  two gpud deaths logged (2 and 2b)" || ko "  gpud deaths: $(grep -c 'killed by signal 9' "$T/run.log")"
+# 2c. a gpud that ran 2 s is restarted at its life pipe's hangup, before waitpid reports its
+# death (its pid is reaped and recovered then, naming the pid that took its place)
+pid=$(pgrep -f "zkarena-gpud .* $NAME\$" | head -1)
+age=$(ps -o etimes= -p "$pid" 2>/dev/null | tr -d ' ')
+age=${age:-0} # (no ps: wait the whole 3 s)
+[ "$age" -lt 3 ] && sleep $((3 - age))
+kill -9 "$pid" && ok "killed gpud $pid (alive 2 s or more)" || ko "no gpud to kill"
+id=$(submit "$T/bn.zkey" "$T/bn.wtns" "$T/o/d")
+expect 0 "a job after the restart DONE" "$ZK" wait "$NAME" "$id" --timeout 60
+died=$(grep -n "gpud 0 (pid $pid) died (its life pipe closed)" "$T/run.log" | cut -d: -f1)
+reaped=$(grep -n "gpud 0 (pid $pid) killed by signal 9.*took its place" "$T/run.log" | cut -d: -f1)
+[ -n "$died" ] && [ -n "$reaped" ] && [ "$died" -lt "$reaped" ] &&
+	ok "restarted at the life pipe's hangup, reaped after (log lines $died, $reaped)" ||
+	ko "life pipe restart: died line '$died', reaped line '$reaped': $(grep "pid $pid" "$T/run.log")"
 stop_run
 # 3. the supervisor killed while 8 jobs are queued, synthesizing and proving
 start_run 2 ZKA_SYNTH_DELAY_MS=200 ZKA_PROVE_DELAY_MS=400
