@@ -10,6 +10,7 @@
  * and the worker goes on. A worker killed at any point loses nothing: recovery gives its job
  * back to the queue and its slot back to the free ring. */
 #include "config/zka_notify.h"
+#include "zk/par.h"
 #include "synth/pipe.h"
 #include "zk/abc.h"
 #include "zk/groth16.h"
@@ -46,7 +47,7 @@ static void usage(FILE *f)
 	    "A synthesis worker of arena NAME: takes a free slot, then a job, writes its a, b, c\n"
 	    "and witness into the slot and hands it to the prover. Runs until SIGTERM/SIGINT.\n"
 	    "  --threads N   threads for one job's witness pass, a/b/c and check (default 1;\n"
-	    "                `zkarena run` picks workers x threads from the online cores)\n"
+	    "                `zkarena run` picks workers x threads from the cores it may run on)\n"
 	    "  --max-threads M  a job takes max(N, M / J) threads, J = the jobs being\n"
 	    "                synthesized or waiting: a lone job on an idle pipeline runs on\n"
 	    "                all M (default: the CPUs this process may run on)\n"
@@ -74,16 +75,6 @@ static int job_threads(const struct zka_arena *a, int floor_t, int max_t, uint32
 	*busy = n ? n : 1;
 	int t = max_t / (int)*busy;
 	return t < floor_t ? floor_t : t > max_t ? max_t : t;
-}
-
-/* The CPUs this process may run on (its affinity mask: `zkarena run` may bind it to a node). */
-static int cpus_allowed(void)
-{
-	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-		return CPU_COUNT(&set);
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? (int)n : 1;
 }
 
 /* Synthesises job into slot. Returns 0 (slot READY), 1 (job failed with a reason: bad input)
@@ -191,7 +182,7 @@ int main(int argc, char **argv)
 	}
 	const char *name = argv[optind];
 	if (!max_threads)
-		max_threads = cpus_allowed();
+		max_threads = zka_par_cpus(); /* `zkarena run` may bind it to a node */
 	if (max_threads < threads)
 		max_threads = threads;
 	struct sigaction sa = {.sa_handler = on_signal};

@@ -3,7 +3,7 @@
  *   1. synthesis in process: the previous worker's path (the .wtns read into a fresh buffer,
  *      zka_compute_abc's one thread over the coefficient list, the witness copied into the
  *      slot) next to the CSR path (zk/abc.h) with 1 and T threads, outputs compared;
- *      optionally (--sweep) W workers x T threads side by side at W T = the online cores;
+ *      optionally (--sweep) W workers x T threads side by side at W T = the cores it may run on;
  *   2. the pipeline: a temporary arena, `zkarena run` with W workers x T threads, J jobs;
  *      proofs/s and busy % over the steady-state window from the daemon's own counters (its
  *      status file), per-stage p50/p99 from the job records, synthesis capacity;
@@ -61,7 +61,7 @@ static void usage(FILE *f)
 	    "Measures whether synthesis keeps the prover busy, in one run on one key and witness:\n"
 	    "  synthesis in process: the previous path (one thread over the coefficient list, the\n"
 	    "    witness read and copied) vs the CSR path with 1 and T threads, medians of R (3);\n"
-	    "    --sweep adds W workers x T threads at W T = the online cores;\n"
+	    "    --sweep adds W workers x T threads at W T = the cores it may run on;\n"
 	    "    --row-loops G:A,... runs the sweep for each row loop (G 1: gathered, 0: direct;\n"
 	    "    A: rows prefetched ahead, 1-64; see zk/abc.h); --synth-only stops there (no\n"
 	    "    pipeline, no ceiling);\n"

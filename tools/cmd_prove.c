@@ -54,7 +54,7 @@ static void usage(FILE *f)
 		"                   (--gpu loads the key for this one proof, without the window\n"
 		"                   tables zkarena-gpud builds for the keys it keeps: building them\n"
 		"                   costs more than they save on a single proof)\n"
-		"  --threads N      CPU threads (default: one per online CPU)\n"
+		"  --threads N      CPU threads (default: one per CPU it may run on)\n"
 		"  --no-verify      skip the self-check of the proof\n"
 		"  --times          print per-stage times to stderr, the key load its own stage,\n"
 		"                   and the number of key files this process opened\n"

@@ -35,7 +35,7 @@ static void usage(FILE *f)
 		"                   (1,2,4,3,9,8,5,6,7,10) instead of 1..10\n"
 		"  --gpu            do the fixed-base multiplications on a CUDA device\n"
 		"  --device N       CUDA device for --gpu (default 0)\n"
-		"  --threads N      CPU threads (default: one per online CPU)\n"
+		"  --threads N      CPU threads (default: one per CPU it may run on)\n"
 		"  -h, --help       this text\n"
 		"\n"
 		"exit status: 0 written; 2 bad usage or input (nothing written); 1 failure.\n");

@@ -2,15 +2,24 @@
 #include "zk/par.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+int zka_par_cpus(void)
+{
+	cpu_set_t set;
+	long n = 0;
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		n = CPU_COUNT(&set);
+	if (n <= 0)
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)(n > 256 ? 256 : n) : 1;
+}
+
 int zka_par_threads(int requested)
 {
-	if (requested > 0)
-		return requested;
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? (int)(n > 256 ? 256 : n) : 1;
+	return requested > 0 ? requested : zka_par_cpus();
 }
 
 struct job {

@@ -6,7 +6,10 @@
 /* Body of a parallel loop: processes items [begin, end) as worker tid of nthreads. */
 typedef void (*zka_par_fn)(void *ctx, size_t begin, size_t end, int tid);
 
-/* Returns the number of threads to use for `requested` (0 means one per online CPU). */
+/* The CPUs this process may run on: its affinity mask's count (taskset, a cpuset, `zkarena run
+ * --numa-node` bind it), else the online CPUs; at most 256. */
+int zka_par_cpus(void);
+/* Returns the number of threads to use for `requested` (0 means one per CPU of zka_par_cpus). */
 int zka_par_threads(int requested);
 
 /* Splits [0, n) into nthreads contiguous chunks and runs fn on each, the first on the calling

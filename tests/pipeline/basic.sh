@@ -80,4 +80,12 @@ expect 0 "a lone job on an idle pipeline: DONE" "$ZK" wait "$NAME" "$id" --timeo
 expect 0 "  its proof verifies" "$ZK" verify "$T/bn.vk.json" "$T/o/lone/public.json" "$T/o/lone/proof.json"
 check "  it ran on both workers' threads (2 x --threads 1)" grep -q "zkarena-synth\[[0-9]*\]: job record [0-9]*: 2 threads (1 job synthesizing or waiting, --max-threads 2)" "$T/run.log"
 stop_run
+# the default shape follows the CPUs the supervisor may run on (its affinity), not the online
+# ones: under taskset to one CPU, one worker of one thread
+env taskset -c 0 "$ZK" run "$NAME" --backend "$RUN_BACKEND" >"$T/run.log" 2>&1 &
+RUN_PID=$!
+id=$(submit "$T/bn.zkey" "$T/bn.wtns" "$T/o/one")
+expect 0 "on one CPU (taskset): a job DONE" "$ZK" wait "$NAME" "$id" --timeout 60
+check "  the default shape is 1 worker x 1 thread on 1 core" grep -q "and 1 workers x 1 threads started (1 cores)" "$T/run.log"
+stop_run
 finish
