@@ -94,6 +94,26 @@ struct child {
 	int index;
 };
 
+/* 1 when pid is exiting (PF_EXITING in /proc/PID/stat's flags, set as its exit begins) or
+ * gone, 0 when it runs: a life pipe's hangup from a child that closed the descriptor itself
+ * must not start a second one beside it. */
+static int exiting(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 1;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
+	unsigned long flags = 0;
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return 1;
+	return (flags & 0x4) != 0; /* PF_EXITING */
+}
+
 static sigset_t run_mask; /* the mask before SIGCHLD was blocked: the children's, ppoll's */
 
 static pid_t spawn(struct child *c)
@@ -451,6 +471,16 @@ int zka_cmd_run(int argc, char **argv)
 					double lived = now() - c->started;
 					if (lived < 2.0 || c->dying)
 						continue; /* waitpid, then the backoff */
+					if (!exiting(c->pid)) {
+						fprintf(stderr,
+							"zkarena run: WARNING: %s %d (pid %d) "
+							"closed its "
+							"life pipe but runs on; its death will be "
+							"seen by "
+							"waitpid alone\n",
+							c->what, c->index, (int)c->pid);
+						continue;
+					}
 					c->dying = c->pid;
 					zka_metrics_restart(mx, c->what);
 					fprintf(stderr,

@@ -99,4 +99,18 @@ for i in $(seq 1 8); do "$ZK" verify "$T/bn.vk.json" "$T/o/c$i/public.json" "$T/
 [ "$v" = 8 ] && ok "their proofs verify" || ko "$v of 8 proofs verify"
 stop_run
 check "arena invariants hold" "$ZK" arena check "$NAME"
+# 4. a worker that closes its life pipe but runs on is not taken for dead (no second one beside
+# it): a stand-in worker closes its descriptors after 2.5 s and sleeps
+cat >"$T/closer.sh" <<'EOS'
+#!/bin/bash
+sleep 2.5
+for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null; done
+exec sleep 30
+EOS
+chmod +x "$T/closer.sh"
+ZKA_SYNTH_BIN="$T/closer.sh" start_run 1
+sleep 4
+check "a live worker that closed its life pipe: a WARNING, not a restart" grep -q "WARNING: worker 1 (pid [0-9]*) closed its life pipe but runs on" "$T/run.log"
+grep -q "worker 1 restarted as" "$T/run.log" && ko "  a second worker was started: $(tail -3 "$T/run.log")" || ok "  no second worker started"
+stop_run
 finish
