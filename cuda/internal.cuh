@@ -135,9 +135,9 @@ struct zka_gpu_key {
 
 enum { ZKG_T_READY = 0, ZKG_T_HELD = 1, ZKG_T_BUILDING = 2 };
 
-/* Registrations are cut at every multiple of this in the address space (zka_gpu_pin_ranges,
- * zka_gpu_pin_key: the driver registers at most 64 GiB at once), and key_load's copies of a
- * key's point sets end there too: a copy may not span two registrations (the driver answers
+/* A key's registrations (zka_gpu_pin_key) are cut at every multiple of this in the address
+ * space (the driver registers at most 64 GiB at once), and key_load's copies of its point sets
+ * end there too: a copy may not span two registrations (the driver answers
  * "invalid argument"; H200, 2026-12-02). Cutting a 2^22 key into 64 MiB pieces, to pin them on
  * more threads, pinned slower (0.13 s against 0.09-0.11 s for five ranges): the size stays the
  * driver's limit. */

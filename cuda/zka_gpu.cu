@@ -207,11 +207,13 @@ static int pin_ranges(zka_gpu *g, const void *const *ptrs, const size_t *lens, i
 extern "C" int zka_gpu_pin_ranges(zka_gpu *g, const void *const *ptrs, const size_t *lens, int n,
 				  int readonly, zka_gpu_pin **pinp, char *err, size_t errlen)
 {
-	return pin_ranges(g, ptrs, lens, n, readonly, PIN_CHUNK, pinp, err, errlen);
+	return pin_ranges(g, ptrs, lens, n, readonly, 0, pinp, err, errlen);
 }
 
-/* cut (a power of two): pieces end at every multiple of cut in the address space, where a
- * caller's copies split too (the key's: zkg_key_piece) */
+/* cut, a power of two: pieces end at every multiple of cut in the address space, where the
+ * caller's copies split too (the key's: zkg_key_piece, upload in prove.cuh); 0: a range is cut
+ * only every PIN_CHUNK from its own start (one under 64 GiB stays whole wherever it lies: the
+ * slots', whose copies are not split) */
 static int pin_ranges(zka_gpu *g, const void *const *ptrs, const size_t *lens, int n, int readonly,
 		      size_t cut, zka_gpu_pin **pinp, char *err, size_t errlen)
 {
@@ -258,8 +260,9 @@ static int pin_ranges(zka_gpu *g, const void *const *ptrs, const size_t *lens, i
 			r[k++] = r[i];
 		}
 	}
+	size_t step = cut ? cut : PIN_CHUNK;
 	for (int i = 0; i < k; i++)
-		pieces += (r[i].len + cut - 1) / cut + 1;
+		pieces += (r[i].len + step - 1) / step + 1;
 	zka_gpu_pin *pin = (zka_gpu_pin *)calloc(1, sizeof *pin + pieces * sizeof pin->pc[0]);
 	if (!pin) {
 		free(r);
@@ -269,7 +272,8 @@ static int pin_ranges(zka_gpu *g, const void *const *ptrs, const size_t *lens, i
 	pin->device = g->device;
 	for (int i = 0; i < k; i++)
 		for (char *a = r[i].p, *end = r[i].p + r[i].len; a < end;) {
-			uintptr_t nx = ((uintptr_t)a & ~(uintptr_t)(cut - 1)) + cut; /* next cut */
+			uintptr_t nx = cut ? ((uintptr_t)a & ~(uintptr_t)(cut - 1)) + cut
+					   : (uintptr_t)a + PIN_CHUNK; /* the next cut */
 			char *b = (uintptr_t)end < nx ? end : (char *)nx;
 			struct zkg_piece *q = &pin->pc[pin->n++];
 			q->p = a;

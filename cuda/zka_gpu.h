@@ -116,8 +116,8 @@ int zka_gpu_pin_readonly(zka_gpu *g, const void *host, size_t bytes, zka_gpu_pin
 void zka_gpu_unpin(zka_gpu_pin *pin); /* NULL is fine */
 /* The same for n ranges at once (readonly: cudaHostRegisterReadOnly, for PROT_READ mappings;
  * 0: ordinary registration), pinned by up to 8 threads in parallel: the ranges are rounded out
- * to whole pages, merged where they share a page, and cut at every 64 GiB of the address
- * space. A copy must lie within one piece (the driver refuses one that spans two
+ * to whole pages, merged where they share a page, and a range over 64 GiB is cut every 64 GiB
+ * from its start. A copy must lie within one piece (the driver refuses one that spans two
  * registrations): pin each buffer that is copied whole as its own range. Whole pages are
  * registered, so memory sharing a page with a range (a small heap buffer's neighbour) must not
  * be copied to a device while pinned: pin page-aligned memory (mmap, the arena, a params
@@ -126,8 +126,9 @@ void zka_gpu_unpin(zka_gpu_pin *pin); /* NULL is fine */
 int zka_gpu_pin_ranges(zka_gpu *g, const void *const *ptrs, const size_t *lens, int n,
 		       int readonly, zka_gpu_pin **pin, char *err, size_t errlen);
 /* A host key's five point sets (A, B1, B2, C, H: what zka_gpu_key_load copies), read-only,
- * each its own range (pieces end at every 64 GiB of the address space, where zka_gpu_key_load
- * cuts its copies too), pinned in parallel: a key in a params region uploads at pinned speed. */
+ * each its own range, pinned in parallel: a key in a params region uploads at pinned speed.
+ * Its pieces end at every multiple of 64 GiB in the address space, where zka_gpu_key_load cuts
+ * its copies too, so a set that straddles such an address still uploads pinned. */
 int zka_gpu_pin_key(zka_gpu *g, const zka_pk *pk, zka_gpu_pin **pin, char *err, size_t errlen);
 
 /* Device memory of g's device (cudaMemGetInfo): *free_b and *total_b in bytes, used by every
