@@ -81,8 +81,9 @@ expect 0 "  its proof verifies" "$ZK" verify "$T/bn.vk.json" "$T/o/lone/public.j
 check "  it ran on both workers' threads (2 x --threads 1)" grep -q "zkarena-synth\[[0-9]*\]: job record [0-9]*: 2 threads (1 job synthesizing or waiting, --max-threads 2)" "$T/run.log"
 stop_run
 # the default shape follows the CPUs the supervisor may run on (its affinity), not the online
-# ones: under taskset to one CPU, one worker of one thread
-env taskset -c 0 "$ZK" run "$NAME" --backend "$RUN_BACKEND" >"$T/run.log" 2>&1 &
+# ones: under taskset to one CPU (the first this shell may use), one worker of one thread
+cpu=$(taskset -pc $$ | sed 's/.*: *//' | cut -d, -f1 | cut -d- -f1)
+taskset -c "$cpu" "$ZK" run "$NAME" --backend "$RUN_BACKEND" >"$T/run.log" 2>&1 &
 RUN_PID=$!
 id=$(submit "$T/bn.zkey" "$T/bn.wtns" "$T/o/one")
 expect 0 "on one CPU (taskset): a job DONE" "$ZK" wait "$NAME" "$id" --timeout 60
