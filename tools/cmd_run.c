@@ -114,7 +114,37 @@ static int exiting(pid_t pid)
 	return (flags & 0x4) != 0; /* PF_EXITING */
 }
 
-static sigset_t run_mask; /* the mask before SIGCHLD was blocked: the children's, ppoll's */
+static sigset_t run_mask;
+static pid_t spawn(struct child *c);
+
+/* c's life pipe hung up: a child that ran 2 s or more and is exiting is replaced at once (its
+ * old pid goes to c->dying, reaped later); otherwise its death waits for waitpid. */
+static void on_hangup(struct child *c, zka_metrics *mx)
+{
+	close(c->life_rd);
+	c->life_rd = -1;
+	double lived = now() - c->started;
+	if (lived < 2.0 || c->dying)
+		return; /* waitpid, then the backoff */
+	if (!exiting(c->pid)) {
+		fprintf(stderr,
+			"zkarena run: WARNING: %s %d (pid %d) closed its life pipe but runs on; "
+			"its death will be seen by waitpid alone\n",
+			c->what, c->index, (int)c->pid);
+		return;
+	}
+	c->dying = c->pid;
+	zka_metrics_restart(mx, c->what);
+	fprintf(stderr, "zkarena run: %s %d (pid %d) died (its life pipe closed) after %.1f s\n",
+		c->what, c->index, (int)c->dying, lived);
+	if (spawn(c) > 0) {
+		fprintf(stderr, "zkarena run: %s %d restarted as pid %d\n", c->what, c->index,
+			(int)c->pid);
+	} else { /* its reap restarts it, as without the pipe */
+		c->dying = 0;
+		fprintf(stderr, "zkarena run: fork: %s\n", strerror(errno));
+	}
+} /* the mask before SIGCHLD was blocked: the children's, ppoll's */
 
 static pid_t spawn(struct child *c)
 {
@@ -462,41 +492,9 @@ int zka_cmd_run(int argc, char **argv)
 				pf[i] =
 				    (struct pollfd){ch[i].pid > 0 ? ch[i].life_rd : -1, POLLIN, 0};
 			if (ppoll(pf, (nfds_t)n, NULL, &run_mask) > 0)
-				for (int i = 0; i < n && !stopping; i++) {
-					struct child *c = &ch[i];
-					if (pf[i].fd < 0 || !pf[i].revents)
-						continue;
-					close(c->life_rd);
-					c->life_rd = -1;
-					double lived = now() - c->started;
-					if (lived < 2.0 || c->dying)
-						continue; /* waitpid, then the backoff */
-					if (!exiting(c->pid)) {
-						fprintf(stderr,
-							"zkarena run: WARNING: %s %d (pid %d) "
-							"closed its "
-							"life pipe but runs on; its death will be "
-							"seen by "
-							"waitpid alone\n",
-							c->what, c->index, (int)c->pid);
-						continue;
-					}
-					c->dying = c->pid;
-					zka_metrics_restart(mx, c->what);
-					fprintf(stderr,
-						"zkarena run: %s %d (pid %d) died (its life pipe "
-						"closed) after %.1f s\n",
-						c->what, c->index, (int)c->dying, lived);
-					if (spawn(c) > 0)
-						fprintf(stderr,
-							"zkarena run: %s %d restarted as pid %d\n",
-							c->what, c->index, (int)c->pid);
-					else { /* its reap restarts it, as without the pipe */
-						c->dying = 0;
-						fprintf(stderr, "zkarena run: fork: %s\n",
-							strerror(errno));
-					}
-				}
+				for (int i = 0; i < n && !stopping; i++)
+					if (pf[i].fd >= 0 && pf[i].revents)
+						on_hangup(&ch[i], mx);
 			continue;
 		}
 		if (pid < 0) {
@@ -513,8 +511,7 @@ int zka_cmd_run(int argc, char **argv)
 				int rec = zka_arena_recover(a);
 				fprintf(stderr,
 					"zkarena run: %s %d (pid %d) %s; recovery put back %d "
-					"record(s) "
-					"(pid %d took its place)\n",
+					"record(s) (pid %d took its place)\n",
 					c->what, c->index, (int)pid, how, rec < 0 ? 0 : rec,
 					(int)c->pid);
 				break;
