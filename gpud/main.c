@@ -88,6 +88,9 @@ static void usage(FILE *f)
 	    "Status (busy %%, proofs/s, synthesis jobs/s over the last minute) is written to\n"
 	    "/dev/shm/zkarena-NAME.gpud-status (id 0; zkarena-NAME.gpudI-status for id I)\n"
 	    "every second and logged every minute.\n"
+	    "With cuda, a circuit's key is uploaded from its registered params region at its\n"
+	    "first job; its window tables build on the device behind the first proofs, which\n"
+	    "use the windowed MSM until the log says the tables are ready.\n"
 	    "Test hook: ZKA_PROVE_DELAY_MS=N sleeps N ms in the middle of each proof.\n",
 	    ZKA_LANES_MAX);
 }
