@@ -76,7 +76,7 @@ struct zka_gpu {
 	cudaStream_t s;
 	cudaStream_t s_hi;     /* highest priority: takes s's place in proofs of domain >= prio_domain */
 	uint32_t prio_domain; /* zka_gpu_set_priority_domain (default ZKA_GPU_PRIO_DOMAIN) */
-	int prio_least, prio_greatest; /* cudaDeviceGetStreamPriorityRange */
+	int prio_least; /* the device's least stream priority: the tables' background builds */
 	cudaEvent_t ev[16];
 	struct zkg_reg reg[64];
 	int nreg;
@@ -126,11 +126,11 @@ struct zka_gpu_key {
 	char mode[256]; /* one line: which MSM path the key uses and why */
 	void *d_tw, *d_itw, *d_cs;
 	/* zka_gpu_key_timing: zka_gpu_key_load fills bytes, pinned and the total; the engine's
-	 * key_load stamps (zkg_now, 0 where not stamped) the start of the points' copies, their
-	 * completion and the completion of the window tables */
+	 * key_load stamps (zkg_now, 0 where not stamped) the start of the points' copies and their
+	 * completion (the tables' build time is t_build) */
 	uint64_t up_bytes;
 	int pinned;
-	double t_load, t_copy, t_uploaded, t_tables;
+	double t_load, t_copy, t_uploaded;
 };
 
 enum { ZKG_T_READY = 0, ZKG_T_HELD = 1, ZKG_T_BUILDING = 2 };
@@ -155,7 +155,7 @@ size_t zkg_key_piece(void);
 struct zkg_throttle {
 	cudaEvent_t ev[2]; /* blocking-sync events: the waiting thread sleeps */
 	unsigned i;
-	const int *stop; /* __atomic: nonzero ends the build early (an error: -ECANCELED) */
+	const int *stop; /* __atomic: nonzero ends the build early (cudaErrorNotPermitted) */
 };
 /* after a launch on st: records ev[i & 1], waits for ev[(i - 1) & 1] */
 cudaError_t zkg_throttle_step(struct zkg_throttle *t, cudaStream_t st);

@@ -791,8 +791,7 @@ template <class TR> struct eng {
 		if (k->pc && g->tables_build == ZKA_GPU_TABLES_SYNC) {
 			CKR(tables_on(g->s, k, NULL, err, errlen));
 			CK(cudaStreamSynchronize(g->s));
-			k->t_tables = zkg_now();
-			k->t_build = k->t_tables - k->t_uploaded;
+			k->t_build = zkg_now() - k->t_uploaded;
 			__atomic_store_n(&k->tstate, ZKG_T_READY, __ATOMIC_RELEASE);
 		} else if (k->pc) { /* zka_gpu_key_load starts the build (or the caller does) */
 			__atomic_store_n(&k->tstate, ZKG_T_HELD, __ATOMIC_RELEASE);

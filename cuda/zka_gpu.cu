@@ -73,7 +73,6 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 	CK(cudaDeviceGetStreamPriorityRange(&prio_least, &prio_greatest));
 	int prio_mid = prio_greatest < prio_least - 1 ? prio_least - 1 : prio_least;
 	g->prio_least = prio_least;
-	g->prio_greatest = prio_greatest;
 	CK(cudaStreamCreateWithPriority(&g->s, cudaStreamNonBlocking, prio_mid));
 	CK(cudaStreamCreateWithPriority(&g->s_hi, cudaStreamNonBlocking, prio_greatest));
 	g->prio_domain = ZKA_GPU_PRIO_DOMAIN;
@@ -316,10 +315,9 @@ extern "C" int zka_gpu_pin_readonly(zka_gpu *g, const void *host, size_t bytes, 
 extern "C" int zka_gpu_pin_key(zka_gpu *g, const zka_pk *pk, zka_gpu_pin **pinp, char *err,
 			       size_t errlen)
 {
-	size_t n1 = zka_g1_bytes(pk->curve), n2 = zka_g2_bytes(pk->curve), nv = pk->n_vars;
-	size_t pre = (size_t)pk->n_public + 1, nc = nv > pre ? nv - pre : 0;
-	const void *p[5] = {pk->A, pk->B1, pk->B2, pk->C, pk->H};
-	size_t len[5] = {nv * n1, nv * n1, nv * n2, nc * n1, (size_t)pk->domain_size * n1};
+	const void *p[5];
+	size_t len[5];
+	zka_pk_point_sets(pk, p, len);
 	return pin_ranges(g, p, len, 5, 1, zkg_key_piece(), pinp, err, errlen);
 }
 
@@ -502,10 +500,8 @@ extern "C" int zka_gpu_key_tables_start(zka_gpu_key *k, char *err, size_t errlen
 	if (!k->pc || __atomic_load_n(&k->tstate, __ATOMIC_ACQUIRE) != ZKG_T_HELD)
 		return 0;
 	SET_DEV(k->g);
-	int least = 0, greatest = 0;
-	CK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
 	if (!k->s_bg)
-		CK(cudaStreamCreateWithPriority(&k->s_bg, cudaStreamNonBlocking, least));
+		CK(cudaStreamCreateWithPriority(&k->s_bg, cudaStreamNonBlocking, k->g->prio_least));
 	if (!k->ev_t0)
 		CK(cudaEventCreate(&k->ev_t0));
 	if (!k->ev_t1)
@@ -623,12 +619,16 @@ extern "C" int zka_gpu_key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key **kp, 
 	k->pk.beta2 = k->beta2;
 	k->pk.delta2 = k->delta2;
 	k->pk.gamma2 = k->gamma2;
-	size_t pre = (size_t)pk->n_public + 1;
-	/* C's first n_public + 1 points are zeroed on the device, not copied */
-	k->up_bytes = (uint64_t)pk->n_vars * (3 * n1 + n2) + (uint64_t)pk->domain_size * n1 -
-		      (pk->n_vars > pre ? pre : pk->n_vars) * n1;
-	k->pinned = is_pinned(pk->A) && is_pinned(pk->B1) && is_pinned(pk->B2) && is_pinned(pk->C) &&
-		    is_pinned(pk->H);
+	/* the bytes copied (C's first n_public + 1 points are zeroed on the device instead) */
+	const void *sp[5];
+	size_t sl[5];
+	zka_pk_point_sets(pk, sp, sl);
+	k->up_bytes = 0;
+	k->pinned = 1;
+	for (int i = 0; i < 5; i++) {
+		k->up_bytes += sl[i];
+		k->pinned &= is_pinned(sp[i]);
+	}
 	double t0 = zkg_now();
 	int rc = o->key_load(g, pk, k, err, errlen);
 	if (rc < 0) {

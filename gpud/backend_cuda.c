@@ -122,8 +122,8 @@ static int cuda_init(void **ctx, struct zka_arena *a, int device, int lanes, cha
 		 "backend cuda: %s; CUDA started in %.3f s; %u slots (%llu MiB) registered %s "
 		 "with cudaHostRegister in %.3f s; %d proof%s in flight",
 		 zka_gpu_device_name(c->g[0]), t1 - t0, geo.nslots,
-		 (unsigned long long)(geo.nslots * geo.slot_stride >> 20), how, mono_s() - t1, lanes,
-		 lanes > 1 ? "s" : "");
+		 (unsigned long long)(geo.nslots * geo.slot_stride >> 20), how, mono_s() - t1,
+		 lanes, lanes > 1 ? "s" : "");
 	*ctx = c;
 	return 0;
 }
@@ -163,7 +163,7 @@ static void cuda_pin(struct cuda *x, int lane, uint32_t circuit, const zka_param
 }
 
 /* The "key on the device" line: the MSM path, then the upload and the window tables (built
- * in the load, or building behind it: then tables_line says when they are ready). */
+ * in the load, or building behind it: then tables_check says when they are ready). */
 static void key_line(uint32_t circuit, zka_gpu_key *k)
 {
 	zka_gpu_key_times t;
@@ -307,8 +307,8 @@ static void cuda_shutdown(void *ctx)
 		zka_gpu_key_free(x->retired[i]);
 	for (int i = 0; i < KEYS_MAX; i++) /* before gpud unmaps the regions */
 		zka_gpu_unpin(x->pin[i]);
-	zka_gpu_unpin(x->slots_pin);		/* before gpud unmaps the arena */
-	for (int i = x->lanes - 1; i >= 0; i--) /* g[0] last: it unregisters the slots */
+	zka_gpu_unpin(x->slots_pin); /* before gpud unmaps the arena */
+	for (int i = x->lanes - 1; i >= 0; i--)
 		zka_gpu_close(x->g[i]);
 	pthread_mutex_destroy(&x->key_mu);
 	pthread_mutex_destroy(&x->warn_mu);

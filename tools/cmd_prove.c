@@ -114,12 +114,12 @@ err:
 /* --gpu's start beside the CPU's work (issue 18: a one-shot proof of BN254 2^22 in 0.6 s).
  * CUDA's start (~0.3 s) and the key's upload need no witness, and a, b, c need no device, so:
  *
- *   prep thread:  zka_gpu_open -> [key posted] -> register the params region -> key upload
+ *   prep thread:  zka_gpu_open -> [key posted] -> register the key's points -> key upload
  *   main thread:  key (resident map or .zka load) -> post -> witness -> a, b, c -> join
  *                 -> register a, b, c, w -> prove
  *
  * The key is posted as soon as it is in memory (NULL: the command failed first; the thread
- * then only closes what it opened, in gprep_end). The registration of the region is a speed-up:
+ * then only closes what it opened, in gprep_end). The registration of the points is a speed-up:
  * when the driver refuses it the upload runs from pageable memory and a NOTE line says so. */
 #ifdef ZKA_HAVE_CUDA
 struct gprep {
@@ -145,15 +145,14 @@ struct gprep {
 #define MADV_POPULATE_READ 22 /* Linux 5.14 */
 #endif
 
-/* The populate thread: madvise(MADV_POPULATE_READ) over the five point sets. */
+/* The populate thread: madvise(MADV_POPULATE_READ) over the five point sets (what
+ * zka_gpu_pin_key registers next). */
 static void *gprep_populate(void *arg)
 {
 	struct gprep *x = arg;
-	const zka_pk *pk = &x->p->pk;
-	size_t n1 = zka_g1_bytes(pk->curve), n2 = zka_g2_bytes(pk->curve), nv = pk->n_vars;
-	size_t pre = (size_t)pk->n_public + 1, nc = nv > pre ? nv - pre : 0;
-	const void *p[5] = {pk->A, pk->B1, pk->B2, pk->C, pk->H};
-	size_t len[5] = {nv * n1, nv * n1, nv * n2, nc * n1, (size_t)pk->domain_size * n1};
+	const void *p[5];
+	size_t len[5];
+	zka_pk_point_sets(&x->p->pk, p, len);
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
 	double t0 = mono();
 	for (int i = 0; i < 5 && !x->pop_errno; i++) {
@@ -256,7 +255,7 @@ struct gprep {
 /* --times' GPU stages: the prep thread's (beside the main thread's work) and the main
  * thread's wait for it */
 typedef struct {
-	double open, pop, pin, key, abc, wait, reg, prove, release;
+	double open, pop, pin, key, abc, wait, reg, prove, teardown;
 	char pop_note[96];
 } gpu_stages;
 
@@ -322,7 +321,7 @@ err:
 	zka_gpu_unpin(abcw); /* before a, b, c and w are freed */
 	t1 = mono();
 	gprep_end(x);
-	gs->release = mono() - t1;
+	gs->teardown = mono() - t1;
 	zka_abc_scratch_free(a, n);
 	zka_abc_scratch_free(b, n);
 	zka_abc_scratch_free(c, n);
@@ -606,7 +605,7 @@ int zka_cmd_prove(int argc, char **argv)
 				"%.3f s, key upload %.3f s; then waited for them %.3f s, a, b, c and "
 				"witness registered %.3f s, proof %.3f s, teardown %.3f s\n",
 				gs.open, gs.pop, gs.pop_note, gs.pin, gs.key, gs.wait, gs.reg,
-				gs.prove, gs.release);
+				gs.prove, gs.teardown);
 		}
 		fprintf(stderr, "zkarena prove: %s, %u constraints domain, abc %.3f s, ntt %.3f s, "
 				"msm G1 %.3f s, msm G2 %.3f s, total %.3f s; command %.3f s to the "

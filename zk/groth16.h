@@ -37,6 +37,18 @@ typedef struct zka_pk {
 	zka_coef *coefs;
 } zka_pk;
 
+/* The key's five point sets as a prover reads them, A, B1, B2, C, H: their starts and byte
+ * sizes (C holds no points for w[0] and the public signals). What a GPU upload copies, and
+ * registers or pre-faults first. */
+static inline void zka_pk_point_sets(const zka_pk *pk, const void *p[5], size_t len[5])
+{
+	size_t n1 = zka_g1_bytes(pk->curve), n2 = zka_g2_bytes(pk->curve), nv = pk->n_vars;
+	size_t pre = (size_t)pk->n_public + 1, nc = nv > pre ? nv - pre : 0;
+	p[0] = pk->A, p[1] = pk->B1, p[2] = pk->B2, p[3] = pk->C, p[4] = pk->H;
+	len[0] = nv * n1, len[1] = nv * n1, len[2] = nv * n2, len[3] = nc * n1;
+	len[4] = (size_t)pk->domain_size * n1;
+}
+
 /* A verification key (verification_key.json). */
 typedef struct zka_vk {
 	const zka_curve *curve;
