@@ -10,16 +10,15 @@
  * and the worker goes on. A worker killed at any point loses nothing: recovery gives its job
  * back to the queue and its slot back to the free ring. */
 #include "config/zka_notify.h"
-#include "zk/par.h"
 #include "synth/pipe.h"
 #include "zk/abc.h"
 #include "zk/groth16.h"
 #include "zk/opt.h"
+#include "zk/par.h"
 #include "zk/r1cs.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -114,7 +114,7 @@ static int exiting(pid_t pid)
 	return (flags & 0x4) != 0; /* PF_EXITING */
 }
 
-static sigset_t run_mask;
+static sigset_t run_mask; /* the mask before SIGCHLD was blocked: the children's, ppoll's */
 static pid_t spawn(struct child *c);
 
 /* c's life pipe hung up: a child that ran 2 s or more and is exiting is replaced at once (its
@@ -144,7 +144,7 @@ static void on_hangup(struct child *c, zka_metrics *mx)
 		c->dying = 0;
 		fprintf(stderr, "zkarena run: fork: %s\n", strerror(errno));
 	}
-} /* the mask before SIGCHLD was blocked: the children's, ppoll's */
+}
 
 static pid_t spawn(struct child *c)
 {
@@ -154,9 +154,9 @@ static pid_t spawn(struct child *c)
 	pid_t pid = fork();
 	if (pid == 0) {
 		sigprocmask(SIG_SETMASK, &run_mask, NULL);
+		/* the write end survives exec; the read end (O_CLOEXEC) does not */
 		if (lp[1] >= 0)
-			fcntl(lp[1], F_SETFD,
-			      0); /* the write end survives exec; the read end not */
+			fcntl(lp[1], F_SETFD, 0);
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		unsetenv("NOTIFY_SOCKET"); /* the unit's readiness is the supervisor's to tell */
 		signal(SIGINT, SIG_IGN); /* Ctrl-C goes to the supervisor, which stops us cleanly */
@@ -210,8 +210,8 @@ static void usage(void)
 	       "replaces /etc/zkarena); flags override it.\n"
 	       "Restarts any process that dies: at once when it had run 2 s or more, else\n"
 	       "after a backoff (100 ms, doubling up to 5 s while it keeps dying young); after\n"
-	       "each death runs recovery and logs what it put back. SIGTERM/SIGINT stop them all "
-	       "(SIGTERM, then SIGKILL after 5 s).\n"
+	       "each death runs recovery and logs what it put back. SIGTERM/SIGINT stop them\n"
+	       "all (SIGTERM, then SIGKILL after 5 s).\n"
 	       "Executables are looked up next to zkarena, or taken from ZKA_SYNTH_BIN and\n"
 	       "ZKA_GPUD_BIN.\n",
 	       ZKA_RUN_THREADS);
