@@ -112,10 +112,12 @@ static int synthesize(struct zka_arena *a, zka_pipe_cache *cache, uint32_t slot,
 		wm_cap = p->pk.n_vars;
 	}
 	/* the witness straight from the mapped file into the slot (standard form) and wm */
-	if (zka_abc_witness(ji.witness_path, p->pk.curve, p->pk.n_vars, v.w, wm, threads, err,
+	uint64_t *cls = zka_abc_scratch_cls(wm, p->pk.n_vars);
+	if (zka_abc_witness(ji.witness_path, p->pk.curve, p->pk.n_vars, v.w, wm, cls, threads, err,
 			    sizeof err))
 		goto fail;
-	if ((r = zka_abc_compute(&p->abc, (const uint64_t(*)[4])wm, v.a, v.b, v.c, threads))) {
+	if ((r = zka_abc_compute(&p->abc, (const uint64_t(*)[4])wm, cls, v.a, v.b, v.c,
+				 threads))) {
 		snprintf(err, sizeof err, "computing a, b, c failed: %s", strerror(-r));
 		goto fail;
 	}

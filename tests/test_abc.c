@@ -113,41 +113,77 @@ static void rand_key(const zka_curve *c, uint32_t m, uint32_t npub, uint32_t nva
 	pk->n_coefs = (uint32_t)n;
 }
 
-/* Compares the CSR path at thread counts 1..16 with the reference for pk and w. */
+/* The class map of w's n values as zk/abc.h defines it, one value at a time. */
+static uint64_t *ref_classes(const zka_witness *w)
+{
+	uint64_t *cls = calloc(ZKA_ABC_CLS_WORDS(w->n), 8);
+	CU_ASSERT_FATAL(cls != NULL);
+	for (uint32_t j = 0; j < w->n; j++) {
+		const uint64_t *v = w->w[j];
+		uint64_t k = (v[1] | v[2] | v[3]) == 0 && v[0] <= 1 ? v[0] : 2;
+		cls[j / 32] |= k << (2 * (j % 32));
+	}
+	return cls;
+}
+
+/* Compares the CSR path at thread counts 1..16 with the reference for pk and w, with and
+ * without the class map, with and without c. */
 static void compare(const zka_pk *pk, const zka_witness *w, int all_threads)
 {
 	size_t n = pk->domain_size;
 	uint64_t(*ref)[4] = malloc(3 * n * 32), (*got)[4] = malloc(3 * n * 32),
-	(*wm)[4] = malloc((size_t)w->n * 32);
-	CU_ASSERT_FATAL(ref && got && wm);
+	(*wm)[4] = malloc((size_t)w->n * 32), *cls = malloc(ZKA_ABC_CLS_WORDS(w->n) * 8),
+	*rcls = ref_classes(w);
+	CU_ASSERT_FATAL(ref && got && wm && cls);
 	CU_ASSERT_FATAL(zka_compute_abc(pk, w, ref, ref + n, ref + 2 * n, NULL) == 0);
 	zka_abc m;
 	char err[256] = "";
 	CU_ASSERT_FATAL(zka_abc_build(pk, &m, err, sizeof err) == 0);
 	CU_ASSERT(zka_abc_check(&m, err, sizeof err) == 0);
 	CU_ASSERT(m.n_vals >= 2 && m.nnz[0] + m.nnz[1] <= pk->n_coefs);
-	CU_ASSERT(zka_abc_witness_mem(pk->curve, (const uint64_t(*)[4])w->w, w->n, wm, 3) == 0);
-	/* both row loops (direct, gathered), prefetch distances from 1 to past a block */
-	(void)zka_abc_compute(&m, (const uint64_t(*)[4])wm, got, got + n, got + 2 * n, 1);
+	memset(cls, 0x5a, ZKA_ABC_CLS_WORDS(w->n) * 8); /* every word must be written */
+	CU_ASSERT(zka_abc_witness_mem(pk->curve, (const uint64_t(*)[4])w->w, w->n, wm, cls, 3) ==
+		  0);
+	CU_ASSERT(memcmp(cls, rcls, ZKA_ABC_CLS_WORDS(w->n) * 8) == 0);
+	/* the row loops (direct, gathered, with the class map), prefetch distances from 1 to
+	 * past a block */
+	(void)zka_abc_compute(&m, (const uint64_t(*)[4])wm, cls, got, got + n, got + 2 * n, 1);
 	struct zka__abc_tune saved = zka__abc_tune;
-	static const struct zka__abc_tune tunes[] = {{8, 0}, {1, 0}, {33, 0},
-						     {8, 1}, {1, 1}, {64, 1}};
+	static const struct zka__abc_tune tunes[] = {{8, 0, 1}, {1, 0, 1}, {33, 0, 1},
+						     {8, 0, 0}, {1, 0, 0}, {33, 0, 0},
+						     {8, 1, 0}, {1, 1, 0}, {64, 1, 0}};
 	for (size_t v = 0; v < sizeof tunes / sizeof tunes[0]; v++) {
 		zka__abc_tune = tunes[v];
 		for (int t = 1; t <= 16; t += all_threads && v == 0 ? 1 : 5) {
+			/* the class map given to every loop: only the tune's classes uses it */
+			int no_c = t % 2 == 0; /* c left to the prover at every other count */
 			memset(got, 0xa5, 3 * n * 32); /* every byte must be written */
-			CU_ASSERT_FATAL(zka_abc_compute(&m, (const uint64_t(*)[4])wm, got, got + n,
-							got + 2 * n, t) == 0);
-			int same = memcmp(ref, got, 3 * n * 32) == 0;
+			CU_ASSERT_FATAL(zka_abc_compute(&m, (const uint64_t(*)[4])wm, cls, got,
+							got + n, no_c ? NULL : got + 2 * n,
+							t) == 0);
+			int same = memcmp(ref, got, (no_c ? 2 : 3) * n * 32) == 0;
 			if (!same)
 				fprintf(stderr,
 					"CSR path differs from the reference: %s, domain %zu, %d "
-					"threads, ahead %u, gather %d\n",
-					pk->curve->pretty, n, t, tunes[v].ahead, tunes[v].gather);
+					"threads, ahead %u, gather %d, classes %d, c %d\n",
+					pk->curve->pretty, n, t, tunes[v].ahead, tunes[v].gather,
+					tunes[v].classes, !no_c);
 			CU_ASSERT(same);
+			if (no_c) { /* c untouched */
+				uint64_t(*cc)[4] = got + 2 * n;
+				size_t untouched = 0;
+				for (size_t i = 0; i < 4 * n; i++)
+					untouched += ((uint64_t *)cc)[i] == 0xa5a5a5a5a5a5a5a5ull;
+				CU_ASSERT(untouched == 4 * n);
+			}
 		}
 	}
 	zka__abc_tune = saved;
+	/* no class map at all: the plain loop */
+	memset(got, 0xa5, 3 * n * 32);
+	CU_ASSERT(
+	    zka_abc_compute(&m, (const uint64_t(*)[4])wm, NULL, got, got + n, got + 2 * n, 4) == 0);
+	CU_ASSERT(memcmp(ref, got, 3 * n * 32) == 0);
 	/* the one-shot wrapper the CPU prover uses */
 	zka_prove_opts o = {.threads = 2};
 	memset(got, 0, 3 * n * 32);
@@ -157,6 +193,8 @@ static void compare(const zka_pk *pk, const zka_witness *w, int all_threads)
 	free(ref);
 	free(got);
 	free(wm);
+	free(cls);
+	free(rcls);
 }
 
 static void test_random_keys(void)
@@ -242,13 +280,17 @@ static void test_circom_fixtures(void)
 		compare(&pk, &w, 1);
 		/* the witness pass from the file: the same values, straight into a buffer */
 		uint64_t(*ws)[4] = malloc((size_t)w.n * 32), (*wm)[4] = malloc((size_t)w.n * 32),
-		(*wm2)[4] = malloc((size_t)w.n * 32);
-		CU_ASSERT_FATAL(ws && wm && wm2);
-		CU_ASSERT(zka_abc_witness(wt, pk.curve, w.n, ws, wm, 4, err, sizeof err) == 0);
+		(*wm2)[4] = malloc((size_t)w.n * 32), *cls = malloc(ZKA_ABC_CLS_WORDS(w.n) * 8),
+		*rcls = ref_classes(&w);
+		CU_ASSERT_FATAL(ws && wm && wm2 && cls);
+		CU_ASSERT(zka_abc_witness(wt, pk.curve, w.n, ws, wm, cls, 4, err, sizeof err) == 0);
 		CU_ASSERT(memcmp(ws, w.w, (size_t)w.n * 32) == 0);
-		CU_ASSERT(zka_abc_witness_mem(pk.curve, (const uint64_t(*)[4])w.w, w.n, wm2, 1) ==
-			  0);
+		CU_ASSERT(memcmp(cls, rcls, ZKA_ABC_CLS_WORDS(w.n) * 8) == 0);
+		CU_ASSERT(zka_abc_witness_mem(pk.curve, (const uint64_t(*)[4])w.w, w.n, wm2, NULL,
+					      1) == 0);
 		CU_ASSERT(memcmp(wm, wm2, (size_t)w.n * 32) == 0);
+		free(cls);
+		free(rcls);
 		free(ws);
 		free(wm);
 		free(wm2);
@@ -274,23 +316,30 @@ static void test_witness_file(void)
 		w.w[0][0] = 1;
 		CU_ASSERT_FATAL(zka_wtns_write(path, &w, err, sizeof err) == 0);
 		uint64_t(*ws)[4] = malloc((size_t)n * 32), (*wm)[4] = malloc((size_t)n * 32),
-		(*wm2)[4] = malloc((size_t)n * 32);
+		(*wm2)[4] = malloc((size_t)n * 32), *cls = malloc(ZKA_ABC_CLS_WORDS(n) * 8),
+		*rcls = ref_classes(&w);
 		for (int t = 1; t <= 16; t *= 2) {
 			memset(ws, 0, (size_t)n * 32);
+			memset(cls, 0xff, ZKA_ABC_CLS_WORDS(n) * 8);
 			err[0] = 0;
-			CU_ASSERT(zka_abc_witness(path, c, n, ws, wm, t, err, sizeof err) == 0);
+			CU_ASSERT(zka_abc_witness(path, c, n, ws, wm, cls, t, err, sizeof err) ==
+				  0);
 			CU_ASSERT(memcmp(ws, w.w, (size_t)n * 32) == 0);
+			CU_ASSERT(memcmp(cls, rcls, ZKA_ABC_CLS_WORDS(n) * 8) == 0);
 		}
+		free(cls);
+		free(rcls);
 		for (uint32_t i = 0; i < n; i++) /* the reference conversion */
 			c->fr_to_mont(wm2[i], w.w[i]);
 		CU_ASSERT(memcmp(wm, wm2, (size_t)n * 32) == 0);
 		/* refusals */
 		err[0] = 0;
-		CU_ASSERT(zka_abc_witness(path, curves[1 - ci], n, ws, wm, 2, err, sizeof err) ==
-			  -EINVAL);
+		CU_ASSERT(zka_abc_witness(path, curves[1 - ci], n, ws, wm, NULL, 2, err,
+					  sizeof err) == -EINVAL);
 		CU_ASSERT(strstr(err, path) && strstr(err, "witness is for"));
 		err[0] = 0;
-		CU_ASSERT(zka_abc_witness(path, c, n + 1, ws, wm, 2, err, sizeof err) == -EINVAL);
+		CU_ASSERT(zka_abc_witness(path, c, n + 1, ws, wm, NULL, 2, err, sizeof err) ==
+			  -EINVAL);
 		CU_ASSERT(strstr(err, path) && strstr(err, "values but the key expects"));
 		uint32_t bad = (uint32_t)(zka_test_rand64() % n);
 		uint64_t keep[4];
@@ -298,20 +347,20 @@ static void test_witness_file(void)
 		memcpy(w.w[bad], c->r, 32);
 		CU_ASSERT_FATAL(zka_wtns_write(path, &w, err, sizeof err) == 0);
 		err[0] = 0;
-		CU_ASSERT(zka_abc_witness(path, c, n, ws, wm, 3, err, sizeof err) == -EINVAL);
+		CU_ASSERT(zka_abc_witness(path, c, n, ws, wm, NULL, 3, err, sizeof err) == -EINVAL);
 		char want[64];
 		snprintf(want, sizeof want, "witness value %u is not below", bad);
 		CU_ASSERT(strstr(err, path) && strstr(err, want));
-		CU_ASSERT(zka_abc_witness_mem(c, (const uint64_t(*)[4])w.w, n, wm, 3) ==
+		CU_ASSERT(zka_abc_witness_mem(c, (const uint64_t(*)[4])w.w, n, wm, NULL, 3) ==
 			  (int64_t)bad + 1);
 		memcpy(w.w[bad], keep, 32);
 		w.w[0][0] = 2;
 		CU_ASSERT_FATAL(zka_wtns_write(path, &w, err, sizeof err) == 0);
 		err[0] = 0;
-		CU_ASSERT(zka_abc_witness(path, c, n, ws, wm, 3, err, sizeof err) == -EINVAL);
+		CU_ASSERT(zka_abc_witness(path, c, n, ws, wm, NULL, 3, err, sizeof err) == -EINVAL);
 		CU_ASSERT(strstr(err, "value 0 is not 1") != NULL);
 		err[0] = 0;
-		CU_ASSERT(zka_abc_witness(dir, c, n, ws, wm, 3, err, sizeof err) <
+		CU_ASSERT(zka_abc_witness(dir, c, n, ws, wm, NULL, 3, err, sizeof err) <
 			  0); /* a directory */
 		free(ws);
 		free(wm);
@@ -368,9 +417,10 @@ static void test_check_c(void)
 		CU_ASSERT_FATAL(zka_abc_build(&pk, &mx, err, sizeof err) == 0);
 		size_t n = pk.domain_size;
 		uint64_t(*abc)[4] = malloc(3 * n * 32), (*wm)[4] = malloc((size_t)w.n * 32);
-		CU_ASSERT(zka_abc_witness_mem(w.curve, (const uint64_t(*)[4])w.w, w.n, wm, 4) == 0);
-		CU_ASSERT(zka_abc_compute(&mx, (const uint64_t(*)[4])wm, abc, abc + n, abc + 2 * n,
-					  4) == 0);
+		CU_ASSERT(
+		    zka_abc_witness_mem(w.curve, (const uint64_t(*)[4])w.w, w.n, wm, NULL, 4) == 0);
+		CU_ASSERT(zka_abc_compute(&mx, (const uint64_t(*)[4])wm, NULL, abc, abc + n,
+					  abc + 2 * n, 4) == 0);
 		CU_ASSERT(zka_abc_check_c(&cs, &mx, (const uint64_t(*)[4])(abc + 2 * n),
 					  (const uint64_t(*)[4])wm, 4, &bad) == 0);
 		/* a changed value: the same first failing constraint as the reference check */
@@ -379,9 +429,10 @@ static void test_check_c(void)
 		memset(w.w[s], 0, 32);
 		w.w[s][0] = nv;
 		int ref = zka_r1cs_check(&cs, &w, &bad2);
-		CU_ASSERT(zka_abc_witness_mem(w.curve, (const uint64_t(*)[4])w.w, w.n, wm, 4) == 0);
-		CU_ASSERT(zka_abc_compute(&mx, (const uint64_t(*)[4])wm, abc, abc + n, abc + 2 * n,
-					  7) == 0);
+		CU_ASSERT(
+		    zka_abc_witness_mem(w.curve, (const uint64_t(*)[4])w.w, w.n, wm, NULL, 4) == 0);
+		CU_ASSERT(zka_abc_compute(&mx, (const uint64_t(*)[4])wm, NULL, abc, abc + n,
+					  abc + 2 * n, 7) == 0);
 		for (int t = 1; t <= 16; t *= 4) {
 			bad = UINT32_MAX;
 			int got = zka_abc_check_c(&cs, &mx, (const uint64_t(*)[4])(abc + 2 * n),

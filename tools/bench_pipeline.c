@@ -55,16 +55,17 @@ static void usage(FILE *f)
 	    "usage: zkarena bench pipeline [--curve bn128|bls12381] [--constraints N] [--jobs J]\n"
 	    "                              [--workers W] [--threads T] [--inflight I]\n"
 	    "                              [--backend cpu|cuda] [--reps R] [--sweep]\n"
-	    "                              [--synth-only] [--row-loops G:A,...]\n"
+	    "                              [--synth-only] [--row-loops G:A[:K],...]\n"
 	    "       zkarena bench pipeline --zkey circuit.zkey --wtns witness.wtns [...]\n"
 	    "\n"
 	    "Measures whether synthesis keeps the prover busy, in one run on one key and witness:\n"
 	    "  synthesis in process: the previous path (one thread over the coefficient list, the\n"
 	    "    witness read and copied) vs the CSR path with 1 and T threads, medians of R (3);\n"
 	    "    --sweep adds W workers x T threads at W T = the cores it may run on;\n"
-	    "    --row-loops G:A,... runs the sweep for each row loop (G 1: gathered, 0: direct;\n"
-	    "    A: rows prefetched ahead, 1-64; see zk/abc.h); --synth-only stops there (no\n"
-	    "    pipeline, no ceiling);\n"
+	    "    --row-loops G:A[:K],... runs the sweep for each row loop (G 1: gathered, 0:\n"
+	    "    direct; A: rows prefetched ahead, 1-64; K 1: direct, with the witness's\n"
+	    "    0/1 values found in its class map, 0 or omitted: without; see zk/abc.h);\n"
+	    "    --synth-only stops there (no pipeline, no ceiling);\n"
 	    "  the pipeline: a temporary arena, `zkarena run` with W workers x T threads "
 	    "(defaults\n"
 	    "    as `zkarena run`'s) and the backend (cpu), J jobs (default 40); proofs/s and busy "
@@ -104,9 +105,11 @@ static int synth_new(const zka_abc *m, const zka_pk *pk, const char *wtns, uint6
 		     uint64_t (*wslot)[4], uint64_t (*wm)[4], int threads, char *err, size_t errlen)
 {
 	size_t n = pk->domain_size;
-	int r = zka_abc_witness(wtns, pk->curve, pk->n_vars, wslot, wm, threads, err, errlen);
+	uint64_t *cls = zka_abc_scratch_cls(wm, pk->n_vars);
+	int r = zka_abc_witness(wtns, pk->curve, pk->n_vars, wslot, wm, cls, threads, err, errlen);
 	return r ? r
-		 : zka_abc_compute(m, (const uint64_t(*)[4])wm, abc, abc + n, abc + 2 * n, threads);
+		 : zka_abc_compute(m, (const uint64_t(*)[4])wm, cls, abc, abc + n, abc + 2 * n,
+				   threads);
 }
 
 /* One job's buffers: a, b, c, the slot's witness and the Montgomery scratch. */
@@ -201,19 +204,24 @@ static double sweep_run(const zka_abc *m, const zka_pk *pk, const char *wtns, in
 	return s.err || t1 <= t0 ? -1 : jobs / (t1 - t0);
 }
 
-/* --row-loops G:A,...: G 1 gathered, 0 direct; A rows prefetched ahead (zk/abc.h). Returns
- * the number parsed into tv, or -1 for a malformed list or more than ROW_LOOPS_MAX. */
+/* --row-loops G:A[:K],...: G 1 gathered, 0 direct; A rows prefetched ahead; K 1 the class
+ * map (the direct loop with it, whatever G says), 0 or omitted without (zk/abc.h). Returns the
+ * number parsed into tv, or -1 for a malformed list or more than ROW_LOOPS_MAX. */
 #define ROW_LOOPS_MAX 8
 static int parse_row_loops(const char *q, struct zka__abc_tune *tv)
 {
 	int nv = 0;
 	while (*q) {
-		unsigned g, ah;
-		int used = 0;
-		if (nv == ROW_LOOPS_MAX || sscanf(q, "%u:%u%n", &g, &ah, &used) != 2 || g > 1 ||
-		    ah < 1 || ah > 64 || (q[used] && q[used] != ','))
+		unsigned g, ah, k = 0;
+		int used = 0, more = 0;
+		if (nv == ROW_LOOPS_MAX || sscanf(q, "%u:%u%n", &g, &ah, &used) != 2)
 			return -1;
-		tv[nv++] = (struct zka__abc_tune){ah, (int)g};
+		if (q[used] == ':' && (sscanf(q + used, ":%u%n", &k, &more) != 1 || k > 1))
+			return -1;
+		used += more;
+		if (g > 1 || ah < 1 || ah > 64 || (q[used] && q[used] != ','))
+			return -1;
+		tv[nv++] = (struct zka__abc_tune){ah, (int)g, (int)k};
 		q += used;
 		q += *q == ',';
 	}
@@ -490,11 +498,11 @@ int zka_bench_pipeline(int argc, char **argv)
 			break;
 		case 'L':
 			if ((nv = parse_row_loops(optarg, tv)) < 0) {
-				fprintf(
-				    stderr,
-				    "%s: --row-loops: '%s': want G:A,... (at most %d) with G 0 or "
-				    "1 and A 1-64\n",
-				    P, optarg, ROW_LOOPS_MAX);
+				fprintf(stderr,
+					"%s: --row-loops: '%s': want G:A[:K],... (at most %d) with "
+					"G and "
+					"K 0 or 1 and A 1-64\n",
+					P, optarg, ROW_LOOPS_MAX);
 				return 2;
 			}
 			sweep = 1;
@@ -614,8 +622,12 @@ int zka_bench_pipeline(int argc, char **argv)
 	    "| (once per key, at load: building the CSR form)               | %9.4f |             "
 	    "|\n",
 	    reps, s_old, s_one, s_old / s_one, threads, s_t, s_old / s_t, t_build);
-	printf("(row loop: %s, prefetch %u rows ahead; ZKA_ABC_GATHER, ZKA_ABC_AHEAD)\n",
-	       zka__abc_tune.gather ? "gathered per chunk" : "direct", zka__abc_tune.ahead);
+	printf("(row loop: %s, prefetch %u rows ahead; ZKA_ABC_CLASSES, ZKA_ABC_GATHER, "
+	       "ZKA_ABC_AHEAD)\n",
+	       zka__abc_tune.classes  ? "direct with the class map"
+	       : zka__abc_tune.gather ? "gathered per chunk"
+				      : "direct",
+	       zka__abc_tune.ahead);
 	if (sweep) {
 		/* the sweep once per row loop of --row-loops, the process's own one without it */
 		struct zka__abc_tune saved = zka__abc_tune;
@@ -625,10 +637,14 @@ int zka_bench_pipeline(int argc, char **argv)
 		       "jobs/s by row loop:\n\n| W x T   |",
 		       cores);
 		for (int v = 0; v < nv; v++)
-			printf(" %s %2u |", tv[v].gather ? "gather" : "direct", tv[v].ahead);
+			printf(" %s %2u |",
+			       tv[v].classes  ? "classes"
+			       : tv[v].gather ? "gather "
+					      : "direct ",
+			       tv[v].ahead);
 		printf("\n|---------|");
 		for (int v = 0; v < nv; v++)
-			printf("-----------|");
+			printf("------------|");
 		printf("\n");
 		for (int T = 1; T <= cores && !interrupted; T *= 2) {
 			int W = cores / T;
@@ -636,7 +652,7 @@ int zka_bench_pipeline(int argc, char **argv)
 			printf("| %2d x %-2d |", W, T);
 			for (int v = 0; v < nv && !interrupted; v++) {
 				zka__abc_tune = tv[v];
-				printf(" %9.2f |", sweep_run(&mx, &pk, wtns, W, T, jobs));
+				printf(" %10.2f |", sweep_run(&mx, &pk, wtns, W, T, jobs));
 				fflush(stdout);
 			}
 			printf("\n");

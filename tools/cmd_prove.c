@@ -66,7 +66,6 @@ static void usage(FILE *f)
 		"1 the proof could not be produced (nothing written).\n");
 }
 
-/* Proves on the GPU; returns 0, or -errno with err set. */
 /* a = A w, b = B w, c = a .* b from the region's CSR matrices (zk/abc.h). */
 static int params_abc(const zka_params *p, const zka_witness *w, uint64_t (*a)[4],
 		      uint64_t (*b)[4], uint64_t (*c)[4], int threads)
@@ -74,8 +73,11 @@ static int params_abc(const zka_params *p, const zka_witness *w, uint64_t (*a)[4
 	uint64_t(*wm)[4] = zka_abc_scratch(w->n); /* huge pages: the row loop reads it at random */
 	if (!wm)
 		return -ENOMEM;
-	int64_t bad = zka_abc_witness_mem(p->pk.curve, (const uint64_t(*)[4])w->w, w->n, wm, threads);
-	int r = bad ? -EINVAL : zka_abc_compute(&p->abc, (const uint64_t(*)[4])wm, a, b, c, threads);
+	uint64_t *cls = zka_abc_scratch_cls(wm, w->n);
+	int64_t bad =
+	    zka_abc_witness_mem(p->pk.curve, (const uint64_t(*)[4])w->w, w->n, wm, cls, threads);
+	int r = bad ? -EINVAL
+		    : zka_abc_compute(&p->abc, (const uint64_t(*)[4])wm, cls, a, b, c, threads);
 	zka_abc_scratch_free(wm, w->n);
 	return r;
 }

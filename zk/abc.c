@@ -17,10 +17,11 @@
 #include <xxhash.h>
 
 #define ZKA__ABC_DECLARE(C)                                                                        \
-	void zka__##C##_abc_rows(const zka_abc *m, const uint64_t(*wm)[4], uint64_t(*a)[4],        \
-				 uint64_t(*b)[4], uint64_t(*c)[4], uint32_t r0, uint32_t r1);      \
+	void zka__##C##_abc_rows(const zka_abc *m, const uint64_t(*wm)[4], const uint64_t *cls,    \
+				 uint64_t(*a)[4], uint64_t(*b)[4], uint64_t(*c)[4], uint32_t r0,   \
+				 uint32_t r1);                                                     \
 	uint32_t zka__##C##_abc_wit(const uint8_t *src, uint64_t(*w_std)[4], uint64_t(*wm)[4],     \
-				    uint32_t i0, uint32_t i1);                                     \
+				    uint64_t *cls, uint32_t i0, uint32_t i1);                      \
 	uint32_t zka__##C##_abc_check_rows(const zka_r1cs *cs, const uint64_t(*c)[4],              \
 					   const uint64_t(*wm)[4], uint32_t r0, uint32_t r1);
 ZKA__ABC_DECLARE(bn254)
@@ -229,6 +230,8 @@ struct sched {
 	const uint8_t *src;
 	uint64_t (*w_std)[4];
 	const uint64_t (*wm)[4];
+	const uint64_t *cls;
+	uint64_t *cls_out;
 	uint64_t (*wm_out)[4], (*a)[4], (*b)[4], (*c)[4];
 	const uint64_t (*cin)[4];
 };
@@ -238,12 +241,12 @@ static uint32_t run_block(struct sched *s, uint32_t lo, uint32_t hi)
 	int bn = s->curve == ZKA_BN254;
 	switch (s->op) {
 	case OP_ROWS:
-		(bn ? zka__bn254_abc_rows : zka__bls12_381_abc_rows)(s->m, s->wm, s->a, s->b, s->c,
-								     lo, hi);
+		(bn ? zka__bn254_abc_rows : zka__bls12_381_abc_rows)(s->m, s->wm, s->cls, s->a,
+								     s->b, s->c, lo, hi);
 		return UINT32_MAX;
 	case OP_WIT:
-		return (bn ? zka__bn254_abc_wit : zka__bls12_381_abc_wit)(s->src, s->w_std,
-									  s->wm_out, lo, hi);
+		return (bn ? zka__bn254_abc_wit : zka__bls12_381_abc_wit)(
+		    s->src, s->w_std, s->wm_out, s->cls_out, lo, hi);
 	case OP_CHECK:
 		return (bn ? zka__bn254_abc_check_rows
 			   : zka__bls12_381_abc_check_rows)(s->cs, s->cin, s->wm, lo, hi);
@@ -294,7 +297,7 @@ static int curve_ok(const zka_curve *c)
 	return c && (c->id == ZKA_BN254 || c->id == ZKA_BLS12_381);
 }
 
-struct zka__abc_tune zka__abc_tune = {8, 0};
+struct zka__abc_tune zka__abc_tune = {8, 0, 1};
 
 static void tune_init(void)
 {
@@ -303,10 +306,12 @@ static void tune_init(void)
 		zka__abc_tune.ahead = (uint32_t)atoi(e);
 	if ((e = getenv("ZKA_ABC_GATHER")) && (*e == '0' || *e == '1'))
 		zka__abc_tune.gather = *e == '1';
+	if ((e = getenv("ZKA_ABC_CLASSES")) && (*e == '0' || *e == '1'))
+		zka__abc_tune.classes = *e == '1';
 }
 
-int zka_abc_compute(const zka_abc *m, const uint64_t (*wm)[4], uint64_t (*a)[4], uint64_t (*b)[4],
-		    uint64_t (*c)[4], int threads)
+int zka_abc_compute(const zka_abc *m, const uint64_t (*wm)[4], const uint64_t *cls,
+		    uint64_t (*a)[4], uint64_t (*b)[4], uint64_t (*c)[4], int threads)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	pthread_once(&once, tune_init);
@@ -317,6 +322,7 @@ int zka_abc_compute(const zka_abc *m, const uint64_t (*wm)[4], uint64_t (*a)[4],
 			  .total = m->n_rows,
 			  .m = m,
 			  .wm = wm,
+			  .cls = cls,
 			  .a = a,
 			  .b = b,
 			  .c = c};
@@ -325,18 +331,22 @@ int zka_abc_compute(const zka_abc *m, const uint64_t (*wm)[4], uint64_t (*a)[4],
 }
 
 int64_t zka_abc_witness_mem(const zka_curve *c, const uint64_t (*w_std)[4], uint32_t n,
-			    uint64_t (*wm)[4], int threads)
+			    uint64_t (*wm)[4], uint64_t *cls, int threads)
 {
 	if (!curve_ok(c))
 		return -EINVAL;
-	struct sched s = {
-	    .op = OP_WIT, .curve = c->id, .total = n, .src = (const uint8_t *)w_std, .wm_out = wm};
+	struct sched s = {.op = OP_WIT,
+			  .curve = c->id,
+			  .total = n,
+			  .src = (const uint8_t *)w_std,
+			  .wm_out = wm,
+			  .cls_out = cls};
 	uint32_t f = sched_run(&s, threads);
 	return f == UINT32_MAX ? 0 : (int64_t)f + 1;
 }
 
 int zka_abc_witness(const char *path, const zka_curve *c, uint32_t n, uint64_t (*w_std)[4],
-		    uint64_t (*wm)[4], int threads, char *err, size_t errlen)
+		    uint64_t (*wm)[4], uint64_t *cls, int threads, char *err, size_t errlen)
 {
 	zka_binfile bf;
 	const uint8_t *p;
@@ -363,8 +373,13 @@ int zka_abc_witness(const char *path, const zka_curve *c, uint32_t n, uint64_t (
 		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_READ);
 	}
 #endif
-	struct sched s = {
-	    .op = OP_WIT, .curve = c->id, .total = n, .src = p, .w_std = w_std, .wm_out = wm};
+	struct sched s = {.op = OP_WIT,
+			  .curve = c->id,
+			  .total = n,
+			  .src = p,
+			  .w_std = w_std,
+			  .wm_out = wm,
+			  .cls_out = cls};
 	uint32_t f = sched_run(&s, threads);
 	ret = -EINVAL;
 	if (f != UINT32_MAX)
@@ -415,8 +430,10 @@ int zka_abc_compute_pk(const zka_pk *pk, const zka_witness *w, uint64_t (*a)[4],
 		zka_abc_free(&m);
 		return -ENOMEM;
 	}
-	int64_t bad = zka_abc_witness_mem(pk->curve, (const uint64_t(*)[4])w->w, w->n, wm, threads);
-	r = bad ? -EINVAL : zka_abc_compute(&m, (const uint64_t(*)[4])wm, a, b, c, threads);
+	uint64_t *cls = zka_abc_scratch_cls(wm, w->n);
+	int64_t bad =
+	    zka_abc_witness_mem(pk->curve, (const uint64_t(*)[4])w->w, w->n, wm, cls, threads);
+	r = bad ? -EINVAL : zka_abc_compute(&m, (const uint64_t(*)[4])wm, cls, a, b, c, threads);
 	zka_abc_scratch_free(wm, w->n);
 	zka_abc_free(&m);
 	return r;
@@ -424,9 +441,15 @@ int zka_abc_compute_pk(const zka_pk *pk, const zka_witness *w, uint64_t (*a)[4],
 
 #define ZKA_ABC_HUGE ((size_t)2 << 20)
 
+/* n values, then their class map */
 static size_t scratch_bytes(size_t n)
 {
-	return (n * 32 + ZKA_ABC_HUGE - 1) / ZKA_ABC_HUGE * ZKA_ABC_HUGE;
+	return (n * 32 + ZKA_ABC_CLS_WORDS(n) * 8 + ZKA_ABC_HUGE - 1) / ZKA_ABC_HUGE * ZKA_ABC_HUGE;
+}
+
+uint64_t *zka_abc_scratch_cls(uint64_t (*wm)[4], size_t n)
+{
+	return (uint64_t *)(wm + n);
 }
 
 /* An anonymous mapping over-allocated by one huge page and trimmed to a 2 MiB-aligned start,

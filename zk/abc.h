@@ -12,11 +12,17 @@
  *   wm         the witness in Montgomery form: the synthesis worker's scratch, allocated once
  *              and reused by every job; the slot receives the standard form (what the MSMs
  *              read) straight from the mapped .wtns.
+ *   cls        the class map of wm: 2 bits per value (0: zero, 1: one, 2: any other), value j
+ *              in bits 2 (j % 32) of word j / 32, ZKA_ABC_CLS_WORDS(n) words; written by the
+ *              witness pass beside wm (the scratch holds both: zka_abc_scratch_cls). The row
+ *              loop reads a value's class first and wm only for the others: the map is 1/128
+ *              of wm and stays in the core's cache, and circom witnesses are mostly bits.
  *
  * Work division (one job, T threads): rows in blocks of ZKA_ABC_BLOCK taken from one atomic
  * counter, so a thread that drew cheap rows takes more of them. Row i's a_i, b_i and c_i are
  * written by the one thread that drew its block: no atomics, no second pass over a and b.
- * The witness pass and the satisfiability check are divided the same way.
+ * The witness pass and the satisfiability check are divided the same way; ZKA_ABC_BLOCK is a
+ * multiple of 32, so each word of the class map has one writer.
  *
  * Invariants (zka_abc_build establishes them; zka_abc_check verifies them for a region that
  * another process wrote)
@@ -43,6 +49,7 @@
 struct zka__abc_tune {
 	uint32_t ahead;
 	int gather;
+	int classes; /* ZKA_ABC_CLASSES=0|1: use the class map when one is given (default 1) */
 };
 extern struct zka__abc_tune zka__abc_tune;
 
@@ -74,23 +81,28 @@ int zka_abc_check(const zka_abc *m, char *err, size_t errlen);
 /* Frees an owned m and zeroes it (a borrowed one is only zeroed). Safe on a zeroed m. */
 void zka_abc_free(zka_abc *m);
 
+/* Words of the class map of n values. */
+#define ZKA_ABC_CLS_WORDS(n) (((size_t)(n) + 31) / 32)
+
 /* Maps the .wtns at path, validates it as zka_wtns_read does (container, n8 = 32, the prime of
  * curve c, exactly n values, each < r, w[0] = 1) and writes its values in standard form into
- * w_std and in Montgomery form into wm (n entries each), with threads threads (0: one per
- * online CPU). Returns 0 or -errno with a "path: problem" line in err; the buffers' contents
- * are unspecified on error. */
+ * w_std and in Montgomery form into wm (n entries each), and their classes into cls (when not
+ * NULL), with threads threads (0: one per online CPU). Returns 0 or -errno with a "path:
+ * problem" line in err; the buffers' contents are unspecified on error. */
 int zka_abc_witness(const char *path, const zka_curve *c, uint32_t n, uint64_t (*w_std)[4],
-		    uint64_t (*wm)[4], int threads, char *err, size_t errlen);
+		    uint64_t (*wm)[4], uint64_t *cls, int threads, char *err, size_t errlen);
 
 /* The same from values in memory (standard form, n = m->n_cols entries): checks each value and
- * writes wm. Returns 0, or 1 + the index of the first value that is not below r. */
+ * writes wm (and cls). Returns 0, or 1 + the index of the first value that is not below r. */
 int64_t zka_abc_witness_mem(const zka_curve *c, const uint64_t (*w_std)[4], uint32_t n,
-			    uint64_t (*wm)[4], int threads);
+			    uint64_t (*wm)[4], uint64_t *cls, int threads);
 
-/* a = A wm, b = B wm, c = a .* b (Montgomery, n_rows entries each) with threads threads (0:
- * one per online CPU). Returns 0 or -EINVAL (no curve). */
-int zka_abc_compute(const zka_abc *m, const uint64_t (*wm)[4], uint64_t (*a)[4], uint64_t (*b)[4],
-		    uint64_t (*c)[4], int threads);
+/* a = A wm, b = B wm and, when c is not NULL, c = a .* b (Montgomery, n_rows entries each)
+ * with threads threads (0: one per online CPU). cls: wm's class map from the witness pass, or
+ * NULL (every value read from wm); the results are the same. Returns 0 or -EINVAL (no
+ * curve). */
+int zka_abc_compute(const zka_abc *m, const uint64_t (*wm)[4], const uint64_t *cls,
+		    uint64_t (*a)[4], uint64_t (*b)[4], uint64_t (*c)[4], int threads);
 
 /* The satisfiability check on a computed job: for every constraint i of cs, c_i (= a_i b_i,
  * from the key's A and B) must equal <C_i, w>. wm is the witness in Montgomery form (n_wires
@@ -99,13 +111,16 @@ int zka_abc_compute(const zka_abc *m, const uint64_t (*wm)[4], uint64_t (*a)[4],
 int zka_abc_check_c(const zka_r1cs *cs, const zka_abc *m, const uint64_t (*c)[4],
 		    const uint64_t (*wm)[4], int threads, uint32_t *first_failing);
 
-/* A witness scratch of n Montgomery values (the wm of the functions above) whose pages the
- * kernel is asked to back with transparent huge pages (madvise MADV_HUGEPAGE, 2 MiB aligned):
- * the row loop reads it at random, and with 4 KiB pages nearly every term of a 2^22 job is also
- * a TLB miss. Where huge pages are refused the memory is ordinary pages (same results).
- * Returns NULL when out of memory; free with zka_abc_scratch_free(p, n). */
+/* A witness scratch of n Montgomery values followed by their class map (the wm and cls of the
+ * functions above), whose pages the kernel is asked to back with transparent huge pages
+ * (madvise MADV_HUGEPAGE, 2 MiB aligned): the row loop reads it at random, and with 4 KiB pages
+ * nearly every term of a 2^22 job is also a TLB miss. Where huge pages are refused the memory
+ * is ordinary pages (same results). Returns NULL when out of memory; free with
+ * zka_abc_scratch_free(p, n). */
 uint64_t (*zka_abc_scratch(size_t n))[4];
 void zka_abc_scratch_free(uint64_t (*p)[4], size_t n);
+/* The class map that follows the n values of a zka_abc_scratch (ZKA_ABC_CLS_WORDS(n) words). */
+uint64_t *zka_abc_scratch_cls(uint64_t (*wm)[4], size_t n);
 
 /* zka_compute_abc through the CSR path: builds the matrices, converts w, computes. For one-shot
  * provers; o->threads as in zka_prove_opts. Returns 0 or -errno. */

@@ -98,14 +98,76 @@ static inline void AX(abc_term)(AT *s, const AT *x, uint32_t vi, const AT *val)
 		AX(abc_madd)(s, &val[vi], x);
 }
 
-/* Row i's outputs from its sums s = {a_i, b_i}: a_i, b_i and c_i = a_i b_i, stored once. */
+/* Row i's outputs from its sums s = {a_i, b_i}: a_i, b_i and (C not NULL) c_i = a_i b_i,
+ * stored once. */
 static inline void AX(abc_row_out)(const AT s[2], AT *A, AT *B, AT *C, uint32_t i)
 {
-	AT p;
-	AX(abc_mul)(&p, &s[0], &s[1]);
 	AX(abc_store)(&A[i], &s[0]);
 	AX(abc_store)(&B[i], &s[1]);
-	AX(abc_store)(&C[i], &p);
+	if (C) {
+		AT p;
+		AX(abc_mul)(&p, &s[0], &s[1]);
+		AX(abc_store)(&C[i], &p);
+	}
+}
+
+/* The class of witness value j in the class map (zk/abc.h): 0 zero, 1 one, 2 any other. */
+static inline uint32_t AX(abc_cls)(const uint64_t *cls, uint32_t j)
+{
+	return (uint32_t)(cls[j >> 5] >> ((j & 31) * 2)) & 3;
+}
+
+/* Rows [r0, r1) as abc_rows_direct, with the class map: a term whose witness value is 0 adds
+ * nothing and one whose value is 1 adds its coefficient (val[0] = 1, val[1] = -1, so one add
+ * serves every coefficient), so only the other values are read from wm, or prefetched. The
+ * map (2 bits a value: 1 MiB at 2^22) stays in the core's L2 where wm (128 MiB) cannot; on a
+ * witness that is mostly bits most of the row loop's random reads of DRAM are gone. */
+static void AX(abc_rows_cls)(const zka_abc *m, const AT *w, const uint64_t *cls, AT *A, AT *B,
+			     AT *C, uint32_t r0, uint32_t r1)
+{
+	const AT *val = (const AT *)m->val;
+	const uint32_t ahead = zka__abc_tune.ahead;
+	for (uint32_t i = r0; i < r1; i++) {
+		if (i + ahead < r1)
+			for (int k = 0; k < 2; k++) {
+				uint32_t t0 = m->start[k][i + ahead];
+				uint32_t t1 = m->start[k][i + ahead + 1];
+				for (uint32_t t = t0; t < t1; t++) {
+					uint32_t col = m->term[k][t][0], vi = m->term[k][t][1];
+					uint32_t x = AX(abc_cls)(cls, col);
+					if (x == 2)
+						__builtin_prefetch(&w[col]);
+					if (x && vi > 1)
+						__builtin_prefetch(&val[vi]);
+				}
+			}
+		AT s[2];
+		for (int k = 0; k < 2; k++) {
+			AR(zero)(&s[k]);
+			const uint32_t(*tm)[2] = m->term[k];
+			for (uint32_t t = m->start[k][i], e = m->start[k][i + 1]; t < e; t++) {
+				uint32_t col = tm[t][0], vi = tm[t][1];
+				switch (AX(abc_cls)(cls, col)) {
+				case 0:
+					break;
+				case 1:
+					AR(add)(&s[k], &s[k], &val[vi]);
+					break;
+				default:
+					if (vi == 0) {
+						AR(add)(&s[k], &s[k], &w[col]);
+					} else if (vi == 1) {
+						AR(sub)(&s[k], &s[k], &w[col]);
+					} else {
+						AT p;
+						AR(mul)(&p, &val[vi], &w[col]);
+						AR(add)(&s[k], &s[k], &p);
+					}
+				}
+			}
+		}
+		AX(abc_row_out)(s, A, B, C, i);
+	}
 }
 
 /* Rows [r0, r1): a_i = <A_i, wm>, b_i = <B_i, wm>, c_i = a_i b_i. The loop prefetches the
@@ -193,11 +255,13 @@ static void AX(abc_rows_gather)(const zka_abc *m, const AT *w, AT *A, AT *B, AT 
 	}
 }
 
-void AX(abc_rows)(const zka_abc *m, const uint64_t (*wm)[4], uint64_t (*a)[4], uint64_t (*b)[4],
-		  uint64_t (*c)[4], uint32_t r0, uint32_t r1)
+void AX(abc_rows)(const zka_abc *m, const uint64_t (*wm)[4], const uint64_t *cls, uint64_t (*a)[4],
+		  uint64_t (*b)[4], uint64_t (*c)[4], uint32_t r0, uint32_t r1)
 {
 	const AT *w = (const AT *)wm;
-	if (zka__abc_tune.gather)
+	if (cls && zka__abc_tune.classes)
+		AX(abc_rows_cls)(m, w, cls, (AT *)a, (AT *)b, (AT *)c, r0, r1);
+	else if (zka__abc_tune.gather)
 		AX(abc_rows_gather)(m, w, (AT *)a, (AT *)b, (AT *)c, r0, r1);
 	else
 		AX(abc_rows_direct)(m, w, (AT *)a, (AT *)b, (AT *)c, r0, r1);
@@ -205,14 +269,17 @@ void AX(abc_rows)(const zka_abc *m, const uint64_t (*wm)[4], uint64_t (*a)[4], u
 }
 
 /* Values [i0, i1) of a witness: src (standard form, possibly unaligned: a .wtns payload) is
- * copied to w_std (when not NULL) and converted into wm. Returns the first index whose value is
- * not below r, or UINT32_MAX when all are. */
-uint32_t AX(abc_wit)(const uint8_t *src, uint64_t (*w_std)[4], uint64_t (*wm)[4], uint32_t i0,
-		     uint32_t i1)
+ * copied to w_std (when not NULL) and converted into wm; with cls, their classes go into the
+ * class map (i0 a multiple of 32: each word of the map has one writer). Returns the first
+ * index whose value is not below r, or UINT32_MAX when all are. */
+uint32_t AX(abc_wit)(const uint8_t *src, uint64_t (*w_std)[4], uint64_t (*wm)[4], uint64_t *cls,
+		     uint32_t i0, uint32_t i1)
 {
 	AT *out = (AT *)wm;
+	uint64_t word = 0;
 	for (uint32_t i = i0; i < i1; i++) {
 		AT v, m;
+		uint64_t k = 2;
 		memcpy(v.v, src + (size_t)i * 32, 32);
 		if (!AR(is_canonical)(&v)) {
 			AX(abc_fence)();
@@ -221,6 +288,7 @@ uint32_t AX(abc_wit)(const uint8_t *src, uint64_t (*w_std)[4], uint64_t (*wm)[4]
 		if (w_std)
 			AX(abc_store)((AT *)w_std[i], &v);
 		if ((v.v[1] | v.v[2] | v.v[3]) == 0 && v.v[0] <= 1) { /* 0 and 1: no product */
+			k = v.v[0];
 			if (v.v[0])
 				AR(one)(&m);
 			else
@@ -229,6 +297,11 @@ uint32_t AX(abc_wit)(const uint8_t *src, uint64_t (*w_std)[4], uint64_t (*wm)[4]
 			AR(to_mont)(&m, &v);
 		}
 		AX(abc_store)(&out[i], &m);
+		word |= k << ((i & 31) * 2);
+		if (cls && ((i & 31) == 31 || i + 1 == i1)) {
+			cls[i >> 5] = word;
+			word = 0;
+		}
 	}
 	AX(abc_fence)();
 	return UINT32_MAX;
