@@ -1,7 +1,8 @@
 /* ntt.cuh - the number-theoretic transform over Fr and the H polynomial's pointwise kernels.
  * Computes: twiddle tables (k_powers, as Shoup pairs) and coset factors (k_coset); radix-2
  * DIF/DIT stages in passes of up to 8 stages held in shared memory (k_stages); the pointwise
- * products and the final h = (a b - c) (k_mul_table, k_mul_const, k_bitrev, k_hfinal).
+ * products, c = a b when the host sends no c, and the final h = (a b - c) (k_mul_table,
+ * k_mul_const, k_bitrev, k_hadamard, k_hfinal).
  * Speed: memory-bound: each pass reads and writes the whole vector once (log2(n) / 8 passes),
  * so the time is ~passes x 2 x n x 32 bytes over HBM bandwidth; the modular products (Shoup
  * multiplication by the twiddles) are hidden behind the loads when a tile fills the SM. */
@@ -266,6 +267,14 @@ template <class Fr> __global__ void k_bitrev(Fr *x, uint32_t logn)
 }
 
 /* h = (a b - c) out of Montgomery form */
+/* c = a .* b (Montgomery): the c of a slot, which holds only a and b (synth/pipe.h) */
+template <class Fr> __global__ void k_hadamard(const Fr *a, const Fr *b, Fr *c, uint32_t n)
+{
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		(Fr::load(&a[i]) * Fr::load(&b[i])).store(&c[i]);
+}
+
 template <class Fr>
 __global__ void k_hfinal(const Fr *a, const Fr *b, const Fr *c, Fr *h, uint32_t n)
 {

@@ -867,7 +867,14 @@ template <class TR> struct eng {
 		}
 		CK(cudaMemcpyAsync(g->d_a, a, nd * 32, cudaMemcpyHostToDevice, s0));
 		CK(cudaMemcpyAsync(g->d_b, b, nd * 32, cudaMemcpyHostToDevice, s0));
-		CK(cudaMemcpyAsync(g->d_c, c, nd * 32, cudaMemcpyHostToDevice, s0));
+		if (c) {
+			CK(cudaMemcpyAsync(g->d_c, c, nd * 32, cudaMemcpyHostToDevice, s0));
+		} else { /* c = a .* b here: a third less to copy (and for synthesis to write) */
+			k_hadamard<Fr><<<nblk(nd, 256), 256, 0, s0>>>((const Fr *)g->d_a,
+								    (const Fr *)g->d_b, (Fr *)g->d_c,
+								    (uint32_t)nd);
+			CKL();
+		}
 		CK(cudaEventRecord(ev[2], s0));
 		CKR(hpoly_dev(g, k->logn, (Fr *)g->d_a, (Fr *)g->d_b, (Fr *)g->d_c, (Fr *)g->d_h,
 			      (const twiddle<Fr> *)k->d_tw, (const twiddle<Fr> *)k->d_itw,

@@ -136,8 +136,9 @@ int zka_gpu_pin_key(zka_gpu *g, const zka_pk *pk, zka_gpu_pin **pin, char *err, 
 int zka_gpu_mem_info(zka_gpu *g, size_t *free_b, size_t *total_b, char *err, size_t errlen);
 
 /* One proof: a, b, c are domain_size Montgomery scalars each (read only), w the n_vars
- * witness scalars in standard form. Bit-identical to zka_prove_abc for the same rs. t may be
- * NULL (t->abc is left 0; t->ntt includes the host-to-device copy of a, b, c). */
+ * witness scalars in standard form; c NULL: c = a .* b is computed on the device (what the
+ * pipeline's slots need: they hold no c). Bit-identical to zka_prove_abc for the same rs. t
+ * may be NULL (t->abc is left 0; t->ntt includes the host-to-device copy of a, b, c). */
 int zka_gpu_prove(zka_gpu *g, zka_gpu_key *key, const uint64_t (*a)[4], const uint64_t (*b)[4],
 		  const uint64_t (*c)[4], const uint64_t (*w)[4], const zka_rs *rs, zka_proof *proof,
 		  zka_prove_times *t, char *err, size_t errlen);

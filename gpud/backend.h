@@ -23,7 +23,7 @@ typedef struct zka_backend_status {
 typedef struct zka_backend {
 	const char *name;
 	/* Prepares the backend for arena a: the CUDA backend registers every slot's memory once
-	 * (cudaHostRegister) so proofs read a/b/c with no staging copy. *note receives a
+	 * (cudaHostRegister) so proofs read a, b, w with no staging copy. *note receives a
 	 * one-line description of the fast paths in use or missing (shown in the log and in
 	 * status). Returns 0 or -errno with err set. */
 	int (*init)(void **ctx, struct zka_arena *a, int device, int lanes, char *note,
@@ -31,15 +31,16 @@ typedef struct zka_backend {
 	/* Proves one job from a slot on lane (0 <= lane < the lanes given to init); each lane is
 	 * used by one thread at a time and lanes run concurrently (the CUDA backend: one device
 	 * context each, sharing the keys, so one proof's copies overlap another's kernels).
-	 * a, b, c, w live in the slot and must not be modified (a restarted daemon proves the
-	 * same slot again after a crash). circuit identifies p for per-circuit caches
+	 * a, b, w live in the slot and must not be modified (a restarted daemon proves the
+	 * same slot again after a crash); the backend makes c = a .* b itself (synth/pipe.h).
+	 * circuit identifies p for per-circuit caches
 	 * (device-resident keys). *copy_s receives the seconds this proof spent copying its
 	 * inputs (host to device, or into the CPU prover's scratch). Returns 0 or -errno with
 	 * err set. */
 	int (*prove)(void *ctx, int lane, uint32_t circuit, const zka_params *p,
-		     const uint64_t (*a)[4], const uint64_t (*b)[4], const uint64_t (*c)[4],
-		     const uint64_t (*w)[4], const zka_rs *rs, zka_proof *proof, zka_prove_times *t,
-		     double *copy_s, char *err, size_t errlen);
+		     const uint64_t (*a)[4], const uint64_t (*b)[4], const uint64_t (*w)[4],
+		     const zka_rs *rs, zka_proof *proof, zka_prove_times *t, double *copy_s,
+		     char *err, size_t errlen);
 	void (*shutdown)(void *ctx);
 	/* What the status file shows besides the proofs (called by the main thread once a second,
 	 * while lanes prove; may be NULL): see zka_backend_status. */

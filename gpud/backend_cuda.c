@@ -272,9 +272,9 @@ static void cuda_status(void *ctx, zka_backend_status *st)
 }
 
 static int cuda_prove(void *ctx, int lane, uint32_t circuit, const zka_params *p,
-		      const uint64_t (*a)[4], const uint64_t (*b)[4], const uint64_t (*c)[4],
-		      const uint64_t (*w)[4], const zka_rs *rs, zka_proof *proof,
-		      zka_prove_times *t, double *copy_s, char *err, size_t errlen)
+		      const uint64_t (*a)[4], const uint64_t (*b)[4], const uint64_t (*w)[4],
+		      const zka_rs *rs, zka_proof *proof, zka_prove_times *t, double *copy_s,
+		      char *err, size_t errlen)
 {
 	struct cuda *x = ctx;
 	if (circuit >= KEYS_MAX || lane < 0 || lane >= x->lanes) {
@@ -284,7 +284,8 @@ static int cuda_prove(void *ctx, int lane, uint32_t circuit, const zka_params *p
 	zka_gpu_key *k = cuda_key(x, lane, circuit, p, err, errlen);
 	if (!k)
 		return -EIO;
-	int r = zka_gpu_prove(x->g[lane], k, a, b, c, w, rs, proof, t, err, errlen);
+	/* c NULL: made on the device from a and b (the slot holds none, synth/pipe.h) */
+	int r = zka_gpu_prove(x->g[lane], k, a, b, NULL, w, rs, proof, t, err, errlen);
 	zka_gpu_times gt;
 	zka_gpu_last_times(x->g[lane], &gt);
 	*copy_s = gt.h2d;
@@ -327,11 +328,11 @@ static int cuda_init(void **ctx, struct zka_arena *a, int device, int lanes, cha
 }
 
 static int cuda_prove(void *ctx, int lane, uint32_t circuit, const zka_params *p,
-		      const uint64_t (*a)[4], const uint64_t (*b)[4], const uint64_t (*c)[4],
-		      const uint64_t (*w)[4], const zka_rs *rs, zka_proof *proof,
-		      zka_prove_times *t, double *copy_s, char *err, size_t errlen)
+		      const uint64_t (*a)[4], const uint64_t (*b)[4], const uint64_t (*w)[4],
+		      const zka_rs *rs, zka_proof *proof, zka_prove_times *t, double *copy_s,
+		      char *err, size_t errlen)
 {
-	(void)ctx, (void)lane, (void)circuit, (void)p, (void)a, (void)b, (void)c, (void)w, (void)rs;
+	(void)ctx, (void)lane, (void)circuit, (void)p, (void)a, (void)b, (void)w, (void)rs;
 	(void)proof, (void)t, (void)copy_s;
 	snprintf(err, errlen, "backend cuda: not built");
 	return -ENOTSUP;

@@ -116,15 +116,17 @@ static int synthesize(struct zka_arena *a, zka_pipe_cache *cache, uint32_t slot,
 	if (zka_abc_witness(ji.witness_path, p->pk.curve, p->pk.n_vars, v.w, wm, cls, threads, err,
 			    sizeof err))
 		goto fail;
-	if ((r = zka_abc_compute(&p->abc, (const uint64_t(*)[4])wm, cls, v.a, v.b, v.c,
+	/* a and b only: the prover computes c = a .* b (the GPU on the device) */
+	if ((r = zka_abc_compute(&p->abc, (const uint64_t(*)[4])wm, cls, v.a, v.b, NULL,
 				 threads))) {
-		snprintf(err, sizeof err, "computing a, b, c failed: %s", strerror(-r));
+		snprintf(err, sizeof err, "computing a, b failed: %s", strerror(-r));
 		goto fail;
 	}
-	if (p->has_r1cs) { /* c = a .* b is in the slot: only <C_i, w> is left to compute */
+	if (p->has_r1cs) { /* a and b are in the slot: a_i b_i against <C_i, w> */
 		uint32_t bad = 0;
-		int c = zka_abc_check_c(&p->cs, &p->abc, (const uint64_t(*)[4])v.c,
-					(const uint64_t(*)[4])wm, threads, &bad);
+		int c = zka_abc_check_ab(&p->cs, &p->abc, (const uint64_t(*)[4])v.a,
+					 (const uint64_t(*)[4])v.b, (const uint64_t(*)[4])wm, threads,
+					 &bad);
 		if (c == 1) {
 			snprintf(err, sizeof err, "%.300s: witness does not satisfy constraint %u",
 				 ji.witness_path, bad);

@@ -89,7 +89,7 @@ const char *zka_params_section_name(int s)
 
 uint64_t zka_params_slot_bytes(const zka_pk *pk)
 {
-	return 3ull * pk->domain_size * 32 + (uint64_t)pk->n_vars * 32;
+	return 2ull * pk->domain_size * 32 + (uint64_t)pk->n_vars * 32; /* a, b, w: pipe.h */
 }
 
 int zka_params_read_files(const char *zkey_path, const char *r1cs_path, zka_pk *pk, zka_r1cs *cs,

@@ -28,8 +28,7 @@ int zka_pipe_slot_view(struct zka_arena *a, uint32_t slot, const zka_pk *pk, zka
 		return -ENOSPC;
 	v->a = (uint64_t(*)[4])base;
 	v->b = (uint64_t(*)[4])(base + 32 * n);
-	v->c = (uint64_t(*)[4])(base + 64 * n);
-	v->w = (uint64_t(*)[4])(base + 96 * n);
+	v->w = (uint64_t(*)[4])(base + 64 * n);
 	v->bytes = need;
 	return 0;
 }

@@ -2,10 +2,13 @@
  * loaded into params regions, the job client API (submit, wait, cancel, list), and the layout
  * of a slot. Used by the CLI, zkarena-synth and zkarena-gpud.
  *
- * Slot layout (all little-endian, 32 bytes per Fr element):
- *   [a: domain_size, Montgomery][b: domain_size][c: domain_size][w: n_vars, standard form]
- * a, b, c are computed by synthesis and only read by the prover, so a prover that dies
- * mid-proof leaves them intact for the next one (no re-synthesis). */
+ * Slot layout (all little-endian, 32 bytes per Fr element; arena layout version 4):
+ *   [a: domain_size, Montgomery][b: domain_size][w: n_vars, standard form]
+ * a and b are computed by synthesis and only read by the prover, so a prover that dies
+ * mid-proof leaves them intact for the next one (no re-synthesis). c = a .* b is not in the
+ * slot: the prover makes it (the GPU on the device, from a and b already copied there; the
+ * CPU backend into its scratch), which saves synthesis a third of its output writes and the
+ * GPU a third of its input copies. Version 3 slots held c between b and w. */
 #ifndef ZKA_PIPE_H
 #define ZKA_PIPE_H
 #include <stddef.h>
@@ -16,7 +19,7 @@
 
 /* Pointers into a slot's data for a key; returns -ENOSPC when the slot is too small. */
 typedef struct {
-	uint64_t (*a)[4], (*b)[4], (*c)[4], (*w)[4];
+	uint64_t (*a)[4], (*b)[4], (*w)[4];
 	uint64_t bytes;
 } zka_slot_view;
 int zka_pipe_slot_view(struct zka_arena *a, uint32_t slot, const zka_pk *pk, zka_slot_view *v);
@@ -27,14 +30,15 @@ zka_pipe_cache *zka_pipe_cache_new(void);
 void zka_pipe_cache_free(zka_pipe_cache *c);
 /* Returns the params of circuit idx (opened on first use, reopened if the entry changed), or
  * NULL with err set when the entry is not LOADED or its region cannot be opened. */
-const zka_params *zka_pipe_circuit(zka_pipe_cache *c, struct zka_arena *a, uint32_t idx,
-				   char *err, size_t errlen);
+const zka_params *zka_pipe_circuit(zka_pipe_cache *c, struct zka_arena *a, uint32_t idx, char *err,
+				   size_t errlen);
 
 /* Makes sure the key (.zka or .zkey, and optional r1cs) is in a params region recorded in
  * the arena's circuit table (by path, size, mtime and a hash of the key's first 4 KiB): a
  * resident region of the key (zka_keys.h) when one exists, else loaded now (zka_keys_open,
- * through the .zkey cache) when no process has; *idx receives the table index. Waits (up to ~60 s) for another
- * process that is loading the same key. Returns 0 or -errno with err naming the file. */
+ * through the .zkey cache) when no process has; *idx receives the table index. Waits (up to ~60 s)
+ * for another process that is loading the same key. Returns 0 or -errno with err naming the file.
+ */
 int zka_pipe_load_circuit(struct zka_arena *a, const char *arena_name, const char *zkey,
 			  const char *r1cs, uint32_t *idx, char *err, size_t errlen);
 
@@ -46,9 +50,8 @@ int zka_pipe_load_circuit(struct zka_arena *a, const char *arena_name, const cha
  * only there, files owned by the submitter), then queues the job (the oldest finished
  * records are freed when the table is full). Returns 0 with *id set, or -errno with err set
  * (nothing queued). */
-int zka_pipe_submit(struct zka_arena *a, const char *arena_name, const char *zkey,
-		    const char *r1cs, const char *wtns, const char *out_dir, uint64_t *id,
-		    char *err, size_t errlen);
+int zka_pipe_submit(struct zka_arena *a, const char *arena_name, const char *zkey, const char *r1cs,
+		    const char *wtns, const char *out_dir, uint64_t *id, char *err, size_t errlen);
 
 /* The params region SHM must be a regular object owned by the arena's owner (or root):
  * 0, or -errno with err naming the region and its owner (EPERM: another user's). */
@@ -72,6 +75,7 @@ void zka_pipe_test_delay(const char *var);
 /* The name of a job's "done" marker inside its output directory. It carries the arena's
  * creation time as well as the job id, so a marker left by a job of an earlier arena (ids
  * repeat across arenas) never makes a new job with the same id skip its proof. */
-void zka_pipe_marker(char *out, size_t n, const struct zka_arena *a, const char *out_dir, uint64_t id);
+void zka_pipe_marker(char *out, size_t n, const struct zka_arena *a, const char *out_dir,
+		     uint64_t id);
 
 #endif

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "cuda/zka_gpu.h"
+#include "zk/abc.h"
 #include "zk/bls12_381.h"
 #include "zk/bn254.h"
 #include "zk/r1cs.h"
@@ -822,6 +823,33 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 			       n_vars, same ? "identical to CPU" : "FAIL",                         \
 			       !memcmp(pg.a, pc.a, 2 * CV.n8q), !memcmp(pg.b, pc.b, 4 * CV.n8q),   \
 			       !memcmp(pg.c, pc.c, 2 * CV.n8q));                                   \
+			if (rep == 0) { /* c left to the device, as from a slot (synth/pipe.h) */ \
+				memcpy(cp, abc, 2 * nd * 32);                                      \
+				CHECK(!zka_abc_product(pk.curve, (const uint64_t(*)[4])abc,        \
+						       (const uint64_t(*)[4])(abc + nd),           \
+						       (uint64_t(*)[4])(cp + 2 * nd),              \
+						       (uint32_t)nd, 0),                           \
+				      "zka_abc_product");                                          \
+				memset(&pg, 0, sizeof pg);                                         \
+				memset(&pc, 0, sizeof pc);                                         \
+				OK(zka_gpu_prove(G, key, (const uint64_t(*)[4])abc,                \
+						 (const uint64_t(*)[4])(abc + nd), NULL,           \
+						 (const uint64_t(*)[4])w, &rs, &pg, NULL, err,     \
+						 sizeof err));                                     \
+				rc = zka_prove_abc(&pk, (uint64_t(*)[4])cp,                        \
+						   (uint64_t(*)[4])(cp + nd),                      \
+						   (uint64_t(*)[4])(cp + 2 * nd),                  \
+						   (const uint64_t(*)[4])w, &rs, &pc, &po, NULL);  \
+				int same_c = rc == 0 && !memcmp(pg.a, pc.a, 2 * CV.n8q) &&         \
+					     !memcmp(pg.b, pc.b, 4 * CV.n8q) &&                    \
+					     !memcmp(pg.c, pc.c, 2 * CV.n8q);                      \
+				CHECK(same_c,                                                      \
+				      "%s: GPU proof with c made on the device != CPU proof "      \
+				      "(2^%u)",                                                    \
+				      #Q, logn);                                                   \
+				printf("  %s proof 2^%u, c made on the device: %s\n", #Q, logn,    \
+				       same_c ? "identical to CPU" : "FAIL");                      \
+			}                                                                          \
 			free(abc);                                                                 \
 			free(cp);                                                                  \
 			free(w);                                                                   \

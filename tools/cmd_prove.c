@@ -66,7 +66,7 @@ static void usage(FILE *f)
 		"1 the proof could not be produced (nothing written).\n");
 }
 
-/* a = A w, b = B w, c = a .* b from the region's CSR matrices (zk/abc.h). */
+/* a = A w, b = B w and (c not NULL) c = a .* b from the region's CSR matrices (zk/abc.h). */
 static int params_abc(const zka_params *p, const zka_witness *w, uint64_t (*a)[4],
 		      uint64_t (*b)[4], uint64_t (*c)[4], int threads)
 {
@@ -114,11 +114,11 @@ err:
 }
 
 /* --gpu's start beside the CPU's work (issue 18: a one-shot proof of BN254 2^22 in 0.6 s).
- * CUDA's start (~0.3 s) and the key's upload need no witness, and a, b, c need no device, so:
+ * CUDA's start (~0.3 s) and the key's upload need no witness, and a, b need no device, so:
  *
  *   prep thread:  zka_gpu_open -> [key posted] -> register the key's points -> key upload
- *   main thread:  key (resident map or .zka load) -> post -> witness -> a, b, c -> join
- *                 -> register a, b, c, w -> prove
+ *   main thread:  key (resident map or .zka load) -> post -> witness -> a, b -> join
+ *                 -> register a, b, w -> prove (c = a .* b made on the device)
  *
  * The key is posted as soon as it is in memory (NULL: the command failed first; the thread
  * then only closes what it opened, in gprep_end). The registration of the points is a speed-up:
@@ -268,22 +268,23 @@ static int prove_gpu(const zka_params *p, const zka_witness *w, const zka_rs *rs
 #ifdef ZKA_HAVE_CUDA
 	const zka_pk *pk = &p->pk;
 	size_t n = pk->domain_size;
-	uint64_t(*a)[4] = NULL, (*b)[4] = NULL, (*c)[4] = NULL;
+	uint64_t(*a)[4] = NULL, (*b)[4] = NULL;
 	int ret = -ENOMEM;
 	double t0 = mono(), t1;
-	zka_gpu_pin *abcw = NULL;
+	zka_gpu_pin *abw = NULL;
 	/* huge pages: a tenth of the page faults, and registered in a third of the time (THP
 	 * anonymous 1.6 GB: 0.035 s against 0.08-0.12 s for 4 KiB pages; H200 box, 2026-12-02) */
 	a = zka_abc_scratch(n);
 	b = zka_abc_scratch(n);
-	c = zka_abc_scratch(n);
-	if (!a || !b || !c) {
-		snprintf(err, errlen, "out of memory for a, b, c (%zu entries)", n);
+	if (!a || !b) {
+		snprintf(err, errlen, "out of memory for a, b (%zu entries)", n);
 		goto err;
 	}
-	ret = params_abc(p, w, a, b, c, 0);
+	/* a and b only: the device makes c = a .* b from them (one buffer less to fill, to
+	 * register and to copy) */
+	ret = params_abc(p, w, a, b, NULL, 0);
 	if (ret) {
-		snprintf(err, errlen, "computing a, b, c failed (%s)", strerror(-ret));
+		snprintf(err, errlen, "computing a, b failed (%s)", strerror(-ret));
 		goto err;
 	}
 	t1 = mono();
@@ -306,27 +307,25 @@ static int prove_gpu(const zka_params *p, const zka_witness *w, const zka_rs *rs
 		fprintf(stderr, "zkarena prove: %s\n", x->pin_note);
 	t1 = mono();
 	/* the buffers are ours and not pinned: register them (in parallel) for full-speed copies */
-	const void *bp[4] = {a, b, c, w->w};
-	size_t bl[4] = {n * sizeof *a, n * sizeof *b, n * sizeof *c, (size_t)w->n * sizeof *w->w};
-	if ((ret = zka_gpu_pin_ranges(x->g, bp, bl, 4, 0, &abcw, err, errlen)))
+	const void *bp[3] = {a, b, w->w};
+	size_t bl[3] = {n * sizeof *a, n * sizeof *b, (size_t)w->n * sizeof *w->w};
+	if ((ret = zka_gpu_pin_ranges(x->g, bp, bl, 3, 0, &abw, err, errlen)))
 		goto err;
 	gs->reg = mono() - t1;
-	fprintf(stderr, "zkarena prove: registered a, b, c and the witness with "
-			"cudaHostRegister (pinned, no staging copy)\n");
+	fprintf(stderr, "zkarena prove: registered a, b and the witness with "
+			"cudaHostRegister (pinned, no staging copy); c made on the device\n");
 	fprintf(stderr, "zkarena prove: key on the device: %s\n", zka_gpu_key_mode(x->key));
 	t1 = mono();
-	ret = zka_gpu_prove(x->g, x->key, (const uint64_t(*)[4])a, (const uint64_t(*)[4])b,
-			    (const uint64_t(*)[4])c, (const uint64_t(*)[4])w->w, rs, proof, t, err,
-			    errlen);
+	ret = zka_gpu_prove(x->g, x->key, (const uint64_t(*)[4])a, (const uint64_t(*)[4])b, NULL,
+			    (const uint64_t(*)[4])w->w, rs, proof, t, err, errlen);
 	gs->prove = mono() - t1;
 err:
-	zka_gpu_unpin(abcw); /* before a, b, c and w are freed */
+	zka_gpu_unpin(abw); /* before a, b and w are freed */
 	t1 = mono();
 	gprep_end(x);
 	gs->teardown = mono() - t1;
 	zka_abc_scratch_free(a, n);
 	zka_abc_scratch_free(b, n);
-	zka_abc_scratch_free(c, n);
 	return ret;
 #else
 	(void)p, (void)w, (void)rs, (void)x, (void)proof, (void)t, (void)gs;
@@ -518,7 +517,7 @@ int zka_cmd_prove(int argc, char **argv)
 		goto err;
 #ifdef ZKA_HAVE_CUDA
 	if (gpu)
-		gprep_post(&gx, &p); /* the key's upload runs beside the witness and a, b, c */
+		gprep_post(&gx, &p); /* the key's upload runs beside the witness and a, b */
 #endif
 	if (zka_wtns_read(wtns, &w, err, sizeof err))
 		goto err;
@@ -602,9 +601,9 @@ int zka_cmd_prove(int argc, char **argv)
 		if (gpu) {
 			t.abc = gs.abc;
 			fprintf(stderr,
-				"zkarena prove: gpu: beside the key's load, the witness and a, b, c: "
+				"zkarena prove: gpu: beside the key's load, the witness and a, b: "
 				"CUDA start %.3f s, key pages mapped %.3f s%s, key memory registered "
-				"%.3f s, key upload %.3f s; then waited for them %.3f s, a, b, c and "
+				"%.3f s, key upload %.3f s; then waited for them %.3f s, a, b and "
 				"witness registered %.3f s, proof %.3f s, teardown %.3f s\n",
 				gs.open, gs.pop, gs.pop_note, gs.pin, gs.key, gs.wait, gs.reg,
 				gs.prove, gs.teardown);

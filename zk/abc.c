@@ -22,8 +22,11 @@
 				 uint32_t r1);                                                     \
 	uint32_t zka__##C##_abc_wit(const uint8_t *src, uint64_t(*w_std)[4], uint64_t(*wm)[4],     \
 				    uint64_t *cls, uint32_t i0, uint32_t i1);                      \
-	uint32_t zka__##C##_abc_check_rows(const zka_r1cs *cs, const uint64_t(*c)[4],              \
-					   const uint64_t(*wm)[4], uint32_t r0, uint32_t r1);
+	uint32_t zka__##C##_abc_check_rows(const zka_r1cs *cs, const uint64_t(*a)[4],              \
+					   const uint64_t(*b)[4], const uint64_t(*wm)[4],          \
+					   uint32_t r0, uint32_t r1);                              \
+	void zka__##C##_abc_prod(const uint64_t(*a)[4], const uint64_t(*b)[4], uint64_t(*c)[4],    \
+				 uint32_t i0, uint32_t i1);
 ZKA__ABC_DECLARE(bn254)
 ZKA__ABC_DECLARE(bls12_381)
 
@@ -217,7 +220,7 @@ int zka_abc_check(const zka_abc *m, char *err, size_t errlen)
 
 /* ---- the block scheduler ---- */
 
-enum op { OP_ROWS, OP_WIT, OP_CHECK };
+enum op { OP_ROWS, OP_WIT, OP_CHECK, OP_PROD };
 
 struct sched {
 	enum op op;
@@ -233,7 +236,7 @@ struct sched {
 	const uint64_t *cls;
 	uint64_t *cls_out;
 	uint64_t (*wm_out)[4], (*a)[4], (*b)[4], (*c)[4];
-	const uint64_t (*cin)[4];
+	const uint64_t (*ain)[4], (*bin)[4];
 };
 
 static uint32_t run_block(struct sched *s, uint32_t lo, uint32_t hi)
@@ -249,7 +252,10 @@ static uint32_t run_block(struct sched *s, uint32_t lo, uint32_t hi)
 		    s->src, s->w_std, s->wm_out, s->cls_out, lo, hi);
 	case OP_CHECK:
 		return (bn ? zka__bn254_abc_check_rows
-			   : zka__bls12_381_abc_check_rows)(s->cs, s->cin, s->wm, lo, hi);
+			   : zka__bls12_381_abc_check_rows)(s->cs, s->ain, s->bin, s->wm, lo, hi);
+	case OP_PROD:
+		(bn ? zka__bn254_abc_prod : zka__bls12_381_abc_prod)(s->ain, s->bin, s->c, lo, hi);
+		return UINT32_MAX;
 	}
 	return UINT32_MAX;
 }
@@ -394,8 +400,9 @@ out:
 	return ret;
 }
 
-int zka_abc_check_c(const zka_r1cs *cs, const zka_abc *m, const uint64_t (*c)[4],
-		    const uint64_t (*wm)[4], int threads, uint32_t *first_failing)
+int zka_abc_check_ab(const zka_r1cs *cs, const zka_abc *m, const uint64_t (*a)[4],
+		     const uint64_t (*b)[4], const uint64_t (*wm)[4], int threads,
+		     uint32_t *first_failing)
 {
 	if (!curve_ok(m->curve) || cs->curve != m->curve || cs->n_constraints > m->n_rows ||
 	    cs->n_wires != m->n_cols)
@@ -404,7 +411,8 @@ int zka_abc_check_c(const zka_r1cs *cs, const zka_abc *m, const uint64_t (*c)[4]
 			  .curve = m->curve->id,
 			  .total = cs->n_constraints,
 			  .cs = cs,
-			  .cin = c,
+			  .ain = a,
+			  .bin = b,
 			  .wm = wm};
 	uint32_t f = sched_run(&s, threads);
 	if (f == UINT32_MAX)
@@ -412,6 +420,16 @@ int zka_abc_check_c(const zka_r1cs *cs, const zka_abc *m, const uint64_t (*c)[4]
 	if (first_failing)
 		*first_failing = f;
 	return 1;
+}
+
+int zka_abc_product(const zka_curve *c, const uint64_t (*a)[4], const uint64_t (*b)[4],
+		    uint64_t (*out)[4], uint32_t n, int threads)
+{
+	if (!curve_ok(c))
+		return -EINVAL;
+	struct sched s = {.op = OP_PROD, .curve = c->id, .total = n, .ain = a, .bin = b, .c = out};
+	sched_run(&s, threads);
+	return 0;
 }
 
 int zka_abc_compute_pk(const zka_pk *pk, const zka_witness *w, uint64_t (*a)[4], uint64_t (*b)[4],

@@ -1,5 +1,7 @@
-/* abc.h - synthesis at memory speed: a = A w, b = B w and c = a .* b from a key's A and B
- * matrices in compressed sparse rows, by several threads over blocks of rows.
+/* abc.h - synthesis at memory speed: a = A w, b = B w (and, for one-shot provers, c = a .* b)
+ * from a key's A and B matrices in compressed sparse rows, by several threads over blocks of
+ * rows. The pipeline's slots hold a and b only: the GPU computes c from them on the device
+ * (128 MiB less to write and to copy per 2^22 job), the CPU backend with zka_abc_product.
  *
  * Objects
  *   zka_abc    the A and B matrices of one key in row order. For matrix k (0 = A, 1 = B) the
@@ -104,12 +106,20 @@ int64_t zka_abc_witness_mem(const zka_curve *c, const uint64_t (*w_std)[4], uint
 int zka_abc_compute(const zka_abc *m, const uint64_t (*wm)[4], const uint64_t *cls,
 		    uint64_t (*a)[4], uint64_t (*b)[4], uint64_t (*c)[4], int threads);
 
-/* The satisfiability check on a computed job: for every constraint i of cs, c_i (= a_i b_i,
- * from the key's A and B) must equal <C_i, w>. wm is the witness in Montgomery form (n_wires
- * entries). Returns 0 when all hold, 1 with *first_failing = the lowest failing constraint,
- * -EINVAL when cs does not fit (other curve, more constraints than rows, other wire count). */
-int zka_abc_check_c(const zka_r1cs *cs, const zka_abc *m, const uint64_t (*c)[4],
-		    const uint64_t (*wm)[4], int threads, uint32_t *first_failing);
+/* The satisfiability check on a computed job: for every constraint i of cs, a_i b_i (a and b
+ * from the key's A and B, as the slot holds them) must equal <C_i, w>. wm is the witness in
+ * Montgomery form (n_wires entries). Returns 0 when all hold, 1 with *first_failing = the
+ * lowest failing constraint, -EINVAL when cs does not fit (other curve, more constraints than
+ * rows, other wire count). */
+int zka_abc_check_ab(const zka_r1cs *cs, const zka_abc *m, const uint64_t (*a)[4],
+		     const uint64_t (*b)[4], const uint64_t (*wm)[4], int threads,
+		     uint32_t *first_failing);
+
+/* out = a .* b (n Montgomery values each; out written, a and b only read), with threads
+ * threads: the c of a slot, which holds only a and b, for a prover that needs it on the host.
+ * Returns 0 or -EINVAL (no curve). */
+int zka_abc_product(const zka_curve *c, const uint64_t (*a)[4], const uint64_t (*b)[4],
+		    uint64_t (*out)[4], uint32_t n, int threads);
 
 /* A witness scratch of n Montgomery values followed by their class map (the wm and cls of the
  * functions above), whose pages the kernel is asked to back with transparent huge pages

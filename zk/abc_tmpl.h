@@ -307,23 +307,38 @@ uint32_t AX(abc_wit)(const uint8_t *src, uint64_t (*w_std)[4], uint64_t (*wm)[4]
 	return UINT32_MAX;
 }
 
-/* Constraints [r0, r1) of cs: <C_i, wm> == c_i. Returns the first failing one or UINT32_MAX. */
-uint32_t AX(abc_check_rows)(const zka_r1cs *cs, const uint64_t (*c)[4], const uint64_t (*wm)[4],
-			    uint32_t r0, uint32_t r1)
+/* Constraints [r0, r1) of cs: <C_i, wm> == a_i b_i. Returns the first failing one or
+ * UINT32_MAX. */
+uint32_t AX(abc_check_rows)(const zka_r1cs *cs, const uint64_t (*a)[4], const uint64_t (*b)[4],
+			    const uint64_t (*wm)[4], uint32_t r0, uint32_t r1)
 {
-	const AT *w = (const AT *)wm, *C = (const AT *)c;
+	const AT *w = (const AT *)wm, *A = (const AT *)a, *B = (const AT *)b;
 	const zka_r1cs_matrix *mc = &cs->m[2];
 	for (uint32_t i = r0; i < r1; i++) {
-		AT s, v;
+		AT s, v, p;
 		AR(zero)(&s);
 		for (uint64_t t = mc->start[i]; t < mc->start[i + 1]; t++) {
 			memcpy(v.v, mc->value[t], 32);
 			AX(abc_madd)(&s, &v, &w[mc->signal[t]]);
 		}
-		if (!AR(eq)(&s, &C[i]))
+		AX(abc_mul)(&p, &A[i], &B[i]);
+		if (!AR(eq)(&s, &p))
 			return i;
 	}
 	return UINT32_MAX;
+}
+
+/* c_i = a_i b_i for i in [i0, i1) (c written once, non-temporal). */
+void AX(abc_prod)(const uint64_t (*a)[4], const uint64_t (*b)[4], uint64_t (*c)[4], uint32_t i0,
+		  uint32_t i1)
+{
+	const AT *A = (const AT *)a, *B = (const AT *)b;
+	for (uint32_t i = i0; i < i1; i++) {
+		AT p;
+		AX(abc_mul)(&p, &A[i], &B[i]);
+		AX(abc_store)((AT *)c[i], &p);
+	}
+	AX(abc_fence)();
 }
 
 #undef AR
