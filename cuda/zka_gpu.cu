@@ -43,6 +43,13 @@ extern "C" int zka_gpu_device_count(void)
 
 extern "C" const char *zka_gpu_device_name(const zka_gpu *g) { return g->name; }
 
+static int host_wait = ZKA_GPU_WAIT_AUTO; /* zka_gpu_set_host_wait: set before the opens */
+
+extern "C" void zka_gpu_set_host_wait(int mode)
+{
+	host_wait = mode == ZKA_GPU_WAIT_BLOCK ? ZKA_GPU_WAIT_BLOCK : ZKA_GPU_WAIT_AUTO;
+}
+
 static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 {
 	int n = 0;
@@ -58,6 +65,9 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 	}
 	g->device = device;
 	CK(cudaSetDevice(device));
+	/* before anything creates the device's primary context: it takes the flags then */
+	CK(cudaSetDeviceFlags(host_wait == ZKA_GPU_WAIT_BLOCK ? cudaDeviceScheduleBlockingSync
+							      : cudaDeviceScheduleAuto));
 	cudaDeviceProp p;
 	CK(cudaGetDeviceProperties(&p, device));
 	g->sms = p.multiProcessorCount;

@@ -75,6 +75,11 @@ static int cuda_init(void **ctx, struct zka_arena *a, int device, int lanes, cha
 	pthread_mutex_init(&c->key_mu, NULL);
 	pthread_mutex_init(&c->warn_mu, NULL);
 	int r = 0;
+	/* the lanes sleep while their proofs run instead of spinning a core each: the cores are
+	 * synthesis's (ZKA_GPU_WAIT=spin keeps CUDA's default, for comparison) */
+	const char *wv = getenv("ZKA_GPU_WAIT");
+	int spin = wv && !strcmp(wv, "spin");
+	zka_gpu_set_host_wait(spin ? ZKA_GPU_WAIT_AUTO : ZKA_GPU_WAIT_BLOCK);
 	double t0 = mono_s();
 	for (c->lanes = 0; c->lanes < lanes; c->lanes++) {
 		if ((r = zka_gpu_open(&c->g[c->lanes], device, err, errlen))) {
@@ -120,10 +125,12 @@ static int cuda_init(void **ctx, struct zka_arena *a, int device, int lanes, cha
 	}
 	snprintf(note, notelen,
 		 "backend cuda: %s; CUDA started in %.3f s; %u slots (%llu MiB) registered %s "
-		 "with cudaHostRegister in %.3f s; %d proof%s in flight",
+		 "with cudaHostRegister in %.3f s; %d proof%s in flight; lanes wait for the "
+		 "device %s",
 		 zka_gpu_device_name(c->g[0]), t1 - t0, geo.nslots,
 		 (unsigned long long)(geo.nslots * geo.slot_stride >> 20), how, mono_s() - t1,
-		 lanes, lanes > 1 ? "s" : "");
+		 lanes, lanes > 1 ? "s" : "",
+		 spin ? "spinning (ZKA_GPU_WAIT=spin)" : "asleep (blocking sync)");
 	*ctx = c;
 	return 0;
 }

@@ -90,7 +90,9 @@ static void usage(FILE *f)
 	    "every second and logged every minute.\n"
 	    "With cuda, a circuit's key is uploaded from its registered params region at its\n"
 	    "first job; its window tables build on the device behind the first proofs, which\n"
-	    "use the windowed MSM until the log says the tables are ready.\n"
+	    "use the windowed MSM until the log says the tables are ready. Its lanes sleep\n"
+	    "while the device works (blocking sync), leaving the cores to synthesis;\n"
+	    "ZKA_GPU_WAIT=spin keeps CUDA's default (a core spinning per waiting lane).\n"
 	    "Test hook: ZKA_PROVE_DELAY_MS=N sleeps N ms in the middle of each proof.\n",
 	    ZKA_LANES_MAX);
 }
