@@ -683,7 +683,8 @@ int zka_arena_open(const char *name, int flags, struct zka_arena **out, const ch
 	}
 	if (g.version != ZKA_VERSION) {
 		rc = -EPROTO;
-		*msg = "arena has another layout version than this build";
+		*msg = "arena has another layout version than this build (let the old build finish its "
+		       "jobs, then destroy and re-create the arena)";
 		goto err;
 	}
 	if (geom_sum(&g) != g.checksum) {
