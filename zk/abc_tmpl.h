@@ -117,13 +117,20 @@ static inline uint32_t AX(abc_cls)(const uint64_t *cls, uint32_t j)
 	return (uint32_t)(cls[j >> 5] >> ((j & 31) * 2)) & 3;
 }
 
-/* Rows [r0, r1) as abc_rows_direct, with the class map: a term whose witness value is 0 adds
- * nothing and one whose value is 1 adds its coefficient (val[0] = 1, val[1] = -1, so one add
- * serves every coefficient), so only the other values are read from wm, or prefetched. The
- * map (2 bits a value: 1 MiB at 2^22) stays in the core's L2 where wm (128 MiB) cannot; on a
- * witness that is mostly bits most of the row loop's random reads of DRAM are gone. */
-static void AX(abc_rows_cls)(const zka_abc *m, const AT *w, const uint64_t *cls, AT *A, AT *B,
-			     AT *C, uint32_t r0, uint32_t r1)
+/* Rows [r0, r1): a_i = <A_i, wm>, b_i = <B_i, wm>, c_i = a_i b_i (C not NULL). The loop
+ * prefetches the witness values (and value-table entries) of the row zka__abc_tune.ahead rows
+ * ahead: one row's terms hit random lines of wm (the witness is far larger than the caches at
+ * 2^20+).
+ * With the class map cls (not NULL) a term whose witness value is 0 adds nothing and one whose
+ * value is 1 adds its coefficient (val[0] = 1, val[1] = -1, so one add serves every
+ * coefficient), so only the other values are read from wm, or prefetched. The map (2 bits a
+ * value: 1 MiB at 2^22) stays in the core's L2 where wm (128 MiB) cannot; on a witness that is
+ * mostly bits most of the row loop's random reads of DRAM are gone. Always inlined, so that
+ * each caller's constant cls (NULL or not) leaves one loop without the other's tests. */
+static inline __attribute__((always_inline)) void AX(abc_rows_loop)(const zka_abc *m, const AT *w,
+								    const uint64_t *cls, AT *A,
+								    AT *B, AT *C, uint32_t r0,
+								    uint32_t r1)
 {
 	const AT *val = (const AT *)m->val;
 	const uint32_t ahead = zka__abc_tune.ahead;
@@ -134,7 +141,7 @@ static void AX(abc_rows_cls)(const zka_abc *m, const AT *w, const uint64_t *cls,
 				uint32_t t1 = m->start[k][i + ahead + 1];
 				for (uint32_t t = t0; t < t1; t++) {
 					uint32_t col = m->term[k][t][0], vi = m->term[k][t][1];
-					uint32_t x = AX(abc_cls)(cls, col);
+					uint32_t x = cls ? AX(abc_cls)(cls, col) : 2;
 					if (x == 2)
 						__builtin_prefetch(&w[col]);
 					if (x && vi > 1)
@@ -147,57 +154,27 @@ static void AX(abc_rows_cls)(const zka_abc *m, const AT *w, const uint64_t *cls,
 			const uint32_t(*tm)[2] = m->term[k];
 			for (uint32_t t = m->start[k][i], e = m->start[k][i + 1]; t < e; t++) {
 				uint32_t col = tm[t][0], vi = tm[t][1];
-				switch (AX(abc_cls)(cls, col)) {
-				case 0:
-					break;
-				case 1:
+				uint32_t x = cls ? AX(abc_cls)(cls, col) : 2;
+				if (x == 1)
 					AR(add)(&s[k], &s[k], &val[vi]);
-					break;
-				default:
-					if (vi == 0) {
-						AR(add)(&s[k], &s[k], &w[col]);
-					} else if (vi == 1) {
-						AR(sub)(&s[k], &s[k], &w[col]);
-					} else {
-						AT p;
-						AR(mul)(&p, &val[vi], &w[col]);
-						AR(add)(&s[k], &s[k], &p);
-					}
-				}
+				else if (x == 2)
+					AX(abc_term)(&s[k], &w[col], vi, val);
 			}
 		}
 		AX(abc_row_out)(s, A, B, C, i);
 	}
 }
 
-/* Rows [r0, r1): a_i = <A_i, wm>, b_i = <B_i, wm>, c_i = a_i b_i. The loop prefetches the
- * witness values (and value-table entries) of the row zka__abc_tune.ahead rows ahead: one row's
- * terms hit random lines of wm (the witness is far larger than the caches at 2^20+). */
 static void AX(abc_rows_direct)(const zka_abc *m, const AT *w, AT *A, AT *B, AT *C, uint32_t r0,
 				uint32_t r1)
 {
-	const AT *val = (const AT *)m->val;
-	const uint32_t ahead = zka__abc_tune.ahead;
-	for (uint32_t i = r0; i < r1; i++) {
-		if (i + ahead < r1)
-			for (int k = 0; k < 2; k++) {
-				uint32_t t0 = m->start[k][i + ahead];
-				uint32_t t1 = m->start[k][i + ahead + 1];
-				for (uint32_t t = t0; t < t1; t++) {
-					__builtin_prefetch(&w[m->term[k][t][0]]);
-					if (m->term[k][t][1] > 1)
-						__builtin_prefetch(&val[m->term[k][t][1]]);
-				}
-			}
-		AT s[2];
-		for (int k = 0; k < 2; k++) {
-			AR(zero)(&s[k]);
-			const uint32_t(*tm)[2] = m->term[k];
-			for (uint32_t t = m->start[k][i], e = m->start[k][i + 1]; t < e; t++)
-				AX(abc_term)(&s[k], &w[tm[t][0]], tm[t][1], val);
-		}
-		AX(abc_row_out)(s, A, B, C, i);
-	}
+	AX(abc_rows_loop)(m, w, NULL, A, B, C, r0, r1);
+}
+
+static void AX(abc_rows_cls)(const zka_abc *m, const AT *w, const uint64_t *cls, AT *A, AT *B,
+			     AT *C, uint32_t r0, uint32_t r1)
+{
+	AX(abc_rows_loop)(m, w, cls, A, B, C, r0, r1);
 }
 
 /* Terms per matrix gathered per chunk (2 x 256 x 32 bytes: half of a 32 KiB L1). */
