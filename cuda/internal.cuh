@@ -102,6 +102,7 @@ struct zka_gpu_key {
 	zka_pk pk;             /* shallow copy with alpha1.. pointing into pts below */
 	uint8_t alpha1[96], beta1[96], delta1[96], beta2[192], delta2[192], gamma2[192];
 	uint32_t n_vars, n_public, domain, logn;
+	uint64_t r2[4]; /* R^2 mod r, for a slot's standard-form a and b (zka_gpu_prove_ab) */
 	/* d_C: n_vars points, the first n_public+1 infinity. With window tables (pc), each holds W
 	 * copies: copy w (at w * n) is 2^(c w) times the points; c_v for A, B1, C, B2, c_h for H. */
 	void *d_A, *d_B1, *d_B2, *d_C, *d_H;
@@ -179,9 +180,10 @@ struct zkg_ops {
 	int (*key_load)(zka_gpu *g, const zka_pk *pk, zka_gpu_key *k, char *err, size_t errlen);
 	/* the window tables' build of a BUILDING key on k->s_bg, throttled (the build thread) */
 	int (*tables_build)(zka_gpu_key *k, struct zkg_throttle *thr, char *err, size_t errlen);
+	/* c NULL: made on the device from a and b, which are in standard form when ab_std */
 	int (*prove)(zka_gpu *g, zka_gpu_key *k, const uint64_t (*a)[4], const uint64_t (*b)[4],
-		     const uint64_t (*c)[4], const uint64_t (*w)[4], const zka_rs *rs, zka_proof *proof,
-		     char *err, size_t errlen);
+		     const uint64_t (*c)[4], int ab_std, const uint64_t (*w)[4], const zka_rs *rs,
+		     zka_proof *proof, char *err, size_t errlen);
 	int (*msm)(zka_gpu *g, int g2, const void *points, const uint64_t (*k)[4], size_t n, void *out,
 		   double *dev_s, char *err, size_t errlen);
 	int (*ntt)(zka_gpu *g, uint32_t logn, uint64_t (*x)[4], int inverse, double *dev_s, char *err,

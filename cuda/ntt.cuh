@@ -275,6 +275,19 @@ template <class Fr> __global__ void k_hadamard(const Fr *a, const Fr *b, Fr *c, 
 		(Fr::load(&a[i]) * Fr::load(&b[i])).store(&c[i]);
 }
 
+/* a, b (standard form) to Montgomery form in place (products with r2 = R^2 mod r in Montgomery
+ * form), then c = a .* b: a slot's a and b (synth/pipe.h) */
+template <class Fr> __global__ void k_hadamard_std(Fr *a, Fr *b, Fr *c, uint32_t n, seeds r2)
+{
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		Fr k = seed<Fr>(r2, 0), x = Fr::load(&a[i]) * k, y = Fr::load(&b[i]) * k;
+		x.store(&a[i]);
+		y.store(&b[i]);
+		(x * y).store(&c[i]);
+	}
+}
+
 template <class Fr>
 __global__ void k_hfinal(const Fr *a, const Fr *b, const Fr *c, Fr *h, uint32_t n)
 {

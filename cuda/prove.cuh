@@ -802,7 +802,7 @@ template <class TR> struct eng {
 	}
 
 	static int prove(zka_gpu *g, zka_gpu_key *k, const uint64_t (*a)[4], const uint64_t (*b)[4],
-			 const uint64_t (*c)[4], const uint64_t (*w)[4], const zka_rs *rs,
+			 const uint64_t (*c)[4], int ab_std, const uint64_t (*w)[4], const zka_rs *rs,
 			 zka_proof *proof, char *err, size_t errlen)
 	{
 		double t0 = now_s();
@@ -869,6 +869,10 @@ template <class TR> struct eng {
 		CK(cudaMemcpyAsync(g->d_b, b, nd * 32, cudaMemcpyHostToDevice, s0));
 		if (c) {
 			CK(cudaMemcpyAsync(g->d_c, c, nd * 32, cudaMemcpyHostToDevice, s0));
+		} else if (ab_std) { /* a slot's a, b: to Montgomery form, then c = a .* b */
+			k_hadamard_std<Fr><<<nblk(nd, 256), 256, 0, s0>>>(
+			    (Fr *)g->d_a, (Fr *)g->d_b, (Fr *)g->d_c, (uint32_t)nd, mk1(k->r2));
+			CKL();
 		} else { /* c = a .* b here: a third less to copy (and for synthesis to write) */
 			k_hadamard<Fr><<<nblk(nd, 256), 256, 0, s0>>>((const Fr *)g->d_a,
 								    (const Fr *)g->d_b, (Fr *)g->d_c,

@@ -610,6 +610,11 @@ extern "C" int zka_gpu_key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key **kp, 
 	k->n_public = pk->n_public;
 	k->domain = pk->domain_size;
 	k->logn = pk->log_domain;
+	{ /* R^2 mod r (Montgomery form of R): a product with it takes a value into Montgomery form */
+		uint64_t one[4] = {1, 0, 0, 0}, r1[4];
+		pk->curve->fr_to_mont(r1, one);
+		pk->curve->fr_to_mont(k->r2, r1);
+	}
 	size_t n1 = zka_g1_bytes(pk->curve), n2 = zka_g2_bytes(pk->curve);
 	memcpy(k->alpha1, pk->alpha1, n1);
 	memcpy(k->beta1, pk->beta1, n1);
@@ -655,9 +660,10 @@ extern "C" int zka_gpu_key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key **kp, 
 	return 0;
 }
 
-extern "C" int zka_gpu_prove(zka_gpu *g, zka_gpu_key *key, const uint64_t (*a)[4], const uint64_t (*b)[4],
-			     const uint64_t (*c)[4], const uint64_t (*w)[4], const zka_rs *rs, zka_proof *proof,
-			     zka_prove_times *t, char *err, size_t errlen)
+/* zka_gpu_prove and zka_gpu_prove_ab: c NULL, made on the device; ab_std: a, b standard form */
+static int prove_any(zka_gpu *g, zka_gpu_key *key, const uint64_t (*a)[4], const uint64_t (*b)[4],
+		     const uint64_t (*c)[4], int ab_std, const uint64_t (*w)[4], const zka_rs *rs,
+		     zka_proof *proof, zka_prove_times *t, char *err, size_t errlen)
 {
 	NEED_OPS(key->pk.curve, "zka_gpu_prove");
 	SET_DEV(g);
@@ -672,7 +678,7 @@ extern "C" int zka_gpu_prove(zka_gpu *g, zka_gpu_key *key, const uint64_t (*a)[4
 	cudaStream_t keep = g->s;
 	if (key->domain >= g->prio_domain)
 		g->s = g->s_hi;
-	int rc = o->prove(g, key, a, b, c, w, rs, proof, err, errlen);
+	int rc = o->prove(g, key, a, b, c, ab_std, w, rs, proof, err, errlen);
 	if (g->s != keep) {
 		/* a failed proof may leave work queued on s_hi: finish it before later calls use s */
 		if (rc < 0)
@@ -689,6 +695,20 @@ extern "C" int zka_gpu_prove(zka_gpu *g, zka_gpu_key *key, const uint64_t (*a)[4
 		t->total = g->last.total;
 	}
 	return 0;
+}
+
+extern "C" int zka_gpu_prove(zka_gpu *g, zka_gpu_key *key, const uint64_t (*a)[4], const uint64_t (*b)[4],
+			     const uint64_t (*c)[4], const uint64_t (*w)[4], const zka_rs *rs, zka_proof *proof,
+			     zka_prove_times *t, char *err, size_t errlen)
+{
+	return prove_any(g, key, a, b, c, 0, w, rs, proof, t, err, errlen);
+}
+
+extern "C" int zka_gpu_prove_ab(zka_gpu *g, zka_gpu_key *key, const uint64_t (*a)[4], const uint64_t (*b)[4],
+				int ab_std, const uint64_t (*w)[4], const zka_rs *rs, zka_proof *proof,
+				zka_prove_times *t, char *err, size_t errlen)
+{
+	return prove_any(g, key, a, b, NULL, ab_std, w, rs, proof, t, err, errlen);
 }
 
 extern "C" void zka_gpu_last_times(const zka_gpu *g, zka_gpu_times *t) { *t = g->last; }

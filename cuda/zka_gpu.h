@@ -152,6 +152,11 @@ int zka_gpu_mem_info(zka_gpu *g, size_t *free_b, size_t *total_b, char *err, siz
 int zka_gpu_prove(zka_gpu *g, zka_gpu_key *key, const uint64_t (*a)[4], const uint64_t (*b)[4],
 		  const uint64_t (*c)[4], const uint64_t (*w)[4], const zka_rs *rs, zka_proof *proof,
 		  zka_prove_times *t, char *err, size_t errlen);
+/* The same from a and b alone (c = a .* b made on the device), in standard form when ab_std
+ * (a slot's: synth/pipe.h; the device converts them), else in Montgomery form. */
+int zka_gpu_prove_ab(zka_gpu *g, zka_gpu_key *key, const uint64_t (*a)[4], const uint64_t (*b)[4],
+		     int ab_std, const uint64_t (*w)[4], const zka_rs *rs, zka_proof *proof,
+		     zka_prove_times *t, char *err, size_t errlen);
 
 /* Finer timings of the last zka_gpu_prove, in seconds. */
 typedef struct {

@@ -1,7 +1,7 @@
 /* backend_cpu.c - the CPU backend: the core prover (zk/groth16.h) minus synthesis. The
- * slot's a and b are copied to private scratch first, and c = a .* b made there, because
- * zka_prove_abc transforms them in place and the slot must stay intact for a possible re-proof
- * after a crash. */
+ * slot's a and b are converted into private scratch first (Montgomery form), and c = a .* b
+ * made there, because zka_prove_abc transforms them in place and the slot must stay intact for
+ * a possible re-proof after a crash. */
 #include "gpud/backend.h"
 #include "zk/abc.h"
 
@@ -61,13 +61,18 @@ static int cpu_prove(void *ctx, int lane, uint32_t circuit, const zka_params *p,
 		x->cap = n;
 	}
 	double t0 = mono();
-	memcpy(x->scratch, a, n * sizeof *a);
-	memcpy(x->scratch + n, b, n * sizeof *b);
-	/* the slot holds no c (synth/pipe.h): made here, from the slot's a and b */
-	int r = zka_abc_product(p->pk.curve, a, b, x->scratch + 2 * n, (uint32_t)n, 0);
+	/* the slot's a and b are in standard form and it holds no c (synth/pipe.h): a and b in
+	 * Montgomery form into the scratch, and c made there from them */
+	int r = zka_abc_to_mont(p->pk.curve, a, x->scratch, (uint32_t)n, 0);
+	if (!r)
+		r = zka_abc_to_mont(p->pk.curve, b, x->scratch + n, (uint32_t)n, 0);
+	if (!r)
+		r = zka_abc_product(p->pk.curve, (const uint64_t(*)[4])x->scratch,
+				    (const uint64_t(*)[4])(x->scratch + n), x->scratch + 2 * n,
+				    (uint32_t)n, 0);
 	*copy_s = mono() - t0;
 	if (r) {
-		snprintf(err, errlen, "CPU prover: c = a .* b: %s", strerror(-r));
+		snprintf(err, errlen, "CPU prover: a, b, c from the slot: %s", strerror(-r));
 		return r;
 	}
 	r = zka_prove_abc(&p->pk, x->scratch, x->scratch + n, x->scratch + 2 * n, w, rs, proof,

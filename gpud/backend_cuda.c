@@ -291,8 +291,8 @@ static int cuda_prove(void *ctx, int lane, uint32_t circuit, const zka_params *p
 	zka_gpu_key *k = cuda_key(x, lane, circuit, p, err, errlen);
 	if (!k)
 		return -EIO;
-	/* c NULL: made on the device from a and b (the slot holds none, synth/pipe.h) */
-	int r = zka_gpu_prove(x->g[lane], k, a, b, NULL, w, rs, proof, t, err, errlen);
+	/* a slot's a, b (standard form; no c, synth/pipe.h): converted and c made on the device */
+	int r = zka_gpu_prove_ab(x->g[lane], k, a, b, 1, w, rs, proof, t, err, errlen);
 	zka_gpu_times gt;
 	zka_gpu_last_times(x->g[lane], &gt);
 	*copy_s = gt.h2d;

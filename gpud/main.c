@@ -36,7 +36,7 @@
  * gpud that has it is busy, this one takes it after ~100 ms and loads the key (bounded delay,
  * never a stall). A killed gpud's PROVING slots go back to READY by the recovery that every
  * other gpud runs every 2 s (and `zkarena run` at once), and another gpud proves them from
- * the slot's a/b/c without re-synthesis. */
+ * the slot's a, b and w without re-synthesis. */
 #include "config/zka_notify.h"
 #include "gpud/backend.h"
 #include "gpud/outputs.h"
@@ -243,7 +243,7 @@ static void key_resident(struct daemon *d, uint32_t idx, const zka_params *p)
 	pthread_mutex_lock(&d->mu);
 	d->here[idx / 64] |= 1ull << (idx % 64);
 	d->key_bytes[idx] = p->size;
-	d->bytes_in += (3ull * p->pk.domain_size + p->pk.n_vars) * 32;
+	d->bytes_in += (2ull * p->pk.domain_size + p->pk.n_vars) * 32; /* a slot: a, b, w */
 	pthread_mutex_unlock(&d->mu);
 }
 

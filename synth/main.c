@@ -111,13 +111,20 @@ static int synthesize(struct zka_arena *a, zka_pipe_cache *cache, uint32_t slot,
 		}
 		wm_cap = p->pk.n_vars;
 	}
-	/* the witness straight from the mapped file into the slot (standard form) and wm */
+	const uint64_t(*vs)[4] = zka_pipe_values_std(cache, ji.circuit);
+	if (!vs) {
+		snprintf(err, sizeof err, "out of memory for the key's %u coefficient values",
+			 p->abc.n_vals);
+		goto fail;
+	}
+	/* the witness straight from the mapped file into the slot and wm, both in standard form
+	 * (no Montgomery conversion: a and b come out in standard form, zk/abc.h) */
 	uint64_t *cls = zka_abc_scratch_cls(wm, p->pk.n_vars);
-	if (zka_abc_witness(ji.witness_path, p->pk.curve, p->pk.n_vars, v.w, wm, cls, threads, err,
-			    sizeof err))
+	if (zka_abc_witness(ji.witness_path, p->pk.curve, p->pk.n_vars, v.w, wm, cls, 1, threads,
+			    err, sizeof err))
 		goto fail;
 	/* a and b only: the prover computes c = a .* b (the GPU on the device) */
-	if ((r = zka_abc_compute(&p->abc, (const uint64_t(*)[4])wm, cls, v.a, v.b, NULL,
+	if ((r = zka_abc_compute(&p->abc, (const uint64_t(*)[4])wm, cls, vs, v.a, v.b, NULL,
 				 threads))) {
 		snprintf(err, sizeof err, "computing a, b failed: %s", strerror(-r));
 		goto fail;
@@ -125,8 +132,8 @@ static int synthesize(struct zka_arena *a, zka_pipe_cache *cache, uint32_t slot,
 	if (p->has_r1cs) { /* a and b are in the slot: a_i b_i against <C_i, w> */
 		uint32_t bad = 0;
 		int c = zka_abc_check_ab(&p->cs, &p->abc, (const uint64_t(*)[4])v.a,
-					 (const uint64_t(*)[4])v.b, (const uint64_t(*)[4])wm, threads,
-					 &bad);
+					 (const uint64_t(*)[4])v.b, (const uint64_t(*)[4])wm, 1,
+					 threads, &bad);
 		if (c == 1) {
 			snprintf(err, sizeof err, "%.300s: witness does not satisfy constraint %u",
 				 ji.witness_path, bad);

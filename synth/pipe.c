@@ -37,6 +37,7 @@ int zka_pipe_slot_view(struct zka_arena *a, uint32_t slot, const zka_pk *pk, zka
 struct zka_pipe_cache {
 	zka_params p[CACHE_MAX];
 	char name[CACHE_MAX][ZKA_SHM_NAME_MAX];
+	uint64_t (*vs[CACHE_MAX])[4]; /* zka_pipe_values_std: made at first use, freed with p */
 };
 
 zka_pipe_cache *zka_pipe_cache_new(void)
@@ -48,8 +49,10 @@ void zka_pipe_cache_free(zka_pipe_cache *c)
 {
 	if (!c)
 		return;
-	for (int i = 0; i < CACHE_MAX; i++)
+	for (int i = 0; i < CACHE_MAX; i++) {
 		zka_params_close(&c->p[i]);
+		free(c->vs[i]);
+	}
 	free(c);
 }
 
@@ -70,10 +73,21 @@ const zka_params *zka_pipe_circuit(zka_pipe_cache *c, struct zka_arena *a, uint3
 	if (c->p[idx].map && !strcmp(c->name[idx], ci.params_shm))
 		return &c->p[idx];
 	zka_params_close(&c->p[idx]);
+	free(c->vs[idx]);
+	c->vs[idx] = NULL;
 	if (zka_params_open(ci.params_shm, &c->p[idx], err, errlen))
 		return NULL;
 	snprintf(c->name[idx], sizeof c->name[idx], "%s", ci.params_shm);
 	return &c->p[idx];
+}
+
+const uint64_t (*zka_pipe_values_std(zka_pipe_cache *c, uint32_t idx))[4]
+{
+	if (idx >= CACHE_MAX || !c->p[idx].map)
+		return NULL;
+	if (!c->vs[idx])
+		c->vs[idx] = zka_abc_values_std(&c->p[idx].abc);
+	return (const uint64_t(*)[4])c->vs[idx];
 }
 
 /* hash of the first 4 KiB of the key: distinguishes rewritten files with equal size/mtime */

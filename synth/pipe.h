@@ -2,13 +2,16 @@
  * loaded into params regions, the job client API (submit, wait, cancel, list), and the layout
  * of a slot. Used by the CLI, zkarena-synth and zkarena-gpud.
  *
- * Slot layout (all little-endian, 32 bytes per Fr element; arena layout version 4):
- *   [a: domain_size, Montgomery][b: domain_size][w: n_vars, standard form]
+ * Slot layout (all little-endian, 32 bytes per Fr element; arena layout version 5):
+ *   [a: domain_size, standard form][b: domain_size, standard form][w: n_vars, standard form]
  * a and b are computed by synthesis and only read by the prover, so a prover that dies
  * mid-proof leaves them intact for the next one (no re-synthesis). c = a .* b is not in the
  * slot: the prover makes it (the GPU on the device, from a and b already copied there; the
  * CPU backend into its scratch), which saves synthesis a third of its output writes and the
- * GPU a third of its input copies. Version 3 slots held c between b and w. */
+ * GPU a third of its input copies. a and b are in standard form (zk/abc.h's "Forms"): the
+ * witness needs no Montgomery conversion on the host, and the GPU converts a and b after the
+ * copy, where it costs one product each. Version 3 slots held c between b and w; version 4
+ * held a and b in Montgomery form. */
 #ifndef ZKA_PIPE_H
 #define ZKA_PIPE_H
 #include <stddef.h>
@@ -32,6 +35,10 @@ void zka_pipe_cache_free(zka_pipe_cache *c);
  * NULL with err set when the entry is not LOADED or its region cannot be opened. */
 const zka_params *zka_pipe_circuit(zka_pipe_cache *c, struct zka_arena *a, uint32_t idx, char *err,
 				   size_t errlen);
+/* The standard form of circuit idx's coefficient values (zka_abc_values_std), for synthesis
+ * into a slot; made at the first call after zka_pipe_circuit opened the region, kept with it.
+ * NULL when the circuit is not open here or out of memory. */
+const uint64_t (*zka_pipe_values_std(zka_pipe_cache *c, uint32_t idx))[4];
 
 /* Makes sure the key (.zka or .zkey, and optional r1cs) is in a params region recorded in
  * the arena's circuit table (by path, size, mtime and a hash of the key's first 4 KiB): a

@@ -849,6 +849,24 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 				      #Q, logn);                                                   \
 				printf("  %s proof 2^%u, c made on the device: %s\n", #Q, logn,    \
 				       same_c ? "identical to CPU" : "FAIL");                      \
+				/* a slot's form: a, b in standard form, converted on the device */ \
+				uint64_t(*sd)[4] = malloc(2 * nd * 32);                            \
+				for (size_t i = 0; sd && i < 2 * nd; i++)                          \
+					pk.curve->fr_from_mont(sd[i], abc[i].v);                   \
+				memset(&pg, 0, sizeof pg);                                         \
+				OK(zka_gpu_prove_ab(G, key, (const uint64_t(*)[4])sd,              \
+						    (const uint64_t(*)[4])(sd + nd), 1,            \
+						    (const uint64_t(*)[4])w, &rs, &pg, NULL, err,  \
+						    sizeof err));                                  \
+				int same_s = sd && !memcmp(pg.a, pc.a, 2 * CV.n8q) &&              \
+					     !memcmp(pg.b, pc.b, 4 * CV.n8q) &&                    \
+					     !memcmp(pg.c, pc.c, 2 * CV.n8q);                      \
+				CHECK(same_s,                                                      \
+				      "%s: GPU proof from standard-form a, b != CPU proof (2^%u)", \
+				      #Q, logn);                                                   \
+				printf("  %s proof 2^%u, a, b in standard form: %s\n", #Q, logn,   \
+				       same_s ? "identical to CPU" : "FAIL");                      \
+				free(sd);                                                          \
 			}                                                                          \
 			free(abc);                                                                 \
 			free(cp);                                                                  \

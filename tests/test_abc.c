@@ -142,12 +142,13 @@ static void compare(const zka_pk *pk, const zka_witness *w, int all_threads)
 	CU_ASSERT(zka_abc_check(&m, err, sizeof err) == 0);
 	CU_ASSERT(m.n_vals >= 2 && m.nnz[0] + m.nnz[1] <= pk->n_coefs);
 	memset(cls, 0x5a, ZKA_ABC_CLS_WORDS(w->n) * 8); /* every word must be written */
-	CU_ASSERT(zka_abc_witness_mem(pk->curve, (const uint64_t(*)[4])w->w, w->n, wm, cls, 3) ==
+	CU_ASSERT(zka_abc_witness_mem(pk->curve, (const uint64_t(*)[4])w->w, w->n, wm, cls, 0, 3) ==
 		  0);
 	CU_ASSERT(memcmp(cls, rcls, ZKA_ABC_CLS_WORDS(w->n) * 8) == 0);
 	/* the row loops (direct, gathered, with the class map), prefetch distances from 1 to
 	 * past a block */
-	(void)zka_abc_compute(&m, (const uint64_t(*)[4])wm, cls, got, got + n, got + 2 * n, 1);
+	(void)zka_abc_compute(&m, (const uint64_t(*)[4])wm, cls, NULL, got, got + n, got + 2 * n,
+			      1);
 	struct zka__abc_tune saved = zka__abc_tune;
 	static const struct zka__abc_tune tunes[] = {{8, 0, 1}, {1, 0, 1}, {33, 0, 1},
 						     {8, 0, 0}, {1, 0, 0}, {33, 0, 0},
@@ -158,8 +159,8 @@ static void compare(const zka_pk *pk, const zka_witness *w, int all_threads)
 			/* the class map given to every loop: only the tune's classes uses it */
 			int no_c = t % 2 == 0; /* c left to the prover at every other count */
 			memset(got, 0xa5, 3 * n * 32); /* every byte must be written */
-			CU_ASSERT_FATAL(zka_abc_compute(&m, (const uint64_t(*)[4])wm, cls, got,
-							got + n, no_c ? NULL : got + 2 * n,
+			CU_ASSERT_FATAL(zka_abc_compute(&m, (const uint64_t(*)[4])wm, cls, NULL,
+							got, got + n, no_c ? NULL : got + 2 * n,
 							t) == 0);
 			int same = memcmp(ref, got, (no_c ? 2 : 3) * n * 32) == 0;
 			if (!same)
@@ -179,6 +180,45 @@ static void compare(const zka_pk *pk, const zka_witness *w, int all_threads)
 		}
 	}
 	zka__abc_tune = saved;
+	/* the slot's form: the witness and a, b in standard form (zk/abc.h "Forms"), no c; in
+	 * Montgomery form afterwards they must be the reference's a, b */
+	{
+		uint64_t(*ws)[4] = malloc((size_t)w->n * 32), (*vs)[4] = zka_abc_values_std(&m),
+		(*mt)[4] = malloc(2 * n * 32);
+		CU_ASSERT_FATAL(ws && vs && mt);
+		memset(cls, 0x5a, ZKA_ABC_CLS_WORDS(w->n) * 8);
+		CU_ASSERT(zka_abc_witness_mem(pk->curve, (const uint64_t(*)[4])w->w, w->n, ws, cls,
+					      1, 2) == 0);
+		CU_ASSERT(memcmp(ws, w->w, (size_t)w->n * 32) == 0);
+		CU_ASSERT(memcmp(cls, rcls, ZKA_ABC_CLS_WORDS(w->n) * 8) == 0);
+		CU_ASSERT(zka_abc_compute(&m, (const uint64_t(*)[4])ws, cls,
+					  (const uint64_t(*)[4])vs, got, got + n, got + 2 * n,
+					  2) == -EINVAL); /* no c */
+		for (size_t v = 0; v < sizeof tunes / sizeof tunes[0]; v += 2) {
+			zka__abc_tune = tunes[v];
+			for (int t = 1; t <= 16; t += 5) {
+				memset(got, 0xa5, 2 * n * 32);
+				CU_ASSERT_FATAL(zka_abc_compute(&m, (const uint64_t(*)[4])ws, cls,
+								(const uint64_t(*)[4])vs, got,
+								got + n, NULL, t) == 0);
+				CU_ASSERT(zka_abc_to_mont(pk->curve, (const uint64_t(*)[4])got, mt,
+							  (uint32_t)(2 * n), 3) == 0);
+				int same = memcmp(ref, mt, 2 * n * 32) == 0;
+				if (!same)
+					fprintf(
+					    stderr,
+					    "standard-form CSR path differs: %s, domain %zu, %d "
+					    "threads, ahead %u, gather %d, classes %d\n",
+					    pk->curve->pretty, n, t, tunes[v].ahead,
+					    tunes[v].gather, tunes[v].classes);
+				CU_ASSERT(same);
+			}
+		}
+		zka__abc_tune = saved;
+		free(ws);
+		free(vs);
+		free(mt);
+	}
 	/* c from a and b afterwards, as the CPU backend makes it from a slot */
 	for (int t = 1; t <= 16; t += 7) {
 		memset(got + 2 * n, 0xa5, n * 32);
@@ -189,8 +229,8 @@ static void compare(const zka_pk *pk, const zka_witness *w, int all_threads)
 	}
 	/* no class map at all: the plain loop */
 	memset(got, 0xa5, 3 * n * 32);
-	CU_ASSERT(
-	    zka_abc_compute(&m, (const uint64_t(*)[4])wm, NULL, got, got + n, got + 2 * n, 4) == 0);
+	CU_ASSERT(zka_abc_compute(&m, (const uint64_t(*)[4])wm, NULL, NULL, got, got + n,
+				  got + 2 * n, 4) == 0);
 	CU_ASSERT(memcmp(ref, got, 3 * n * 32) == 0);
 	/* the one-shot wrapper the CPU prover uses */
 	zka_prove_opts o = {.threads = 2};
@@ -291,11 +331,12 @@ static void test_circom_fixtures(void)
 		(*wm2)[4] = malloc((size_t)w.n * 32), *cls = malloc(ZKA_ABC_CLS_WORDS(w.n) * 8),
 		*rcls = ref_classes(&w);
 		CU_ASSERT_FATAL(ws && wm && wm2 && cls);
-		CU_ASSERT(zka_abc_witness(wt, pk.curve, w.n, ws, wm, cls, 4, err, sizeof err) == 0);
+		CU_ASSERT(zka_abc_witness(wt, pk.curve, w.n, ws, wm, cls, 0, 4, err, sizeof err) ==
+			  0);
 		CU_ASSERT(memcmp(ws, w.w, (size_t)w.n * 32) == 0);
 		CU_ASSERT(memcmp(cls, rcls, ZKA_ABC_CLS_WORDS(w.n) * 8) == 0);
 		CU_ASSERT(zka_abc_witness_mem(pk.curve, (const uint64_t(*)[4])w.w, w.n, wm2, NULL,
-					      1) == 0);
+					      0, 1) == 0);
 		CU_ASSERT(memcmp(wm, wm2, (size_t)w.n * 32) == 0);
 		free(cls);
 		free(rcls);
@@ -330,7 +371,7 @@ static void test_witness_file(void)
 			memset(ws, 0, (size_t)n * 32);
 			memset(cls, 0xff, ZKA_ABC_CLS_WORDS(n) * 8);
 			err[0] = 0;
-			CU_ASSERT(zka_abc_witness(path, c, n, ws, wm, cls, t, err, sizeof err) ==
+			CU_ASSERT(zka_abc_witness(path, c, n, ws, wm, cls, 0, t, err, sizeof err) ==
 				  0);
 			CU_ASSERT(memcmp(ws, w.w, (size_t)n * 32) == 0);
 			CU_ASSERT(memcmp(cls, rcls, ZKA_ABC_CLS_WORDS(n) * 8) == 0);
@@ -342,11 +383,11 @@ static void test_witness_file(void)
 		CU_ASSERT(memcmp(wm, wm2, (size_t)n * 32) == 0);
 		/* refusals */
 		err[0] = 0;
-		CU_ASSERT(zka_abc_witness(path, curves[1 - ci], n, ws, wm, NULL, 2, err,
+		CU_ASSERT(zka_abc_witness(path, curves[1 - ci], n, ws, wm, NULL, 0, 2, err,
 					  sizeof err) == -EINVAL);
 		CU_ASSERT(strstr(err, path) && strstr(err, "witness is for"));
 		err[0] = 0;
-		CU_ASSERT(zka_abc_witness(path, c, n + 1, ws, wm, NULL, 2, err, sizeof err) ==
+		CU_ASSERT(zka_abc_witness(path, c, n + 1, ws, wm, NULL, 0, 2, err, sizeof err) ==
 			  -EINVAL);
 		CU_ASSERT(strstr(err, path) && strstr(err, "values but the key expects"));
 		uint32_t bad = (uint32_t)(zka_test_rand64() % n);
@@ -355,20 +396,22 @@ static void test_witness_file(void)
 		memcpy(w.w[bad], c->r, 32);
 		CU_ASSERT_FATAL(zka_wtns_write(path, &w, err, sizeof err) == 0);
 		err[0] = 0;
-		CU_ASSERT(zka_abc_witness(path, c, n, ws, wm, NULL, 3, err, sizeof err) == -EINVAL);
+		CU_ASSERT(zka_abc_witness(path, c, n, ws, wm, NULL, 0, 3, err, sizeof err) ==
+			  -EINVAL);
 		char want[64];
 		snprintf(want, sizeof want, "witness value %u is not below", bad);
 		CU_ASSERT(strstr(err, path) && strstr(err, want));
-		CU_ASSERT(zka_abc_witness_mem(c, (const uint64_t(*)[4])w.w, n, wm, NULL, 3) ==
+		CU_ASSERT(zka_abc_witness_mem(c, (const uint64_t(*)[4])w.w, n, wm, NULL, 0, 3) ==
 			  (int64_t)bad + 1);
 		memcpy(w.w[bad], keep, 32);
 		w.w[0][0] = 2;
 		CU_ASSERT_FATAL(zka_wtns_write(path, &w, err, sizeof err) == 0);
 		err[0] = 0;
-		CU_ASSERT(zka_abc_witness(path, c, n, ws, wm, NULL, 3, err, sizeof err) == -EINVAL);
+		CU_ASSERT(zka_abc_witness(path, c, n, ws, wm, NULL, 0, 3, err, sizeof err) ==
+			  -EINVAL);
 		CU_ASSERT(strstr(err, "value 0 is not 1") != NULL);
 		err[0] = 0;
-		CU_ASSERT(zka_abc_witness(dir, c, n, ws, wm, NULL, 3, err, sizeof err) <
+		CU_ASSERT(zka_abc_witness(dir, c, n, ws, wm, NULL, 0, 3, err, sizeof err) <
 			  0); /* a directory */
 		free(ws);
 		free(wm);
@@ -410,6 +453,28 @@ static void key_from_circuit(const zka_r1cs *cs, zka_pk *pk)
 	pk->n_coefs = n;
 }
 
+/* The check in the slot's form: a, b and the witness in standard form (zk/abc.h "Forms").
+ * Returns zka_abc_check_ab's answer with t threads, the first failing constraint in *bad. */
+static int check_std(const zka_r1cs *cs, const zka_abc *mx, const zka_witness *w, int t,
+		     uint32_t *bad)
+{
+	size_t n = mx->n_rows;
+	uint64_t(*ab)[4] = malloc(2 * n * 32), (*ws)[4] = malloc((size_t)w->n * 32),
+	(*vs)[4] = zka_abc_values_std(mx);
+	CU_ASSERT_FATAL(ab && ws && vs);
+	CU_ASSERT(zka_abc_witness_mem(w->curve, (const uint64_t(*)[4])w->w, w->n, ws, NULL, 1, 3) ==
+		  0);
+	CU_ASSERT(zka_abc_compute(mx, (const uint64_t(*)[4])ws, NULL, (const uint64_t(*)[4])vs, ab,
+				  ab + n, NULL, 3) == 0);
+	*bad = UINT32_MAX;
+	int r = zka_abc_check_ab(cs, mx, (const uint64_t(*)[4])ab, (const uint64_t(*)[4])(ab + n),
+				 (const uint64_t(*)[4])ws, 1, t, bad);
+	free(ab);
+	free(ws);
+	free(vs);
+	return r;
+}
+
 static void test_check_c(void)
 {
 	for (int ci = 0; ci < 2; ci++) {
@@ -425,28 +490,33 @@ static void test_check_c(void)
 		CU_ASSERT_FATAL(zka_abc_build(&pk, &mx, err, sizeof err) == 0);
 		size_t n = pk.domain_size;
 		uint64_t(*abc)[4] = malloc(3 * n * 32), (*wm)[4] = malloc((size_t)w.n * 32);
-		CU_ASSERT(
-		    zka_abc_witness_mem(w.curve, (const uint64_t(*)[4])w.w, w.n, wm, NULL, 4) == 0);
-		CU_ASSERT(zka_abc_compute(&mx, (const uint64_t(*)[4])wm, NULL, abc, abc + n,
+		CU_ASSERT(zka_abc_witness_mem(w.curve, (const uint64_t(*)[4])w.w, w.n, wm, NULL, 0,
+					      4) == 0);
+		CU_ASSERT(zka_abc_compute(&mx, (const uint64_t(*)[4])wm, NULL, NULL, abc, abc + n,
 					  abc + 2 * n, 4) == 0);
 		CU_ASSERT(zka_abc_check_ab(&cs, &mx, (const uint64_t(*)[4])abc,
 					   (const uint64_t(*)[4])(abc + n),
-					   (const uint64_t(*)[4])wm, 4, &bad) == 0);
+					   (const uint64_t(*)[4])wm, 0, 4, &bad) == 0);
+		CU_ASSERT(check_std(&cs, &mx, &w, 5, &bad) == 0);
 		/* a changed value: the same first failing constraint as the reference check */
 		uint32_t s = 1 + (uint32_t)(zka_test_rand64() % (w.n - 1));
 		uint64_t nv = w.w[s][0] == 5 && !(w.w[s][1] | w.w[s][2] | w.w[s][3]) ? 6 : 5;
 		memset(w.w[s], 0, 32);
 		w.w[s][0] = nv;
 		int ref = zka_r1cs_check(&cs, &w, &bad2);
-		CU_ASSERT(
-		    zka_abc_witness_mem(w.curve, (const uint64_t(*)[4])w.w, w.n, wm, NULL, 4) == 0);
-		CU_ASSERT(zka_abc_compute(&mx, (const uint64_t(*)[4])wm, NULL, abc, abc + n,
+		CU_ASSERT(zka_abc_witness_mem(w.curve, (const uint64_t(*)[4])w.w, w.n, wm, NULL, 0,
+					      4) == 0);
+		CU_ASSERT(zka_abc_compute(&mx, (const uint64_t(*)[4])wm, NULL, NULL, abc, abc + n,
 					  abc + 2 * n, 7) == 0);
 		for (int t = 1; t <= 16; t *= 4) {
 			bad = UINT32_MAX;
 			int got = zka_abc_check_ab(&cs, &mx, (const uint64_t(*)[4])abc,
 						   (const uint64_t(*)[4])(abc + n),
-						   (const uint64_t(*)[4])wm, t, &bad);
+						   (const uint64_t(*)[4])wm, 0, t, &bad);
+			CU_ASSERT(got == ref);
+			if (ref == 1)
+				CU_ASSERT(bad == bad2);
+			got = check_std(&cs, &mx, &w, t, &bad);
 			CU_ASSERT(got == ref);
 			if (ref == 1)
 				CU_ASSERT(bad == bad2);
@@ -455,7 +525,7 @@ static void test_check_c(void)
 		cs.n_wires++;
 		CU_ASSERT(zka_abc_check_ab(&cs, &mx, (const uint64_t(*)[4])abc,
 					   (const uint64_t(*)[4])(abc + n),
-					   (const uint64_t(*)[4])wm, 1, &bad) == -EINVAL);
+					   (const uint64_t(*)[4])wm, 0, 1, &bad) == -EINVAL);
 		cs.n_wires--;
 		free(abc);
 		free(wm);

@@ -93,11 +93,11 @@ static int prove_params(const zka_params *p, const zka_witness *w, const zka_rs 
 	(*wm)[4] = malloc((size_t)w->n * 32);
 	int r = -ENOMEM;
 	if (a && b && c && wm) {
-		r = zka_abc_witness_mem(p->pk.curve, (const uint64_t(*)[4])w->w, w->n, wm, NULL, 2)
+		r = zka_abc_witness_mem(p->pk.curve, (const uint64_t(*)[4])w->w, w->n, wm, NULL, 0, 2)
 			? -EINVAL
 			: 0;
 		if (!r)
-			r = zka_abc_compute(&p->abc, (const uint64_t(*)[4])wm, NULL, a, b, c, 2);
+			r = zka_abc_compute(&p->abc, (const uint64_t(*)[4])wm, NULL, NULL, a, b, c, 2);
 		if (!r)
 			r = zka_prove_abc(&p->pk, a, b, c, (const uint64_t(*)[4])w->w, rs, proof,
 					  NULL, NULL);

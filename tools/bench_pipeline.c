@@ -100,16 +100,32 @@ static int synth_old(const zka_pk *pk, const char *wtns, uint64_t (*abc)[4], uin
 	return r;
 }
 
-/* The CSR path, as the worker runs it now: a and b (at ab and ab + domain_size; no c, which
- * the prover makes) and the slot's witness; wm a zka_abc_scratch (with its class map). */
-static int synth_new(const zka_abc *m, const zka_pk *pk, const char *wtns, uint64_t (*ab)[4],
-		     uint64_t (*wslot)[4], uint64_t (*wm)[4], int threads, char *err, size_t errlen)
+/* The CSR path, as the worker runs it now: a and b in standard form (at ab and ab +
+ * domain_size; no c, which the prover makes) and the slot's witness; wm a zka_abc_scratch
+ * (with its class map), vs = zka_abc_values_std(m). */
+static int synth_new(const zka_abc *m, const uint64_t (*vs)[4], const zka_pk *pk, const char *wtns,
+		     uint64_t (*ab)[4], uint64_t (*wslot)[4], uint64_t (*wm)[4], int threads,
+		     char *err, size_t errlen)
 {
 	size_t n = pk->domain_size;
 	uint64_t *cls = zka_abc_scratch_cls(wm, pk->n_vars);
-	int r = zka_abc_witness(wtns, pk->curve, pk->n_vars, wslot, wm, cls, threads, err, errlen);
+	int r =
+	    zka_abc_witness(wtns, pk->curve, pk->n_vars, wslot, wm, cls, 1, threads, err, errlen);
 	return r ? r
-		 : zka_abc_compute(m, (const uint64_t(*)[4])wm, cls, ab, ab + n, NULL, threads);
+		 : zka_abc_compute(m, (const uint64_t(*)[4])wm, cls, vs, ab, ab + n, NULL, threads);
+}
+
+/* A slot's a, b (standard form, at abc) into the previous path's a, b, c (Montgomery form),
+ * in place, as the provers make them: for the byte comparison. 0 or -errno. */
+static int slot_to_abc(const zka_curve *c, uint64_t (*abc)[4], size_t n, int threads)
+{
+	int r = zka_abc_to_mont(c, (const uint64_t(*)[4])abc, abc, (uint32_t)n, threads);
+	if (!r)
+		r = zka_abc_to_mont(c, (const uint64_t(*)[4])(abc + n), abc + n, (uint32_t)n,
+				    threads);
+	return r ? r
+		 : zka_abc_product(c, (const uint64_t(*)[4])abc, (const uint64_t(*)[4])(abc + n),
+				   abc + 2 * n, (uint32_t)n, threads);
 }
 
 /* One job's buffers: a, b, c, the slot's witness and the Montgomery scratch. */
@@ -142,6 +158,7 @@ static void jobbuf_free(struct jobbuf *b)
 #define SWEEP_MAX 256
 struct sweep {
 	const zka_abc *m;
+	const uint64_t (*vs)[4];
 	const zka_pk *pk;
 	const char *wtns;
 	int threads, jobs;
@@ -160,25 +177,26 @@ static void *sweep_worker(void *arg)
 	int me = ((struct sweep_arg *)arg)->i;
 	struct jobbuf b;
 	char err[256] = "";
-	int ok = jobbuf_alloc(&b, s->pk) == 0 && synth_new(s->m, s->pk, s->wtns, b.abc, b.w, b.wm,
-							   s->threads, err, sizeof err) == 0;
+	int ok = jobbuf_alloc(&b, s->pk) == 0 && synth_new(s->m, s->vs, s->pk, s->wtns, b.abc, b.w,
+							   b.wm, s->threads, err, sizeof err) == 0;
 	if (!ok)
 		s->err = -EIO;
 	pthread_barrier_wait(&s->go);
 	s->t_start[me] = zka_now();
 	while (ok && s->next++ < s->jobs)
-		if (synth_new(s->m, s->pk, s->wtns, b.abc, b.w, b.wm, s->threads, err, sizeof err))
+		if (synth_new(s->m, s->vs, s->pk, s->wtns, b.abc, b.w, b.wm, s->threads, err,
+			      sizeof err))
 			s->err = -EIO;
 	s->t_end[me] = zka_now();
 	jobbuf_free(&b);
 	return NULL;
 }
 
-static double sweep_run(const zka_abc *m, const zka_pk *pk, const char *wtns, int W, int T,
-			int jobs)
+static double sweep_run(const zka_abc *m, const uint64_t (*vs)[4], const zka_pk *pk,
+			const char *wtns, int W, int T, int jobs)
 {
 	static struct sweep s; /* t_start/t_end: 4 KiB, off the stack */
-	s = (struct sweep){.m = m, .pk = pk, .wtns = wtns, .threads = T, .jobs = jobs};
+	s = (struct sweep){.m = m, .vs = vs, .pk = pk, .wtns = wtns, .threads = T, .jobs = jobs};
 	if (W < 1 || W > SWEEP_MAX || pthread_barrier_init(&s.go, NULL, (unsigned)W))
 		return -1;
 	pthread_t th[SWEEP_MAX];
@@ -288,10 +306,10 @@ static void *ceil_main(void *arg)
 		zka_prove_times t;
 		double copy_s;
 		zka_rs_random(&rs, l->p->pk.curve);
-		l->rc = l->be->prove(l->ctx, l->lane, l->circuit, l->p,
-				     (const uint64_t(*)[4])l->v.a, (const uint64_t(*)[4])l->v.b,
-				     (const uint64_t(*)[4])l->v.w, &rs, &proof, &t, &copy_s, l->err,
-				     sizeof l->err);
+		l->rc =
+		    l->be->prove(l->ctx, l->lane, l->circuit, l->p, (const uint64_t(*)[4])l->v.a,
+				 (const uint64_t(*)[4])l->v.b, (const uint64_t(*)[4])l->v.w, &rs,
+				 &proof, &t, &copy_s, l->err, sizeof l->err);
 	}
 	return NULL;
 }
@@ -309,8 +327,8 @@ static double ceiling(const zka_backend *be, const char *cname, const zka_params
 	void *ctx = NULL;
 	double rate = -1;
 	struct ceil_lane l[ZKA_LANES_MAX];
-	uint64_t(*wm)[4] = zka_abc_scratch(p->pk.n_vars);
-	if (!wm || zka_arena_create(cname, &ap, &a, &msg)) {
+	uint64_t(*wm)[4] = zka_abc_scratch(p->pk.n_vars), (*vs)[4] = zka_abc_values_std(&p->abc);
+	if (!wm || !vs || zka_arena_create(cname, &ap, &a, &msg)) {
 		snprintf(err, errlen, "ceiling: arena %s: %s", cname, msg ? msg : "out of memory");
 		goto out;
 	}
@@ -320,8 +338,8 @@ static double ceiling(const zka_backend *be, const char *cname, const zka_params
 	for (int i = 0; i < lanes; i++) {
 		l[i] = (struct ceil_lane){.be = be, .ctx = ctx, .lane = i, .reps = 1, .p = p};
 		if (zka_pipe_slot_view(a, (uint32_t)i, &p->pk, &l[i].v) ||
-		    synth_new(&p->abc, &p->pk, wtns, l[i].v.a, l[i].v.w, wm, threads, err,
-			      errlen) ||
+		    synth_new(&p->abc, (const uint64_t(*)[4])vs, &p->pk, wtns, l[i].v.a, l[i].v.w,
+			      wm, threads, err, errlen) ||
 		    (ceil_main(&l[i]), l[i].rc)) { /* synthesize, then one warm-up proof */
 			if (l[i].rc)
 				snprintf(err, errlen, "ceiling: %s", l[i].err);
@@ -350,6 +368,7 @@ out:
 		zka_arena_destroy(cname);
 	}
 	zka_abc_scratch_free(wm, p->pk.n_vars);
+	free(vs);
 	return rate;
 }
 
@@ -544,6 +563,7 @@ int zka_bench_pipeline(int argc, char **argv)
 	struct zka_arena *a = NULL;
 	zka_pk pk = {0};
 	zka_abc mx = {0};
+	uint64_t(*mvs)[4] = NULL; /* mx's values in standard form */
 	struct jobbuf b1 = {0}, b2 = {0};
 	zka_params prm = {0};
 	uint64_t *ids = calloc((size_t)njobs, sizeof *ids);
@@ -578,10 +598,11 @@ int zka_bench_pipeline(int argc, char **argv)
 	if (zka_abc_build(&pk, &mx, err, sizeof err))
 		goto fail;
 	double t_build = zka_now() - t0;
-	if (jobbuf_alloc(&b1, &pk) || jobbuf_alloc(&b2, &pk)) {
+	if (jobbuf_alloc(&b1, &pk) || jobbuf_alloc(&b2, &pk) || !(mvs = zka_abc_values_std(&mx))) {
 		snprintf(err, sizeof err, "out of memory for two jobs' buffers");
 		goto fail;
 	}
+	const uint64_t(*vs)[4] = (const uint64_t(*)[4])mvs;
 	double v_old[64], v_one[64], v_t[64];
 	for (int i = 0; i < reps && !interrupted; i++) {
 		t0 = zka_now();
@@ -589,13 +610,11 @@ int zka_bench_pipeline(int argc, char **argv)
 			goto fail;
 		v_old[i] = zka_now() - t0;
 		t0 = zka_now();
-		if (synth_new(&mx, &pk, wtns, b2.abc, b2.w, b2.wm, 1, err, sizeof err))
+		if (synth_new(&mx, vs, &pk, wtns, b2.abc, b2.w, b2.wm, 1, err, sizeof err))
 			goto fail;
 		v_one[i] = zka_now() - t0;
-		/* c as the prover will make it from the slot's a and b (untimed) */
-		if (zka_abc_product(pk.curve, (const uint64_t(*)[4])b2.abc,
-				    (const uint64_t(*)[4])(b2.abc + n), b2.abc + 2 * n, (uint32_t)n,
-				    threads) ||
+		/* a, b, c as the prover will make them from the slot's a and b (untimed) */
+		if (slot_to_abc(pk.curve, b2.abc, n, threads) ||
 		    memcmp(b1.abc, b2.abc, 3 * n * 32) ||
 		    memcmp(b1.w, b2.w, (size_t)pk.n_vars * 32)) {
 			snprintf(err, sizeof err,
@@ -604,10 +623,11 @@ int zka_bench_pipeline(int argc, char **argv)
 		}
 		memset(b2.abc, 0, 3 * n * 32);
 		t0 = zka_now();
-		if (synth_new(&mx, &pk, wtns, b2.abc, b2.w, b2.wm, threads, err, sizeof err))
+		if (synth_new(&mx, vs, &pk, wtns, b2.abc, b2.w, b2.wm, threads, err, sizeof err))
 			goto fail;
 		v_t[i] = zka_now() - t0;
-		if (memcmp(b1.abc, b2.abc, 2 * n * 32)) {
+		if (slot_to_abc(pk.curve, b2.abc, n, threads) ||
+		    memcmp(b1.abc, b2.abc, 3 * n * 32)) {
 			snprintf(err, sizeof err, "the CSR path with %d threads differs", threads);
 			goto fail;
 		}
@@ -656,7 +676,7 @@ int zka_bench_pipeline(int argc, char **argv)
 			printf("| %2d x %-2d |", W, T);
 			for (int v = 0; v < nv && !interrupted; v++) {
 				zka__abc_tune = tv[v];
-				printf(" %10.2f |", sweep_run(&mx, &pk, wtns, W, T, jobs));
+				printf(" %10.2f |", sweep_run(&mx, vs, &pk, wtns, W, T, jobs));
 				fflush(stdout);
 			}
 			printf("\n");
@@ -668,6 +688,8 @@ int zka_bench_pipeline(int argc, char **argv)
 	memset(&b1, 0, sizeof b1);
 	memset(&b2, 0, sizeof b2);
 	zka_abc_free(&mx);
+	free(mvs);
+	mvs = NULL;
 	if (interrupted)
 		goto intr;
 	if (synth_only) {
@@ -839,6 +861,7 @@ out:
 	jobbuf_free(&b1);
 	jobbuf_free(&b2);
 	zka_abc_free(&mx);
+	free(mvs);
 	zka_pk_free(&pk);
 	free(ids);
 	for (int i = 0; i < 5; i++)

@@ -66,19 +66,26 @@ static void usage(FILE *f)
 		"1 the proof could not be produced (nothing written).\n");
 }
 
-/* a = A w, b = B w and (c not NULL) c = a .* b from the region's CSR matrices (zk/abc.h). */
+/* a = A w, b = B w and c = a .* b, in Montgomery form, from the region's CSR matrices
+ * (zk/abc.h); c NULL: a and b only, in standard form, as a slot holds them (the device
+ * converts them and makes c: zka_gpu_prove_ab), with no Montgomery conversion of the witness. */
 static int params_abc(const zka_params *p, const zka_witness *w, uint64_t (*a)[4],
 		      uint64_t (*b)[4], uint64_t (*c)[4], int threads)
 {
+	int std = c == NULL;
+	uint64_t(*vs)[4] = std ? zka_abc_values_std(&p->abc) : NULL;
 	uint64_t(*wm)[4] = zka_abc_scratch(w->n); /* huge pages: the row loop reads it at random */
-	if (!wm)
-		return -ENOMEM;
-	uint64_t *cls = zka_abc_scratch_cls(wm, w->n);
-	int64_t bad =
-	    zka_abc_witness_mem(p->pk.curve, (const uint64_t(*)[4])w->w, w->n, wm, cls, threads);
-	int r = bad ? -EINVAL
-		    : zka_abc_compute(&p->abc, (const uint64_t(*)[4])wm, cls, a, b, c, threads);
+	int r = -ENOMEM;
+	if (wm && (vs || !std)) {
+		uint64_t *cls = zka_abc_scratch_cls(wm, w->n);
+		int64_t bad = zka_abc_witness_mem(p->pk.curve, (const uint64_t(*)[4])w->w, w->n, wm,
+						  cls, std, threads);
+		r = bad ? -EINVAL
+			: zka_abc_compute(&p->abc, (const uint64_t(*)[4])wm, cls,
+					  (const uint64_t(*)[4])vs, a, b, c, threads);
+	}
 	zka_abc_scratch_free(wm, w->n);
+	free(vs);
 	return r;
 }
 
@@ -280,8 +287,8 @@ static int prove_gpu(const zka_params *p, const zka_witness *w, const zka_rs *rs
 		snprintf(err, errlen, "out of memory for a, b (%zu entries)", n);
 		goto err;
 	}
-	/* a and b only: the device makes c = a .* b from them (one buffer less to fill, to
-	 * register and to copy) */
+	/* a and b only, in standard form: the device converts them and makes c = a .* b (one
+	 * buffer less to fill, to register and to copy; no Montgomery conversion here) */
 	ret = params_abc(p, w, a, b, NULL, 0);
 	if (ret) {
 		snprintf(err, errlen, "computing a, b failed (%s)", strerror(-ret));
@@ -316,8 +323,8 @@ static int prove_gpu(const zka_params *p, const zka_witness *w, const zka_rs *rs
 			"cudaHostRegister (pinned, no staging copy); c made on the device\n");
 	fprintf(stderr, "zkarena prove: key on the device: %s\n", zka_gpu_key_mode(x->key));
 	t1 = mono();
-	ret = zka_gpu_prove(x->g, x->key, (const uint64_t(*)[4])a, (const uint64_t(*)[4])b, NULL,
-			    (const uint64_t(*)[4])w->w, rs, proof, t, err, errlen);
+	ret = zka_gpu_prove_ab(x->g, x->key, (const uint64_t(*)[4])a, (const uint64_t(*)[4])b, 1,
+			       (const uint64_t(*)[4])w->w, rs, proof, t, err, errlen);
 	gs->prove = mono() - t1;
 err:
 	zka_gpu_unpin(abw); /* before a, b and w are freed */

@@ -18,15 +18,19 @@
 
 #define ZKA__ABC_DECLARE(C)                                                                        \
 	void zka__##C##_abc_rows(const zka_abc *m, const uint64_t(*wm)[4], const uint64_t *cls,    \
-				 uint64_t(*a)[4], uint64_t(*b)[4], uint64_t(*c)[4], uint32_t r0,   \
-				 uint32_t r1);                                                     \
+				 const uint64_t(*val_std)[4], uint64_t(*a)[4], uint64_t(*b)[4],    \
+				 uint64_t(*c)[4], uint32_t r0, uint32_t r1);                       \
 	uint32_t zka__##C##_abc_wit(const uint8_t *src, uint64_t(*w_std)[4], uint64_t(*wm)[4],     \
-				    uint64_t *cls, uint32_t i0, uint32_t i1);                      \
+				    uint64_t *cls, int std, uint32_t i0, uint32_t i1);             \
 	uint32_t zka__##C##_abc_check_rows(const zka_r1cs *cs, const uint64_t(*a)[4],              \
-					   const uint64_t(*b)[4], const uint64_t(*wm)[4],          \
+					   const uint64_t(*b)[4], const uint64_t(*wm)[4], int std, \
 					   uint32_t r0, uint32_t r1);                              \
 	void zka__##C##_abc_prod(const uint64_t(*a)[4], const uint64_t(*b)[4], uint64_t(*c)[4],    \
-				 uint32_t i0, uint32_t i1);
+				 uint32_t i0, uint32_t i1);                                        \
+	void zka__##C##_abc_mont(const uint64_t(*in)[4], uint64_t(*out)[4], uint32_t i0,           \
+				 uint32_t i1);                                                     \
+	void zka__##C##_abc_std(const uint64_t(*val)[4], uint64_t(*out)[4], uint32_t i0,           \
+				uint32_t i1);
 ZKA__ABC_DECLARE(bn254)
 ZKA__ABC_DECLARE(bls12_381)
 
@@ -220,7 +224,7 @@ int zka_abc_check(const zka_abc *m, char *err, size_t errlen)
 
 /* ---- the block scheduler ---- */
 
-enum op { OP_ROWS, OP_WIT, OP_CHECK, OP_PROD };
+enum op { OP_ROWS, OP_WIT, OP_CHECK, OP_PROD, OP_MONT };
 
 struct sched {
 	enum op op;
@@ -234,6 +238,8 @@ struct sched {
 	uint64_t (*w_std)[4];
 	const uint64_t (*wm)[4];
 	const uint64_t *cls;
+	const uint64_t (*val_std)[4];
+	int std;
 	uint64_t *cls_out;
 	uint64_t (*wm_out)[4], (*a)[4], (*b)[4], (*c)[4];
 	const uint64_t (*ain)[4], (*bin)[4];
@@ -244,17 +250,20 @@ static uint32_t run_block(struct sched *s, uint32_t lo, uint32_t hi)
 	int bn = s->curve == ZKA_BN254;
 	switch (s->op) {
 	case OP_ROWS:
-		(bn ? zka__bn254_abc_rows : zka__bls12_381_abc_rows)(s->m, s->wm, s->cls, s->a,
-								     s->b, s->c, lo, hi);
+		(bn ? zka__bn254_abc_rows : zka__bls12_381_abc_rows)(
+		    s->m, s->wm, s->cls, s->val_std, s->a, s->b, s->c, lo, hi);
 		return UINT32_MAX;
 	case OP_WIT:
 		return (bn ? zka__bn254_abc_wit : zka__bls12_381_abc_wit)(
-		    s->src, s->w_std, s->wm_out, s->cls_out, lo, hi);
+		    s->src, s->w_std, s->wm_out, s->cls_out, s->std, lo, hi);
 	case OP_CHECK:
-		return (bn ? zka__bn254_abc_check_rows
-			   : zka__bls12_381_abc_check_rows)(s->cs, s->ain, s->bin, s->wm, lo, hi);
+		return (bn ? zka__bn254_abc_check_rows : zka__bls12_381_abc_check_rows)(
+		    s->cs, s->ain, s->bin, s->wm, s->std, lo, hi);
 	case OP_PROD:
 		(bn ? zka__bn254_abc_prod : zka__bls12_381_abc_prod)(s->ain, s->bin, s->c, lo, hi);
+		return UINT32_MAX;
+	case OP_MONT:
+		(bn ? zka__bn254_abc_mont : zka__bls12_381_abc_mont)(s->ain, s->c, lo, hi);
 		return UINT32_MAX;
 	}
 	return UINT32_MAX;
@@ -317,11 +326,12 @@ static void tune_init(void)
 }
 
 int zka_abc_compute(const zka_abc *m, const uint64_t (*wm)[4], const uint64_t *cls,
-		    uint64_t (*a)[4], uint64_t (*b)[4], uint64_t (*c)[4], int threads)
+		    const uint64_t (*val_std)[4], uint64_t (*a)[4], uint64_t (*b)[4],
+		    uint64_t (*c)[4], int threads)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	pthread_once(&once, tune_init);
-	if (!curve_ok(m->curve))
+	if (!curve_ok(m->curve) || (val_std && c))
 		return -EINVAL;
 	struct sched s = {.op = OP_ROWS,
 			  .curve = m->curve->id,
@@ -329,6 +339,7 @@ int zka_abc_compute(const zka_abc *m, const uint64_t (*wm)[4], const uint64_t *c
 			  .m = m,
 			  .wm = wm,
 			  .cls = cls,
+			  .val_std = val_std,
 			  .a = a,
 			  .b = b,
 			  .c = c};
@@ -337,7 +348,7 @@ int zka_abc_compute(const zka_abc *m, const uint64_t (*wm)[4], const uint64_t *c
 }
 
 int64_t zka_abc_witness_mem(const zka_curve *c, const uint64_t (*w_std)[4], uint32_t n,
-			    uint64_t (*wm)[4], uint64_t *cls, int threads)
+			    uint64_t (*wm)[4], uint64_t *cls, int std, int threads)
 {
 	if (!curve_ok(c))
 		return -EINVAL;
@@ -346,13 +357,15 @@ int64_t zka_abc_witness_mem(const zka_curve *c, const uint64_t (*w_std)[4], uint
 			  .total = n,
 			  .src = (const uint8_t *)w_std,
 			  .wm_out = wm,
-			  .cls_out = cls};
+			  .cls_out = cls,
+			  .std = std};
 	uint32_t f = sched_run(&s, threads);
 	return f == UINT32_MAX ? 0 : (int64_t)f + 1;
 }
 
 int zka_abc_witness(const char *path, const zka_curve *c, uint32_t n, uint64_t (*w_std)[4],
-		    uint64_t (*wm)[4], uint64_t *cls, int threads, char *err, size_t errlen)
+		    uint64_t (*wm)[4], uint64_t *cls, int std, int threads, char *err,
+		    size_t errlen)
 {
 	zka_binfile bf;
 	const uint8_t *p;
@@ -385,7 +398,8 @@ int zka_abc_witness(const char *path, const zka_curve *c, uint32_t n, uint64_t (
 			  .src = p,
 			  .w_std = w_std,
 			  .wm_out = wm,
-			  .cls_out = cls};
+			  .cls_out = cls,
+			  .std = std};
 	uint32_t f = sched_run(&s, threads);
 	ret = -EINVAL;
 	if (f != UINT32_MAX)
@@ -401,7 +415,7 @@ out:
 }
 
 int zka_abc_check_ab(const zka_r1cs *cs, const zka_abc *m, const uint64_t (*a)[4],
-		     const uint64_t (*b)[4], const uint64_t (*wm)[4], int threads,
+		     const uint64_t (*b)[4], const uint64_t (*wm)[4], int std, int threads,
 		     uint32_t *first_failing)
 {
 	if (!curve_ok(m->curve) || cs->curve != m->curve || cs->n_constraints > m->n_rows ||
@@ -413,7 +427,8 @@ int zka_abc_check_ab(const zka_r1cs *cs, const zka_abc *m, const uint64_t (*a)[4
 			  .cs = cs,
 			  .ain = a,
 			  .bin = b,
-			  .wm = wm};
+			  .wm = wm,
+			  .std = std};
 	uint32_t f = sched_run(&s, threads);
 	if (f == UINT32_MAX)
 		return 0;
@@ -430,6 +445,27 @@ int zka_abc_product(const zka_curve *c, const uint64_t (*a)[4], const uint64_t (
 	struct sched s = {.op = OP_PROD, .curve = c->id, .total = n, .ain = a, .bin = b, .c = out};
 	sched_run(&s, threads);
 	return 0;
+}
+
+int zka_abc_to_mont(const zka_curve *c, const uint64_t (*in)[4], uint64_t (*out)[4], uint32_t n,
+		    int threads)
+{
+	if (!curve_ok(c))
+		return -EINVAL;
+	struct sched s = {.op = OP_MONT, .curve = c->id, .total = n, .ain = in, .c = out};
+	sched_run(&s, threads);
+	return 0;
+}
+
+uint64_t (*zka_abc_values_std(const zka_abc *m))[4]
+{
+	if (!curve_ok(m->curve))
+		return NULL;
+	uint64_t(*v)[4] = malloc((m->n_vals ? m->n_vals : 1) * sizeof *v);
+	if (v)
+		(m->curve->id == ZKA_BN254 ? zka__bn254_abc_std : zka__bls12_381_abc_std)(
+		    (const uint64_t(*)[4])m->val, v, 0, m->n_vals);
+	return v;
 }
 
 int zka_abc_compute_pk(const zka_pk *pk, const zka_witness *w, uint64_t (*a)[4], uint64_t (*b)[4],
@@ -450,8 +486,9 @@ int zka_abc_compute_pk(const zka_pk *pk, const zka_witness *w, uint64_t (*a)[4],
 	}
 	uint64_t *cls = zka_abc_scratch_cls(wm, w->n);
 	int64_t bad =
-	    zka_abc_witness_mem(pk->curve, (const uint64_t(*)[4])w->w, w->n, wm, cls, threads);
-	r = bad ? -EINVAL : zka_abc_compute(&m, (const uint64_t(*)[4])wm, cls, a, b, c, threads);
+	    zka_abc_witness_mem(pk->curve, (const uint64_t(*)[4])w->w, w->n, wm, cls, 0, threads);
+	r = bad ? -EINVAL
+		: zka_abc_compute(&m, (const uint64_t(*)[4])wm, cls, NULL, a, b, c, threads);
 	zka_abc_scratch_free(wm, w->n);
 	zka_abc_free(&m);
 	return r;

@@ -1,7 +1,18 @@
 /* abc.h - synthesis at memory speed: a = A w, b = B w (and, for one-shot provers, c = a .* b)
  * from a key's A and B matrices in compressed sparse rows, by several threads over blocks of
- * rows. The pipeline's slots hold a and b only: the GPU computes c from them on the device
- * (128 MiB less to write and to copy per 2^22 job), the CPU backend with zka_abc_product.
+ * rows. The pipeline's slots hold a and b only, in standard form: the GPU converts them and
+ * computes c on the device (128 MiB less to write and to copy per 2^22 job, and no Montgomery
+ * conversion of the witness on the host), the CPU backend with zka_abc_to_mont and
+ * zka_abc_product.
+ *
+ * Forms. The row loop is Montgomery arithmetic over bytes: a product of x and y gives
+ * x y R^-1, sums are sums. Given the witness in Montgomery form (w R) it yields a, b in
+ * Montgomery form; given the same witness in standard form (w) every term, and so every row
+ * sum, comes out divided by R: a, b in standard form, from the same operations on the same
+ * coefficients (the 0/1 shortcuts are identities: a product with the Montgomery form of 1 is
+ * the other factor either way). The one exception is a class-1 term of the class map, which
+ * adds its coefficient without a product: in standard form it must add the coefficient's
+ * standard form (zka_abc_values_std). c = a .* b is only made in Montgomery form.
  *
  * Objects
  *   zka_abc    the A and B matrices of one key in row order. For matrix k (0 = A, 1 = B) the
@@ -88,35 +99,49 @@ void zka_abc_free(zka_abc *m);
 
 /* Maps the .wtns at path, validates it as zka_wtns_read does (container, n8 = 32, the prime of
  * curve c, exactly n values, each < r, w[0] = 1) and writes its values in standard form into
- * w_std and in Montgomery form into wm (n entries each), and their classes into cls (when not
- * NULL), with threads threads (0: one per online CPU). Returns 0 or -errno with a "path:
- * problem" line in err; the buffers' contents are unspecified on error. */
+ * w_std and into wm (n entries each; std 0: in Montgomery form, 1: in standard form), and
+ * their classes into cls (when not NULL), with threads threads (0: one per online CPU).
+ * Returns 0 or -errno with a "path: problem" line in err; the buffers' contents are
+ * unspecified on error. */
 int zka_abc_witness(const char *path, const zka_curve *c, uint32_t n, uint64_t (*w_std)[4],
-		    uint64_t (*wm)[4], uint64_t *cls, int threads, char *err, size_t errlen);
+		    uint64_t (*wm)[4], uint64_t *cls, int std, int threads, char *err,
+		    size_t errlen);
 
 /* The same from values in memory (standard form, n = m->n_cols entries): checks each value and
  * writes wm (and cls). Returns 0, or 1 + the index of the first value that is not below r. */
 int64_t zka_abc_witness_mem(const zka_curve *c, const uint64_t (*w_std)[4], uint32_t n,
-			    uint64_t (*wm)[4], uint64_t *cls, int threads);
+			    uint64_t (*wm)[4], uint64_t *cls, int std, int threads);
 
-/* a = A wm, b = B wm and, when c is not NULL, c = a .* b (Montgomery, n_rows entries each)
- * with threads threads (0: one per online CPU). cls: wm's class map from the witness pass, or
- * NULL (every value read from wm); the results are the same. Returns 0 or -EINVAL (no
- * curve). */
+/* a = A wm, b = B wm and, when c is not NULL, c = a .* b (n_rows entries each) with threads
+ * threads (0: one per online CPU). cls: wm's class map from the witness pass, or NULL (every
+ * value read from wm); the results are the same. val_std NULL: wm and a, b, c in Montgomery
+ * form; val_std = zka_abc_values_std(m): wm and a, b in standard form, and c must be NULL.
+ * Returns 0 or -EINVAL (no curve, or c with val_std). */
 int zka_abc_compute(const zka_abc *m, const uint64_t (*wm)[4], const uint64_t *cls,
-		    uint64_t (*a)[4], uint64_t (*b)[4], uint64_t (*c)[4], int threads);
+		    const uint64_t (*val_std)[4], uint64_t (*a)[4], uint64_t (*b)[4],
+		    uint64_t (*c)[4], int threads);
+
+/* m's coefficient values in standard form (n_vals entries; malloc'd, the caller frees), for
+ * zka_abc_compute's standard form. NULL when out of memory. */
+uint64_t (*zka_abc_values_std(const zka_abc *m))[4];
 
 /* The satisfiability check on a computed job: for every constraint i of cs, a_i b_i (a and b
- * from the key's A and B, as the slot holds them) must equal <C_i, w>. wm is the witness in
- * Montgomery form (n_wires entries). Returns 0 when all hold, 1 with *first_failing = the
- * lowest failing constraint, -EINVAL when cs does not fit (other curve, more constraints than
- * rows, other wire count). */
+ * from the key's A and B, as the slot holds them) must equal <C_i, w>. wm is the witness
+ * (n_wires entries); std 0: wm, a, b in Montgomery form, 1: in standard form. Returns 0 when
+ * all hold, 1 with *first_failing = the lowest failing constraint, -EINVAL when cs does not
+ * fit (other curve, more constraints than rows, other wire count). */
 int zka_abc_check_ab(const zka_r1cs *cs, const zka_abc *m, const uint64_t (*a)[4],
-		     const uint64_t (*b)[4], const uint64_t (*wm)[4], int threads,
+		     const uint64_t (*b)[4], const uint64_t (*wm)[4], int std, int threads,
 		     uint32_t *first_failing);
 
+/* out = in in Montgomery form (n values; in only read), with threads threads: a slot's a and
+ * b for a prover that works on the host. Returns 0 or -EINVAL (no curve). */
+int zka_abc_to_mont(const zka_curve *c, const uint64_t (*in)[4], uint64_t (*out)[4], uint32_t n,
+		    int threads);
+
 /* out = a .* b (n Montgomery values each; out written, a and b only read), with threads
- * threads: the c of a slot, which holds only a and b, for a prover that needs it on the host.
+ * threads: the c of a slot (whose a and b zka_abc_to_mont has converted), for a prover that
+ * needs it on the host.
  * Returns 0 or -EINVAL (no curve). */
 int zka_abc_product(const zka_curve *c, const uint64_t (*a)[4], const uint64_t (*b)[4],
 		    uint64_t (*out)[4], uint32_t n, int threads);

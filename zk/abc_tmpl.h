@@ -125,12 +125,14 @@ static inline uint32_t AX(abc_cls)(const uint64_t *cls, uint32_t j)
  * value is 1 adds its coefficient (val[0] = 1, val[1] = -1, so one add serves every
  * coefficient), so only the other values are read from wm, or prefetched. The map (2 bits a
  * value: 1 MiB at 2^22) stays in the core's L2 where wm (128 MiB) cannot; on a witness that is
- * mostly bits most of the row loop's random reads of DRAM are gone. Always inlined, so that
+ * mostly bits most of the row loop's random reads of DRAM are gone. v1 is the table a class-1
+ * term adds: val itself, or its standard form when wm holds the witness in standard form (the
+ * arithmetic below is then the same on every byte, see zk/abc.h). Always inlined, so that
  * each caller's constant cls (NULL or not) leaves one loop without the other's tests. */
 static inline __attribute__((always_inline)) void AX(abc_rows_loop)(const zka_abc *m, const AT *w,
-								    const uint64_t *cls, AT *A,
-								    AT *B, AT *C, uint32_t r0,
-								    uint32_t r1)
+								    const uint64_t *cls,
+								    const AT *v1, AT *A, AT *B,
+								    AT *C, uint32_t r0, uint32_t r1)
 {
 	const AT *val = (const AT *)m->val;
 	const uint32_t ahead = zka__abc_tune.ahead;
@@ -144,8 +146,10 @@ static inline __attribute__((always_inline)) void AX(abc_rows_loop)(const zka_ab
 					uint32_t x = cls ? AX(abc_cls)(cls, col) : 2;
 					if (x == 2)
 						__builtin_prefetch(&w[col]);
-					if (x && vi > 1)
+					if (x == 2 && vi > 1)
 						__builtin_prefetch(&val[vi]);
+					else if (x == 1 && vi > 1)
+						__builtin_prefetch(&v1[vi]);
 				}
 			}
 		AT s[2];
@@ -156,7 +160,7 @@ static inline __attribute__((always_inline)) void AX(abc_rows_loop)(const zka_ab
 				uint32_t col = tm[t][0], vi = tm[t][1];
 				uint32_t x = cls ? AX(abc_cls)(cls, col) : 2;
 				if (x == 1)
-					AR(add)(&s[k], &s[k], &val[vi]);
+					AR(add)(&s[k], &s[k], &v1[vi]);
 				else if (x == 2)
 					AX(abc_term)(&s[k], &w[col], vi, val);
 			}
@@ -168,13 +172,13 @@ static inline __attribute__((always_inline)) void AX(abc_rows_loop)(const zka_ab
 static void AX(abc_rows_direct)(const zka_abc *m, const AT *w, AT *A, AT *B, AT *C, uint32_t r0,
 				uint32_t r1)
 {
-	AX(abc_rows_loop)(m, w, NULL, A, B, C, r0, r1);
+	AX(abc_rows_loop)(m, w, NULL, NULL, A, B, C, r0, r1);
 }
 
-static void AX(abc_rows_cls)(const zka_abc *m, const AT *w, const uint64_t *cls, AT *A, AT *B,
-			     AT *C, uint32_t r0, uint32_t r1)
+static void AX(abc_rows_cls)(const zka_abc *m, const AT *w, const uint64_t *cls, const AT *v1,
+			     AT *A, AT *B, AT *C, uint32_t r0, uint32_t r1)
 {
-	AX(abc_rows_loop)(m, w, cls, A, B, C, r0, r1);
+	AX(abc_rows_loop)(m, w, cls, v1, A, B, C, r0, r1);
 }
 
 /* Terms per matrix gathered per chunk (2 x 256 x 32 bytes: half of a 32 KiB L1). */
@@ -232,12 +236,13 @@ static void AX(abc_rows_gather)(const zka_abc *m, const AT *w, AT *A, AT *B, AT 
 	}
 }
 
-void AX(abc_rows)(const zka_abc *m, const uint64_t (*wm)[4], const uint64_t *cls, uint64_t (*a)[4],
-		  uint64_t (*b)[4], uint64_t (*c)[4], uint32_t r0, uint32_t r1)
+void AX(abc_rows)(const zka_abc *m, const uint64_t (*wm)[4], const uint64_t *cls,
+		  const uint64_t (*val_std)[4], uint64_t (*a)[4], uint64_t (*b)[4],
+		  uint64_t (*c)[4], uint32_t r0, uint32_t r1)
 {
-	const AT *w = (const AT *)wm;
+	const AT *w = (const AT *)wm, *v1 = (const AT *)(val_std ? val_std : m->val);
 	if (cls && zka__abc_tune.classes)
-		AX(abc_rows_cls)(m, w, cls, (AT *)a, (AT *)b, (AT *)c, r0, r1);
+		AX(abc_rows_cls)(m, w, cls, v1, (AT *)a, (AT *)b, (AT *)c, r0, r1);
 	else if (zka__abc_tune.gather)
 		AX(abc_rows_gather)(m, w, (AT *)a, (AT *)b, (AT *)c, r0, r1);
 	else
@@ -246,11 +251,11 @@ void AX(abc_rows)(const zka_abc *m, const uint64_t (*wm)[4], const uint64_t *cls
 }
 
 /* Values [i0, i1) of a witness: src (standard form, possibly unaligned: a .wtns payload) is
- * copied to w_std (when not NULL) and converted into wm; with cls, their classes go into the
- * class map (i0 a multiple of 32: each word of the map has one writer). Returns the first
- * index whose value is not below r, or UINT32_MAX when all are. */
+ * copied to w_std (when not NULL) and into wm, converted to Montgomery form unless std; with
+ * cls, their classes go into the class map (i0 a multiple of 32: each word of the map has one
+ * writer). Returns the first index whose value is not below r, or UINT32_MAX when all are. */
 uint32_t AX(abc_wit)(const uint8_t *src, uint64_t (*w_std)[4], uint64_t (*wm)[4], uint64_t *cls,
-		     uint32_t i0, uint32_t i1)
+		     int std, uint32_t i0, uint32_t i1)
 {
 	AT *out = (AT *)wm;
 	uint64_t word = 0;
@@ -266,10 +271,14 @@ uint32_t AX(abc_wit)(const uint8_t *src, uint64_t (*w_std)[4], uint64_t (*wm)[4]
 			AX(abc_store)((AT *)w_std[i], &v);
 		if ((v.v[1] | v.v[2] | v.v[3]) == 0 && v.v[0] <= 1) { /* 0 and 1: no product */
 			k = v.v[0];
-			if (v.v[0])
+			if (std)
+				m = v;
+			else if (v.v[0])
 				AR(one)(&m);
 			else
 				AR(zero)(&m);
+		} else if (std) {
+			m = v;
 		} else {
 			AR(to_mont)(&m, &v);
 		}
@@ -284,13 +293,18 @@ uint32_t AX(abc_wit)(const uint8_t *src, uint64_t (*w_std)[4], uint64_t (*wm)[4]
 	return UINT32_MAX;
 }
 
-/* Constraints [r0, r1) of cs: <C_i, wm> == a_i b_i. Returns the first failing one or
+/* Constraints [r0, r1) of cs: <C_i, wm> == a_i b_i. With std (a, b and wm in standard form)
+ * the product of two standard-form values comes out times R^-1, so the sum is compared times
+ * R^-1 too (a product with the standard form of 1). Returns the first failing one or
  * UINT32_MAX. */
 uint32_t AX(abc_check_rows)(const zka_r1cs *cs, const uint64_t (*a)[4], const uint64_t (*b)[4],
-			    const uint64_t (*wm)[4], uint32_t r0, uint32_t r1)
+			    const uint64_t (*wm)[4], int std, uint32_t r0, uint32_t r1)
 {
 	const AT *w = (const AT *)wm, *A = (const AT *)a, *B = (const AT *)b;
 	const zka_r1cs_matrix *mc = &cs->m[2];
+	AT one_std;
+	AR(zero)(&one_std);
+	one_std.v[0] = 1;
 	for (uint32_t i = r0; i < r1; i++) {
 		AT s, v, p;
 		AR(zero)(&s);
@@ -299,10 +313,32 @@ uint32_t AX(abc_check_rows)(const zka_r1cs *cs, const uint64_t (*a)[4], const ui
 			AX(abc_madd)(&s, &v, &w[mc->signal[t]]);
 		}
 		AX(abc_mul)(&p, &A[i], &B[i]);
+		if (std)
+			AR(mul)(&s, &s, &one_std);
 		if (!AR(eq)(&s, &p))
 			return i;
 	}
 	return UINT32_MAX;
+}
+
+/* out_i = in_i in Montgomery form for i in [i0, i1) (out written once, non-temporal). */
+void AX(abc_mont)(const uint64_t (*in)[4], uint64_t (*out)[4], uint32_t i0, uint32_t i1)
+{
+	const AT *X = (const AT *)in;
+	for (uint32_t i = i0; i < i1; i++) {
+		AT p;
+		AR(to_mont)(&p, &X[i]);
+		AX(abc_store)((AT *)out[i], &p);
+	}
+	AX(abc_fence)();
+}
+
+/* out_i = val_i in standard form for i in [i0, i1). */
+void AX(abc_std)(const uint64_t (*val)[4], uint64_t (*out)[4], uint32_t i0, uint32_t i1)
+{
+	const AT *X = (const AT *)val;
+	for (uint32_t i = i0; i < i1; i++)
+		AR(from_mont)((AT *)out[i], &X[i]);
 }
 
 /* c_i = a_i b_i for i in [i0, i1) (c written once, non-temporal). */
