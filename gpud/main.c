@@ -415,7 +415,8 @@ static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job)
 	double copy_s = 0;
 	busy_enter(d, lane, mono_ns());
 	r = d->be->prove(d->ctx, lane, ji.circuit, p, (const uint64_t(*)[4])v.a,
-			 (const uint64_t(*)[4])v.b, (const uint64_t(*)[4])v.w, &rs, &proof, &t, &copy_s, err, sizeof err);
+			 (const uint64_t(*)[4])v.b, (const uint64_t(*)[4])v.w, &rs, &proof, &t, &copy_s,
+			 err, sizeof err);
 	busy_leave(d, lane, mono_ns(), (int64_t)(copy_s * 1e9), r == 0);
 	if (r == 0)
 		key_resident(d, ji.circuit, p);
