@@ -463,7 +463,10 @@ static void *lane_main(void *arg)
 	int yielded = 0;
 	while (!stop && !atomic_load(&d->fatal)) {
 		uint32_t slot, job;
-		int timeout = 1000;
+		/* a blocked lane looks at lacking() again this often: a key another gpud loaded
+		 * meanwhile (read from its status file once a second) then makes it poll and yield
+		 * instead of taking the next READY slot blind */
+		int timeout = 250;
 		if (lacking(d)) {
 			if (zka_ring_depth(d->a, ZKA_RING_READY_SLOTS) <= 0) {
 				struct timespec ts = {0, 2000000};

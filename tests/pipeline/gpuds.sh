@@ -87,7 +87,10 @@ RUN_ARGS="--devices 0,0 --threads 1"
 start_run 1
 k0=$(submit "$T/bn.zkey" "$T/bn.wtns" "$T/k/0")
 "$ZK" wait "$NAME" "$k0" --timeout 60 >/dev/null 2>&1
-sleep 2.5 # the holder's status file written, the other gpud has read it
+# the holder's status file written (1 s tick), the other gpud has read it (1 s tick) and its
+# lanes have looked again (every 250 ms while blocked): ~2.3 s at worst, with room for a
+# loaded box
+sleep 3.5
 cnt() { sed -n "s/^counters: .* $2=\([0-9]*\).*/\1/p" "$1"; }
 f0=/dev/shm/zkarena-$NAME.gpud-status f1=/dev/shm/zkarena-$NAME.gpud1-status
 if [ "$(cnt "$f0" proofs)" = 1 ]; then hold=$f0 other=$f1; else hold=$f1 other=$f0; fi
