@@ -1,6 +1,6 @@
 /* backend_cuda.c - the CUDA backend: cuda/zka_gpu.h behind the backend interface. init
  * registers every slot of the arena once (cudaHostRegister, the slots in parallel:
- * zka_gpu_pin_ranges), so a/b/c go to the device at
+ * zka_gpu_pin_ranges), so a, b and w go to the device at
  * full PCIe speed with no staging copy; each circuit's key is loaded to the device once.
  *
  * Keys at disk speed (issue 18): before a key's first upload, the five point sets in its params

@@ -1,13 +1,13 @@
 /* main.c - zkarena-gpud NAME: the proving daemon of one device for arena NAME.
  *
  * Lanes: --inflight N threads (default 2 with the cuda backend, 1 with cpu), each a loop:
- * take a READY slot (blocking on the ready ring), prove from the slot's a/b/c and witness
+ * take a READY slot (blocking on the ready ring), prove from the slot's a, b and witness
  * with the backend on the lane's own device context, verify the proof, write proof.json and
  * public.json into the job's output directory atomically (temporary file, fsync, rename),
  * leave a done-marker, mark the job DONE and free the slot (which wakes one synthesis
  * worker). With two lanes, one proof's host-to-device copy and host work overlap the other's
  * kernels. A proof that does not verify is never written: the job FAILS with the reason. If
- * the daemon dies mid-proof, recovery puts every slot it was proving back to READY with a/b/c
+ * the daemon dies mid-proof, recovery puts every slot it was proving back to READY with a, b, w
  * intact and the next daemon proves them without re-synthesis; if it dies after writing but
  * before marking DONE, the marker lets the next daemon finish the job without writing it
  * again.
@@ -123,7 +123,7 @@ struct daemon {
 	int64_t busy_since, busy_ns;
 	uint64_t proofs, failed;
 	int64_t copy_ns, copy_hidden_ns;
-	uint64_t bytes_in;		  /* a, b, c and w copied into the prover */
+	uint64_t bytes_in;		  /* a, b and w copied into the prover */
 	uint64_t here[KEYW];		  /* circuits whose key this gpud holds */
 	uint64_t key_bytes[CIRCUITS_MAX]; /* their params regions' sizes */
 	uint64_t others[KEYW];		  /* circuits held by another live gpud */

@@ -616,7 +616,7 @@ int zka_slot_take_ready(struct zka_arena *a, uint32_t *slot, uint32_t *job, int 
 				}
 			}
 		}
-		/* inconsistent pair: quarantine the slot (its a/b/c belong to no live job) */
+		/* inconsistent pair: quarantine the slot (its a, b, w belong to no live job) */
 		cnt(a, ZKA_C_QUARANTINED, 1);
 		if (push_slot(a, ZKA_RING_FREE_SLOTS, s, x.got,
 			      slot_next(x.got, ZKA_SLOT_FREE, ZKA_OWNER_NONE, ZKA_NONE)) < 0)
@@ -1003,7 +1003,7 @@ static int recover_job(struct zka_arena *a, uint32_t j)
 		break;
 	}
 	case ZKA_JOB_PROVING:
-		/* the slot keeps its a/b/c: back to READY, no re-synthesis; the slot follows */
+		/* the slot keeps its a, b, w: back to READY, no re-synthesis; the slot follows */
 		rc = cas(&J->word, &w, job_next(w, ZKA_JOB_READY, ZKA_OWNER_NONE, s, w_job_attempts(w)))
 			     ? 0
 			     : -EBUSY;

@@ -43,9 +43,9 @@ static void usage(FILE *f)
 	    f,
 	    "usage: zkarena-synth [--threads N] [--max-threads M] [--once] NAME\n"
 	    "\n"
-	    "A synthesis worker of arena NAME: takes a free slot, then a job, writes its a, b, c\n"
+	    "A synthesis worker of arena NAME: takes a free slot, then a job, writes its a, b\n"
 	    "and witness into the slot and hands it to the prover. Runs until SIGTERM/SIGINT.\n"
-	    "  --threads N   threads for one job's witness pass, a/b/c and check (default 1;\n"
+	    "  --threads N   threads for one job's witness pass, a, b and check (default 1;\n"
 	    "                `zkarena run` picks workers x threads from the cores it may run on)\n"
 	    "  --max-threads M  a job takes max(N, M / J) threads, J = the jobs being\n"
 	    "                synthesized or waiting: a lone job on an idle pipeline runs on\n"

@@ -133,7 +133,7 @@ int zka_params_from_map(void *map, size_t size, const char *what, zka_params *p,
 /* Unmaps. Safe on a zeroed p. */
 void zka_params_close(zka_params *p);
 
-/* Bytes a slot needs for this key: a, b, c (domain_size Fr each) and the witness (n_vars). */
+/* Bytes a slot needs for this key: a, b (domain_size Fr each) and the witness (n_vars). */
 uint64_t zka_params_slot_bytes(const zka_pk *pk);
 
 #endif

@@ -128,7 +128,8 @@ static int slot_to_abc(const zka_curve *c, uint64_t (*abc)[4], size_t n, int thr
 				   abc + 2 * n, (uint32_t)n, threads);
 }
 
-/* One job's buffers: a, b, c, the slot's witness and the Montgomery scratch. */
+/* One job's buffers: a, b, c (the previous path's; a slot's a, b), the slot's witness and the
+ * scratch. */
 struct jobbuf {
 	uint64_t (*abc)[4], (*w)[4], (*wm)[4];
 	size_t n_wm;

@@ -22,9 +22,10 @@
  *              product (circom's coefficients are mostly those two). Built once per key by
  *              zka_abc_build (at load; the pipeline stores it in the params region) and read,
  *              never written, by every synthesis of that key.
- *   wm         the witness in Montgomery form: the synthesis worker's scratch, allocated once
- *              and reused by every job; the slot receives the standard form (what the MSMs
- *              read) straight from the mapped .wtns.
+ *   wm         the witness as the row loop reads it, in Montgomery form or (a pipeline slot's
+ *              synthesis) in standard form: the synthesis worker's scratch, allocated once and
+ *              reused by every job; the slot receives the standard form (what the MSMs read)
+ *              straight from the mapped .wtns.
  *   cls        the class map of wm: 2 bits per value (0: zero, 1: one, 2: any other), value j
  *              in bits 2 (j % 32) of word j / 32, ZKA_ABC_CLS_WORDS(n) words; written by the
  *              witness pass beside wm (the scratch holds both: zka_abc_scratch_cls). The row
@@ -43,9 +44,10 @@
  *   2. Every column is < n_cols and every value index < n_vals; n_vals >= 2, val[0] = 1 and
  *      val[1] = -1, every val is canonical (< r) and nonzero.
  *   3. No term has a zero value (dropped at build: it adds nothing).
- *   4. zka_abc_compute's a, b, c equal zka_compute_abc's byte for byte, for any thread count:
- *      field sums are exact and canonical, so neither the order of a row's terms nor the
- *      merging of repeated (row, column) terms changes a value.
+ *   4. zka_abc_compute's a, b, c equal zka_compute_abc's byte for byte, for any thread count
+ *      (in standard form: a, b equal them once converted to Montgomery form): field sums are
+ *      exact and canonical, so neither the order of a row's terms nor the merging of repeated
+ *      (row, column) terms changes a value.
  */
 #ifndef ZKA_ABC_H
 #define ZKA_ABC_H
