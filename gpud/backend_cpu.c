@@ -61,15 +61,9 @@ static int cpu_prove(void *ctx, int lane, uint32_t circuit, const zka_params *p,
 		x->cap = n;
 	}
 	double t0 = mono();
-	/* the slot's a and b are in standard form and it holds no c (synth/pipe.h): a and b in
-	 * Montgomery form into the scratch, and c made there from them */
-	int r = zka_abc_to_mont(p->pk.curve, a, x->scratch, (uint32_t)n, 0);
-	if (!r)
-		r = zka_abc_to_mont(p->pk.curve, b, x->scratch + n, (uint32_t)n, 0);
-	if (!r)
-		r = zka_abc_product(p->pk.curve, (const uint64_t(*)[4])x->scratch,
-				    (const uint64_t(*)[4])(x->scratch + n), x->scratch + 2 * n,
-				    (uint32_t)n, 0);
+	/* the slot's a and b are in standard form and it holds no c (synth/pipe.h): a, b and c
+	 * in Montgomery form into the scratch */
+	int r = zka_abc_from_slot(p->pk.curve, a, b, x->scratch, (uint32_t)n, 0);
 	*copy_s = mono() - t0;
 	if (r) {
 		snprintf(err, errlen, "CPU prover: a, b, c from the slot: %s", strerror(-r));

@@ -115,19 +115,6 @@ static int synth_new(const zka_abc *m, const uint64_t (*vs)[4], const zka_pk *pk
 		 : zka_abc_compute(m, (const uint64_t(*)[4])wm, cls, vs, ab, ab + n, NULL, threads);
 }
 
-/* A slot's a, b (standard form, at abc) into the previous path's a, b, c (Montgomery form),
- * in place, as the provers make them: for the byte comparison. 0 or -errno. */
-static int slot_to_abc(const zka_curve *c, uint64_t (*abc)[4], size_t n, int threads)
-{
-	int r = zka_abc_to_mont(c, (const uint64_t(*)[4])abc, abc, (uint32_t)n, threads);
-	if (!r)
-		r = zka_abc_to_mont(c, (const uint64_t(*)[4])(abc + n), abc + n, (uint32_t)n,
-				    threads);
-	return r ? r
-		 : zka_abc_product(c, (const uint64_t(*)[4])abc, (const uint64_t(*)[4])(abc + n),
-				   abc + 2 * n, (uint32_t)n, threads);
-}
-
 /* One job's buffers: a, b, c (the previous path's; a slot's a, b), the slot's witness and the
  * scratch. */
 struct jobbuf {
@@ -615,7 +602,9 @@ int zka_bench_pipeline(int argc, char **argv)
 			goto fail;
 		v_one[i] = zka_now() - t0;
 		/* a, b, c as the prover will make them from the slot's a and b (untimed) */
-		if (slot_to_abc(pk.curve, b2.abc, n, threads) ||
+		if (zka_abc_from_slot(pk.curve, (const uint64_t(*)[4])b2.abc,
+				      (const uint64_t(*)[4])(b2.abc + n), b2.abc, (uint32_t)n,
+				      threads) ||
 		    memcmp(b1.abc, b2.abc, 3 * n * 32) ||
 		    memcmp(b1.w, b2.w, (size_t)pk.n_vars * 32)) {
 			snprintf(err, sizeof err,
@@ -627,7 +616,9 @@ int zka_bench_pipeline(int argc, char **argv)
 		if (synth_new(&mx, vs, &pk, wtns, b2.abc, b2.w, b2.wm, threads, err, sizeof err))
 			goto fail;
 		v_t[i] = zka_now() - t0;
-		if (slot_to_abc(pk.curve, b2.abc, n, threads) ||
+		if (zka_abc_from_slot(pk.curve, (const uint64_t(*)[4])b2.abc,
+				      (const uint64_t(*)[4])(b2.abc + n), b2.abc, (uint32_t)n,
+				      threads) ||
 		    memcmp(b1.abc, b2.abc, 3 * n * 32)) {
 			snprintf(err, sizeof err, "the CSR path with %d threads differs", threads);
 			goto fail;

@@ -27,8 +27,8 @@
 					   uint32_t r0, uint32_t r1);                              \
 	void zka__##C##_abc_prod(const uint64_t(*a)[4], const uint64_t(*b)[4], uint64_t(*c)[4],    \
 				 uint32_t i0, uint32_t i1);                                        \
-	void zka__##C##_abc_mont(const uint64_t(*in)[4], uint64_t(*out)[4], uint32_t i0,           \
-				 uint32_t i1);                                                     \
+	void zka__##C##_abc_slot(const uint64_t(*a)[4], const uint64_t(*b)[4], uint64_t(*out)[4],  \
+				 size_t n, uint32_t i0, uint32_t i1);                              \
 	void zka__##C##_abc_std(const uint64_t(*val)[4], uint64_t(*out)[4], uint32_t i0,           \
 				uint32_t i1);
 ZKA__ABC_DECLARE(bn254)
@@ -224,7 +224,7 @@ int zka_abc_check(const zka_abc *m, char *err, size_t errlen)
 
 /* ---- the block scheduler ---- */
 
-enum op { OP_ROWS, OP_WIT, OP_CHECK, OP_PROD, OP_MONT };
+enum op { OP_ROWS, OP_WIT, OP_CHECK, OP_PROD, OP_SLOT };
 
 struct sched {
 	enum op op;
@@ -262,8 +262,9 @@ static uint32_t run_block(struct sched *s, uint32_t lo, uint32_t hi)
 	case OP_PROD:
 		(bn ? zka__bn254_abc_prod : zka__bls12_381_abc_prod)(s->ain, s->bin, s->c, lo, hi);
 		return UINT32_MAX;
-	case OP_MONT:
-		(bn ? zka__bn254_abc_mont : zka__bls12_381_abc_mont)(s->ain, s->c, lo, hi);
+	case OP_SLOT:
+		(bn ? zka__bn254_abc_slot : zka__bls12_381_abc_slot)(s->ain, s->bin, s->c, s->total,
+								     lo, hi);
 		return UINT32_MAX;
 	}
 	return UINT32_MAX;
@@ -447,12 +448,12 @@ int zka_abc_product(const zka_curve *c, const uint64_t (*a)[4], const uint64_t (
 	return 0;
 }
 
-int zka_abc_to_mont(const zka_curve *c, const uint64_t (*in)[4], uint64_t (*out)[4], uint32_t n,
-		    int threads)
+int zka_abc_from_slot(const zka_curve *c, const uint64_t (*a)[4], const uint64_t (*b)[4],
+		      uint64_t (*out)[4], uint32_t n, int threads)
 {
 	if (!curve_ok(c))
 		return -EINVAL;
-	struct sched s = {.op = OP_MONT, .curve = c->id, .total = n, .ain = in, .c = out};
+	struct sched s = {.op = OP_SLOT, .curve = c->id, .total = n, .ain = a, .bin = b, .c = out};
 	sched_run(&s, threads);
 	return 0;
 }

@@ -2,8 +2,7 @@
  * from a key's A and B matrices in compressed sparse rows, by several threads over blocks of
  * rows. The pipeline's slots hold a and b only, in standard form: the GPU converts them and
  * computes c on the device (128 MiB less to write and to copy per 2^22 job, and no Montgomery
- * conversion of the witness on the host), the CPU backend with zka_abc_to_mont and
- * zka_abc_product.
+ * conversion of the witness on the host), the CPU backend with zka_abc_from_slot.
  *
  * Forms. The row loop is Montgomery arithmetic over bytes: a product of x and y gives
  * x y R^-1, sums are sums. Given the witness in Montgomery form (w R) it yields a, b in
@@ -136,14 +135,14 @@ int zka_abc_check_ab(const zka_r1cs *cs, const zka_abc *m, const uint64_t (*a)[4
 		     const uint64_t (*b)[4], const uint64_t (*wm)[4], int std, int threads,
 		     uint32_t *first_failing);
 
-/* out = in in Montgomery form (n values; in only read), with threads threads: a slot's a and
- * b for a prover that works on the host. Returns 0 or -EINVAL (no curve). */
-int zka_abc_to_mont(const zka_curve *c, const uint64_t (*in)[4], uint64_t (*out)[4], uint32_t n,
-		    int threads);
+/* A slot's a and b (standard form, n values each; only read) into out's a, b and c = a .* b in
+ * Montgomery form (out: 3 n entries; it may be a itself when b = a + n), with threads threads:
+ * what a prover that works on the host needs from a slot. Returns 0 or -EINVAL (no curve). */
+int zka_abc_from_slot(const zka_curve *c, const uint64_t (*a)[4], const uint64_t (*b)[4],
+		      uint64_t (*out)[4], uint32_t n, int threads);
 
 /* out = a .* b (n Montgomery values each; out written, a and b only read), with threads
- * threads: the c of a slot (whose a and b zka_abc_to_mont has converted), for a prover that
- * needs it on the host.
+ * threads.
  * Returns 0 or -EINVAL (no curve). */
 int zka_abc_product(const zka_curve *c, const uint64_t (*a)[4], const uint64_t (*b)[4],
 		    uint64_t (*out)[4], uint32_t n, int threads);

@@ -269,19 +269,16 @@ uint32_t AX(abc_wit)(const uint8_t *src, uint64_t (*w_std)[4], uint64_t (*wm)[4]
 		}
 		if (w_std)
 			AX(abc_store)((AT *)w_std[i], &v);
-		if ((v.v[1] | v.v[2] | v.v[3]) == 0 && v.v[0] <= 1) { /* 0 and 1: no product */
-			k = v.v[0];
-			if (std)
-				m = v;
-			else if (v.v[0])
-				AR(one)(&m);
-			else
-				AR(zero)(&m);
-		} else if (std) {
+		if ((v.v[1] | v.v[2] | v.v[3]) == 0 && v.v[0] <= 1)
+			k = v.v[0]; /* 0 or 1 */
+		if (std)
 			m = v;
-		} else {
+		else if (k == 2)
 			AR(to_mont)(&m, &v);
-		}
+		else if (k) /* 0 and 1: no product */
+			AR(one)(&m);
+		else
+			AR(zero)(&m);
 		AX(abc_store)(&out[i], &m);
 		word |= k << ((i & 31) * 2);
 		if (cls && ((i & 31) == 31 || i + 1 == i1)) {
@@ -321,14 +318,21 @@ uint32_t AX(abc_check_rows)(const zka_r1cs *cs, const uint64_t (*a)[4], const ui
 	return UINT32_MAX;
 }
 
-/* out_i = in_i in Montgomery form for i in [i0, i1) (out written once, non-temporal). */
-void AX(abc_mont)(const uint64_t (*in)[4], uint64_t (*out)[4], uint32_t i0, uint32_t i1)
+/* A slot's a_i, b_i (standard form) for i in [i0, i1) into out's a, b and c = a .* b, all
+ * Montgomery (out: 3 n entries, n = the vectors' length; out may be a itself when b = a + n:
+ * each entry is read before it is written). */
+void AX(abc_slot)(const uint64_t (*a)[4], const uint64_t (*b)[4], uint64_t (*out)[4], size_t n,
+		  uint32_t i0, uint32_t i1)
 {
-	const AT *X = (const AT *)in;
+	const AT *X = (const AT *)a, *Y = (const AT *)b;
 	for (uint32_t i = i0; i < i1; i++) {
-		AT p;
-		AR(to_mont)(&p, &X[i]);
-		AX(abc_store)((AT *)out[i], &p);
+		AT x, y, p;
+		AR(to_mont)(&x, &X[i]);
+		AR(to_mont)(&y, &Y[i]);
+		AX(abc_mul)(&p, &x, &y);
+		AX(abc_store)((AT *)out[i], &x);
+		AX(abc_store)((AT *)out[n + i], &y);
+		AX(abc_store)((AT *)out[2 * n + i], &p);
 	}
 	AX(abc_fence)();
 }
