@@ -266,8 +266,7 @@ template <class Fr> __global__ void k_bitrev(Fr *x, uint32_t logn)
 	}
 }
 
-/* h = (a b - c) out of Montgomery form */
-/* c = a .* b (Montgomery): the c of a slot, which holds only a and b (synth/pipe.h) */
+/* c = a .* b (Montgomery), for a caller that sends a and b only */
 template <class Fr> __global__ void k_hadamard(const Fr *a, const Fr *b, Fr *c, uint32_t n)
 {
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -288,6 +287,7 @@ template <class Fr> __global__ void k_hadamard_std(Fr *a, Fr *b, Fr *c, uint32_t
 	}
 }
 
+/* h = (a b - c) out of Montgomery form */
 template <class Fr>
 __global__ void k_hfinal(const Fr *a, const Fr *b, const Fr *c, Fr *h, uint32_t n)
 {

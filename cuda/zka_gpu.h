@@ -23,6 +23,7 @@ typedef struct zka_gpu_key zka_gpu_key; /* a proving key resident on the device 
 
 /* Returns -ENODEV (and "no CUDA device" in err) when there is no usable device. */
 int zka_gpu_open(zka_gpu **g, int device, char *err, size_t errlen);
+void zka_gpu_close(zka_gpu *g);
 
 /* How this process's host threads wait for the device (a device-wide setting of the process,
  * applied by every later zka_gpu_open; call before the first). ZKA_GPU_WAIT_AUTO: CUDA's
@@ -33,7 +34,6 @@ int zka_gpu_open(zka_gpu **g, int device, char *err, size_t errlen);
  * them for it (two lanes spinning through their proofs hold two of the cores all the time). */
 enum { ZKA_GPU_WAIT_AUTO = 0, ZKA_GPU_WAIT_BLOCK = 1 };
 void zka_gpu_set_host_wait(int mode);
-void zka_gpu_close(zka_gpu *g);
 /* Number of CUDA devices (0 when the runtime finds none or fails). */
 int zka_gpu_device_count(void);
 /* A one-line description of the context's device ("NVIDIA H200, 132 SMs, 139 GiB"). */

@@ -118,7 +118,10 @@ static int synthesize(struct zka_arena *a, zka_pipe_cache *cache, uint32_t slot,
 		goto fail;
 	}
 	/* the witness straight from the mapped file into the slot and wm, both in standard form
-	 * (no Montgomery conversion: a and b come out in standard form, zk/abc.h) */
+	 * (no Montgomery conversion: a and b come out in standard form, zk/abc.h). The two hold
+	 * the same bytes: the row loop reads wm at random, and wm is on huge pages, where the
+	 * slot (POSIX shm) has none when the kernel's shmem THP is off, as on the H200 box (2^22:
+	 * 180 -> 149 ms a job from huge pages, docs/synthesis.md) */
 	uint64_t *cls = zka_abc_scratch_cls(wm, p->pk.n_vars);
 	if (zka_abc_witness(ji.witness_path, p->pk.curve, p->pk.n_vars, v.w, wm, cls, 1, threads,
 			    err, sizeof err))
