@@ -328,7 +328,13 @@ extern "C" int zka_gpu_pin_key(zka_gpu *g, const zka_pk *pk, zka_gpu_pin **pinp,
 	const void *p[5];
 	size_t len[5];
 	zka_pk_point_sets(pk, p, len);
-	return pin_ranges(g, p, len, 5, 1, zkg_key_piece(), pinp, err, errlen);
+	return zka_gpu_pin_key_sets(g, p, len, 1, pinp, err, errlen);
+}
+
+extern "C" int zka_gpu_pin_key_sets(zka_gpu *g, const void *const p[5], const size_t len[5],
+				    int readonly, zka_gpu_pin **pinp, char *err, size_t errlen)
+{
+	return pin_ranges(g, p, len, 5, readonly, zkg_key_piece(), pinp, err, errlen);
 }
 
 size_t zkg_key_piece(void)

@@ -140,6 +140,12 @@ int zka_gpu_pin_ranges(zka_gpu *g, const void *const *ptrs, const size_t *lens, 
  * Its pieces end at every multiple of 64 GiB in the address space, where zka_gpu_key_load cuts
  * its copies too, so a set that straddles such an address still uploads pinned. */
 int zka_gpu_pin_key(zka_gpu *g, const zka_pk *pk, zka_gpu_pin **pin, char *err, size_t errlen);
+/* The same for five ranges given by address (A, B1, B2, C, H as zka_pk_point_sets orders
+ * them; zka_params_point_sections gives them from a .zka's header), cut as zka_gpu_pin_key cuts.
+ * readonly 0: ordinary registration, for memory still being written (a key being read into
+ * its region: the pages pinned are the ones the reads fill). */
+int zka_gpu_pin_key_sets(zka_gpu *g, const void *const p[5], const size_t len[5], int readonly,
+			 zka_gpu_pin **pin, char *err, size_t errlen);
 
 /* Device memory of g's device (cudaMemGetInfo): *free_b and *total_b in bytes, used by every
  * process on the device. g is only read (any thread). Returns 0 or -EIO with err set. */

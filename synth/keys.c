@@ -447,7 +447,12 @@ int zka_keys_open(const char *path, const zka_keys_opts *o, zka_params *p, zka_k
 		snprintf(ki->how, sizeof ki->how, "resident region %s", name);
 		return 0;
 	}
-	zka_loader_opts lo = {.threads = o->threads, .progress = o->progress, .shm = o->shm};
+	zka_loader_opts lo = {.threads = o->threads,
+			      .progress = o->progress,
+			      .shm = o->shm,
+			      .on_region = o->on_region,
+			      .on_region_drop = o->on_region_drop,
+			      .region_arg = o->region_arg};
 	zka_loader_stats ls;
 	if (file_is_zka(path)) {
 		if (o->r1cs) {

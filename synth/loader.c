@@ -28,7 +28,8 @@
  *   LANDED -> HASHED      hash_work()      its section's `next` reached it: XXH3 updated
  * States of a load (all in zka_loader_load)
  *   HEADER -> READING     header read with one aligned pread and checked, file size checked
- *                         against it, region made, ring set up and its buffers registered
+ *                         against it, region made, ring set up and its buffers registered,
+ *                         o->on_region told the region's address and layout
  *   READING -> VERIFYING  every chunk LANDED (no read in flight)
  *   VERIFYING -> DONE     every section HASHED and equal to the header's sum, the image valid
  *                         (zka_params_from_map), the residency record written, a named region
@@ -44,7 +45,9 @@
  *      once LANDED (by a worker): the mutex orders the CQE before the worker's reads.
  *   4. A named region appears under its name only in DONE (rename is the commit); readers
  *      never see a partial or unverified image. A private region is never visible at all.
- *   5. Every error path leaves nothing: no tmp object, no mapping, no registered buffers.
+ *   5. Every error path leaves nothing: no tmp object, no mapping, no registered buffers; a
+ *      consumer told of the region (on_region) is told to let go (on_region_drop) before the
+ *      region is unmapped.
  */
 #include "synth/zka_loader.h"
 
@@ -201,7 +204,7 @@ int zka_loader_load(const char *path, const zka_loader_opts *o, zka_params *p, z
 	size_t mapsize = 0;
 	char tmp[64] = "", final[64] = "", why[300];
 	pthread_t thr[4];
-	int nthr_started = 0, used_ring = 0;
+	int nthr_started = 0, used_ring = 0, region_given = 0;
 	uint32_t next = 0, inflight = 0;
 	zka_params_info in;
 	struct stat sb;
@@ -397,6 +400,16 @@ int zka_loader_load(const char *path, const zka_loader_opts *o, zka_params *p, z
 		}
 	}
 
+	if (o->on_region) {
+		int r = o->on_region(o->region_arg, map, mapsize, &in);
+		if (r) {
+			ret = r < 0 ? r : -EIO;
+			snprintf(err, errlen, "%s: the region's consumer refused it: %s", path,
+				 strerror(-ret));
+			goto err;
+		}
+		region_given = 1;
+	}
 	for (int i = 0; i < nthr; i++) {
 		if (pthread_create(&thr[i], NULL, hash_work, &L))
 			break;
@@ -409,6 +422,7 @@ int zka_loader_load(const char *path, const zka_loader_opts *o, zka_params *p, z
 	}
 
 	/* READING: keep `depth` reads in flight */
+	double t_read0 = now();
 	used_ring = have_ring;
 	uint64_t got = ZKA_PARAMS_HDR;
 	double last_print = 0;
@@ -518,6 +532,7 @@ int zka_loader_load(const char *path, const zka_loader_opts *o, zka_params *p, z
 	}
 
 	/* VERIFYING: wait for the workers to hash the last sections */
+	double t_verify0 = now();
 	pthread_mutex_lock(&L.mu);
 	while (L.nsect_done < ZKA_PARAMS_NSECT)
 		pthread_cond_wait(&L.fin, &L.mu);
@@ -583,6 +598,9 @@ int zka_loader_load(const char *path, const zka_loader_opts *o, zka_params *p, z
 		mprotect(map, mapsize, PROT_READ);
 	if (st) {
 		st->seconds = secs;
+		st->t_setup = t_read0 - t0;
+		st->t_read = t_verify0 - t_read0;
+		st->t_verify = now() - t_verify0;
 		st->bytes = in.total;
 		st->direct = direct;
 		st->fixed = fixed;
@@ -621,6 +639,8 @@ err:
 	}
 	if (fd >= 0)
 		close(fd);
+	if (region_given && o->on_region_drop)
+		o->on_region_drop(o->region_arg); /* before the memory goes away */
 	if (map != MAP_FAILED && !o->dst)
 		munmap(map, mapsize);
 	if (tmp[0])

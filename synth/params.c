@@ -87,6 +87,16 @@ const char *zka_params_section_name(int s)
 	return s >= 0 && s < S_COUNT ? sect_name[s] : "?";
 }
 
+void zka_params_point_sections(const zka_params_info *in, const void *map, const void *p[5],
+			       size_t len[5])
+{
+	static const int sect[5] = {S_A, S_B1, S_B2, S_C, S_H};
+	for (int i = 0; i < 5; i++) {
+		p[i] = (const uint8_t *)map + in->off[sect[i]];
+		len[i] = (size_t)in->len[sect[i]];
+	}
+}
+
 uint64_t zka_params_slot_bytes(const zka_pk *pk)
 {
 	return 2ull * pk->domain_size * 32 + (uint64_t)pk->n_vars * 32; /* a, b, w: pipe.h */

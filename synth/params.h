@@ -73,6 +73,13 @@ typedef struct zka_params_res {
 	uint64_t checksum;	/* XXH3-64 of the bytes before it */
 } zka_params_res;
 
+/* The extents in a region mapped at map of the sections that hold the key's five point sets
+ * (A, B1, B2, C, H, as zka_pk_point_sets orders them): each contains its set, so memory
+ * registered over them covers what a key's upload copies. Known from the header alone, before
+ * any section's bytes are read. */
+void zka_params_point_sections(const zka_params_info *in, const void *map, const void *p[5],
+			       size_t len[5]);
+
 /* The name of section s ("A", "H", "abc.termsA", "r1cs.C.value", ...). */
 const char *zka_params_section_name(int s);
 

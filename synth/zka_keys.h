@@ -22,6 +22,11 @@ typedef struct zka_keys_opts {
 	int threads;	  /* 0: one per online CPU */
 	int progress;	  /* as zka_loader_opts.progress */
 	const char *shm;  /* as zka_loader_opts.shm: NULL private, "" the resident name */
+	/* as zka_loader_opts: told of a region the loader reads into (a .zka or a cached
+	 * import's .zka; not a resident region, not an import in memory) */
+	int (*on_region)(void *arg, void *map, size_t size, const zka_params_info *in);
+	void (*on_region_drop)(void *arg);
+	void *region_arg;
 } zka_keys_opts;
 
 typedef struct zka_keys_info {

@@ -25,10 +25,23 @@ typedef struct zka_loader_opts {
 	void *dst;	 /* not NULL: read into this mapping (dst_size bytes) instead */
 	size_t dst_size;
 	int quiet; /* 1: no notice line for the buffered fallback */
+	/* Called once, on the loading thread, when the region is mapped and before its first
+	 * read: the file's layout is known (in) but no section's bytes have landed. A consumer
+	 * may start work that needs only the addresses (registering the key's memory with a
+	 * device) beside the reads. A non-zero return fails the load (its -errno). */
+	int (*on_region)(void *arg, void *map, size_t size, const zka_params_info *in);
+	/* Called on an error after on_region, before the region is unmapped: whatever on_region
+	 * started must be undone when it returns (the memory goes away). */
+	void (*on_region_drop)(void *arg);
+	void *region_arg;
 } zka_loader_opts;
 
 typedef struct zka_loader_stats {
 	double seconds; /* open to verified */
+	/* its phases: open, header and region mapped, ring made and buffers registered
+	 * (t_setup); every read landed (t_read); the checksums' tail and the image's
+	 * validation (t_verify) */
+	double t_setup, t_read, t_verify;
 	uint64_t bytes; /* the file's size */
 	int direct;	/* O_DIRECT was used */
 	int fixed;	/* reads went into registered buffers */

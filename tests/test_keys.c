@@ -316,6 +316,95 @@ static void test_bad_files(void)
 	free(g);
 }
 
+/* The loader's region consumer (prove --gpu registers the key's memory beside the reads): told
+ * once, with the region's address and layout, before any section's bytes land; told to let go
+ * before the region is unmapped when the load fails; a refusal fails the load. */
+struct consumer {
+	int told, dropped, refuse, zero_at_tell, mapped_at_drop;
+	void *map;
+	const void *p[5];
+	size_t len[5];
+};
+
+static int on_region(void *arg, void *map, size_t size, const zka_params_info *in)
+{
+	struct consumer *c = arg;
+	c->told++;
+	c->map = map;
+	zka_params_point_sections(in, map, c->p, c->len);
+	/* nothing read yet: the point sections are the fresh region's zeros */
+	c->zero_at_tell = 1;
+	for (int i = 0; i < 5; i++)
+		for (size_t k = 0; k < c->len[i]; k++)
+			if (((const uint8_t *)c->p[i])[k]) {
+				c->zero_at_tell = 0;
+				break;
+			}
+	CU_ASSERT(size >= in->total);
+	return c->refuse;
+}
+
+static void on_region_drop(void *arg)
+{
+	struct consumer *c = arg;
+	c->dropped++;
+	/* still mapped: the header's magic is readable */
+	c->mapped_at_drop = !memcmp(c->map, "ZKAPARM1", 8);
+}
+
+static void test_region_consumer(void)
+{
+	char err[1024];
+	const char *zka = tmp("cons.zka"), *bad = tmp("cons-bad.zka");
+	CU_ASSERT_FATAL(zka_keys_import(fixture("bn128.mix.setup.zkey"), NULL, zka, 2, 0, err,
+					sizeof err) == 0);
+	zka_params p;
+	struct consumer c = {0};
+	zka_loader_opts o = {
+	    .quiet = 1, .on_region = on_region, .on_region_drop = on_region_drop, .region_arg = &c};
+	CU_ASSERT_FATAL(zka_loader_load(zka, &o, &p, NULL, err, sizeof err) == 0);
+	CU_ASSERT(c.told == 1 && c.dropped == 0 && c.zero_at_tell == 1);
+	CU_ASSERT(c.map == p.map);
+	const void *q[5];
+	size_t ql[5];
+	zka_pk_point_sets(&p.pk, q, ql);
+	for (int i = 0; i < 5; i++)
+		CU_ASSERT(c.p[i] == q[i] && c.len[i] == ql[i] && ql[i] > 0);
+	zka_params_close(&p);
+	/* a corrupt file: told, then let go while the region is still mapped */
+	size_t n;
+	uint8_t *f = slurp(zka, &n);
+	zka_params_info in;
+	CU_ASSERT_FATAL(f && zka_params_header(f, &in, err, sizeof err) == 0);
+	f[in.off[11] + 5] ^= 4; /* a byte of H */
+	spit(bad, f, n);
+	memset(&c, 0, sizeof c);
+	CU_ASSERT(zka_loader_load(bad, &o, &p, NULL, err, sizeof err) == -EBADMSG);
+	CU_ASSERT(strstr(err, "section H: checksum mismatch") != NULL);
+	CU_ASSERT(c.told == 1 && c.dropped == 1 && c.mapped_at_drop == 1);
+	/* truncated: refused before any region, so never told */
+	spit(bad, f, (size_t)in.off[11] + 4096);
+	memset(&c, 0, sizeof c);
+	CU_ASSERT(zka_loader_load(bad, &o, &p, NULL, err, sizeof err) == -EBADMSG);
+	CU_ASSERT(c.told == 0 && c.dropped == 0);
+	/* the consumer refuses: the load fails with its error, nothing to let go */
+	memset(&c, 0, sizeof c);
+	c.refuse = -EPERM;
+	CU_ASSERT(zka_loader_load(zka, &o, &p, NULL, err, sizeof err) == -EPERM);
+	CU_ASSERT(strstr(err, zka) != NULL);
+	CU_ASSERT(c.told == 1 && c.dropped == 0 && p.map == NULL);
+	/* through zka_keys_open: the same callbacks reach the loader */
+	memset(&c, 0, sizeof c);
+	zka_keys_opts ko = {.no_resident = 1,
+			    .on_region = on_region,
+			    .on_region_drop = on_region_drop,
+			    .region_arg = &c};
+	CU_ASSERT_FATAL(zka_keys_open(zka, &ko, &p, NULL, err, sizeof err) == 0);
+	CU_ASSERT(c.told == 1 && c.map == p.map && c.dropped == 0);
+	zka_params_close(&p);
+	free(f);
+}
+
 /* A .zkey with one point moved off the curve (y + 1) is refused at import, naming the
  * section and the index; nothing is written. */
 static void test_off_curve(void)
@@ -456,6 +545,7 @@ int main(void)
 	    {"import -> load -> prove == .zkey proof", test_identical_proofs},
 	    {"corrupt, truncated, mismatched files", test_bad_files},
 	    {"off-curve point refused at import", test_off_curve},
+	    {"the loader's region consumer", test_region_consumer},
 	    {"resident key without opening the key file", test_resident},
 	    {NULL, NULL}};
 	zka_test_suite("keys", cases);

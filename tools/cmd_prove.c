@@ -16,7 +16,6 @@
 #include "cuda/zka_gpu.h"
 
 #include <pthread.h>
-#include <semaphore.h>
 #include <sys/mman.h>
 #endif
 
@@ -123,22 +122,36 @@ err:
 /* --gpu's start beside the CPU's work (issue 18: a one-shot proof of BN254 2^22 in 0.6 s).
  * CUDA's start (~0.3 s) and the key's upload need no witness, and a, b need no device, so:
  *
- *   prep thread:  zka_gpu_open -> [key posted] -> register the key's points -> key upload
- *   main thread:  key (resident map or .zka load) -> post -> witness -> a, b -> join
- *                 -> register a, b, w -> prove (c = a .* b made on the device)
+ *   prep thread:  zka_gpu_open -> [region told] -> register the key's point sections
+ *                 -> [key posted] -> register them (unless done) -> key upload
+ *   main thread:  key (resident map, or .zka load: region told before its reads) -> post
+ *                 -> witness -> a, b -> join -> register a, b, w -> prove (c made on the device)
  *
+ * States of the early registration (`early`, guarded by mu; the loader's on_region callback
+ * asks for it from the main thread while the key is read from disk):
+ *   NONE -> ASKED       gprep_region   (the loader mapped the region, no byte read yet)
+ *   ASKED -> PINNING    gprep_main     (CUDA is up)
+ *   PINNING -> PINNED   gprep_main     (registered: the upload later skips this step)
+ *   PINNING -> NONE     gprep_main     (refused: the ordinary registration runs after the post)
+ *   ASKED -> NONE       gprep_region_drop, gprep_post (never started)
+ *   PINNED -> NONE      gprep_region_drop (the load failed: unpinned before the unmap)
  * The key is posted as soon as it is in memory (NULL: the command failed first; the thread
  * then only closes what it opened, in gprep_end). The registration of the points is a speed-up:
  * when the driver refuses it the upload runs from pageable memory and a NOTE line says so. */
 #ifdef ZKA_HAVE_CUDA
+enum { EARLY_NONE, EARLY_ASKED, EARLY_PINNING, EARLY_PINNED };
 struct gprep {
 	pthread_t th;
 	int started, device, was_posted;
-	sem_t posted;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;   /* any change of early or was_posted */
 	const zka_params *p; /* set before the post; NULL: nothing to load */
 	zka_gpu *g;
 	zka_gpu_key *key;
 	zka_gpu_pin *pin;
+	int early, early_done; /* early: the state above; early_done: the pin came from it */
+	const void *ep[5];     /* the point sections of the region being read */
+	size_t el[5];
 	int rc; /* the first failure's -errno, with err */
 	char err[768], pin_note[512];
 	double t_open, t_pin, t_key; /* seconds of each step */
@@ -181,26 +194,85 @@ static void *gprep_main(void *arg)
 	if (x->rc == 0)
 		zka_gpu_set_precompute(x->g, 0); /* one proof per key load */
 	x->t_open = mono() - t0;
-	while (sem_wait(&x->posted) && errno == EINTR)
-		;
+	pthread_mutex_lock(&x->mu);
+	while (!x->was_posted) {
+		if (x->early == EARLY_ASKED && x->rc == 0) {
+			/* the region's pages are registered while the loader's reads fill them
+			 * (ordinary registration: they are still being written) */
+			x->early = EARLY_PINNING;
+			pthread_mutex_unlock(&x->mu);
+			char e[384];
+			zka_gpu_pin *pin = NULL;
+			t0 = mono();
+			int r = zka_gpu_pin_key_sets(x->g, x->ep, x->el, 0, &pin, e, sizeof e);
+			double t = mono() - t0;
+			pthread_mutex_lock(&x->mu);
+			x->early = r ? EARLY_NONE : EARLY_PINNED;
+			if (!r) {
+				x->pin = pin;
+				x->t_pin = t;
+			}
+			pthread_cond_broadcast(&x->cv);
+			continue;
+		}
+		pthread_cond_wait(&x->cv, &x->mu);
+	}
+	int pinned = x->early == EARLY_PINNED;
+	x->early_done = pinned;
+	pthread_mutex_unlock(&x->mu);
 	if (x->pop_started) {
 		pthread_join(x->th_pop, NULL);
 		x->pop_started = 0;
 	}
 	if (x->rc || !x->p)
 		return NULL;
-	t0 = mono();
-	char e[384];
-	if (zka_gpu_pin_key(x->g, &x->p->pk, &x->pin, e, sizeof e))
-		snprintf(x->pin_note, sizeof x->pin_note,
-			 "NOTE: the key's memory could not be registered (%s): its upload runs "
-			 "from pageable memory",
-			 e);
-	x->t_pin = mono() - t0;
+	if (!pinned) {
+		t0 = mono();
+		char e[384];
+		if (zka_gpu_pin_key(x->g, &x->p->pk, &x->pin, e, sizeof e))
+			snprintf(x->pin_note, sizeof x->pin_note,
+				 "NOTE: the key's memory could not be registered (%s): its upload "
+				 "runs from pageable memory",
+				 e);
+		x->t_pin = mono() - t0;
+	}
 	t0 = mono();
 	x->rc = zka_gpu_key_load(x->g, &x->p->pk, &x->key, x->err, sizeof x->err);
 	x->t_key = mono() - t0;
 	return NULL;
+}
+
+/* The loader's on_region: the region being read (no byte landed yet); asks the thread to
+ * register its point sections beside the reads. Never fails the load. */
+static int gprep_region(void *arg, void *map, size_t size, const zka_params_info *in)
+{
+	struct gprep *x = arg;
+	(void)size;
+	pthread_mutex_lock(&x->mu);
+	if (x->started && !x->was_posted && x->early == EARLY_NONE && !x->pin) {
+		zka_params_point_sections(in, map, x->ep, x->el);
+		x->early = EARLY_ASKED;
+		pthread_cond_broadcast(&x->cv);
+	}
+	pthread_mutex_unlock(&x->mu);
+	return 0;
+}
+
+/* The loader's on_region_drop: the load failed and the region goes away; when this returns
+ * nothing of it is registered. */
+static void gprep_region_drop(void *arg)
+{
+	struct gprep *x = arg;
+	pthread_mutex_lock(&x->mu);
+	while (x->early == EARLY_PINNING)
+		pthread_cond_wait(&x->cv, &x->mu);
+	if (x->early == EARLY_PINNED) {
+		zka_gpu_unpin(x->pin);
+		x->pin = NULL;
+		x->t_pin = 0;
+	}
+	x->early = EARLY_NONE;
+	pthread_mutex_unlock(&x->mu);
 }
 
 /* Starts the thread (CUDA's start begins at once); -errno when it cannot be made. */
@@ -208,11 +280,12 @@ static int gprep_start(struct gprep *x, int device)
 {
 	memset(x, 0, sizeof *x);
 	x->device = device;
-	if (sem_init(&x->posted, 0, 0))
-		return -errno;
+	pthread_mutex_init(&x->mu, NULL);
+	pthread_cond_init(&x->cv, NULL);
 	int r = pthread_create(&x->th, NULL, gprep_main, x);
 	if (r) {
-		sem_destroy(&x->posted);
+		pthread_mutex_destroy(&x->mu);
+		pthread_cond_destroy(&x->cv);
 		return -r;
 	}
 	x->started = 1;
@@ -224,11 +297,16 @@ static void gprep_post(struct gprep *x, const zka_params *p)
 {
 	if (!x->started || x->was_posted)
 		return;
-	x->was_posted = 1;
-	x->p = p; /* sem_post orders this store before the thread's read */
-	if (p && pthread_create(&x->th_pop, NULL, gprep_populate, x) == 0)
+	pthread_mutex_lock(&x->mu);
+	if (x->early == EARLY_ASKED)
+		x->early = EARLY_NONE; /* CUDA was not up in time: the ordinary path */
+	x->p = p;
+	/* a registration still running finishes on the thread, which then decides */
+	if (p && x->early == EARLY_NONE && pthread_create(&x->th_pop, NULL, gprep_populate, x) == 0)
 		x->pop_started = 1; /* (without it the registration faults the pages in itself) */
-	sem_post(&x->posted);
+	x->was_posted = 1;
+	pthread_cond_broadcast(&x->cv);
+	pthread_mutex_unlock(&x->mu);
 }
 
 /* Waits for the thread; returns its result (0: g and the key ready). */
@@ -239,7 +317,8 @@ static int gprep_join(struct gprep *x)
 	gprep_post(x, NULL); /* nothing when the key was posted */
 	pthread_join(x->th, NULL);
 	x->started = 0;
-	sem_destroy(&x->posted);
+	pthread_mutex_destroy(&x->mu);
+	pthread_cond_destroy(&x->cv);
 	return x->rc;
 }
 
@@ -265,6 +344,7 @@ struct gprep {
  * thread's wait for it */
 typedef struct {
 	double open, pop, pin, key, abc, wait, reg, prove, teardown;
+	int pin_early; /* the key's memory was registered during its read */
 	char pop_note[96];
 } gpu_stages;
 
@@ -304,6 +384,7 @@ static int prove_gpu(const zka_params *p, const zka_witness *w, const zka_rs *rs
 		snprintf(gs->pop_note, sizeof gs->pop_note, " (MADV_POPULATE_READ: %s)",
 			 strerror(x->pop_errno));
 	gs->pin = x->t_pin;
+	gs->pin_early = x->early_done;
 	gs->key = x->t_key;
 	if (ret) {
 		snprintf(err, errlen, "%s", x->err);
@@ -518,6 +599,11 @@ int zka_cmd_prove(int argc, char **argv)
 		status = 1;
 		goto err;
 	}
+	if (gpu) { /* a key read from a .zka is registered while its reads are in flight */
+		ko.on_region = gprep_region;
+		ko.on_region_drop = gprep_region_drop;
+		ko.region_arg = &gx;
+	}
 #endif
 
 	if (zka_keys_open(zkey, &ko, &p, &ki, err, sizeof err))
@@ -607,13 +693,15 @@ int zka_cmd_prove(int argc, char **argv)
 			ki.seconds, ki.how, (unsigned long long)zka_loader_key_opens());
 		if (gpu) {
 			t.abc = gs.abc;
-			fprintf(stderr,
-				"zkarena prove: gpu: beside the key's load, the witness and a, b: "
-				"CUDA start %.3f s, key pages mapped %.3f s%s, key memory registered "
-				"%.3f s, key upload %.3f s; then waited for them %.3f s, a, b and "
-				"witness registered %.3f s, proof %.3f s, teardown %.3f s\n",
-				gs.open, gs.pop, gs.pop_note, gs.pin, gs.key, gs.wait, gs.reg,
-				gs.prove, gs.teardown);
+			fprintf(
+			    stderr,
+			    "zkarena prove: gpu: beside the key's load, the witness and a, b: "
+			    "CUDA start %.3f s, key pages mapped %.3f s%s, key memory registered "
+			    "%.3f s%s, key upload %.3f s; then waited for them %.3f s, a, b and "
+			    "witness registered %.3f s, proof %.3f s, teardown %.3f s\n",
+			    gs.open, gs.pop, gs.pop_note, gs.pin,
+			    gs.pin_early ? " (during the key's read)" : "", gs.key, gs.wait, gs.reg,
+			    gs.prove, gs.teardown);
 		}
 		fprintf(stderr, "zkarena prove: %s, %u constraints domain, abc %.3f s, ntt %.3f s, "
 				"msm G1 %.3f s, msm G2 %.3f s, total %.3f s; command %.3f s to the "
