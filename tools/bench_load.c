@@ -13,6 +13,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,9 +93,88 @@ static int by_mmap(const char *path, uint8_t *dst, size_t size)
 	return 0;
 }
 
-/* The file system type and the device that hold path. */
-static void where(const char *path, char *fs, size_t fsn, char *dev, size_t devn)
+/* The reference for "what O_DIRECT reads of this file reach at depth": `threads` threads
+ * each pread(2) O_DIRECT chunks of `chunk` bytes taken in file order from one counter, into
+ * the same region, nothing else (no io_uring, no registration, no checksums, no validation). */
+struct dref {
+	int fd;
+	uint8_t *dst;
+	size_t size, chunk;
+	_Atomic size_t next;
+	_Atomic int bad;
+};
+
+static void *dref_main(void *arg)
 {
+	struct dref *d = arg;
+	for (;;) {
+		size_t off = atomic_fetch_add(&d->next, d->chunk);
+		if (off >= d->size || atomic_load(&d->bad))
+			return NULL;
+		size_t want = d->size - off < d->chunk ? d->size - off : d->chunk;
+		/* O_DIRECT wants whole blocks: the file's last chunk is read rounded up (a short
+		 * read at the end of the file) */
+		size_t len = (want + 4095) & ~(size_t)4095;
+		ssize_t r = pread(d->fd, d->dst + off, len, (off_t)off);
+		if (r < (ssize_t)want)
+			atomic_store(&d->bad, r < 0 ? errno : EIO);
+	}
+}
+
+static int by_direct(const char *path, uint8_t *dst, size_t size, size_t mapped, int threads,
+		     size_t chunk)
+{
+	struct dref d = {.dst = dst, .size = size, .chunk = chunk};
+	if (((size + 4095) & ~(size_t)4095) > mapped)
+		return -EINVAL;
+	d.fd = open(path, O_RDONLY | O_CLOEXEC | O_DIRECT);
+	if (d.fd < 0)
+		return -errno;
+	pthread_t th[64];
+	int n = 0;
+	for (; n < threads && n < 64; n++)
+		if (pthread_create(&th[n], NULL, dref_main, &d))
+			break;
+	if (!n)
+		dref_main(&d);
+	for (int i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	close(d.fd);
+	return -atomic_load(&d.bad);
+}
+
+/* One line of the block queue's settings for the device dev_t mm ("254:0"), or "". */
+static void queue_line(const char *mm, char *out, size_t outn)
+{
+	static const char *const keys[] = {"max_sectors_kb", "read_ahead_kb", "nr_requests",
+					   "scheduler"};
+	size_t l = 0;
+	out[0] = 0;
+	for (int i = 0; i < 4; i++) {
+		char p[160], v[128] = "";
+		snprintf(p, sizeof p, "/sys/dev/block/%s/queue/%s", mm, keys[i]);
+		FILE *f = fopen(p, "r");
+		if (!f) { /* a partition: its disk's queue */
+			snprintf(p, sizeof p, "/sys/dev/block/%s/../queue/%s", mm, keys[i]);
+			f = fopen(p, "r");
+		}
+		if (!f)
+			continue;
+		if (fgets(v, sizeof v, f))
+			v[strcspn(v, "\n")] = 0;
+		fclose(f);
+		l += (size_t)snprintf(out + l, l < outn ? outn - l : 0, "%s%s %s", l ? ", " : "",
+				      keys[i], v);
+		if (l >= outn)
+			break;
+	}
+}
+
+/* The file system type and the device that hold path. */
+static void where(const char *path, char *fs, size_t fsn, char *dev, size_t devn, char *q,
+		  size_t qn)
+{
+	q[0] = 0;
 	struct stat sb;
 	struct statfs sf;
 	snprintf(fs, fsn, "?");
@@ -117,6 +198,7 @@ static void where(const char *path, char *fs, size_t fsn, char *dev, size_t devn
 	if (f)
 		fclose(f);
 	char p[128], model[128] = "", rot[8] = "";
+	queue_line(want, q, qn);
 	snprintf(p, sizeof p, "/sys/dev/block/%s/device/model", want);
 	FILE *m = fopen(p, "r");
 	if (m) {
@@ -137,8 +219,8 @@ static void where(const char *path, char *fs, size_t fsn, char *dev, size_t devn
 
 struct row {
 	const char *method, *cache;
-	char note[96];
-	double best, sum;
+	char note[160];
+	double best, sum, setup, read, verify; /* setup/read/verify: the loader's phase sums */
 	int n;
 };
 
@@ -149,6 +231,14 @@ static void add(struct row *r, double s)
 	r->sum += s;
 	r->n++;
 }
+
+/* One row's method: the loader (depth, chunk), the O_DIRECT reference (threads, chunk), or
+ * one of the page-cache methods. */
+enum { M_LOADER, M_DIRECT, M_READ, M_MMAP, M_BUFFERED };
+struct method {
+	int kind;
+	unsigned depth, chunk; /* M_LOADER: reads in flight; M_DIRECT: threads */
+};
 
 int zka_bench_load(int argc, char **argv)
 {
@@ -165,12 +255,24 @@ int zka_bench_load(int argc, char **argv)
 		case 'h':
 			printf(
 			    "usage: zkarena bench load FILE.zka|FILE.zkey [--reps N]\n\n"
-			    "Reads FILE into one params region in every way, cold and warm, N "
-			    "times each\n"
-			    "(best and mean GB/s): the loader (io_uring, O_DIRECT, fixed buffers,\n"
-			    "checksums) at depths 1-32, io_uring through the page cache, read(2), "
-			    "and\n"
-			    "mmap(2) + memcpy. Names the file system and the device.\n");
+			    "Reads FILE into one params region in every way, N times each (best "
+			    "and mean\n"
+			    "GB/s; the order of the methods rotates from one repetition to the "
+			    "next):\n"
+			    "  the loader (io_uring, O_DIRECT, fixed buffers, checksums, the "
+			    "image's\n"
+			    "  validation) at depths 1-32 with 4 MiB reads, and at 1 and 16 MiB;\n"
+			    "  the O_DIRECT reference: threads doing pread(2) O_DIRECT of the same "
+			    "file and\n"
+			    "  nothing else (what the storage gives at depth);\n"
+			    "  io_uring through the page cache (warm), read(2) and mmap(2) + "
+			    "memcpy, cold\n"
+			    "  (the file's pages dropped first) and warm.\n"
+			    "Names the file system, the device and its queue settings, gives the "
+			    "loader's\n"
+			    "phases (setup, reads, verification), and ends with the loader at its "
+			    "defaults\n"
+			    "against the best O_DIRECT reference and against cold read(2).\n");
 			return 0;
 		default:
 			return 2;
@@ -181,7 +283,7 @@ int zka_bench_load(int argc, char **argv)
 		return 2;
 	}
 	const char *path = argv[optind];
-	char err[1024], fs[64], dev[384];
+	char err[1024], fs[64], dev[384], queue[256];
 	zka_params p;
 	zka_loader_stats st;
 	zka_keys_info ki;
@@ -207,14 +309,14 @@ int zka_bench_load(int argc, char **argv)
 		fprintf(stderr, "zkarena bench load: %s\n", err);
 		return 2;
 	}
-	size_t size = p.size;
+	size_t size = p.size, mapped = (size + 4095) & ~(size_t)4095;
 	zka_params_close(&p);
 	char shm[64];
 	snprintf(shm, sizeof shm, "/zka-bench.%d", (int)getpid());
 	int fd = shm_open(shm, O_RDWR | O_CREAT | O_EXCL, 0600);
 	uint8_t *dst = MAP_FAILED;
-	if (fd >= 0 && posix_fallocate(fd, 0, (off_t)size) == 0)
-		dst = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (fd >= 0 && posix_fallocate(fd, 0, (off_t)mapped) == 0)
+		dst = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (fd >= 0)
 		close(fd);
 	shm_unlink(shm); /* the mapping stays: one region for every method */
@@ -223,72 +325,145 @@ int zka_bench_load(int argc, char **argv)
 			size);
 		return 1;
 	}
-	where(path, fs, sizeof fs, dev, sizeof dev);
-	static const unsigned depths[] = {1, 2, 4, 8, 16, 32};
-	enum { ND = sizeof depths / sizeof depths[0] };
-	struct row rows[ND + 6];
-	int nr = 0;
+	/* faulted in once here, so that no method's first run pays for the region's first touch */
+	memset(dst, 0, mapped);
+	where(path, fs, sizeof fs, dev, sizeof dev, queue, sizeof queue);
+	const unsigned MiB = 1u << 20;
+	static struct method ms[] = {{M_LOADER, 1, 4u << 20},
+				     {M_LOADER, 2, 4u << 20},
+				     {M_LOADER, 4, 4u << 20},
+				     {M_LOADER, 8, 4u << 20},
+				     {M_LOADER, 16, 4u << 20},
+				     {M_LOADER, 32, 4u << 20},
+				     {M_LOADER, 8, 1u << 20},
+				     {M_LOADER, 8, 16u << 20},
+				     {M_LOADER, 32, 16u << 20},
+				     {M_DIRECT, 8, 4u << 20},
+				     {M_DIRECT, 32, 4u << 20},
+				     {M_DIRECT, 8, 16u << 20},
+				     {M_DIRECT, 32, 16u << 20},
+				     {M_BUFFERED, 0, 0},
+				     {M_READ, 0, 0},
+				     {M_MMAP, 0, 0}};
+	enum { NM = sizeof ms / sizeof ms[0] };
+	/* rows: one per method, the page-cache methods two (cold, warm) */
+	struct row rows[NM + 2];
+	int row_of[NM], nr = 0, r_default = -1;
 	memset(rows, 0, sizeof rows);
-	for (int i = 0; i < ND; i++) {
-		rows[nr].method = "io_uring O_DIRECT (loader)";
-		rows[nr].cache = "cold";
-		snprintf(rows[nr].note, sizeof rows[nr].note, "depth %u, %u MiB reads", depths[i],
-			 ZKA_LOADER_CHUNK >> 20);
-		nr++;
+	for (int i = 0; i < NM; i++) {
+		struct row *r = &rows[row_of[i] = nr++];
+		switch (ms[i].kind) {
+		case M_LOADER:
+			r->method = "io_uring O_DIRECT (loader)";
+			r->cache = "cold";
+			if (ms[i].depth == ZKA_LOADER_DEPTH && ms[i].chunk == ZKA_LOADER_CHUNK)
+				r_default = row_of[i];
+			break;
+		case M_DIRECT:
+			r->method = "pread O_DIRECT (reference)";
+			r->cache = "cold";
+			snprintf(r->note, sizeof r->note, "%u threads, %u MiB reads, nothing else",
+				 ms[i].depth, ms[i].chunk / MiB);
+			break;
+		case M_BUFFERED:
+			r->method = "io_uring buffered (loader)";
+			r->cache = "warm";
+			snprintf(r->note, sizeof r->note, "depth %u, checksums", ZKA_LOADER_DEPTH);
+			break;
+		case M_READ:
+		case M_MMAP:
+			r->method = ms[i].kind == M_READ ? "read(2), 8 MiB" : "mmap + memcpy";
+			r->cache = "cold";
+			rows[nr].method = r->method;
+			rows[nr++].cache = "warm";
+			break;
+		}
 	}
-	int r_ur_warm = nr, r_rd_cold = nr + 1, r_rd_warm = nr + 2, r_mm_cold = nr + 3,
-	    r_mm_warm = nr + 4;
-	rows[r_ur_warm] = (struct row){.method = "io_uring buffered (loader)", .cache = "warm"};
-	rows[r_rd_cold] = (struct row){.method = "read(2), 8 MiB", .cache = "cold"};
-	rows[r_rd_warm] = (struct row){.method = "read(2), 8 MiB", .cache = "warm"};
-	rows[r_mm_cold] = (struct row){.method = "mmap + memcpy", .cache = "cold"};
-	rows[r_mm_warm] = (struct row){.method = "mmap + memcpy", .cache = "warm"};
-	nr += 5;
 	double cached_max = 0;
 	int direct = 1, fixed = 1;
 	for (int rep = 0; rep < reps; rep++) {
-		for (int i = 0; i < ND; i++) {
-			zka_loader_opts o = {
-			    .depth = depths[i], .dst = dst, .dst_size = size, .quiet = 1};
-			double t = zka_now();
-			if (zka_loader_load(path, &o, &p, &st, err, sizeof err)) {
-				fprintf(stderr, "zkarena bench load: %s\n", err);
-				return 1;
+		for (int j = 0; j < NM; j++) {
+			int i = (j + rep) % NM; /* rotated: no method always first or last */
+			struct row *r = &rows[row_of[i]];
+			double t = zka_now(), c;
+			switch (ms[i].kind) {
+			case M_LOADER: {
+				zka_loader_opts o = {.depth = ms[i].depth,
+						     .chunk = ms[i].chunk,
+						     .dst = dst,
+						     .dst_size = size,
+						     .quiet = 1};
+				if (zka_loader_load(path, &o, &p, &st, err, sizeof err)) {
+					fprintf(stderr, "zkarena bench load: %s\n", err);
+					return 1;
+				}
+				add(r, zka_now() - t);
+				r->setup += st.t_setup;
+				r->read += st.t_read;
+				r->verify += st.t_verify;
+				direct &= st.direct;
+				fixed &= st.fixed;
+				break;
 			}
-			add(&rows[i], zka_now() - t);
-			direct &= st.direct;
-			fixed &= st.fixed;
+			case M_DIRECT: {
+				int e = by_direct(path, dst, size, mapped, (int)ms[i].depth,
+						  ms[i].chunk);
+				if (e) {
+					fprintf(stderr,
+						"zkarena bench load: %s: O_DIRECT pread: %s\n",
+						path, strerror(-e));
+					return 1;
+				}
+				add(r, zka_now() - t);
+				break;
+			}
+			case M_BUFFERED: {
+				by_read(path, dst, size); /* warm: the file in the page cache */
+				zka_loader_opts o = {
+				    .buffered = 1, .dst = dst, .dst_size = size, .quiet = 1};
+				t = zka_now();
+				if (zka_loader_load(path, &o, &p, &st, err, sizeof err)) {
+					fprintf(stderr, "zkarena bench load: %s\n", err);
+					return 1;
+				}
+				add(r, zka_now() - t);
+				break;
+			}
+			case M_READ:
+			case M_MMAP:
+				c = drop_cache(path, size);
+				cached_max = c > cached_max ? c : cached_max;
+				for (int warm = 0; warm < 2; warm++) {
+					t = zka_now();
+					int e = ms[i].kind == M_READ ? by_read(path, dst, size)
+								     : by_mmap(path, dst, size);
+					if (e) {
+						fprintf(stderr, "zkarena bench load: %s: %s\n",
+							path, strerror(-e));
+						return 1;
+					}
+					add(r + warm, zka_now() - t);
+				}
+				break;
+			}
 		}
-		double c = drop_cache(path, size);
-		cached_max = c > cached_max ? c : cached_max;
-		double t = zka_now();
-		if (by_read(path, dst, size))
-			return 1;
-		add(&rows[r_rd_cold], zka_now() - t);
-		t = zka_now();
-		by_read(path, dst, size);
-		add(&rows[r_rd_warm], zka_now() - t);
-		c = drop_cache(path, size);
-		cached_max = c > cached_max ? c : cached_max;
-		t = zka_now();
-		if (by_mmap(path, dst, size))
-			return 1;
-		add(&rows[r_mm_cold], zka_now() - t);
-		t = zka_now();
-		by_mmap(path, dst, size);
-		add(&rows[r_mm_warm], zka_now() - t);
-		zka_loader_opts o = {.buffered = 1, .dst = dst, .dst_size = size, .quiet = 1};
-		t = zka_now();
-		zka_loader_load(path, &o, &p, &st, err, sizeof err);
-		add(&rows[r_ur_warm], zka_now() - t);
 	}
-	snprintf(rows[r_rd_cold].note, sizeof rows[0].note,
-		 "after fadvise DONTNEED: <= %.0f%% cached", 100 * cached_max);
-	memcpy(rows[r_mm_cold].note, rows[r_rd_cold].note, sizeof rows[0].note);
-	snprintf(rows[r_ur_warm].note, sizeof rows[0].note, "depth %u, checksums",
-		 ZKA_LOADER_DEPTH);
+	for (int i = 0; i < NM; i++) {
+		struct row *r = &rows[row_of[i]];
+		if (ms[i].kind == M_LOADER)
+			snprintf(r->note, sizeof r->note,
+				 "depth %u, %u MiB reads; mean setup %.3f s, reads %.3f s, "
+				 "verify %.3f s",
+				 ms[i].depth, ms[i].chunk / MiB, r->setup / r->n, r->read / r->n,
+				 r->verify / r->n);
+		if (ms[i].kind == M_READ || ms[i].kind == M_MMAP)
+			snprintf(r->note, sizeof r->note,
+				 "after fadvise DONTNEED: <= %.0f%% cached", 100 * cached_max);
+	}
 	printf("zkarena bench load: %s, %.1f MB, file system %s, device %s\n", path,
 	       1e-6 * (double)size, fs, dev);
+	if (queue[0])
+		printf("block queue: %s\n", queue);
 	if (!direct)
 		printf("(the file system refused O_DIRECT: the loader rows read through the page "
 		       "cache)\n");
@@ -296,10 +471,24 @@ int zka_bench_load(int argc, char **argv)
 		printf("(buffer registration refused: the loader rows used plain reads)\n");
 	printf("%-28s %-5s %9s %9s %9s  %s\n", "method", "cache", "best GB/s", "mean GB/s",
 	       "best s", "notes");
-	for (int i = 0; i < nr; i++)
-		printf("%-28s %-5s %9.2f %9.2f %9.4f  %s\n", rows[i].method, rows[i].cache,
-		       1e-9 * (double)size / rows[i].best,
-		       1e-9 * (double)size / (rows[i].sum / rows[i].n), rows[i].best, rows[i].note);
-	munmap(dst, size);
+	double best_ref = 0, read_cold = 0;
+	for (int i = 0; i < nr; i++) {
+		struct row *r = &rows[i];
+		double gb = 1e-9 * (double)size / r->best;
+		printf("%-28s %-5s %9.2f %9.2f %9.4f  %s\n", r->method, r->cache, gb,
+		       1e-9 * (double)size / (r->sum / r->n), r->best, r->note);
+		if (!strcmp(r->method, "pread O_DIRECT (reference)") && gb > best_ref)
+			best_ref = gb;
+		if (!strcmp(r->method, "read(2), 8 MiB") && !strcmp(r->cache, "cold"))
+			read_cold = gb;
+	}
+	if (r_default >= 0 && best_ref > 0 && read_cold > 0) {
+		double gb = 1e-9 * (double)size / rows[r_default].best;
+		printf("loader at its defaults (depth %u, %u MiB): %.2f GB/s = %.0f%% of the best "
+		       "O_DIRECT reference (%.2f GB/s), %.2fx cold read(2) (%.2f GB/s)\n",
+		       ZKA_LOADER_DEPTH, ZKA_LOADER_CHUNK / MiB, gb, 100 * gb / best_ref, best_ref,
+		       gb / read_cold, read_cold);
+	}
+	munmap(dst, mapped);
 	return 0;
 }

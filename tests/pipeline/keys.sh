@@ -91,4 +91,5 @@ expect 0 "  its proof verifies" "$ZK" verify "$T/bn.vk.json" "$T/o3/public.json"
 stop_run
 expect 0 "bench load runs" "$ZK" bench load "$T/bn.zka" --reps 1
 check "  one table with every method" sh -c "grep -q 'io_uring O_DIRECT' '$T/out' && grep -q 'read(2)' '$T/out' && grep -q 'mmap + memcpy' '$T/out' && grep -q 'file system' '$T/out'"
+check "  the O_DIRECT reference, the loader's phases and the verdict line" sh -c "grep -q 'pread O_DIRECT (reference)' '$T/out' && grep -q 'mean setup .* reads .* verify' '$T/out' && grep -Eq 'loader at its defaults .* [0-9]+% of the best O_DIRECT reference .*x cold read' '$T/out'"
 finish
