@@ -17,10 +17,17 @@
  *   section  its checksum state: XXH3 streaming state and `next`, the first chunk not yet
  *            hashed; hashed in file order by one worker at a time.
  *   workers  up to 4 threads that hash landed chunks while later reads are in flight.
+ *   pieces   with o->populate, the region cut into pop_piece pieces that up to 4 populate
+ *            threads fault in (MADV_POPULATE_WRITE) in file order, ahead of the reads: the
+ *            kernel's allocation and zeroing of the pages runs on other cores beside the
+ *            disk's transfers, and the reads are plain O_DIRECT reads. By default the fixed
+ *            buffers' registration faults every page in before the first read instead
+ *            (zka_loader.h says why that is the default).
  *
  * States of a chunk (the mutex `mu` guards `landed` and the sections' next/busy/done)
- *   QUEUED -> IN_FLIGHT   zka_loader_load  READING loop: an SQE for its remaining bytes is
- *                                          prepared; io_uring_submit_and_wait submits it
+ *   QUEUED -> IN_FLIGHT   zka_loader_load  READING loop, once pop_mark covers its bytes: an
+ *                                          SQE for its remaining bytes is prepared;
+ *                                          io_uring_submit_and_wait submits it
  *   IN_FLIGHT -> QUEUED   zka_loader_load  a short or interrupted read's CQE: `done` advances,
  *                                          an SQE for the rest is prepared
  *   IN_FLIGHT -> LANDED   landed()         its last byte arrived (called on the CQE); workers
@@ -48,6 +55,8 @@
  *   5. Every error path leaves nothing: no tmp object, no mapping, no registered buffers; a
  *      consumer told of the region (on_region) is told to let go (on_region_drop) before the
  *      region is unmapped.
+ *   6. No read targets bytes above pop_mark: a read never lands on a page a populate
+ *      thread is still faulting in, and the populate threads are joined before an unmap.
  */
 #include "synth/zka_loader.h"
 
@@ -108,7 +117,52 @@ struct load {
 	int nsect_done, stop;
 	pthread_mutex_t mu;
 	pthread_cond_t work, fin;
+	/* populating ahead: pieces of ZKA_LOADER_POP_PIECE claimed in order from pop_next;
+	 * pop_done[i] set when piece i is in; pop_mark (bytes) the populated prefix, read by
+	 * the READING loop without the mutex */
+	size_t pop_size, pop_piece, pop_npieces, pop_next, pop_prefix;
+	uint8_t *pop_done;
+	_Atomic uint64_t pop_mark;
+	pthread_cond_t popc; /* pop_mark advanced */
 };
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+/* A populate thread: takes the next piece, faults its pages in writable (the kernel allocates
+ * and zeroes them here, not under the first read that lands on them), and advances pop_mark
+ * over the populated prefix. A piece whose populate fails is marked in anyway: the read into
+ * it faults its pages itself (and reports what the kernel says). */
+static void *pop_work(void *arg)
+{
+	struct load *L = arg;
+	const size_t piece = L->pop_piece, pg = 4096;
+	pthread_mutex_lock(&L->mu);
+	while (!L->stop && L->pop_next < L->pop_npieces) {
+		size_t i = L->pop_next++;
+		pthread_mutex_unlock(&L->mu);
+		uint8_t *a = L->base + i * piece;
+		size_t len = L->pop_size - i * piece < piece ? L->pop_size - i * piece : piece;
+		if (madvise(a, len, MADV_POPULATE_WRITE))
+			for (size_t k = 0; k < len; k += pg) /* before 5.14: touch each page */
+				((volatile uint8_t *)a)[k] = ((volatile uint8_t *)a)[k];
+		pthread_mutex_lock(&L->mu);
+		L->pop_done[i] = 1;
+		size_t before = L->pop_prefix;
+		while (L->pop_prefix < L->pop_npieces && L->pop_done[L->pop_prefix])
+			L->pop_prefix++;
+		if (L->pop_prefix != before) {
+			uint64_t mark = L->pop_prefix == L->pop_npieces
+					    ? (uint64_t)L->pop_size
+					    : (uint64_t)(L->pop_prefix * piece);
+			atomic_store(&L->pop_mark, mark);
+			pthread_cond_broadcast(&L->popc);
+		}
+	}
+	pthread_mutex_unlock(&L->mu);
+	return NULL;
+}
 
 /* A worker: claims a section whose next chunk has landed, hashes the run of landed chunks from
  * there outside the mutex, and finalizes the section after its last chunk. */
@@ -204,7 +258,8 @@ int zka_loader_load(const char *path, const zka_loader_opts *o, zka_params *p, z
 	size_t mapsize = 0;
 	char tmp[64] = "", final[64] = "", why[300];
 	pthread_t thr[4];
-	int nthr_started = 0, used_ring = 0, region_given = 0;
+	int nthr_started = 0, used_ring = 0, region_given = 0, npop_started = 0;
+	pthread_t pop_thr[ZKA_LOADER_POP_THREADS];
 	uint32_t next = 0, inflight = 0;
 	zka_params_info in;
 	struct stat sb;
@@ -214,6 +269,7 @@ int zka_loader_load(const char *path, const zka_loader_opts *o, zka_params *p, z
 	pthread_mutex_init(&L.mu, NULL);
 	pthread_cond_init(&L.work, NULL);
 	pthread_cond_init(&L.fin, NULL);
+	pthread_cond_init(&L.popc, NULL);
 
 	/* HEADER: open (O_DIRECT when allowed), read the first 4 KiB with one aligned read */
 	if (posix_memalign((void **)&hdr, ZKA_PARAMS_ALIGN, ZKA_PARAMS_HDR)) {
@@ -324,14 +380,24 @@ int zka_loader_load(const char *path, const zka_loader_opts *o, zka_params *p, z
 			goto err;
 		}
 	} else {
-		map =
-		    mmap(NULL, mapsize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-		if (map == MAP_FAILED) {
+		/* private anonymous memory on 2 MiB boundaries, with transparent huge pages where
+		 * the system gives them: 1/512 of the faults to fill it, of the pages to pin
+		 * (a device's registration) and to free at the end */
+		const size_t huge = 2u << 20;
+		uint8_t *m = mmap(NULL, mapsize + huge, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED) {
 			ret = -errno;
 			snprintf(err, errlen, "%s: cannot map %zu bytes: %s", path, mapsize,
 				 strerror(errno));
 			goto err;
 		}
+		uint8_t *a = (uint8_t *)(((uintptr_t)m + huge - 1) & ~(uintptr_t)(huge - 1));
+		if (a > m)
+			munmap(m, (size_t)(a - m));
+		munmap(a + mapsize, (size_t)(m + mapsize + huge - (a + mapsize)));
+		map = a;
+		madvise(map, mapsize, MADV_HUGEPAGE); /* a hint: without THP, 4 KiB pages */
 	}
 	L.base = map;
 	memcpy(map, hdr, ZKA_PARAMS_HDR);
@@ -380,10 +446,38 @@ int zka_loader_load(const char *path, const zka_loader_opts *o, zka_params *p, z
 		}
 	}
 
+	/* populated ahead of the reads (o->populate: the kernel's page allocation and zeroing
+	 * beside the disk's transfers, on several cores), or the fixed buffers' registration
+	 * below faults every page in before the first read (the default) */
+	int populate = o->populate > 0;
+	const char *pe = getenv("ZKA_LOADER_POPULATE"); /* an operator's A/B switch */
+	if (!populate && pe && !strcmp(pe, "ahead"))
+		populate = 1;
+	if (populate) {
+		L.pop_size = mapsize;
+		L.pop_piece =
+		    o->pop_piece && o->pop_piece % 4096 == 0 ? o->pop_piece : ZKA_LOADER_POP_PIECE;
+		L.pop_npieces = (mapsize + L.pop_piece - 1) / L.pop_piece;
+		L.pop_done = calloc(L.pop_npieces, 1);
+		int np = (int)sysconf(_SC_NPROCESSORS_ONLN);
+		np = np > ZKA_LOADER_POP_THREADS ? ZKA_LOADER_POP_THREADS : np < 1 ? 1 : np;
+		for (int i = 0; L.pop_done && i < np; i++) {
+			if (pthread_create(&pop_thr[i], NULL, pop_work, &L))
+				break;
+			npop_started++;
+		}
+		if (!npop_started) { /* no threads: nothing ahead, the reads fault the pages */
+			populate = 0;
+			atomic_store(&L.pop_mark, (uint64_t)mapsize);
+		}
+	} else {
+		atomic_store(&L.pop_mark, (uint64_t)mapsize);
+	}
+
 	/* the ring and its fixed buffers */
 	if (io_uring_queue_init(depth, &ring, 0) == 0) {
 		have_ring = 1;
-		if (!o->no_fixed) {
+		if (!o->no_fixed && !populate) {
 			unsigned niov =
 			    (unsigned)((mapsize + ZKA_LOADER_IOV_MAX - 1) / ZKA_LOADER_IOV_MAX);
 			struct iovec *iov = calloc(niov, sizeof *iov);
@@ -428,6 +522,14 @@ int zka_loader_load(const char *path, const zka_loader_opts *o, zka_params *p, z
 	double last_print = 0;
 	int printed = 0;
 	while (next < L.nch || inflight) {
+		if (next < L.nch && !inflight &&
+		    L.ch[next].off + L.ch[next].len > atomic_load(&L.pop_mark)) {
+			/* nothing in flight and the next chunk's pages not in yet: wait for them */
+			pthread_mutex_lock(&L.mu);
+			while (L.ch[next].off + L.ch[next].len > atomic_load(&L.pop_mark))
+				pthread_cond_wait(&L.popc, &L.mu);
+			pthread_mutex_unlock(&L.mu);
+		}
 		if (!have_ring) { /* no io_uring: the same chunks, synchronously */
 			struct chunk *c = &L.ch[next];
 			while (c->done < c->len) {
@@ -446,7 +548,8 @@ int zka_loader_load(const char *path, const zka_loader_opts *o, zka_params *p, z
 			got += c->len;
 			landed(&L, next++);
 		} else {
-			while (next < L.nch && inflight < depth) {
+			while (next < L.nch && inflight < depth &&
+			       L.ch[next].off + L.ch[next].len <= atomic_load(&L.pop_mark)) {
 				struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
 				if (!sqe)
 					break;
@@ -531,8 +634,12 @@ int zka_loader_load(const char *path, const zka_loader_opts *o, zka_params *p, z
 		}
 	}
 
-	/* VERIFYING: wait for the workers to hash the last sections */
+	/* VERIFYING: wait for the workers to hash the last sections (the populate threads are
+	 * done: every chunk was read, so every piece was in) */
 	double t_verify0 = now();
+	for (int i = 0; i < npop_started; i++)
+		pthread_join(pop_thr[i], NULL);
+	npop_started = 0;
 	pthread_mutex_lock(&L.mu);
 	while (L.nsect_done < ZKA_PARAMS_NSECT)
 		pthread_cond_wait(&L.fin, &L.mu);
@@ -604,6 +711,7 @@ int zka_loader_load(const char *path, const zka_loader_opts *o, zka_params *p, z
 		st->bytes = in.total;
 		st->direct = direct;
 		st->fixed = fixed;
+		st->populated = populate;
 		st->depth = used_ring ? depth : 1;
 		st->chunk = (unsigned)chunk;
 		snprintf(st->shm, sizeof st->shm, "%s", final);
@@ -612,20 +720,24 @@ int zka_loader_load(const char *path, const zka_loader_opts *o, zka_params *p, z
 		p->map = NULL, p->size = 0; /* the caller's mapping: not ours to unmap */
 	free(hdr);
 	free(L.ch);
+	free(L.pop_done);
 	for (int s = 0; s < ZKA_PARAMS_NSECT; s++)
 		XXH3_freeState(L.sec[s].st);
 	pthread_mutex_destroy(&L.mu);
 	pthread_cond_destroy(&L.work);
 	pthread_cond_destroy(&L.fin);
+	pthread_cond_destroy(&L.popc);
 	return 0;
 err:
-	if (nthr_started) {
+	if (nthr_started || npop_started) {
 		pthread_mutex_lock(&L.mu);
-		L.stop = 1;
+		L.stop = 1; /* the populate threads take no further piece */
 		pthread_cond_broadcast(&L.work);
 		pthread_mutex_unlock(&L.mu);
 		for (int i = 0; i < nthr_started; i++)
 			pthread_join(thr[i], NULL);
+		for (int i = 0; i < npop_started; i++) /* before the region is unmapped */
+			pthread_join(pop_thr[i], NULL);
 	}
 	if (have_ring) {
 		/* barrier: reads still in flight write into the region; drain them before it is
@@ -647,11 +759,13 @@ err:
 		shm_unlink(tmp);
 	free(hdr);
 	free(L.ch);
+	free(L.pop_done);
 	for (int s = 0; s < ZKA_PARAMS_NSECT; s++)
 		XXH3_freeState(L.sec[s].st);
 	pthread_mutex_destroy(&L.mu);
 	pthread_cond_destroy(&L.work);
 	pthread_cond_destroy(&L.fin);
+	pthread_cond_destroy(&L.popc);
 	memset(p, 0, sizeof *p);
 	return ret;
 }

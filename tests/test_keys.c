@@ -159,6 +159,17 @@ static void test_identical_proofs(void)
 				int direct;
 			} ways[] = {
 			    {{.quiet = 1}, zka, 1},
+			    {{.populate = 1, .quiet = 1}, zka, 1},
+			    {{.populate = 1, .pop_piece = 8192, .chunk = 16384, .quiet = 1},
+			     zka,
+			     1},
+			    {{.populate = 1,
+			      .pop_piece = 65536,
+			      .depth = 3,
+			      .threads = 1,
+			      .quiet = 1},
+			     zka,
+			     1},
 			    {{.no_fixed = 1, .quiet = 1}, zka, 1},
 			    {{.depth = 1, .chunk = 4096, .threads = 3, .quiet = 1}, zka, 1},
 			    {{.buffered = 1, .depth = 2, .chunk = 8192}, zka, 0},
@@ -180,8 +191,10 @@ static void test_identical_proofs(void)
 				unsetenv("ZKA_TEST_REFUSE_DIRECT");
 				CU_ASSERT_FATAL(r == 0);
 				CU_ASSERT(st.direct == want);
-				if (k == 0)
-					CU_ASSERT(st.fixed == 1);
+				/* populated ahead (plain reads), or fixed buffers (their
+				 * registration faults the pages) */
+				CU_ASSERT(st.populated == ways[k].o.populate);
+				CU_ASSERT(st.fixed == (!ways[k].o.populate && !ways[k].o.no_fixed));
 				CU_ASSERT(p.size == flen);
 				CU_ASSERT(memcmp(p.map, file, flen) == 0);
 				CU_ASSERT(p.has_r1cs == with_r1cs);

@@ -234,10 +234,11 @@ static void add(struct row *r, double s)
 
 /* One row's method: the loader (depth, chunk), the O_DIRECT reference (threads, chunk), or
  * one of the page-cache methods. */
-enum { M_LOADER, M_DIRECT, M_READ, M_MMAP, M_BUFFERED };
+enum { M_LOADER, M_DIRECT, M_READ, M_MMAP, M_BUFFERED, M_FRESH, M_FRESH_SHM };
 struct method {
 	int kind;
-	unsigned depth, chunk; /* M_LOADER: reads in flight; M_DIRECT: threads */
+	unsigned depth, chunk; /* M_LOADER: reads in flight; M_DIRECT: threads; M_FRESH*: the
+				  loader's way (0: populated ahead, 1: fixed buffers) */
 };
 
 int zka_bench_load(int argc, char **argv)
@@ -265,6 +266,10 @@ int zka_bench_load(int argc, char **argv)
 			    "  the O_DIRECT reference: threads doing pread(2) O_DIRECT of the same "
 			    "file and\n"
 			    "  nothing else (what the storage gives at depth);\n"
+			    "  the loader into a region it makes (as prove and params load do: "
+			    "new pages),\n"
+			    "  with fixed buffers (the default) and populated ahead of the "
+			    "reads;\n"
 			    "  io_uring through the page cache (warm), read(2) and mmap(2) + "
 			    "memcpy, cold\n"
 			    "  (the file's pages dropped first) and warm.\n"
@@ -342,6 +347,10 @@ int zka_bench_load(int argc, char **argv)
 				     {M_DIRECT, 32, 4u << 20},
 				     {M_DIRECT, 8, 16u << 20},
 				     {M_DIRECT, 32, 16u << 20},
+				     {M_FRESH, 0, 0},
+				     {M_FRESH, 1, 0},
+				     {M_FRESH_SHM, 0, 0},
+				     {M_FRESH_SHM, 1, 0},
 				     {M_BUFFERED, 0, 0},
 				     {M_READ, 0, 0},
 				     {M_MMAP, 0, 0}};
@@ -364,6 +373,12 @@ int zka_bench_load(int argc, char **argv)
 			r->cache = "cold";
 			snprintf(r->note, sizeof r->note, "%u threads, %u MiB reads, nothing else",
 				 ms[i].depth, ms[i].chunk / MiB);
+			break;
+		case M_FRESH:
+		case M_FRESH_SHM:
+			r->method = ms[i].kind == M_FRESH ? "loader, new private region"
+							  : "loader, new shm region";
+			r->cache = "cold";
 			break;
 		case M_BUFFERED:
 			r->method = "io_uring buffered (loader)";
@@ -403,6 +418,28 @@ int zka_bench_load(int argc, char **argv)
 				r->verify += st.t_verify;
 				direct &= st.direct;
 				fixed &= st.fixed;
+				break;
+			}
+			case M_FRESH:
+			case M_FRESH_SHM: {
+				/* what prove (a private region) and params load (shm) see: the
+				 * loader makes the region, so its pages are new */
+				char nm[64];
+				snprintf(nm, sizeof nm, "/zka-bench-fresh.%d", (int)getpid());
+				zka_loader_opts o = {.populate = !ms[i].depth,
+						     .shm = ms[i].kind == M_FRESH_SHM ? nm : NULL,
+						     .quiet = 1};
+				if (zka_loader_load(path, &o, &p, &st, err, sizeof err)) {
+					fprintf(stderr, "zkarena bench load: %s\n", err);
+					return 1;
+				}
+				add(r, zka_now() - t);
+				r->setup += st.t_setup;
+				r->read += st.t_read;
+				r->verify += st.t_verify;
+				zka_params_close(&p);
+				if (o.shm)
+					shm_unlink(nm);
 				break;
 			}
 			case M_DIRECT: {
@@ -456,6 +493,12 @@ int zka_bench_load(int argc, char **argv)
 				 "verify %.3f s",
 				 ms[i].depth, ms[i].chunk / MiB, r->setup / r->n, r->read / r->n,
 				 r->verify / r->n);
+		if (ms[i].kind == M_FRESH || ms[i].kind == M_FRESH_SHM)
+			snprintf(r->note, sizeof r->note,
+				 "%s; mean setup %.3f s, reads %.3f s, verify %.3f s",
+				 ms[i].depth ? "fixed buffers (registration faults the pages)"
+					     : "pages populated ahead, plain reads",
+				 r->setup / r->n, r->read / r->n, r->verify / r->n);
 		if (ms[i].kind == M_READ || ms[i].kind == M_MMAP)
 			snprintf(r->note, sizeof r->note,
 				 "after fadvise DONTNEED: <= %.0f%% cached", 100 * cached_max);
