@@ -449,10 +449,13 @@ int zka_loader_load(const char *path, const zka_loader_opts *o, zka_params *p, z
 	/* populated ahead of the reads (o->populate: the kernel's page allocation and zeroing
 	 * beside the disk's transfers, on several cores), or the fixed buffers' registration
 	 * below faults every page in before the first read (the default) */
-	int populate = o->populate > 0;
+	int populate = o->populate > 0 || (o->populate == 0 && sysconf(_SC_NPROCESSORS_ONLN) >=
+								   ZKA_LOADER_POP_MIN_CPUS);
 	const char *pe = getenv("ZKA_LOADER_POPULATE"); /* an operator's A/B switch */
-	if (!populate && pe && !strcmp(pe, "ahead"))
+	if (o->populate == 0 && pe && !strcmp(pe, "ahead"))
 		populate = 1;
+	if (o->populate == 0 && pe && !strcmp(pe, "fixed"))
+		populate = 0;
 	if (populate) {
 		L.pop_size = mapsize;
 		L.pop_piece =

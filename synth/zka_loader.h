@@ -13,6 +13,10 @@
 #define ZKA_LOADER_IOV_MAX (1u << 30) /* bytes per registered buffer (the kernel's limit) */
 #define ZKA_LOADER_POP_PIECE (32u << 20) /* bytes a populate thread takes at a time */
 #define ZKA_LOADER_POP_THREADS 4	 /* at most (and at most the online CPUs) */
+/* populate ahead by default from this many CPUs: measured 2026-12-02 (docs/keys.md), a 2^22
+ * key (1.75 GB) into a new region on the H200 box (16 CPUs) 0.87-0.89 s ahead against
+ * 1.09-1.20 s fixed; a 438 MB key on the 2-core box 0.57-0.70 s ahead against 0.27-0.32 s */
+#define ZKA_LOADER_POP_MIN_CPUS 8
 
 typedef struct zka_loader_opts {
 	unsigned depth;	 /* reads in flight; 0: ZKA_LOADER_DEPTH */
@@ -28,16 +32,15 @@ typedef struct zka_loader_opts {
 	size_t dst_size;
 	int quiet; /* 1: no notice line for the buffered fallback */
 	/* A fresh region's pages (allocated and zeroed by the kernel on first touch):
-	 *   0 (default): the fixed buffers' registration faults and pins every page before the
-	 *     first read. A private region is on transparent huge pages where the system gives
-	 *     them, and there this wins: a fixed buffer of 2 MiB folios reaches the disk as
-	 *     few, large segments, where a plain read of the same bytes is cut at every 4 KiB
-	 *     page (2-core box, 438 MB: 0.27-0.32 s against 0.57-0.70 s, docs/keys.md);
 	 *   1: populated ahead of the reads by up to ZKA_LOADER_POP_THREADS threads
 	 *     (MADV_POPULATE_WRITE, pop_piece bytes at a time) and read with plain O_DIRECT
-	 *     reads: the page allocation runs on other cores beside the disk's transfers.
-	 * With 0, the environment's ZKA_LOADER_POPULATE=ahead chooses 1 (an operator's A/B
-	 * switch; `zkarena bench load` measures both for new private and shm regions). */
+	 *     reads: the page allocation runs on other cores beside the disk's transfers;
+	 *  -1: the fixed buffers' registration faults and pins every page before the first
+	 *     read (a private region is on transparent huge pages where the system gives them:
+	 *     a fixed buffer of 2 MiB folios reaches the disk in few, large segments);
+	 *   0 (default): 1 with at least ZKA_LOADER_POP_MIN_CPUS online CPUs, else -1; the
+	 *     environment's ZKA_LOADER_POPULATE=ahead or =fixed overrides (an operator's A/B
+	 *     switch; `zkarena bench load` measures both for new private and shm regions). */
 	int populate;
 	unsigned pop_piece; /* bytes per populate piece, a multiple of 4 KiB; 0: the default */
 	/* Called once, on the loading thread, when the region is mapped and before its first

@@ -268,8 +268,8 @@ int zka_bench_load(int argc, char **argv)
 			    "  nothing else (what the storage gives at depth);\n"
 			    "  the loader into a region it makes (as prove and params load do: "
 			    "new pages),\n"
-			    "  with fixed buffers (the default) and populated ahead of the "
-			    "reads;\n"
+			    "  with fixed buffers and populated ahead of the reads (the default "
+			    "from 8 CPUs);\n"
 			    "  io_uring through the page cache (warm), read(2) and mmap(2) + "
 			    "memcpy, cold\n"
 			    "  (the file's pages dropped first) and warm.\n"
@@ -426,7 +426,7 @@ int zka_bench_load(int argc, char **argv)
 				 * loader makes the region, so its pages are new */
 				char nm[64];
 				snprintf(nm, sizeof nm, "/zka-bench-fresh.%d", (int)getpid());
-				zka_loader_opts o = {.populate = !ms[i].depth,
+				zka_loader_opts o = {.populate = ms[i].depth ? -1 : 1,
 						     .shm = ms[i].kind == M_FRESH_SHM ? nm : NULL,
 						     .quiet = 1};
 				if (zka_loader_load(path, &o, &p, &st, err, sizeof err)) {
