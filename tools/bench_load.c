@@ -232,6 +232,24 @@ static void add(struct row *r, double s)
 	r->n++;
 }
 
+/* One timed loader run into row r, its phases added to the row's sums; 0, or 1 with the
+ * loader's error printed. */
+static int timed_load(const char *path, const zka_loader_opts *o, zka_params *p,
+		      zka_loader_stats *st, struct row *r)
+{
+	char err[1024];
+	double t = zka_now();
+	if (zka_loader_load(path, o, p, st, err, sizeof err)) {
+		fprintf(stderr, "zkarena bench load: %s\n", err);
+		return 1;
+	}
+	add(r, zka_now() - t);
+	r->setup += st->t_setup;
+	r->read += st->t_read;
+	r->verify += st->t_verify;
+	return 0;
+}
+
 /* One row's method: the loader (depth, chunk), the O_DIRECT reference (threads, chunk), or
  * one of the page-cache methods. */
 enum { M_LOADER, M_DIRECT, M_READ, M_MMAP, M_BUFFERED, M_FRESH, M_FRESH_SHM };
@@ -408,14 +426,8 @@ int zka_bench_load(int argc, char **argv)
 						     .dst = dst,
 						     .dst_size = size,
 						     .quiet = 1};
-				if (zka_loader_load(path, &o, &p, &st, err, sizeof err)) {
-					fprintf(stderr, "zkarena bench load: %s\n", err);
+				if (timed_load(path, &o, &p, &st, r))
 					return 1;
-				}
-				add(r, zka_now() - t);
-				r->setup += st.t_setup;
-				r->read += st.t_read;
-				r->verify += st.t_verify;
 				direct &= st.direct;
 				fixed &= st.fixed;
 				break;
@@ -429,14 +441,8 @@ int zka_bench_load(int argc, char **argv)
 				zka_loader_opts o = {.populate = ms[i].depth ? -1 : 1,
 						     .shm = ms[i].kind == M_FRESH_SHM ? nm : NULL,
 						     .quiet = 1};
-				if (zka_loader_load(path, &o, &p, &st, err, sizeof err)) {
-					fprintf(stderr, "zkarena bench load: %s\n", err);
+				if (timed_load(path, &o, &p, &st, r))
 					return 1;
-				}
-				add(r, zka_now() - t);
-				r->setup += st.t_setup;
-				r->read += st.t_read;
-				r->verify += st.t_verify;
 				zka_params_close(&p);
 				if (o.shm)
 					shm_unlink(nm);
