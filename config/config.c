@@ -8,7 +8,9 @@
  *             default), numa_node (-1..1023, -1: no binding), max_attempts (1..255),
  *             retention (seconds a finished job's record is kept, 1..31536000)
  *   [run]     workers (1..256), threads (1..1024), backend (cpu | cuda), devices ("0,1,...":
- *             one gpud per entry), inflight (1..8)
+ *             one gpud per entry), inflight (1..8), table_budget (the window tables'
+ *             device memory beyond the keys' points: max, N or Nx, multiples of a key's
+ *             own point bytes; config/zka_budget.h)
  *   [metrics] listen (HOST:PORT for GET /metrics; empty: no metrics)
  * Comments start with '#' or ';'. Checking reports every problem, each with its line: a line
  * that is neither "[section]" nor "key = value", an unknown section or key, a key given twice,
@@ -19,6 +21,7 @@
  * callers refuse to start: a half-understood configuration does not run. */
 #include "config/zka_config.h"
 
+#include "config/zka_budget.h"
 #include "metrics/zka_metrics.h"
 
 #include <ctype.h>
@@ -184,6 +187,8 @@ static const struct key {
     {"run", "backend", ZKA_CF_BACKEND, "cpu or cuda"},
     {"run", "devices", ZKA_CF_DEVICES, "a list of device numbers 0..1023 such as 0,1"},
     {"run", "inflight", ZKA_CF_INFLIGHT, "a number of proofs in flight in 1..8"},
+    {"run", "table_budget", ZKA_CF_TABLE_BUDGET,
+     "max, or N or Nx with N >= 0 (multiples of a key's own point bytes)"},
     {"metrics", "listen", ZKA_CF_METRICS, "HOST:PORT such as 127.0.0.1:9464, or empty"},
 };
 
@@ -224,6 +229,13 @@ static int set_value(struct zka_config *c, unsigned bit, const char *v)
 	case ZKA_CF_INFLIGHT:
 		r = parse_int(v, 1, 8, &c->inflight);
 		break;
+	case ZKA_CF_TABLE_BUDGET: {
+		double t;
+		if (strlen(v) >= sizeof c->table_budget || zka_budget_parse(v, &t))
+			return -EINVAL;
+		snprintf(c->table_budget, sizeof c->table_budget, "%s", v);
+		break;
+	}
 	case ZKA_CF_BACKEND:
 		if (strcmp(v, "cpu") && strcmp(v, "cuda"))
 			return -EINVAL;

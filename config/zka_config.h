@@ -20,6 +20,7 @@ enum {
 	ZKA_CF_DEVICES = 1 << 9,
 	ZKA_CF_INFLIGHT = 1 << 10,
 	ZKA_CF_METRICS = 1 << 11,
+	ZKA_CF_TABLE_BUDGET = 1 << 12,
 };
 
 struct zka_config {
@@ -32,6 +33,7 @@ struct zka_config {
 	int workers, threads, inflight;
 	char backend[8];   /* cpu | cuda */
 	char devices[256]; /* "0,1,..." */
+	char table_budget[32]; /* as written: "max", N or Nx (config/zka_budget.h); "" unset */
 	/* [metrics] */
 	char metrics[64]; /* HOST:PORT, "" off */
 };

@@ -54,8 +54,9 @@ struct zkg_msm_scratch {
 	uint16_t *d_low;   /* and the low bits of their buckets */
 	uint32_t *d_ccnt;  /* level 2: entries, then places, per (chunk, low bits) */
 	void *d_buckets, *d_segs, *d_wsum, *d_ones_part;
-	/* the prepared scalar set; shared: the points come with window tables, one set of buckets */
-	int c, W, shared;
+	/* the prepared scalar set: window size, windows, and the copies of the points (window
+	 * tables) each group of windows reads: 1 windowed, W shared buckets (msm_sort.cuh) */
+	int c, W, copies;
 	uint32_t M;
 	size_t n;
 	const void *d_scalars;
@@ -83,6 +84,7 @@ struct zka_gpu {
 	zka_gpu_times last;
 	double split01; /* zka_gpu_set_split01: the least fraction of 0/1 witness scalars to split */
 	int no_precomp; /* zka_gpu_set_precompute(g, 0): window tables off for later keys and MSMs */
+	double table_budget; /* zka_gpu_set_table_budget: tables' bytes / the points' (INFINITY: max) */
 	int tables_build; /* zka_gpu_set_tables_build: ZKA_GPU_TABLES_SYNC, _BACKGROUND, _DEFERRED */
 	/* one proof's device buffers (grown on demand): a key is read only while proving, so
 	 * several contexts of a device can prove with one key at the same time */
@@ -103,10 +105,11 @@ struct zka_gpu_key {
 	uint8_t alpha1[96], beta1[96], delta1[96], beta2[192], delta2[192], gamma2[192];
 	uint32_t n_vars, n_public, domain, logn;
 	uint64_t r2[4]; /* R^2 mod r, for a slot's standard-form a and b (zka_gpu_prove_ab) */
-	/* d_C: n_vars points, the first n_public+1 infinity. With window tables (pc), each holds W
-	 * copies: copy w (at w * n) is 2^(c w) times the points; c_v for A, B1, C, B2, c_h for H. */
+	/* d_C: n_vars points, the first n_public+1 infinity. With window tables (pc), each holds
+	 * t copies: copy w (at w * n) is 2^(start of window w) times the points (digit_plan); c_v
+	 * and t_v for A, B1, C, B2, c_h and t_h for H. */
 	void *d_A, *d_B1, *d_B2, *d_C, *d_H;
-	int pc, c_v, c_h;
+	int pc, c_v, c_h, t_v, t_h;
 	/* The window tables' state (pc = 1 only), read and written with __atomic builtins since
 	 * lanes poll it while proving: ZKG_T_READY (built; proofs use them), ZKG_T_HELD (copy 0
 	 * only: the build has not started, ZKA_GPU_TABLES_DEFERRED), ZKG_T_BUILDING (the build runs
@@ -174,6 +177,19 @@ static inline double zkg_now(void)
 }
 
 void zkg_msm_scratch_free(struct zkg_msm_scratch *m);
+
+/* The copies of a point set (its own included) that g's table budget allows: 1 when tables
+ * are off or the budget is below one copy, 1 << 20 (every window) when it is unlimited. */
+static inline int zkg_table_copies(const zka_gpu *g)
+{
+	if (g->no_precomp || !(g->table_budget >= 0))
+		return 1;
+	if (g->table_budget >= 1048575.0)
+		return 1 << 20;
+	return 1 + (int)(g->table_budget + 1e-9);
+}
+/* g's budget as zka_gpu_table_budget_parse reads it ("max", "1x", "2.5x") */
+void zkg_budget_str(const zka_gpu *g, char *buf, size_t len);
 
 /* Per-curve implementations (engine.cuh instantiated in bn254.cu and bls12_381.cu). */
 struct zkg_ops {

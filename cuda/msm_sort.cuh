@@ -11,11 +11,14 @@ namespace zkg
 {
 
 /* ---- bucket sort of the signed digits ----
- * Signed digits (windows as in digit_plan below): digit d of window w puts an entry into
- * bucket b = w*M + |d| - 1 (windowed) or |d| - 1 (shared: the points' tables hold
- * 2^(start of window w) P_i at w*n + i, and every window uses the same M buckets). An entry is the
- * point's index (i, or w*n + i when shared) with bit 31 set when d < 0. Scalars 0 and 1 produce no
- * entries.
+ * Signed digits (windows as in digit_plan below): the W windows fall into groups of T (the
+ * plan's copies) consecutive windows, one set of M buckets per group, and window w = g T + t
+ * reads copy t of the points (2^(start of window t) P_i at t*n + i: the window tables). Digit
+ * d of window w puts an entry into bucket b = g*M + |d| - 1, the entry being the point's index
+ * t*n + i with bit 31 set when d < 0. T = 1 is the windowed MSM (no tables, one bucket set per
+ * window), T = W the shared-bucket MSM (every window in one set); between, a table budget
+ * (zka_gpu_set_table_budget) buys T copies and the reduction runs once per group. Scalars 0
+ * and 1 produce no entries.
  *
  * The entries are sorted by bucket in two levels, so that atomics on single buckets stay in
  * shared memory: first by the bucket's "super-bucket" (b >> ZKG_FINE_BITS), then, in chunks of
@@ -51,15 +54,16 @@ namespace zkg
 #define ZKG_SORT_SMEM (160 * 1024)
 
 /* How scalars split into signed digits: W windows, the first r of c bits and the others of
- * c - 1 (window w starts at bit w (c - 1) + min(w, r)), with M = 2^(c-1) buckets per window.
- * Windowed MSMs use r = W (all c bits; the host combines the windows by shifts of c). Shared
- * buckets take the fewest c-bit windows that still cover the scalar (zkg::eng::digit_plan_of):
- * with W windows of c bits the top one held only the last few bits (BLS12-381 at c = 19: 8),
- * so its n small digits crowded into the lowest buckets (spread over ~40 runs each, summed by
- * k_gather_big: 0.15 ms of a 2^20 MSM); 4 x 19 + 10 x 18 bits spread every window's digits.
- * Window w's table copy is then 2^(start of w) P (k_precomp_dbl, fixed_base.cuh). */
+ * c - 1 (window w starts at bit w (c - 1) + min(w, r)), with M = 2^(c-1) buckets per group of
+ * `copies` windows (above). Windowed and grouped MSMs (copies < W) use r = W (all c bits; the
+ * host combines the groups' sums by shifts of c copies). Shared buckets (copies = W) take the
+ * fewest c-bit windows that still cover the scalar (zkg::eng::digit_plan_of): with W windows
+ * of c bits the top one held only the last few bits (BLS12-381 at c = 19: 8), so its n small
+ * digits crowded into the lowest buckets (spread over ~40 runs each, summed by k_gather_big:
+ * 0.15 ms of a 2^20 MSM); 4 x 19 + 10 x 18 bits spread every window's digits. Copy t of the
+ * table is then 2^(start of t) P (k_precomp_dbl, fixed_base.cuh). */
 struct digit_plan {
-	int c, W, r, shared;
+	int c, W, r, copies;
 	ZG_DEV int width(int w) const
 	{
 		return w < r ? c : c - 1;
@@ -74,7 +78,7 @@ struct digit_plan {
 template <class Fn>
 ZG_DEV void digit_entries(const scal &k, uint32_t i, uint32_t n, const digit_plan &d, Fn fn)
 {
-	uint32_t M = 1u << (d.c - 1), carry = 0;
+	uint32_t M = 1u << (d.c - 1), carry = 0, gb = 0, cp = 0; /* group's first bucket, copy */
 	for (int w = 0; w < d.W; w++) {
 		int cw = d.width(w), bit = d.start(w), limb = bit >> 5, sh = bit & 31;
 		uint32_t v = 0, mask = (1u << cw) - 1, half = 1u << (cw - 1);
@@ -93,8 +97,11 @@ ZG_DEV void digit_entries(const scal &k, uint32_t i, uint32_t n, const digit_pla
 			carry = 0;
 		}
 		if (v)
-			fn(w, d.shared ? v - 1 : w * M + v - 1,
-			   (d.shared ? w * n + i : i) | (neg << 31));
+			fn(w, gb + v - 1, (cp * n + i) | (neg << 31));
+		if (++cp == (uint32_t)d.copies) {
+			cp = 0;
+			gb += M;
+		}
 	}
 }
 

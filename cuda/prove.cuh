@@ -182,33 +182,44 @@ template <class TR> struct eng {
 		return (TR::FR_BITS + 1 + c - 1) / c;
 	}
 
-	/* The digit plan for window size c (see digit_plan): shared buckets narrow the windows past
-	 * the first r to c - 1 bits, r the fewest c-bit windows with which W windows cover
-	 * FR_BITS + 1 bits (the signed digits' carry out of the top window is then 0) */
-	static digit_plan digit_plan_of(int c, bool shared)
+	/* The digit plan for window size c and points that come with up to tmax copies (window
+	 * tables; 1: none): copies = min(W, tmax) (see digit_plan). Shared buckets (copies = W)
+	 * narrow the windows past the first r to c - 1 bits, r the fewest c-bit windows with which
+	 * W windows cover FR_BITS + 1 bits (the signed digits' carry out of the top window is then
+	 * 0); fewer copies keep all windows c bits wide, so that every group's copy t is the same
+	 * multiple 2^(c t). */
+	static digit_plan digit_plan_of(int c, int tmax)
 	{
 		int W = windows(c), r = TR::FR_BITS + 1 - W * (c - 1);
-		return {c, W, shared ? (r < 0 ? 0 : r > W ? W : r) : W, shared ? 1 : 0};
+		if (tmax >= W)
+			return {c, W, r < 0 ? 0 : r > W ? W : r, W};
+		return {c, W, W, tmax < 1 ? 1 : tmax};
 	}
 
-	/* windows whose sums the reduction produces: one when the buckets are shared */
+	/* groups of windows (sets of buckets) whose sums the reduction produces */
+	static uint32_t groups(int W, int copies)
+	{
+		return (uint32_t)((W + copies - 1) / copies);
+	}
 	static uint32_t nwins(const zkg_msm_scratch *m)
 	{
-		return m->shared ? 1 : (uint32_t)m->W;
+		return groups(m->W, m->copies);
 	}
 
-	/* Window size for n points. Windowed: minimise W (n A + 2^(c-1) R), accumulation A per
-	 * entry and reduction R per bucket, R/A ~ 7 as measured in the first version (one thread
-	 * per bucket task, one-level reduction; not re-tuned since). Shared buckets: the reduction
-	 * is paid once, W n A + 2^(c-1) R, and c <= 20 keeps the buckets' scratch small; both also
-	 * bound the window tables (W copies of the points). */
-	static int choose_c(size_t n, bool shared)
+	/* Window size for n points with up to tmax copies of them (window tables): minimise
+	 * W n A + G 2^(c-1) R, accumulation A per entry and reduction R per bucket for G =
+	 * ceil(W / min(W, tmax)) groups, R/A ~ 7 as measured in the first version (one thread per
+	 * bucket task, one-level reduction; not re-tuned since). Windowed (tmax = 1): W (n A +
+	 * 2^(c-1) R); shared buckets (tmax >= W): the reduction is paid once. c <= 20 keeps the
+	 * buckets' scratch small and bounds the tables (min(W, tmax) copies of the points). */
+	static int choose_c(size_t n, int tmax)
 	{
 		int c = 4;
 		double best = 1e300;
 		for (int cc = 4; cc <= 20; cc++) {
-			double w = windows(cc), red = 7.0 * (double)(1u << (cc - 1));
-			double cost = shared ? w * (double)n + red : w * ((double)n + red);
+			int W = windows(cc), t = tmax < 1 ? 1 : tmax < W ? tmax : W;
+			double w = W, red = 7.0 * (double)(1u << (cc - 1));
+			double cost = w * (double)n + groups(W, t) * red;
 			if (cost < best) {
 				best = cost;
 				c = cc;
@@ -300,36 +311,38 @@ template <class TR> struct eng {
 	}
 
 	/* Sorts the digits of n scalars (device) into buckets: c = 0 chooses the window size;
-	 * shared means the points come with window tables (see digit_entries): the entries by
+	 * the points come with up to tmax copies (window tables, see digit_entries; 1: none, and
+	 * with a key's tables c and tmax are the key's): the entries by
 	 * bucket in d_vals, the buckets' starts in d_offsets (k_sort_count, k_sort_plan,
 	 * k_sort_scatter, then k_chunk_count, k_chunk_base, k_chunk_place). split_ok: the scalars
 	 * may take the 0/1 split (split01; the witness MSMs'), which then sorts only the others. */
 	static int prepare(zka_gpu *g, zkg_msm_scratch *m, const void *d_scalars, size_t n, int c,
-			   bool shared, bool split_ok, char *err, size_t errlen)
+			   int tmax, bool split_ok, char *err, size_t errlen)
 	{
 		const scal *ks = (const scal *)d_scalars;
 		const uint32_t *idx = NULL;
 		CKR(split01(g, m, n, split_ok, &ks, &idx, err, errlen));
 		size_t ns = m->ns;
 		if (!c)
-			c = choose_c(ns, shared);
-		int W = windows(c);
-		if (shared && (double)W * (double)n >= 2147483648.0) {
+			c = choose_c(ns, tmax);
+		const digit_plan dp = digit_plan_of(c, tmax);
+		int W = dp.W;
+		if ((double)dp.copies * (double)n >= 2147483648.0) {
 			zkg_errf(err, errlen,
-				 "zkg msm: %zu points x %d windows do not fit 31-bit entries", n,
-				 W);
+				 "zkg msm: %zu points x %d copies do not fit 31-bit entries", n,
+				 dp.copies);
 			return -EINVAL;
 		}
-		uint32_t M = 1u << (c - 1);
-		size_t nb = (size_t)(shared ? 1 : W) * M;
-		if ((size_t)(shared ? 1 : W) * red_np(M) + 1 > WSLOT_PTS) {
+		uint32_t M = 1u << (c - 1), G = groups(W, dp.copies);
+		size_t nb = (size_t)G * M;
+		if ((size_t)G * red_np(M) + 1 > WSLOT_PTS) {
 			zkg_errf(
 			    err, errlen,
 			    "zkg msm: window size %d gives more reduction planes than a slot holds",
 			    c);
 			return -EINVAL;
 		}
-		m->shared = shared;
+		m->copies = dp.copies;
 		m->c = c;
 		m->W = W;
 		m->M = M;
@@ -382,7 +395,6 @@ template <class TR> struct eng {
 		if (prof)
 			CK(cudaEventRecord(g->ev[6], g->s));
 		CK(cudaMemsetAsync(scount, 0, nsup * sizeof(uint32_t), g->s));
-		const digit_plan dp = digit_plan_of(c, shared);
 		size_t nl =
 		    ns ? ns : 1; /* grids of at least one block (all scalars 0/1 after the split) */
 		k_sort_count<<<nblk(nl, 256), 256, nsup * sizeof(uint32_t), g->s>>>(
@@ -412,25 +424,25 @@ template <class TR> struct eng {
 			CK(cudaEventSynchronize(g->ev[7]));
 			float t;
 			CK(cudaEventElapsedTime(&t, g->ev[6], g->ev[7]));
-			fprintf(stderr, "zkg msm prepare n=%zu c=%d W=%d%s: digits+sort %.3f ms\n",
-				n, c, W, shared ? " shared" : "", t);
+			fprintf(stderr, "zkg msm prepare n=%zu c=%d W=%d copies=%d: digits+sort %.3f ms\n",
+				n, c, W, dp.copies, t);
 		}
 		return 0;
 	}
 
-	/* Window tables in place: tab holds n affine points followed by room for W-1 more copies;
-	 * fills copy w with 2^(start of window w) times the points (k_precomp_dbl per window, then
-	 * k_precomp_norm; the shared plan of digit_plan_of), in chunks of 2^18 points, on stream
+	/* Window tables in place: tab holds n affine points followed by room for T-1 more copies
+	 * (T = digit_plan_of(c, tmax).copies); fills copy t with 2^(start of window t) times the
+	 * points (k_precomp_dbl per copy, then k_precomp_norm), in chunks of 2^18 points, on stream
 	 * st. Its scratch is stream-ordered (cudaMallocAsync / cudaFreeAsync on st). Without thr
 	 * nothing here waits for the device (the caller synchronizes st). With thr (a build in the
 	 * background, on its own host thread) at most two launches are queued at any time: see
 	 * zkg_throttle. Copy 0 is only read. */
 	template <class F>
-	static int precompute(cudaStream_t st, void *tab, size_t n, int c, zkg_throttle *thr,
-			      char *err, size_t errlen)
+	static int precompute(cudaStream_t st, void *tab, size_t n, int c, int tmax,
+			      zkg_throttle *thr, char *err, size_t errlen)
 	{
-		const digit_plan dp = digit_plan_of(c, true);
-		int W = dp.W;
+		const digit_plan dp = digit_plan_of(c, tmax);
+		int W = dp.copies;
 		if (W < 2 || n == 0)
 			return 0;
 		size_t chunk = n < ((size_t)1 << 18) ? n : ((size_t)1 << 18);
@@ -467,11 +479,11 @@ template <class TR> struct eng {
 			     size_t errlen)
 	{
 		size_t nv = k->n_vars, nd = k->domain;
-		CKR(precompute<Fq>(st, k->d_A, nv, k->c_v, thr, err, errlen));
-		CKR(precompute<Fq>(st, k->d_B1, nv, k->c_v, thr, err, errlen));
-		CKR(precompute<Fq>(st, k->d_C, nv, k->c_v, thr, err, errlen));
-		CKR(precompute<Fq2>(st, k->d_B2, nv, k->c_v, thr, err, errlen));
-		CKR(precompute<Fq>(st, k->d_H, nd, k->c_h, thr, err, errlen));
+		CKR(precompute<Fq>(st, k->d_A, nv, k->c_v, k->t_v, thr, err, errlen));
+		CKR(precompute<Fq>(st, k->d_B1, nv, k->c_v, k->t_v, thr, err, errlen));
+		CKR(precompute<Fq>(st, k->d_C, nv, k->c_v, k->t_v, thr, err, errlen));
+		CKR(precompute<Fq2>(st, k->d_B2, nv, k->c_v, k->t_v, thr, err, errlen));
+		CKR(precompute<Fq>(st, k->d_H, nd, k->c_h, k->t_h, thr, err, errlen));
 		return 0;
 	}
 
@@ -605,7 +617,7 @@ template <class TR> struct eng {
 		size_t js = g2 ? sizeof(G2) : sizeof(G1);
 		uint32_t W = nwins(m), np = red_np(m->M),
 			 sh = (uint32_t)__builtin_ctz(red_l1(m->M) * red_l2(m->M));
-		zkg_host_combine(CURVE, g2, hslot, (int)W, m->c, (int)np, (int)sh,
+		zkg_host_combine(CURVE, g2, hslot, (int)W, m->c * m->copies, (int)np, (int)sh,
 				 (const char *)hslot + W * np * js, out);
 	}
 
@@ -631,18 +643,19 @@ template <class TR> struct eng {
 			memset(out, 0, ab);
 			return 0;
 		}
-		bool pc = !g->no_precomp;
-		int c = choose_c(n, pc);
-		size_t copies = pc ? windows(c) : 1;
-		CK(cudaMalloc(d_p, copies * n * ab));
+		/* copies of the points under the context's table budget (relative to n ab) */
+		int tmax = zkg_table_copies(g);
+		int c = choose_c(n, tmax);
+		int copies = digit_plan_of(c, tmax).copies;
+		CK(cudaMalloc(d_p, (size_t)copies * n * ab));
 		CK(cudaMalloc(d_k, n * 32));
 		CK(cudaMemcpyAsync(*d_p, points, n * ab, cudaMemcpyHostToDevice, g->s));
 		CK(cudaMemcpyAsync(*d_k, k, n * 32, cudaMemcpyHostToDevice, g->s));
-		if (pc) {
+		if (copies > 1) {
 			if (g2)
-				CKR(precompute<Fq2>(g->s, *d_p, n, c, NULL, err, errlen));
+				CKR(precompute<Fq2>(g->s, *d_p, n, c, tmax, NULL, err, errlen));
 			else
-				CKR(precompute<Fq>(g->s, *d_p, n, c, NULL, err, errlen));
+				CKR(precompute<Fq>(g->s, *d_p, n, c, tmax, NULL, err, errlen));
 		}
 		/* timed: from the inputs on the device to the affine result on the host */
 		double t0 = 0;
@@ -650,7 +663,7 @@ template <class TR> struct eng {
 			CK(cudaStreamSynchronize(g->s));
 			t0 = now_s();
 		}
-		CKR(prepare(g, m, *d_k, n, c, pc, true, err, errlen));
+		CKR(prepare(g, m, *d_k, n, c, copies, true, err, errlen));
 		if (g2)
 			CKR(run<Fq2>(g, m, m, g->s, *d_p, m->d_wsum, err, errlen));
 		else
@@ -725,33 +738,62 @@ template <class TR> struct eng {
 			    pk->domain_size, pk->n_vars, pk->n_public);
 			return -EINVAL;
 		}
-		/* Window tables (shared buckets) when they fit in 70% of the free device memory */
-		int cv = choose_c(nv, true), ch = choose_c(nd, true);
-		size_t Wv = windows(cv), Wh = windows(ch);
-		double tab = (double)Wv * nv * (3 * g1 + g2) + (double)Wh * nd * g1;
+		/* Window tables: as many copies as the context's budget allows (zkg_table_copies,
+		 * relative to the key's own points), fewer while they would not fit in 70% of the
+		 * free device memory or in 31-bit entries, none (windowed) when even two do not */
+		const double kb = (double)nv * (3 * g1 + g2) + (double)nd * g1;
+		int tmax = zkg_table_copies(g), cv = 0, ch = 0;
+		size_t Wv = 1, Wh = 1;
+		double tab = kb;
 		size_t fr = 0, tot = 0;
 		CK(cudaMemGetInfo(&fr, &tot));
 		const double GiB = 1073741824.0;
+		int want = tmax; /* the budget's copies before the memory check */
+		for (; tmax > 1; tmax--) {
+			cv = choose_c(nv, tmax);
+			ch = choose_c(nd, tmax);
+			Wv = (size_t)digit_plan_of(cv, tmax).copies;
+			Wh = (size_t)digit_plan_of(ch, tmax).copies;
+			tab = (double)Wv * nv * (3 * g1 + g2) + (double)Wh * nd * g1;
+			if (tab <= 0.7 * (double)fr && (double)Wv * nv < 2147483648.0 &&
+			    (double)Wh * nd < 2147483648.0)
+				break;
+			/* one copy fewer than the smaller of the two sets has */
+			size_t lo = Wv < Wh ? Wv : Wh;
+			if ((size_t)tmax > lo)
+				tmax = (int)lo;
+		}
+		char bud[32];
+		zkg_budget_str(g, bud, sizeof bud);
 		if (g->no_precomp) {
 			k->pc = 0;
 			snprintf(k->mode, sizeof k->mode,
 				 "windowed MSM (window tables turned off by the caller)");
-		} else if (tab > 0.7 * (double)fr || (double)Wv * nv >= 2147483648.0 ||
-			   (double)Wh * nd >= 2147483648.0) {
+		} else if (want <= 1) {
 			k->pc = 0;
 			snprintf(k->mode, sizeof k->mode,
-				 "windowed MSM: window tables need %.1f GiB, more than 70%% of the "
-				 "%.1f GiB free; "
-				 "the shared-bucket path is OFF for this key",
-				 tab / GiB, fr / GiB);
+				 "windowed MSM (table budget %s: no window tables for the key's "
+				 "%.2f GiB)",
+				 bud, kb / GiB);
+		} else if (tmax <= 1) {
+			k->pc = 0;
+			double two = (double)2 * kb;
+			snprintf(k->mode, sizeof k->mode,
+				 "windowed MSM: even 2 copies of the key's points (%.1f GiB) need "
+				 "more than 70%% of the %.1f GiB free or 31-bit entries; the "
+				 "window tables are OFF for this key",
+				 two / GiB, fr / GiB);
 		} else {
 			k->pc = 1;
 			k->c_v = cv;
 			k->c_h = ch;
+			k->t_v = (int)Wv;
+			k->t_h = (int)Wh;
 			snprintf(k->mode, sizeof k->mode,
 				 "shared-bucket MSM with window tables (c = %d / %d, %zu / %zu "
-				 "copies, %.2f GiB)",
-				 cv, ch, Wv, Wh, tab / GiB);
+				 "copies of %d / %d windows, %.2f GiB, table budget %s%s)",
+				 cv, ch, Wv, Wh, windows(cv), windows(ch), tab / GiB, bud,
+				 tmax < want ? ", fewer copies: device memory" : "");
 		}
 		if (!k->pc)
 			Wv = Wh = 1;
@@ -842,7 +884,8 @@ template <class TR> struct eng {
 		CK(cudaMemcpyAsync(g->d_w, w, nv * 32, cudaMemcpyHostToDevice, s0));
 		CK(cudaEventRecord(ev[15], s0));
 		/* the witness digits: the 0/1 split may take them (zka_gpu_set_split01) */
-		CKR(prepare(g, mw, g->d_w, nv, pc ? k->c_v : 0, pc, true, err, errlen));
+		CKR(prepare(g, mw, g->d_w, nv, pc ? k->c_v : 0, pc ? k->t_v : 1, true, err,
+			    errlen));
 		CK(cudaEventRecord(ev[1], s0));
 		char *wsum = (char *)mw->d_wsum; /* slots: A, B1, C, B2, H */
 		uint8_t *hs =
@@ -884,7 +927,8 @@ template <class TR> struct eng {
 			      (const twiddle<Fr> *)k->d_tw, (const twiddle<Fr> *)k->d_itw,
 			      (const Fr *)k->d_cs, err, errlen));
 		CK(cudaEventRecord(ev[3], s0));
-		CKR(prepare(g, mh, g->d_h, nd, pc ? k->c_h : 0, pc, false, err, errlen));
+		CKR(prepare(g, mh, g->d_h, nd, pc ? k->c_h : 0, pc ? k->t_h : 1, false, err,
+			    errlen));
 		CKR(run<Fq>(g, mh, mh, s0, k->d_H, wsum + 4 * WSLOT, err, errlen));
 		CK(cudaEventRecord(ev[4], s0));
 		CK(cudaMemcpyAsync(hs + 4 * WSLOT, wsum + 4 * WSLOT, WSLOT, cudaMemcpyDeviceToHost,

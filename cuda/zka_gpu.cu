@@ -1,9 +1,13 @@
 /* zka_gpu.cu - the public API: contexts, keys, registration and dispatch to the curve engines. */
+#include <errno.h>
+#include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "config/zka_budget.h"
 #include "cuda/internal.cuh"
 
 void zkg_errf(char *err, size_t errlen, const char *fmt, ...)
@@ -87,6 +91,7 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 	CK(cudaStreamCreateWithPriority(&g->s_hi, cudaStreamNonBlocking, prio_greatest));
 	g->prio_domain = ZKA_GPU_PRIO_DOMAIN;
 	zka_gpu_set_split01(g, -1);
+	zka_gpu_set_table_budget(g, -1);
 	/* once per context: MSM results come back to pinned memory, so that their copies do not
 	 * block the host thread (which works on the proof's host share meanwhile) */
 	CK(cudaHostAlloc(&g->h_slots, 5 * ZKG_WSLOT, cudaHostAllocDefault));
@@ -401,6 +406,39 @@ static double split01_default(void)
 extern "C" void zka_gpu_set_split01(zka_gpu *g, double min_frac)
 {
 	g->split01 = min_frac < 0 ? split01_default() : min_frac;
+}
+
+extern "C" int zka_gpu_table_budget_parse(const char *s, double *times)
+{
+	return zka_budget_parse(s, times);
+}
+
+extern "C" void zka_gpu_set_table_budget(zka_gpu *g, double times)
+{
+	double v = ZKA_GPU_TABLE_BUDGET;
+	const char *e = getenv("ZKG_TABLE_BUDGET");
+	if (times >= 0)
+		v = times;
+	else if (e && zka_gpu_table_budget_parse(e, &v)) {
+		static int said; /* once per process, loudly: the default is used instead */
+		if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+			fprintf(stderr,
+				"zka_gpu: ZKG_TABLE_BUDGET='%s' is not max, N or Nx (N >= 0); "
+				"using the default %gx\n",
+				e, ZKA_GPU_TABLE_BUDGET);
+		v = ZKA_GPU_TABLE_BUDGET;
+	}
+	g->table_budget = v;
+}
+
+extern "C" double zka_gpu_table_budget(const zka_gpu *g) { return g->table_budget; }
+
+void zkg_budget_str(const zka_gpu *g, char *buf, size_t len)
+{
+	if (isinf(g->table_budget))
+		snprintf(buf, len, "max");
+	else
+		snprintf(buf, len, "%gx", g->table_budget);
 }
 
 extern "C" void zka_gpu_key_free(zka_gpu_key *k)

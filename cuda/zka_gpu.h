@@ -66,6 +66,19 @@ const char *zka_gpu_key_mode(const zka_gpu_key *key);
  * copy w = 2^(c w) times the points, so that all windows of an MSM share one set of buckets
  * (no per-window bucket reduction). 0 turns them off for later key loads and MSMs. */
 void zka_gpu_set_precompute(zka_gpu *g, int on);
+/* The window tables' memory budget for keys loaded (and MSMs run) afterwards through g, in
+ * multiples of the points' own bytes: the tables (copies beyond the points themselves) take
+ * at most times x those bytes, so a point set has 1 + floor(times) copies and the windows of
+ * an MSM share buckets in groups of that many (fewer groups, less reduction). INFINITY: a copy
+ * per window (one set of buckets, the fastest; BN254 2^22: 13 copies, 19.5 GiB); 0: none (the
+ * windowed MSM). A key whose copies do not fit in 70% of the free device memory gets fewer,
+ * and zka_gpu_key_mode says so. < 0: the default, ZKG_TABLE_BUDGET in the environment
+ * (as zka_gpu_table_budget_parse reads it), else ZKA_GPU_TABLE_BUDGET (the key's own size). */
+#define ZKA_GPU_TABLE_BUDGET 1.0
+void zka_gpu_set_table_budget(zka_gpu *g, double times);
+double zka_gpu_table_budget(const zka_gpu *g);
+/* "max" (INFINITY), or N or Nx with N a number >= 0: *times; -EINVAL for anything else. */
+int zka_gpu_table_budget_parse(const char *s, double *times);
 /* When keys loaded afterwards through g build their window tables (about 1.1 s of device time
  * for BN254 2^22's 19.5 GiB on an H200):
  *   ZKA_GPU_TABLES_SYNC (default): zka_gpu_key_load builds them before it returns;

@@ -37,6 +37,7 @@
  * never a stall). A killed gpud's PROVING slots go back to READY by the recovery that every
  * other gpud runs every 2 s (and `zkarena run` at once), and another gpud proves them from
  * the slot's a, b and w without re-synthesis. */
+#include "config/zka_budget.h"
 #include "config/zka_notify.h"
 #include "gpud/backend.h"
 #include "gpud/outputs.h"
@@ -74,8 +75,8 @@ static void usage(FILE *f)
 {
 	fprintf(
 	    f,
-	    "usage: zkarena-gpud [--backend cpu|cuda] [--device N] [--inflight N] [--id I] "
-	    "NAME\n"
+	    "usage: zkarena-gpud [--backend cpu|cuda] [--device N] [--inflight N] [--id I]\n"
+	    "                    [--table-budget B] NAME\n"
 	    "\n"
 	    "The proving daemon of arena NAME: proves READY slots, verifies each proof, writes\n"
 	    "proof.json and public.json into the job's output directory, marks it DONE.\n"
@@ -85,6 +86,12 @@ static void usage(FILE *f)
 	    "                one's kernels; 1 with cpu, whose prover already uses every core)\n"
 	    "  --id I        this gpud's index among the arena's gpuds (0..63, default 0;\n"
 	    "                `zkarena run --devices` numbers them): its status file's name\n"
+	    "  --table-budget B  (cuda) device memory each key's window tables may take, in\n"
+	    "                multiples of the key's own points: max (a copy per window, the\n"
+	    "                fastest; BN254 2^22: 19.5 GiB), N or Nx (1 + floor(N) copies);\n"
+	    "                default 1x, or $ZKG_TABLE_BUDGET. Fewer copies when they do not\n"
+	    "                fit in 70%% of the free device memory; the log's key line says\n"
+	    "                which (docs/gpu.md, \"Window tables under a budget\")\n"
 	    "Status (busy %%, proofs/s, synthesis jobs/s over the last minute) is written to\n"
 	    "/dev/shm/zkarena-NAME.gpud-status (id 0; zkarena-NAME.gpudI-status for id I)\n"
 	    "every second and logged every minute.\n"
@@ -574,10 +581,14 @@ static void write_status(const char *path, struct daemon *d, const char *note,
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"backend", required_argument, 0, 'b'},  {"device", required_argument, 0, 'd'},
-	    {"inflight", required_argument, 0, 'i'}, {"id", required_argument, 0, 'I'},
-	    {"help", no_argument, 0, 'h'},	     {0, 0, 0, 0}};
+	static const struct option opts[] = {{"backend", required_argument, 0, 'b'},
+					     {"device", required_argument, 0, 'd'},
+					     {"inflight", required_argument, 0, 'i'},
+					     {"id", required_argument, 0, 'I'},
+					     {"table-budget", required_argument, 0, 'T'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
+	const char *budget = NULL;
 	const zka_backend *be = &zka_backend_cpu;
 	int device = 0, inflight = 0, id = 0, opt;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -607,6 +618,18 @@ int main(int argc, char **argv)
 			if (zka_opt_int("zkarena-gpud", "--id", optarg, 0, 63, &id))
 				return 2;
 			break;
+		case 'T': {
+			double t;
+			if (zka_budget_parse(optarg, &t)) {
+				fprintf(stderr,
+					"zkarena-gpud: --table-budget: '%s' is not max, N or Nx (N "
+					">= 0)\n",
+					optarg);
+				return 2;
+			}
+			budget = optarg;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -617,6 +640,15 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 1) {
 		usage(stderr);
+		return 2;
+	}
+	if (budget && be != &zka_backend_cuda) {
+		fprintf(stderr, "zkarena-gpud: --table-budget needs --backend cuda\n");
+		return 2;
+	}
+	/* the CUDA library reads it when each lane's context opens (zka_gpu_set_table_budget) */
+	if (budget && setenv("ZKG_TABLE_BUDGET", budget, 1)) {
+		fprintf(stderr, "zkarena-gpud: --table-budget: %s\n", strerror(errno));
 		return 2;
 	}
 	if (!inflight)

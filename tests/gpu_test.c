@@ -3,6 +3,7 @@
  * check passed, 1 otherwise, and 0 with "SKIP: no CUDA device" where there is no GPU.
  *   gpu_test [quick]      (quick: smaller sizes) */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,9 @@ static int precomp = 1;
 /* the proofs' witness: percent of 0 and of 1 values (the rest full-width random) */
 static int wit_zero = 30, wit_one = 30;
 static int want_split = -1; /* >= 0: the proofs' witness MSMs must (1) or must not (0) split */
+/* with window tables: the copies per point set the key's mode line must name (0: any), from
+ * the table budget under test (zka_gpu_set_table_budget) */
+static int want_copies;
 #define WANT_OOM "windowed MSM: allocating the window tables"
 
 #define CHECK(cond, ...)                                                                           \
@@ -445,7 +449,7 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 	}                                                                                          \
                                                                                                    \
 	/* points P_i = k'_i G made by the GPU's fixed-base path (a sample checked on the host),   \
-	 * so sum k_i P_i = (sum k_i k'_i) G needs one host scalar multiplication */                            \
+	 * so sum k_i P_i = (sum k_i k'_i) G needs one host scalar multiplication */               \
 	static void Q##_std_scalars(uint64_t(*k)[4], size_t n, int zero_pct, int one_pct)          \
 	{                                                                                          \
 		for (size_t i = 0; i < n; i++) {                                                   \
@@ -694,7 +698,7 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 	}                                                                                          \
                                                                                                    \
 	/* whole proofs: a synthetic key (random points, not a valid circuit key: equality with    \
-	 * the CPU prover does not need one) and random a, b, c, w with many 0/1 witness values */               \
+	 * the CPU prover does not need one) and random a, b, c, w with many 0/1 witness values */ \
 	static void Q##_test_prove(uint32_t logn, uint32_t n_vars, uint32_t n_public)              \
 	{                                                                                          \
 		zka_pk pk;                                                                         \
@@ -708,7 +712,8 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		zka_gpu_pin *kpin = NULL;                                                          \
 		size_t nc = n_vars - n_public - 1;                                                 \
 		size_t tot1 = 3 + 2 * (size_t)n_vars + nc + nd, tot2 = 3 + n_vars;                 \
-		/* page-aligned: a registered key's pages hold nothing else (zka_gpu_pin_ranges) */ \
+		/* page-aligned: a registered key's pages hold nothing else (zka_gpu_pin_ranges)   \
+		 */                                                                                \
 		uint8_t *p1 = aligned_alloc(4096, (tot1 * g1 + 4095) & ~(size_t)4095),             \
 			*p2 = aligned_alloc(4096, (tot2 * g2 + 4095) & ~(size_t)4095);             \
 		uint64_t(*k1)[4] = malloc(tot1 * 32), (*k2)[4] = malloc(tot2 * 32);                \
@@ -729,7 +734,7 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		pk.B2 = p2 + 3 * g2;                                                               \
 		zka_gpu_key *key = NULL;                                                           \
 		/* the key's points registered as gpud and prove --gpu register them: in pieces    \
-		 * (ZKG_KEY_PIECE 64 KiB here: many of them), the upload's copies cut alike */      \
+		 * (ZKG_KEY_PIECE 64 KiB here: many of them), the upload's copies cut alike */     \
 		if (precomp == 1 && n_vars > 1000)                                                 \
 			OK(zka_gpu_pin_key(G, &pk, &kpin, err, sizeof err));                       \
 		OK(zka_gpu_key_load(G, &pk, &key, err, sizeof err));                               \
@@ -743,9 +748,17 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		}                                                                                  \
 		const char *want = precomp == 1 || precomp >= 3 ? "shared-bucket"                  \
 				   : precomp == 2		? WANT_OOM                         \
-								: "windowed";                      \
+								: "windowed";                                    \
 		CHECK(!strncmp(zka_gpu_key_mode(key), want, strlen(want)),                         \
 		      "%s: key mode \"%s\", expected \"%s...\"", #Q, zka_gpu_key_mode(key), want); \
+		if (want_copies && precomp == 1) {                                                 \
+			char cps[48];                                                              \
+			snprintf(cps, sizeof cps, ", %d / %d copies of", want_copies,              \
+				 want_copies);                                                     \
+			CHECK(strstr(zka_gpu_key_mode(key), cps) != NULL,                          \
+			      "%s: key mode \"%s\": expected \"%s\"", #Q, zka_gpu_key_mode(key),   \
+			      cps);                                                                \
+		}                                                                                  \
 		/* DEFERRED: rep 0 before the build (windowed), rep 1 racing it (two contexts      \
 		 * polling it at once), rep 2 after it (the tables) */                             \
 		for (int rep = 0; rep < (precomp == 3 ? 3 : 2); rep++) {                           \
@@ -802,8 +815,9 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 				      "%s: deferred tables, proof %d: tables %d, expected %d", #Q, \
 				      rep, gt.tables, rep == 2);                                   \
 			else if (precomp <= 1)                                                     \
-				CHECK(gt.tables == precomp, "%s: proof used tables %d, expected %d", \
-				      #Q, gt.tables, precomp);                                     \
+				CHECK(gt.tables == precomp,                                        \
+				      "%s: proof used tables %d, expected %d", #Q, gt.tables,      \
+				      precomp);                                                    \
 			if (want_split >= 0) {                                                     \
 				CHECK(gt.msm_split == want_split,                                  \
 				      "%s: proof 2^%u: msm_split %d, expected %d", #Q, logn,       \
@@ -823,7 +837,7 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 			       n_vars, same ? "identical to CPU" : "FAIL",                         \
 			       !memcmp(pg.a, pc.a, 2 * CV.n8q), !memcmp(pg.b, pc.b, 4 * CV.n8q),   \
 			       !memcmp(pg.c, pc.c, 2 * CV.n8q));                                   \
-			if (rep == 0) { /* c left to the device, as from a slot (synth/pipe.h) */ \
+			if (rep == 0) { /* c left to the device, as from a slot (synth/pipe.h) */  \
 				memcpy(cp, abc, 2 * nd * 32);                                      \
 				CHECK(!zka_abc_product(pk.curve, (const uint64_t(*)[4])abc,        \
 						       (const uint64_t(*)[4])(abc + nd),           \
@@ -849,7 +863,8 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 				      #Q, logn);                                                   \
 				printf("  %s proof 2^%u, c made on the device: %s\n", #Q, logn,    \
 				       same_c ? "identical to CPU" : "FAIL");                      \
-				/* a slot's form: a, b in standard form, converted on the device */ \
+				/* a slot's form: a, b in standard form, converted on the device   \
+				 */                                                                \
 				uint64_t(*sd)[4] = malloc(2 * nd * 32);                            \
 				for (size_t i = 0; sd && i < 2 * nd; i++)                          \
 					pk.curve->fr_from_mont(sd[i], abc[i].v);                   \
@@ -889,9 +904,18 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		Q##_test_ntt();                                                                    \
 		printf("%s NTT and H: %s\n", #Q, failures == f0 ? "ok" : "FAIL");                  \
 		f0 = failures;                                                                     \
-		for (precomp = 1; precomp >= 0; precomp--) {                                       \
-			const char *mode = precomp ? "window tables" : "windowed";                 \
+		/* window tables under the budgets max (a copy per window: one set of buckets), 2x \
+		 * (3 copies: groups of 3 windows, the last one shorter at most sizes) and the     \
+		 * default 1x (2 copies), then none (windowed) */                                  \
+		const double budgets[] = {INFINITY, 2.0, -1, 0};                                   \
+		const char *bnames[] = {"window tables, budget max", "window tables, budget 2x",   \
+					"window tables, budget 1x (default)", "windowed"};         \
+		for (int bi = 0; bi < 4; bi++) {                                                   \
+			precomp = bi < 3;                                                          \
+			want_copies = bi == 1 ? 3 : bi == 2 ? 2 : 0;                               \
+			const char *mode = bnames[bi];                                             \
 			zka_gpu_set_precompute(G, precomp);                                        \
+			zka_gpu_set_table_budget(G, budgets[bi]);                                  \
 			/* window tables: the high-priority stream at every size; windowed:        \
 			 * ordinary */                                                             \
 			zka_gpu_set_priority_domain(G, precomp ? 0 : UINT32_MAX);                  \
@@ -939,6 +963,8 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 			}                                                                          \
 		}                                                                                  \
 		zka_gpu_set_precompute(G, 1);                                                      \
+		zka_gpu_set_table_budget(G, -1);                                                   \
+		want_copies = 0;                                                                   \
 		zka_gpu_set_priority_domain(G, ZKA_GPU_PRIO_DOMAIN);                               \
 		if (G_B)                                                                           \
 			zka_gpu_set_priority_domain(G_B, ZKA_GPU_PRIO_DOMAIN);                     \

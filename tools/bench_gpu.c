@@ -3,7 +3,7 @@
  *   zkarena bench gpu [--curve bn128|bls12381|both] [--min LOG] [--max LOG] [--reps N]
  *                     [--cpu-max LOG] [--bls-max LOG] [--bn-max LOG] [--ntt-max LOG]
  *                     [--windowed 1]   (window tables off: the per-window bucket MSM)
- *                     [--witness random|bits:P] [--split01 F]
+ *                     [--witness random|bits:P] [--split01 F] [--table-budget B[,B..]]
  *
  * Keys are SYNTHETIC: random multiples of the generator made on the GPU by the fixed-base path
  * (one G1 set shared by A, B1, C and H; one G2 set for B2), random a, b, c and full-width random
@@ -27,7 +27,8 @@ static int want_help(int argc, char **argv)
 			    "                         [--bn-max LOG] [--bls-max LOG] [--reps N] "
 			    "[--cpu-max LOG]\n"
 			    "                         [--ntt-max LOG] [--windowed 0|1]\n"
-			    "                         [--witness random|bits:P] [--split01 F]\n\n"
+			    "                         [--witness random|bits:P] [--split01 F]\n"
+			    "                         [--table-budget B[,B...]]\n\n"
 			    "GPU prover stages on CUDA device 0 over proofs of 2^min .. 2^max "
 			    "constraints\n"
 			    "(default 16..20; --bn-max / --bls-max: another top size for that "
@@ -59,8 +60,14 @@ static int want_help(int argc, char **argv)
 			    "always, 2:\n"
 			    "never; default: the library's ZKA_GPU_SPLIT01 or $ZKG_SPLIT01). Each "
 			    "size prints\n"
-			    "the path the MSMs took and the time per proof. Needs a zkarena built "
-			    "with CUDA.\n");
+			    "the path the MSMs took and the time per proof. --table-budget: the "
+			    "window\n"
+			    "tables' memory beyond the points, in multiples of the points' own "
+			    "bytes (max,\n"
+			    "N or Nx; default the library's, 1x, or $ZKG_TABLE_BUDGET); a list "
+			    "(max,2x,1x)\n"
+			    "runs the whole sweep once per budget. Needs a zkarena built with "
+			    "CUDA.\n");
 			return 1;
 		}
 	return 0;
@@ -78,6 +85,7 @@ int zka_bench_gpu(int argc, char **argv)
 }
 #else
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/random.h>
@@ -183,7 +191,14 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 			 p01);
 	else
 		snprintf(wdesc, sizeof wdesc, "witness full-width random");
-	printf("\n%s (synthetic keys; n_vars = domain; %s)\n", c->pretty, wdesc);
+	char bud[32];
+	double tb = zka_gpu_table_budget(g);
+	if (isinf(tb))
+		snprintf(bud, sizeof bud, "max");
+	else
+		snprintf(bud, sizeof bud, "%gx", tb);
+	printf("\n%s (synthetic keys; n_vars = domain; %s; table budget %s)\n", c->pretty, wdesc,
+	       bud);
 	printf("%-6s %8s %8s %8s %8s %8s %9s %8s %8s %8s %8s %10s\n", "log2n", "h2d ms", "ntt ms",
 	       "g1 ms", "g2 ms", "finish", "total ms", "proofs/s", "2fly/s", "msm1 ms", "ntt1 ms",
 	       "cpu ms");
@@ -412,6 +427,8 @@ int zka_bench_gpu(int argc, char **argv)
 	    windowed = 0;
 	double p01 = 0,
 	       split01 = -1; /* --witness bits:P, --split01 F (-1: the library's default) */
+	double budgets[8] = {-1}; /* --table-budget (-1: the library's default) */
+	int nbudget = 1;
 	const struct {
 		const char *name;
 		int *v, lo, hi;
@@ -444,6 +461,26 @@ int zka_bench_gpu(int argc, char **argv)
 					"zkarena bench gpu: --witness: '%s' is not random or "
 					"bits:P (0 <= P <= 1)\n",
 					v);
+				return 2;
+			}
+		} else if (!strcmp(a, "--table-budget")) {
+			char list[256];
+			snprintf(list, sizeof list, "%s", v);
+			nbudget = 0;
+			for (char *sv = NULL, *t = strtok_r(list, ",", &sv); t;
+			     t = strtok_r(NULL, ",", &sv)) {
+				if (nbudget == 8 ||
+				    zka_gpu_table_budget_parse(t, &budgets[nbudget])) {
+					fprintf(stderr,
+						"zkarena bench gpu: --table-budget: '%s' is not a "
+						"list of at most 8 of max, N or Nx (N >= 0)\n",
+						v);
+					return 2;
+				}
+				nbudget++;
+			}
+			if (!nbudget) {
+				fprintf(stderr, "zkarena bench gpu: --table-budget: empty list\n");
 				return 2;
 			}
 		} else if (!strcmp(a, "--split01")) {
@@ -545,12 +582,16 @@ int zka_bench_gpu(int argc, char **argv)
 		free(x);
 	}
 	int rc = 0;
-	if (!strcmp(curve, "both") || !strcmp(curve, "bn254"))
-		rc |= bench_curve(g, &zka_curve_bn254, lmin, bn_max >= 0 ? bn_max : lmax, reps,
-				  cpu_max, p01, split01);
-	if (!rc && (!strcmp(curve, "both") || !strcmp(curve, "bls12_381")))
-		rc |= bench_curve(g, &zka_curve_bls12_381, lmin, bls_max >= 0 ? bls_max : lmax,
-				  reps, cpu_max, p01, split01);
+	for (int bi = 0; bi < nbudget && !rc; bi++) {
+		zka_gpu_set_table_budget(g, budgets[bi]);
+		if (!strcmp(curve, "both") || !strcmp(curve, "bn254"))
+			rc |= bench_curve(g, &zka_curve_bn254, lmin, bn_max >= 0 ? bn_max : lmax,
+					  reps, cpu_max, p01, split01);
+		if (!rc && (!strcmp(curve, "both") || !strcmp(curve, "bls12_381")))
+			rc |=
+			    bench_curve(g, &zka_curve_bls12_381, lmin,
+					bls_max >= 0 ? bls_max : lmax, reps, cpu_max, p01, split01);
+	}
 	zka_gpu_close(g);
 	free(hp);
 	/* hb was registered; the context has unregistered it */

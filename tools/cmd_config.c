@@ -22,10 +22,12 @@ static void usage(FILE *f)
 	    "       zkarena config exec gpud|synth NAME[:DEVICE]\n\n"
 	    "check: reads an arena's settings file (/etc/zkarena/NAME.conf, INI: [arena] slots,\n"
 	    "slot_bytes, jobs, numa_node, max_attempts, retention; [run] workers, threads,\n"
-	    "backend, devices, inflight; [metrics] listen) and prints every problem as\n"
+	    "backend, devices, inflight, table_budget; [metrics] listen) and prints every\n"
+	    "problem as\n"
 	    "FILE:LINE: problem. exit status: 0 no problem, 2 problems (or unreadable).\n"
 	    "args: prints the file's settings of one section as command-line flags, for the\n"
-	    "units: arena (zkarena arena ensure), gpud (zkarena-gpud: backend, inflight).\n"
+	    "units: arena (zkarena arena ensure), gpud (zkarena-gpud: backend, inflight,\n"
+	    "table_budget).\n"
 	    "exec: what the zkarena-gpud@ and zkarena-synth@ units run: reads NAME's settings\n"
 	    "file ($ZKA_CONFIG_DIR or /etc/zkarena), binds to its numa_node, and becomes\n"
 	    "zkarena-gpud (on DEVICE, default the first of [run] devices; its --id is DEVICE's\n"
@@ -83,6 +85,8 @@ static int exec_daemon(const char *kind, const char *inst)
 			snprintf(s_inf, sizeof s_inf, "%d", c.inflight);
 			v[n++] = "--inflight", v[n++] = s_inf;
 		}
+		if (c.table_budget[0] && (!c.backend[0] || !strcmp(c.backend, "cuda")))
+			v[n++] = "--table-budget", v[n++] = c.table_budget;
 		v[n++] = "--device", v[n++] = s_dev, v[n++] = "--id", v[n++] = s_id;
 	} else if (!strcmp(kind, "synth")) {
 		if (zka_run_find_exe("ZKA_SYNTH_BIN", "zkarena-synth", "synth", exe, sizeof exe))
@@ -150,6 +154,8 @@ int zka_cmd_config(int argc, char **argv)
 				printf(" --backend %s", c.backend);
 			if (c.set & ZKA_CF_INFLIGHT)
 				printf(" --inflight %d", c.inflight);
+			if (c.set & ZKA_CF_TABLE_BUDGET)
+				printf(" --table-budget %s", c.table_budget);
 		} else {
 			fprintf(stderr, "zkarena config args: '%s' is not arena or gpud\n",
 				argv[3]);

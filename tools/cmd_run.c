@@ -3,6 +3,7 @@
  * on arena NAME: restarts any that dies (with backoff), logs who died and what recovery put
  * back, and stops them all on SIGTERM/SIGINT. The children die with the supervisor
  * (PR_SET_PDEATHSIG), so a killed supervisor leaves no orphans proving behind its back. */
+#include "config/zka_budget.h"
 #include "config/zka_config.h"
 #include "config/zka_notify.h"
 #include "metrics/zka_metrics.h"
@@ -191,7 +192,7 @@ static void usage(void)
 {
 	printf("usage: zkarena run NAME [--workers W] [--threads T] [--backend cpu|cuda]\n"
 	       "                   [--devices N,M,...] [--inflight N] [--numa-node N]\n"
-	       "                   [--metrics HOST:PORT] [--config FILE]\n\n"
+	       "                   [--metrics HOST:PORT] [--table-budget B] [--config FILE]\n\n"
 	       "Runs the pipeline of arena NAME: one zkarena-gpud per device of --devices\n"
 	       "(default 0; --device is the same option; a device may repeat: two gpuds on one\n"
 	       "GPU), each with its own copy of the keys, all taking slots from the arena's\n"
@@ -202,6 +203,8 @@ static void usage(void)
 	       "A job taken while fewer than W jobs are synthesizing or waiting gets the idle\n"
 	       "workers' threads too (W T / J for J such jobs; never more than W T in all).\n"
 	       "--inflight: proofs each gpud keeps in flight (default 2 with cuda, 1 with cpu).\n"
+	       "--table-budget B: each cuda gpud's window tables may take B times a key's own\n"
+	       "device memory (max, N or Nx; default 1x; see zkarena-gpud --help).\n"
 	       "--numa-node N: this process and every child run on node N's CPUs and allocate\n"
 	       "from its memory (libnuma; on a one-node machine it says so and goes on).\n"
 	       "--metrics HOST:PORT: Prometheus metrics at http://HOST:PORT/metrics.\n"
@@ -264,10 +267,11 @@ int zka_cmd_run(int argc, char **argv)
 					     {"config", required_argument, 0, 'c'},
 					     {"metrics", required_argument, 0, 'm'},
 					     {"numa-node", required_argument, 0, 'n'},
+					     {"table-budget", required_argument, 0, 'T'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
 	int workers = 0, threads = 0, inflight = 0, numa = -1, numa_set = 0, opt;
-	const char *backend = NULL, *device = NULL, *config = NULL, *metrics = NULL;
+	const char *backend = NULL, *device = NULL, *config = NULL, *metrics = NULL, *budget = NULL;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -298,6 +302,19 @@ int zka_cmd_run(int argc, char **argv)
 		case 'c':
 			config = optarg;
 			break;
+		case 'T': {
+			double t;
+			if (zka_budget_parse(optarg, &t)) {
+				fprintf(
+				    stderr,
+				    "zkarena run: --table-budget: '%s' is not max, N or Nx (N >= "
+				    "0)\n",
+				    optarg);
+				return 2;
+			}
+			budget = optarg;
+			break;
+		}
 		case 'm':
 			metrics = optarg;
 			break;
@@ -340,6 +357,8 @@ int zka_cmd_run(int argc, char **argv)
 			inflight = cf.inflight;
 		if (!backend && (cf.set & ZKA_CF_BACKEND))
 			backend = cf.backend;
+		if (!budget && (cf.set & ZKA_CF_TABLE_BUDGET))
+			budget = cf.table_budget;
 		if (!device && (cf.set & ZKA_CF_DEVICES))
 			device = cf.devices;
 		if (!metrics && (cf.set & ZKA_CF_METRICS) && cf.metrics[0])
@@ -445,7 +464,11 @@ int zka_cmd_run(int argc, char **argv)
 			char **v = c->argv;
 			v[0] = gpud, v[1] = "--backend", v[2] = (char *)backend, v[3] = "--device";
 			v[4] = c->dev_s, v[5] = "--inflight", v[6] = inflight_s, v[7] = "--id";
-			v[8] = c->id_s, v[9] = name, v[10] = NULL;
+			int k = 8;
+			v[k++] = c->id_s;
+			if (budget && !strcmp(backend, "cuda")) /* the cpu backend has none */
+				v[k++] = "--table-budget", v[k++] = (char *)budget;
+			v[k++] = name, v[k] = NULL;
 		} else {
 			c->index =
 			    i - ndev + 1; /* workers are numbered from 1, as before several gpuds */

@@ -29,13 +29,16 @@ colour = blue
 [metrics]
 listen = localhost
 [extra]
+[run]
+table_budget = -1x
 CONF
 "$ZK" config check "$T/bad.conf" >"$T/cc.out" 2>&1
 rc=$?
 [ "$rc" = 2 ] && ok "config check: exit 2 on a bad file" || ko "config check exit $rc"
 for want in ":3: \[arena\] slots = '0'" ":4: \[arena\] slot_bytes = '4Q'" ":5: 'this line has no equals sign'" \
 	":8: \[run\] workers given twice" ":9: \[run\] backend = 'tpu'" ":10: \[run\] devices = '0,x'" \
-	":11: \[run\] colour: unknown key" ":13: \[metrics\] listen = 'localhost'" "9 problems" ":14: \[extra\]: unknown section"; do
+	":11: \[run\] colour: unknown key" ":13: \[metrics\] listen = 'localhost'" "10 problems" ":14: \[extra\]: unknown section" \
+	":16: \[run\] table_budget = '-1x'"; do
 	grep -q -- "$want" "$T/cc.out" && ok "config check reports $want" || ko "config check misses '$want': $(cat "$T/cc.out")"
 done
 port=$((20000 + RANDOM % 20000))
@@ -53,6 +56,28 @@ devices = 0,0
 listen = 127.0.0.1:$port
 CONF
 expect 0 "config check: a good file" "$ZK" config check "$T/good.conf"
+# the window tables' budget: every form the parser takes, passed on to the gpud flags
+for b in max 0 1x 2.5x 3; do
+	printf '[run]\nbackend = cuda\ntable_budget = %s\n' "$b" >"$T/tb.conf"
+	check "config args gpud: table_budget = $b" sh -c "[ \"\$('$ZK' config args '$T/tb.conf' gpud)\" = ' --backend cuda --table-budget $b' ]"
+done
+for b in '' x 1y -0.5 inf nan 1xx; do
+	printf '[run]\ntable_budget = %s\n' "$b" >"$T/tb.conf"
+	"$ZK" config check "$T/tb.conf" >"$T/tb.out" 2>&1
+	rc=$?
+	[ "$rc" = 2 ] && grep -q ":2: \[run\] table_budget = '$b'" "$T/tb.out" && ok "config check refuses table_budget = '$b'" || ko "table_budget = '$b': rc $rc: $(cat "$T/tb.out")"
+done
+GPUD_BIN=$(dirname "$ZK")/zkarena-gpud
+[ -x "$GPUD_BIN" ] || GPUD_BIN=$(dirname "$ZK")/../gpud/zkarena-gpud
+"$GPUD_BIN" --backend cuda --table-budget 2q "$NAME" >"$T/gb.out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q "^zkarena-gpud: --table-budget: '2q' is not max, N or Nx" "$T/gb.out" && ok "gpud refuses --table-budget 2q" || ko "gpud --table-budget 2q: rc $rc: $(cat "$T/gb.out")"
+"$GPUD_BIN" --table-budget 2x "$NAME" >"$T/gb.out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q "needs --backend cuda" "$T/gb.out" && ok "gpud: --table-budget with the cpu backend refused" || ko "gpud --table-budget cpu: rc $rc: $(cat "$T/gb.out")"
+"$GPUD_BIN" --help >"$T/gh.out" 2>&1
+grep -q -- "--table-budget B" "$T/gh.out" && ok "gpud --help names --table-budget" || ko "gpud --help: $(cat "$T/gh.out")"
+expect 2 "run refuses --table-budget 1y" "$ZK" run "$NAME" --table-budget 1y
 check "config args arena" sh -c "[ \"\$('$ZK' config args '$T/good.conf' arena)\" = ' --slots 6 --slot-bytes 1048576 --numa-node 0' ]"
 check "arena create from config args" sh -c "'$ZK' arena create '$NAME' \$('$ZK' config args '$T/good.conf' arena)"
 expect 2 "run refuses a bad settings file" "$ZK" run "$NAME" --config "$T/bad.conf"
