@@ -85,6 +85,7 @@ struct zka_gpu {
 	double split01; /* zka_gpu_set_split01: the least fraction of 0/1 witness scalars to split */
 	int no_precomp; /* zka_gpu_set_precompute(g, 0): window tables off for later keys and MSMs */
 	double table_budget; /* zka_gpu_set_table_budget: tables' bytes / the points' (INFINITY: max) */
+	int in_flight;	     /* zka_gpu_set_proofs_in_flight: proofs whose memory tables leave free */
 	int tables_build; /* zka_gpu_set_tables_build: ZKA_GPU_TABLES_SYNC, _BACKGROUND, _DEFERRED */
 	/* one proof's device buffers (grown on demand): a key is read only while proving, so
 	 * several contexts of a device can prove with one key at the same time */
@@ -127,7 +128,7 @@ struct zka_gpu_key {
 	pthread_t th_build;
 	int th_started, launched, stop, build_rc;
 	char build_err[256];
-	char mode[256]; /* one line: which MSM path the key uses and why */
+	char mode[384]; /* one line: which MSM path the key uses and why */
 	void *d_tw, *d_itw, *d_cs;
 	/* zka_gpu_key_timing: zka_gpu_key_load fills bytes, pinned and the total; the engine's
 	 * key_load stamps (zkg_now, 0 where not stamped) the start of the points' copies and their

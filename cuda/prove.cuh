@@ -228,26 +228,62 @@ template <class TR> struct eng {
 		return c;
 	}
 
-	/* Sizes the bucket work buffers of w for the scalar set prepared in p (w may be p):
-	 * buckets, first and last pieces of the flat split's runs (then the reduction's plane
-	 * chunks), nbig and the big-bucket list, the reduction's S, T, G and U, the ones sums and
-	 * the result slots. */
-	static int work_grow(zkg_msm_scratch *w, const zkg_msm_scratch *p, char *err, size_t errlen)
+	/* Sizes the bucket work buffers of w for the scalar set prepared in p (w may be p), for
+	 * points whose Jacobian form takes js bytes (G1 or G2: the lane's): buckets, first and
+	 * last pieces of the flat split's runs (then the reduction's plane chunks), nbig and the
+	 * big-bucket list, the reduction's S, T, G and U, the ones sums and the result slots. */
+	static int work_grow(zkg_msm_scratch *w, const zkg_msm_scratch *p, size_t js, char *err,
+			     size_t errlen)
 	{
 		size_t nb = (size_t)nwins(p) * p->M, L1 = red_l1(p->M), L2 = red_l2(p->M);
-		CKR(grow(&w->d_buckets, &w->bucket_bytes, nb * sizeof(G2), err, errlen));
+		CKR(grow(&w->d_buckets, &w->bucket_bytes, nb * js, err, errlen));
 		CKR(grow((void **)&w->d_task, &w->task_bytes, (nb + 2 + p->tmax) * sizeof(uint32_t),
 			 err, errlen));
 		size_t nplane = (size_t)nwins(p) * red_np(p->M) * red_nch(p->M);
 		size_t npart = 2 * p->tmax > nplane ? 2 * p->tmax : nplane;
-		CKR(grow(&w->d_partials, &w->partial_bytes, npart * sizeof(G2), err, errlen));
-		CKR(grow(&w->d_segs, &w->seg_bytes, (2 * nb / L1 + 2 * nb / (L1 * L2)) * sizeof(G2),
-			 err, errlen));
+		CKR(grow(&w->d_partials, &w->partial_bytes, npart * js, err, errlen));
+		CKR(grow(&w->d_segs, &w->seg_bytes, (2 * nb / L1 + 2 * nb / (L1 * L2)) * js, err,
+			 errlen));
 		if (!w->d_wsum)
 			CK(cudaMalloc(&w->d_wsum, 8 * WSLOT));
 		if (!w->d_ones_part)
 			CK(cudaMalloc(&w->d_ones_part, ONES_PARTS * ZKG_JAC_MAX));
 		return 0;
+	}
+
+	/* Device bytes of one MSM's bucket sort (sort) and of one lane's work buffers for points
+	 * of js bytes (Jacobian) (work), for n scalars and the window plan (c, copies): the sizes
+	 * prepare and work_grow allocate, with runs of 64 entries (flat_run makes ~96) */
+	static void msm_bytes(size_t n, int c, int copies, double js, double *sort, double *work)
+	{
+		int W = windows(c);
+		double ent = (double)n * W;
+		double nb = (double)groups(W, copies < W ? copies : W) * (double)(1u << (c - 1));
+		double tmax = ent / 64 + 1;
+		*sort = ent * 10 + (ent / ZKG_CHUNK + nb / ZKG_FINE) * ZKG_FINE * 4 + 8 * (nb + 1);
+		*work = nb * js + (nb + tmax) * 4 + 2 * tmax * js + (nb / 4 + nb / 16) * js;
+	}
+	/* Device bytes one context needs to prove with a key of nv variables and domain nd, its
+	 * sets' plans (cv, tv) and (ch, th): the proof's buffers, the 0/1 split's, the witness
+	 * sort with lanes A, B1, C (G1) and B2 (G2), the H sort and lane; the larger of that and
+	 * of the windowed plans (the proofs before the tables are built). */
+	static double ctx_bytes(size_t nv, size_t nd, int cv, int tv, int ch, int th)
+	{
+		double best = 0;
+		for (int pass = 0; pass < 2; pass++) {
+			if (pass) {
+				cv = choose_c(nv, 1);
+				ch = choose_c(nd, 1);
+				tv = th = 1;
+			}
+			double sv, w1, w2, sh, wh;
+			msm_bytes(nv, cv, tv, sizeof(G1), &sv, &w1);
+			msm_bytes(nv, cv, tv, sizeof(G2), &sv, &w2);
+			msm_bytes(nd, ch, th, sizeof(G1), &sh, &wh);
+			double b = (4.0 * nd + nv) * 32 + (double)nv * 40 + sv + 3 * w1 + w2 + sh + wh;
+			best = b > best ? b : best;
+		}
+		return best;
 	}
 
 	/* the 0/1 split's buffers for n scalars (msm_split.cuh) */
@@ -387,9 +423,11 @@ template <class TR> struct eng {
 			 errlen));
 		CKR(grow((void **)&m->d_ccnt, &m->ccnt_bytes, nchunk * ZKG_FINE * sizeof(uint32_t),
 			 err, errlen));
-		/* runs of the flat split: a bound (scalars 0 and 1 have no entries) */
-		m->tmax = (ent + ZKG_RUN_MIN - 1) / ZKG_RUN_MIN + 1;
-		CKR(work_grow(m, m, err, errlen));
+		/* runs of the flat split: run's count for either point type, plus one (it was
+		 * ent / ZKG_RUN_MIN, three times the ~96-entry runs flat_run makes: at BLS12-381
+		 * 2^24 that bound held 4.5 GB of pieces per lane) */
+		uint32_t r1 = flat_run<Fq>(g, m), r2 = flat_run<Fq2>(g, m), rmin = r1 < r2 ? r1 : r2;
+		m->tmax = (ent + rmin - 1) / rmin + 1;
 
 		bool prof = getenv("ZKG_PROFILE") != NULL;
 		if (prof)
@@ -643,10 +681,21 @@ template <class TR> struct eng {
 			memset(out, 0, ab);
 			return 0;
 		}
-		/* copies of the points under the context's table budget (relative to n ab) */
-		int tmax = zkg_table_copies(g);
-		int c = choose_c(n, tmax);
-		int copies = digit_plan_of(c, tmax).copies;
+		/* copies of the points under the context's table budget (relative to n ab), fewer
+		 * while they and the MSM's scratch would not fit in the free device memory (as a
+		 * key's, see key_load) */
+		int tmax = zkg_table_copies(g), c = 0, copies = 1;
+		size_t fr = 0, tot = 0;
+		CK(cudaMemGetInfo(&fr, &tot));
+		for (;; tmax = copies - 1) {
+			c = choose_c(n, tmax);
+			copies = digit_plan_of(c, tmax).copies;
+			double sort, work;
+			msm_bytes(n, c, copies, g2 ? sizeof(G2) : sizeof(G1), &sort, &work);
+			double need = (double)copies * n * ab + n * 32.0 + sort + work;
+			if (copies <= 1 || need <= 0.95 * (double)fr - 1073741824.0)
+				break;
+		}
 		CK(cudaMalloc(d_p, (size_t)copies * n * ab));
 		CK(cudaMalloc(d_k, n * 32));
 		CK(cudaMemcpyAsync(*d_p, points, n * ab, cudaMemcpyHostToDevice, g->s));
@@ -664,6 +713,7 @@ template <class TR> struct eng {
 			t0 = now_s();
 		}
 		CKR(prepare(g, m, *d_k, n, c, copies, true, err, errlen));
+		CKR(work_grow(m, m, g2 ? sizeof(G2) : sizeof(G1), err, errlen));
 		if (g2)
 			CKR(run<Fq2>(g, m, m, g->s, *d_p, m->d_wsum, err, errlen));
 		else
@@ -739,12 +789,13 @@ template <class TR> struct eng {
 			return -EINVAL;
 		}
 		/* Window tables: as many copies as the context's budget allows (zkg_table_copies,
-		 * relative to the key's own points), fewer while they would not fit in 70% of the
-		 * free device memory or in 31-bit entries, none (windowed) when even two do not */
+		 * relative to the key's own points), fewer while they and the working memory of
+		 * g's proofs in flight (zka_gpu_set_proofs_in_flight) (ctx_bytes) would not fit in 95% of the free device memory less
+		 * 1 GiB, or not in 31-bit entries; none (windowed) when even two copies do not */
 		const double kb = (double)nv * (3 * g1 + g2) + (double)nd * g1;
 		int tmax = zkg_table_copies(g), cv = 0, ch = 0;
 		size_t Wv = 1, Wh = 1;
-		double tab = kb;
+		double tab = kb, work = 0;
 		size_t fr = 0, tot = 0;
 		CK(cudaMemGetInfo(&fr, &tot));
 		const double GiB = 1073741824.0;
@@ -755,7 +806,8 @@ template <class TR> struct eng {
 			Wv = (size_t)digit_plan_of(cv, tmax).copies;
 			Wh = (size_t)digit_plan_of(ch, tmax).copies;
 			tab = (double)Wv * nv * (3 * g1 + g2) + (double)Wh * nd * g1;
-			if (tab <= 0.7 * (double)fr && (double)Wv * nv < 2147483648.0 &&
+			work = g->in_flight * ctx_bytes(nv, nd, cv, (int)Wv, ch, (int)Wh);
+			if (tab + work <= 0.95 * (double)fr - GiB && (double)Wv * nv < 2147483648.0 &&
 			    (double)Wh * nd < 2147483648.0)
 				break;
 			/* one copy fewer than the smaller of the two sets has */
@@ -779,10 +831,10 @@ template <class TR> struct eng {
 			k->pc = 0;
 			double two = (double)2 * kb;
 			snprintf(k->mode, sizeof k->mode,
-				 "windowed MSM: even 2 copies of the key's points (%.1f GiB) need "
-				 "more than 70%% of the %.1f GiB free or 31-bit entries; the "
-				 "window tables are OFF for this key",
-				 two / GiB, fr / GiB);
+				 "windowed MSM: even 2 copies of the key's points (%.1f GiB) and %d "
+				 "proofs' working memory (%.1f GiB) do not fit in the %.1f GiB free "
+				 "(or in 31-bit entries); the window tables are OFF for this key",
+				 two / GiB, g->in_flight, work / GiB, fr / GiB);
 		} else {
 			k->pc = 1;
 			k->c_v = cv;
@@ -794,6 +846,13 @@ template <class TR> struct eng {
 				 "copies of %d / %d windows, %.2f GiB, table budget %s%s)",
 				 cv, ch, Wv, Wh, windows(cv), windows(ch), tab / GiB, bud,
 				 tmax < want ? ", fewer copies: device memory" : "");
+			if (tmax < want) {
+				size_t l = strlen(k->mode);
+				snprintf(k->mode + l - 1, sizeof k->mode - l + 1,
+					 ", %d proofs' working memory of %.1f GiB kept free of %.1f "
+					 "GiB)",
+					 g->in_flight, work / GiB, fr / GiB);
+			}
 		}
 		if (!k->pc)
 			Wv = Wh = 1;
@@ -886,6 +945,7 @@ template <class TR> struct eng {
 		/* the witness digits: the 0/1 split may take them (zka_gpu_set_split01) */
 		CKR(prepare(g, mw, g->d_w, nv, pc ? k->c_v : 0, pc ? k->t_v : 1, true, err,
 			    errlen));
+		CKR(work_grow(mw, mw, sizeof(G1), err, errlen)); /* lane A's (and the slots) */
 		CK(cudaEventRecord(ev[1], s0));
 		char *wsum = (char *)mw->d_wsum; /* slots: A, B1, C, B2, H */
 		uint8_t *hs =
@@ -893,7 +953,7 @@ template <class TR> struct eng {
 		const void *pts[4] = {k->d_A, k->d_B1, k->d_C, k->d_B2};
 		for (int i = 0; i < 4; i++) {
 			cudaStream_t st = g->ls[i];
-			CKR(work_grow(&g->ms[i], mw, err, errlen));
+			CKR(work_grow(&g->ms[i], mw, i == 3 ? sizeof(G2) : sizeof(G1), err, errlen));
 			CK(cudaStreamWaitEvent(st, ev[1],
 					       0)); /* orders the witness digits before lane i */
 			CK(cudaEventRecord(g->lev[2 * i], st));
@@ -929,6 +989,7 @@ template <class TR> struct eng {
 		CK(cudaEventRecord(ev[3], s0));
 		CKR(prepare(g, mh, g->d_h, nd, pc ? k->c_h : 0, pc ? k->t_h : 1, false, err,
 			    errlen));
+		CKR(work_grow(mh, mh, sizeof(G1), err, errlen));
 		CKR(run<Fq>(g, mh, mh, s0, k->d_H, wsum + 4 * WSLOT, err, errlen));
 		CK(cudaEventRecord(ev[4], s0));
 		CK(cudaMemcpyAsync(hs + 4 * WSLOT, wsum + 4 * WSLOT, WSLOT, cudaMemcpyDeviceToHost,

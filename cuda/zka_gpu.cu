@@ -92,6 +92,7 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 	g->prio_domain = ZKA_GPU_PRIO_DOMAIN;
 	zka_gpu_set_split01(g, -1);
 	zka_gpu_set_table_budget(g, -1);
+	g->in_flight = 2;
 	/* once per context: MSM results come back to pinned memory, so that their copies do not
 	 * block the host thread (which works on the proof's host share meanwhile) */
 	CK(cudaHostAlloc(&g->h_slots, 5 * ZKG_WSLOT, cudaHostAllocDefault));
@@ -432,6 +433,11 @@ extern "C" void zka_gpu_set_table_budget(zka_gpu *g, double times)
 }
 
 extern "C" double zka_gpu_table_budget(const zka_gpu *g) { return g->table_budget; }
+
+extern "C" void zka_gpu_set_proofs_in_flight(zka_gpu *g, int n)
+{
+	g->in_flight = n < 1 ? 1 : n > 64 ? 64 : n;
+}
 
 void zkg_budget_str(const zka_gpu *g, char *buf, size_t len)
 {

@@ -77,6 +77,10 @@ void zka_gpu_set_precompute(zka_gpu *g, int on);
 #define ZKA_GPU_TABLE_BUDGET 1.0
 void zka_gpu_set_table_budget(zka_gpu *g, double times);
 double zka_gpu_table_budget(const zka_gpu *g);
+/* The proofs that will run at once with keys loaded afterwards through g (1..64, default 2:
+ * zkarena-gpud's lanes, each its own context): a key's window tables leave their estimated
+ * working memory free, so that every lane can allocate its buffers. */
+void zka_gpu_set_proofs_in_flight(zka_gpu *g, int n);
 /* "max" (INFINITY), or N or Nx with N a number >= 0: *times; -EINVAL for anything else. */
 int zka_gpu_table_budget_parse(const char *s, double *times);
 /* When keys loaded afterwards through g build their window tables (about 1.1 s of device time

@@ -87,6 +87,8 @@ static int cuda_init(void **ctx, struct zka_arena *a, int device, int lanes, cha
 			return r;
 		}
 		zka_gpu_set_tables_build(c->g[c->lanes], ZKA_GPU_TABLES_BACKGROUND);
+		/* the keys' window tables leave every lane's working memory free */
+		zka_gpu_set_proofs_in_flight(c->g[c->lanes], lanes);
 	}
 	double t1 = mono_s();
 	/* registration is per process (pinned pages), so one context registers for all lanes */
