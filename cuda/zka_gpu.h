@@ -119,11 +119,12 @@ void zka_gpu_set_priority_domain(zka_gpu *g, uint32_t min_domain);
  * MSM, whose work then scales with their number. Results are identical either way. Default
  * ZKA_GPU_SPLIT01, or ZKG_SPLIT01 from the environment at zka_gpu_open; 0: always, above 1:
  * never; a negative min_frac restores the default. The same applies to zka_gpu_msm_g1/g2.
- * ZKA_GPU_SPLIT01 is a guess, not a measurement: the split costs one more pass over the
- * scalars, a host round trip and the compaction, and saves the accumulation of the idle runs
- * (the flat split is sized by all n scalars): it needs an H200 measurement (bench gpu
- * --witness bits:P at several P). */
-#define ZKA_GPU_SPLIT01 0.3
+ * ZKA_GPU_SPLIT01: the split costs one more pass over the scalars, a host round trip and the
+ * compaction, and saves the accumulation of the idle runs (the flat split is sized by all n
+ * scalars). Measured (H200, 2026-12-02, BN254 2^22, bench gpu --witness bits:P, split forced
+ * on / off, ms per proof): P = 0.1 98.25 / 104.28, 0.3 83.47 / 91.00, 0.5 68.00 / 75.62; it
+ * pays from the lowest fraction measured, 0.1 (was 0.3, a guess). */
+#define ZKA_GPU_SPLIT01 0.1
 void zka_gpu_set_split01(zka_gpu *g, double min_frac);
 
 /* Page-locks host memory once (cudaHostRegister, chunks <= 64 GiB) so copies from it run at

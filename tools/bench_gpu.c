@@ -31,8 +31,8 @@ static int want_help(int argc, char **argv)
 			    "                         [--table-budget B[,B...]]\n\n"
 			    "GPU prover stages on CUDA device 0 over proofs of 2^min .. 2^max "
 			    "constraints\n"
-			    "(default 16..20; --bn-max / --bls-max: another top size for that "
-			    "curve) with\n"
+			    "(default 16..20, at most 27; --bn-max / --bls-max: another top size "
+			    "for that curve) with\n"
 			    "SYNTHETIC keys made on the GPU (not keys of a circuit: the proofs are "
 			    "not valid;\n"
 			    "the stages' times do not depend on that): per-stage times, proofs/s "
@@ -432,9 +432,9 @@ int zka_bench_gpu(int argc, char **argv)
 	const struct {
 		const char *name;
 		int *v, lo, hi;
-	} iopt[] = {{"--min", &lmin, 2, 26},	    {"--max", &lmax, 2, 26},
+	} iopt[] = {{"--min", &lmin, 2, 27},	    {"--max", &lmax, 2, 27},
 		    {"--reps", &reps, 1, 60},	    {"--cpu-max", &cpu_max, 0, 26},
-		    {"--bls-max", &bls_max, 2, 26}, {"--bn-max", &bn_max, 2, 26},
+		    {"--bls-max", &bls_max, 2, 27}, {"--bn-max", &bn_max, 2, 27},
 		    {"--ntt-max", &ntt_max, 0, 26}, {"--windowed", &windowed, 0, 1}};
 	const size_t no = sizeof iopt / sizeof iopt[0];
 	if (want_help(argc, argv))
