@@ -368,6 +368,11 @@ int zka_cmd_run(int argc, char **argv)
 	}
 	if (!backend)
 		backend = "cpu";
+	if (budget && strcmp(backend, "cuda")) /* said once: the setting does nothing here */
+		fprintf(stderr,
+			"zkarena run: table budget %s ignored: window tables exist only with the "
+			"cuda backend (this run: %s)\n",
+			budget, backend);
 	if (!device)
 		device = "0";
 	if (numa >= 0 && zka_run_bind_node(numa))

@@ -83,11 +83,13 @@ check "arena create from config args" sh -c "'$ZK' arena create '$NAME' \$('$ZK'
 expect 2 "run refuses a bad settings file" "$ZK" run "$NAME" --config "$T/bad.conf"
 # ---- run from the file, --workers overriding it
 keys bn128 200 bn || { echo "keys failed"; exit 1; }
-RUN_ARGS="--config $T/good.conf"
+RUN_ARGS="--config $T/good.conf --table-budget 2x"
 start_run 2 ZKA_PROVE_DELAY_MS=800
 sleep 1
 check "run: 2 workers (flag) x 1 thread (file), 2 gpuds (file)" grep -q "2 gpuds (cpu backend, 1 in flight, devices 0,0).* 2 workers x 1 threads" "$T/run.log"
 check "run: metrics address from the file" grep -q "metrics on http://127.0.0.1:$port/metrics" "$T/run.log"
+check "run: a table budget on the cpu backend is said to be ignored" grep -q "table budget 2x ignored: window tables exist only with the cuda backend (this run: cpu)" "$T/run.log"
+check "run: no --table-budget passed to a cpu gpud" sh -c "p=\$(pgrep -f 'zkarena-gpud .* $NAME\$' | head -1); [ -n \"\$p\" ] && tr '\\0' ' ' </proc/\$p/cmdline | grep -q -- '--backend cpu' && ! grep -q -- '--table-budget' /proc/\$p/cmdline"
 ids=()
 for i in 1 2 3 4 5; do ids+=("$(submit "$T/bn.zkey" "$T/bn.wtns" "$T/o/$i")"); done
 c=$(submit "$T/bn.zkey" "$T/bn.wtns" "$T/o/c") # queued behind 5 proofs of 0.8 s on 2 gpuds
