@@ -87,6 +87,11 @@ static int exec_daemon(const char *kind, const char *inst)
 		}
 		if (c.table_budget[0] && (!c.backend[0] || !strcmp(c.backend, "cuda")))
 			v[n++] = "--table-budget", v[n++] = c.table_budget;
+		else if (c.table_budget[0]) /* said once, into the unit's log */
+			fprintf(stderr,
+				"zkarena config exec: %s: table_budget %s ignored: window tables "
+				"exist only with the cuda backend (backend %s)\n",
+				path, c.table_budget, c.backend);
 		v[n++] = "--device", v[n++] = s_dev, v[n++] = "--id", v[n++] = s_id;
 	} else if (!strcmp(kind, "synth")) {
 		if (zka_run_find_exe("ZKA_SYNTH_BIN", "zkarena-synth", "synth", exe, sizeof exe))

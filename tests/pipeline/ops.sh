@@ -61,6 +61,14 @@ for b in max 0 1x 2.5x 3; do
 	printf '[run]\nbackend = cuda\ntable_budget = %s\n' "$b" >"$T/tb.conf"
 	check "config args gpud: table_budget = $b" sh -c "[ \"\$('$ZK' config args '$T/tb.conf' gpud)\" = ' --backend cuda --table-budget $b' ]"
 done
+# config exec (what the units run): the budget reaches a cuda gpud's flags; a cpu gpud's file
+# gets one line saying it is ignored
+mkdir -p "$T/cfd"
+printf '[run]\nbackend = cuda\ntable_budget = 2x\n' >"$T/cfd/tbx.conf"
+check "config exec gpud passes --table-budget (cuda)" sh -c "ZKA_CONFIG_DIR='$T/cfd' ZKA_GPUD_BIN=/bin/echo '$ZK' config exec gpud tbx | grep -q -- '--backend cuda --table-budget 2x --device 0'"
+printf '[run]\nbackend = cpu\ntable_budget = 2x\n' >"$T/cfd/tbx.conf"
+ZKA_CONFIG_DIR="$T/cfd" ZKA_GPUD_BIN=/bin/echo "$ZK" config exec gpud tbx >"$T/cx.out" 2>"$T/cx.err"
+grep -q "table_budget 2x ignored: window tables exist only with the cuda backend (backend cpu)" "$T/cx.err" && ! grep -q -- "--table-budget" "$T/cx.out" && ok "config exec gpud (cpu): budget said to be ignored, not passed" || ko "config exec cpu: $(cat "$T/cx.out" "$T/cx.err")"
 for b in '' x 1y -0.5 inf nan 1xx; do
 	printf '[run]\ntable_budget = %s\n' "$b" >"$T/tb.conf"
 	"$ZK" config check "$T/tb.conf" >"$T/tb.out" 2>&1
