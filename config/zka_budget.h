@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,15 @@ static inline int zka_budget_parse(const char *s, double *times)
 		return -EINVAL;
 	*times = v;
 	return 0;
+}
+
+/* The budget times as zka_budget_parse reads it back: "max" for INFINITY, else "%gx". */
+static inline void zka_budget_str(double times, char *buf, size_t len)
+{
+	if (isinf(times))
+		snprintf(buf, len, "max");
+	else
+		snprintf(buf, len, "%gx", times);
 }
 
 #endif

@@ -790,8 +790,9 @@ template <class TR> struct eng {
 		}
 		/* Window tables: as many copies as the context's budget allows (zkg_table_copies,
 		 * relative to the key's own points), fewer while they and the working memory of
-		 * g's proofs in flight (zka_gpu_set_proofs_in_flight) (ctx_bytes) would not fit in 95% of the free device memory less
-		 * 1 GiB, or not in 31-bit entries; none (windowed) when even two copies do not */
+		 * g's proofs in flight (zka_gpu_set_proofs_in_flight, ctx_bytes) would not fit in
+		 * 95% of the free device memory less 1 GiB, or not in 31-bit entries; none
+		 * (windowed) when even two copies do not */
 		const double kb = (double)nv * (3 * g1 + g2) + (double)nd * g1;
 		int tmax = zkg_table_copies(g), cv = 0, ch = 0;
 		size_t Wv = 1, Wh = 1;

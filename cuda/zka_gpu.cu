@@ -441,10 +441,7 @@ extern "C" void zka_gpu_set_proofs_in_flight(zka_gpu *g, int n)
 
 void zkg_budget_str(const zka_gpu *g, char *buf, size_t len)
 {
-	if (isinf(g->table_budget))
-		snprintf(buf, len, "max");
-	else
-		snprintf(buf, len, "%gx", g->table_budget);
+	zka_budget_str(g->table_budget, buf, len);
 }
 
 extern "C" void zka_gpu_key_free(zka_gpu_key *k)

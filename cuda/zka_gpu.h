@@ -71,9 +71,11 @@ void zka_gpu_set_precompute(zka_gpu *g, int on);
  * at most times x those bytes, so a point set has 1 + floor(times) copies and the windows of
  * an MSM share buckets in groups of that many (fewer groups, less reduction). INFINITY: a copy
  * per window (one set of buckets, the fastest; BN254 2^22: 13 copies, 19.5 GiB); 0: none (the
- * windowed MSM). A key whose copies do not fit in 70% of the free device memory gets fewer,
- * and zka_gpu_key_mode says so. < 0: the default, ZKG_TABLE_BUDGET in the environment
- * (as zka_gpu_table_budget_parse reads it), else ZKA_GPU_TABLE_BUDGET (the key's own size). */
+ * windowed MSM). A key whose copies, with the working memory of the proofs in flight
+ * (zka_gpu_set_proofs_in_flight), do not fit in 95% of the free device memory less 1 GiB
+ * gets fewer (none only when even 2 do not fit), and zka_gpu_key_mode says so. < 0: the default,
+ * ZKG_TABLE_BUDGET in the environment (as zka_gpu_table_budget_parse reads it), else
+ * ZKA_GPU_TABLE_BUDGET (the key's own size). */
 #define ZKA_GPU_TABLE_BUDGET 1.0
 void zka_gpu_set_table_budget(zka_gpu *g, double times);
 double zka_gpu_table_budget(const zka_gpu *g);

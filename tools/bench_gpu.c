@@ -85,12 +85,12 @@ int zka_bench_gpu(int argc, char **argv)
 }
 #else
 #include <errno.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/random.h>
 #include <time.h>
 
+#include "config/zka_budget.h"
 #include "cuda/zka_gpu.h"
 #include "zk/bls12_381.h"
 #include "zk/bn254.h"
@@ -192,11 +192,7 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 	else
 		snprintf(wdesc, sizeof wdesc, "witness full-width random");
 	char bud[32];
-	double tb = zka_gpu_table_budget(g);
-	if (isinf(tb))
-		snprintf(bud, sizeof bud, "max");
-	else
-		snprintf(bud, sizeof bud, "%gx", tb);
+	zka_budget_str(zka_gpu_table_budget(g), bud, sizeof bud);
 	printf("\n%s (synthetic keys; n_vars = domain; %s; table budget %s)\n", c->pretty, wdesc,
 	       bud);
 	printf("%-6s %8s %8s %8s %8s %8s %9s %8s %8s %8s %8s %10s\n", "log2n", "h2d ms", "ntt ms",
