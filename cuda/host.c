@@ -48,6 +48,18 @@
 		else                                                                                   \
 			C##_g1_combine(planes, W, c, np, sh, extra, out);                              \
 	}                                                                                              \
+	static void C##_add(int g2, const void *a, const void *b, void *out)                           \
+	{                                                                                              \
+		if (g2) {                                                                              \
+			C##_g2_jac r;                                                                  \
+			C##_g2_add(&r, (const C##_g2_jac *)a, (const C##_g2_jac *)b);                  \
+			memcpy(out, &r, sizeof r);                                                     \
+		} else {                                                                               \
+			C##_g1_jac r;                                                                  \
+			C##_g1_add(&r, (const C##_g1_jac *)a, (const C##_g1_jac *)b);                  \
+			memcpy(out, &r, sizeof r);                                                     \
+		}                                                                                      \
+	}                                                                                              \
 	/* an MSM's result to affine with the variable-time inversion (see F(inv_vartime)): the     \
 	 * MSM's memory accesses (bucket indices) depend on its scalars already. The inversion in   \
 	 * base-field products: 559 -> 182 for BLS12-381, 359 -> 288 for BN254. */                 \
@@ -201,6 +213,11 @@ void zkg_host_combine(int curve, int g2, const void *planes, int W, int c, int n
 void zkg_host_to_aff(int curve, int g2, const void *jac, void *aff)
 {
 	PICK(curve, to_aff, g2, jac, aff);
+}
+
+void zkg_host_add(int curve, int g2, const void *a, const void *b, void *out)
+{
+	PICK(curve, add, g2, a, b, out);
 }
 
 void zkg_host_pre(const zka_pk *pk, const zka_rs *rs, void *pre)

@@ -20,6 +20,8 @@ typedef struct {
 void zkg_host_combine(int curve, int g2, const void *planes, int W, int c, int np, int sh, const void *extra,
 		      void *out);
 void zkg_host_to_aff(int curve, int g2, const void *jac, void *aff);
+/* out = a + b (Jacobian, device byte layout; out may be a or b) */
+void zkg_host_add(int curve, int g2, const void *a, const void *b, void *out);
 /* The randomisation of zka_prove_abc, in two parts: pre (ZKG_PRE_BYTES) depends on r, s and the
  * key only and is computed while the GPU works; finish takes the Jacobian MSM results. */
 #define ZKG_PRE_BYTES 1024

@@ -87,6 +87,12 @@ struct zka_gpu {
 	double table_budget; /* zka_gpu_set_table_budget: tables' bytes / the points' (INFINITY: max) */
 	int in_flight;	     /* zka_gpu_set_proofs_in_flight: proofs whose memory tables leave free */
 	int tables_build; /* zka_gpu_set_tables_build: ZKA_GPU_TABLES_SYNC, _BACKGROUND, _DEFERRED */
+	size_t stream_chunk; /* zka_gpu_set_stream_chunk: > 0 forces streamed keys and MSMs */
+	/* a streamed key's (or MSM's) staging buffers: chunk j's host points go to d_stage[j & 1]
+	 * on ls[0] (lev[j & 1] recorded after the copy, lev[2 + (j & 1)] on s after the chunk's
+	 * MSMs have read them); stage_cap bytes each */
+	void *d_stage[2];
+	size_t stage_cap;
 	/* one proof's device buffers (grown on demand): a key is read only while proving, so
 	 * several contexts of a device can prove with one key at the same time */
 	size_t nd_cap, nv_cap;
@@ -111,6 +117,11 @@ struct zka_gpu_key {
 	 * and t_v for A, B1, C, B2, c_h and t_h for H. */
 	void *d_A, *d_B1, *d_B2, *d_C, *d_H;
 	int pc, c_v, c_h, t_v, t_h;
+	/* streamed (prove.cuh, zka_gpu_set_stream_chunk): the sets not in resident (bit i for A,
+	 * B1, B2, C, H, as zka_pk_point_sets orders them) have no device copy (d_X NULL) and are
+	 * read from pk_host at every proof in chunks of chunk points */
+	int streamed, resident;
+	size_t chunk;
 	/* The window tables' state (pc = 1 only), read and written with __atomic builtins since
 	 * lanes poll it while proving: ZKG_T_READY (built; proofs use them), ZKG_T_HELD (copy 0
 	 * only: the build has not started, ZKA_GPU_TABLES_DEFERRED), ZKG_T_BUILDING (the build runs

@@ -2,7 +2,10 @@
  * passes, the MSM's driver (window choice, scratch sizing, prepare = the bucket sort, run =
  * accumulation and reduction on a stream, combine on the host), the key load (window tables
  * under a memory check), the proof (the witness MSMs A, B1, C, B2 on four streams beside the
- * H polynomial's NTTs and the H MSM on the context's stream) and the test entry points.
+ * H polynomial's NTTs and the H MSM on the context's stream), streamed keys (point sets left
+ * in host memory and copied through two staging buffers chunk by chunk, each chunk's MSM
+ * overlapping the next chunk's copy; stream_plan decides which sets) and the test entry
+ * points.
  * Speed: a proof is bound by the MSMs' bucket accumulation (msm_accumulate.cuh); the driver's
  * own cost is launch latency and the host's combination of each MSM's planes. */
 #pragma once
@@ -659,6 +662,143 @@ template <class TR> struct eng {
 				 (const char *)hslot + W * np * js, out);
 	}
 
+	/* ---- streamed point sets (zka_gpu_set_stream_chunk) ---- */
+	/* One point set of a streamed MSM: its points on the device (dev, indexed as the
+	 * scalars) or in host memory (host: copied chunk by chunk into the context's staging
+	 * buffers, at byte at * chunk of each); the first skip points are infinity and not stored
+	 * on the host (C's, for the public inputs: host holds points skip, skip + 1, ..). */
+	struct sset {
+		const void *dev, *host;
+		size_t skip, at;
+		int g2;
+	};
+	static size_t aff_bytes(int g2)
+	{
+		return g2 ? sizeof(G2A) : sizeof(G1A);
+	}
+
+	/* Staging bytes per point of a chunk for the host sets of S (their at offsets set) */
+	static size_t stage_per_point(int ns, sset *S)
+	{
+		size_t per = 0;
+		for (int i = 0; i < ns; i++)
+			if (!S[i].dev) {
+				S[i].at = per;
+				per += aff_bytes(S[i].g2);
+			}
+		return per;
+	}
+
+	/* The copies of chunk [off, off + cnt) of S's host sets into staging buffer b, on
+	 * ls[0] after the MSMs that last read b (lev[2 + b]); lev[b] marks their completion */
+	static int stage(zka_gpu *g, int ns, const sset *S, size_t chunk, size_t off, size_t cnt,
+			 int b, char *err, size_t errlen)
+	{
+		cudaStream_t cs = g->ls[0];
+		/* orders the copies after the chunk two back's last read of buffer b (an event
+		 * never recorded is complete) */
+		CK(cudaStreamWaitEvent(cs, g->lev[2 + b], 0));
+		for (int i = 0; i < ns; i++) {
+			if (S[i].dev)
+				continue;
+			size_t ab = aff_bytes(S[i].g2);
+			char *dst = (char *)g->d_stage[b] + S[i].at * chunk;
+			size_t z = off < S[i].skip ? S[i].skip - off : 0;
+			z = z < cnt ? z : cnt;
+			if (z) /* zeros: infinity, as key_load stores C's first points */
+				CK(cudaMemsetAsync(dst, 0, z * ab, cs));
+			if (cnt > z)
+				CKR(upload_on(cs, dst + z * ab,
+					      (const char *)S[i].host + (off + z - S[i].skip) * ab,
+					      (cnt - z) * ab, err, errlen));
+		}
+		CK(cudaEventRecord(g->lev[b], cs));
+		return 0;
+	}
+
+	/* The MSMs of the ns point sets S (<= 4) with the n scalars at d_sc (device), in chunks
+	 * of chunk scalars: acc[i] (host, Jacobian) gets set i's sum. Per chunk: the scalars'
+	 * sort (prepare, with the 0/1 split when split_ok) once for all sets in ms[0], then each
+	 * set's accumulation and reduction on s, the planes to the host and their combination
+	 * added to acc. The host sets' copies for chunk j + 1 (stage, on ls[0]) are issued
+	 * before chunk j's work, so they overlap it; s waits for chunk j's copies (lev[j & 1])
+	 * before reading them. The staging buffers grow to 2 x chunk x stage_per_point. */
+	static int streamed(zka_gpu *g, const void *d_sc, size_t n, size_t chunk, int ns, sset *S,
+			    bool split_ok, uint8_t (*acc)[sizeof(G2)], char *err, size_t errlen)
+	{
+		zkg_msm_scratch *m = &g->ms[0];
+		cudaStream_t s = g->s;
+		size_t per = stage_per_point(ns, S), nch = (n + chunk - 1) / chunk;
+		bool any2 = false;
+		for (int i = 0; i < ns; i++)
+			any2 |= S[i].g2 != 0;
+		if (per && g->stage_cap < chunk * per) {
+			for (int b = 0; b < 2; b++) {
+				if (g->d_stage[b]) /* cudaFree waits for the device: not on NULL */
+					CK(cudaFree(g->d_stage[b]));
+				g->d_stage[b] = NULL;
+			}
+			g->stage_cap = 0;
+			for (int b = 0; b < 2; b++)
+				CK(cudaMalloc(&g->d_stage[b], chunk * per));
+			g->stage_cap = chunk * per;
+		}
+		uint8_t *hs = (uint8_t *)g->h_slots;
+		if (per)
+			CKR(stage(g, ns, S, chunk, 0, n < chunk ? n : chunk, 0, err, errlen));
+		double f01 = 0; /* the chunks' 0/1 scalars, summed (m's split and frac01 at the end) */
+		int split = 0;
+		for (size_t j = 0; j < nch; j++) {
+			size_t off = j * chunk, cnt = n - off < chunk ? n - off : chunk;
+			int b = (int)(j & 1);
+			if (per && j + 1 < nch) {
+				size_t o2 = off + chunk, c2 = n - o2 < chunk ? n - o2 : chunk;
+				CKR(stage(g, ns, S, chunk, o2, c2, b ^ 1, err, errlen));
+			}
+			CKR(prepare(g, m, (const char *)d_sc + off * 32, cnt, 0, 1, split_ok, err,
+				    errlen));
+			CKR(work_grow(m, m, any2 ? sizeof(G2) : sizeof(G1), err, errlen));
+			split |= m->split;
+			f01 = f01 >= 0 && m->frac01 >= 0 ? f01 + m->frac01 * (double)cnt : -1;
+			if (per) /* chunk j's points are in buffer b */
+				CK(cudaStreamWaitEvent(s, g->lev[b], 0));
+			for (int i = 0; i < ns; i++) {
+				size_t ab = aff_bytes(S[i].g2);
+				const void *pts =
+				    S[i].dev ? (const void *)((const char *)S[i].dev + off * ab)
+					     : (const void *)((char *)g->d_stage[b] + S[i].at * chunk);
+				char *slot = (char *)m->d_wsum + i * WSLOT;
+				if (S[i].g2)
+					CKR(run<Fq2>(g, m, m, s, pts, slot, err, errlen));
+				else
+					CKR(run<Fq>(g, m, m, s, pts, slot, err, errlen));
+			}
+			CK(cudaEventRecord(g->lev[2 + b], s)); /* buffer b is free again */
+			CK(cudaMemcpyAsync(hs, m->d_wsum, ns * WSLOT, cudaMemcpyDeviceToHost, s));
+			CK(cudaStreamSynchronize(s));
+			for (int i = 0; i < ns; i++) {
+				alignas(16) uint8_t sum[sizeof(G2)];
+				combine(S[i].g2, hs + i * WSLOT, m, j ? sum : acc[i]);
+				if (j)
+					zkg_host_add(CURVE, S[i].g2, acc[i], sum, acc[i]);
+			}
+		}
+		m->split = split;
+		m->frac01 = f01 >= 0 && n ? f01 / (double)n : -1;
+		return 0;
+	}
+
+	/* Device bytes of one streamed proof's context (chunks of chunk points, per staging
+	 * bytes per point): the proof's buffers, a chunk's 0/1 split, sort and G2 work buffers,
+	 * and the two staging buffers */
+	static double stream_ctx_bytes(size_t nv, size_t nd, size_t chunk, size_t per)
+	{
+		double sort, work;
+		msm_bytes(chunk, choose_c(chunk, 1), 1, sizeof(G2), &sort, &work);
+		return (4.0 * nd + nv) * 32 + (double)chunk * 40 + sort + work +
+		       2.0 * (double)chunk * per;
+	}
+
 	static int msm(zka_gpu *g, int g2, const void *points, const uint64_t (*k)[4], size_t n,
 		       void *out, double *dev_s, char *err, size_t errlen)
 	{
@@ -695,6 +835,39 @@ template <class TR> struct eng {
 			double need = (double)copies * n * ab + n * 32.0 + sort + work;
 			if (copies <= 1 || need <= 0.95 * (double)fr - 1073741824.0)
 				break;
+		}
+		/* points that do not fit even without copies (or streaming forced): streamed
+		 * from the host in chunks, the largest power of two (<= 2^25) that fits */
+		size_t chunk = g->stream_chunk;
+		if (!chunk) {
+			double sort, work, avail = 0.95 * (double)fr - 1073741824.0 - n * 32.0;
+			msm_bytes(n, c, 1, g2 ? sizeof(G2) : sizeof(G1), &sort, &work);
+			if (copies <= 1 && (double)n * ab + sort + work > avail)
+				for (int e = 25; e >= 12 && !chunk; e--) {
+					size_t ch = (size_t)1 << e;
+					msm_bytes(ch, choose_c(ch, 1), 1, g2 ? sizeof(G2) : sizeof(G1),
+						  &sort, &work);
+					if (sort + work + 2.0 * ch * ab + ch * 40.0 <= avail)
+						chunk = ch;
+				}
+		}
+		if (chunk && n > chunk) {
+			CK(cudaMalloc(d_k, n * 32));
+			CK(cudaMemcpyAsync(*d_k, k, n * 32, cudaMemcpyHostToDevice, g->s));
+			double t0 = 0;
+			if (dev_s) {
+				CK(cudaStreamSynchronize(g->s));
+				t0 = now_s();
+			}
+			sset S = {NULL, points, 0, 0, g2};
+			alignas(16) uint8_t jac[1][sizeof(G2)];
+			CKR(streamed(g, *d_k, n, chunk, 1, &S, true, jac, err, errlen));
+			g->last.msm_split = g->ms[0].split;
+			g->last.frac01 = g->ms[0].frac01;
+			zkg_host_to_aff(CURVE, g2, jac[0], out);
+			if (dev_s)
+				*dev_s = now_s() - t0;
+			return 0;
 		}
 		CK(cudaMalloc(d_p, (size_t)copies * n * ab));
 		CK(cudaMalloc(d_k, n * 32));
@@ -734,13 +907,15 @@ template <class TR> struct eng {
 	/* ---- key and prover ---- */
 	/* device memory for the key's five point sets, W copies each (window tables); on failure
 	 * the sets allocated so far are freed and the runtime's error returned */
-	static cudaError_t alloc_sets(zka_gpu_key *k, size_t Wv, size_t Wh)
+	static cudaError_t alloc_sets(zka_gpu_key *k, size_t Wv, size_t Wh, int mask)
 	{
 		size_t g1 = sizeof(G1A), g2 = sizeof(G2A), nv = k->n_vars, nd = k->domain;
 		void **p[5] = {&k->d_A, &k->d_B1, &k->d_B2, &k->d_C, &k->d_H};
 		size_t bytes[5] = {Wv * nv * g1, Wv * nv * g1, Wv * nv * g2, Wv * nv * g1,
 				   Wh * nd * g1};
 		for (int i = 0; i < 5; i++) {
+			if (!(mask >> i & 1)) /* streamed: no device copy */
+				continue;
 			cudaError_t e = cudaMalloc(p[i], bytes[i]);
 			if (e != cudaSuccess) {
 				(void)cudaGetLastError(); /* an allocation error is not sticky:
@@ -765,15 +940,111 @@ template <class TR> struct eng {
 	static int upload(zka_gpu *g, void *dst, const void *src, size_t bytes, char *err,
 			  size_t errlen)
 	{
+		return upload_on(g->s, dst, src, bytes, err, errlen);
+	}
+	static int upload_on(cudaStream_t st, void *dst, const void *src, size_t bytes, char *err,
+			     size_t errlen)
+	{
 		const char *a = (const char *)src, *end = a + bytes;
 		const uintptr_t piece = zkg_key_piece();
 		while (a < end) {
 			uintptr_t nx = ((uintptr_t)a & ~(piece - 1)) + piece;
 			const char *b = (uintptr_t)end < nx ? end : (const char *)nx;
 			CK(cudaMemcpyAsync((char *)dst + (a - (const char *)src), a, (size_t)(b - a),
-					   cudaMemcpyHostToDevice, g->s));
+					   cudaMemcpyHostToDevice, st));
 			a = b;
 		}
+		return 0;
+	}
+
+	/* Staging bytes per point of a streamed key's chunks for the sets not in mask: the
+	 * larger of the witness sets' (A, B1, C, B2 at once) and H's */
+	static size_t stream_per(int mask)
+	{
+		size_t w = 0, g1 = sizeof(G1A);
+		w += (mask & 1) ? 0 : g1;
+		w += (mask & 2) ? 0 : g1;
+		w += (mask & 4) ? 0 : sizeof(G2A);
+		w += (mask & 8) ? 0 : g1;
+		return (mask & 16) || w >= g1 ? w : g1;
+	}
+
+	/* A key without window tables: streamed (k->streamed, chunk, resident = *mask) when the
+	 * caller forces it (g->stream_chunk: every set streamed) or when its points, NTT tables
+	 * and the windowed working memory of g's proofs in flight do not fit in 95% of the fr
+	 * bytes free less 1 GiB. Then the chunk is the largest power of two (2^8..2^25) whose
+	 * contexts fit with every set streamed, and sets stay on the device, B2 first (the
+	 * largest), then A, B1, C and H, while they fit beside them. -ENOMEM when no chunk fits. */
+	static int stream_plan(zka_gpu *g, zka_gpu_key *k, size_t fr, int *mask, char *err,
+			       size_t errlen)
+	{
+		size_t g1 = sizeof(G1A), g2 = sizeof(G2A), nv = k->n_vars, nd = k->domain;
+		const double GiB = 1073741824.0, avail = 0.95 * (double)fr - GiB;
+		const double setb[5] = {(double)nv * g1, (double)nv * g1, (double)nv * g2,
+					(double)nv * g1, (double)nd * g1};
+		double kb = setb[0] + setb[1] + setb[2] + setb[3] + setb[4];
+		double ntt_b = (double)nd * (sizeof(twiddle<Fr>) + sizeof(Fr));
+		double win = g->in_flight * ctx_bytes(nv, nd, choose_c(nv, 1), 1, choose_c(nd, 1), 1);
+		bool forced = g->stream_chunk > 0;
+		*mask = 31;
+		if (!forced && kb + ntt_b + win <= avail)
+			return 0;
+		size_t chunk = forced ? g->stream_chunk : 0;
+		for (int e = 25; !forced && e >= 8; e--)
+			if (ntt_b + g->in_flight * stream_ctx_bytes(nv, nd, (size_t)1 << e,
+								    stream_per(0)) <=
+			    avail) {
+				chunk = (size_t)1 << e;
+				break;
+			}
+		if (!chunk) {
+			zkg_errf(err, errlen,
+				 "zka_gpu_key_load: %d proofs of this key (%.1f GiB of points) do "
+				 "not fit in the %.1f GiB of device memory free, even streamed",
+				 g->in_flight, kb / GiB, fr / GiB);
+			return -ENOMEM;
+		}
+		*mask = 0;
+		double res = ntt_b;
+		static const int order[5] = {2, 0, 1, 3, 4};
+		for (int q = 0; !forced && q < 5; q++) {
+			int i = order[q], m2 = *mask | 1 << i;
+			if (res + setb[i] +
+				g->in_flight * stream_ctx_bytes(nv, nd, chunk, stream_per(m2)) <=
+			    avail) {
+				*mask = m2;
+				res += setb[i];
+			}
+		}
+		k->streamed = 1;
+		k->chunk = chunk;
+		k->resident = *mask;
+		static const char *nm[5] = {"A", "B1", "B2", "C", "H"};
+		char host[32] = "", dev[32] = "";
+		for (int i = 0; i < 5; i++) {
+			char *d = *mask >> i & 1 ? dev : host;
+			snprintf(d + strlen(d), 32 - strlen(d), "%s%s", *d ? " " : "", nm[i]);
+		}
+		if (forced)
+			snprintf(k->mode, sizeof k->mode,
+				 "streamed MSM (forced: chunks of %zu points): sets %s stream from "
+				 "%s host memory",
+				 chunk, host, k->pinned ? "pinned" : "PAGEABLE (slow copies)");
+		else if (!*host) /* all sets fit: only the MSMs' working memory is cut */
+			snprintf(k->mode, sizeof k->mode,
+				 "streamed MSM: the key's points (%.1f GiB) and %d proofs' working "
+				 "memory (%.1f GiB) do not fit in the %.1f GiB free; every set stays "
+				 "on the device, the MSMs run in chunks of 2^%d points",
+				 kb / GiB, g->in_flight, win / GiB, fr / GiB,
+				 __builtin_ctzll(chunk));
+		else
+			snprintf(k->mode, sizeof k->mode,
+				 "streamed MSM: the key's points (%.1f GiB) and %d proofs' working "
+				 "memory (%.1f GiB) do not fit in the %.1f GiB free; sets %s stream "
+				 "from %s host memory in chunks of 2^%d points%s%s",
+				 kb / GiB, g->in_flight, win / GiB, fr / GiB, host,
+				 k->pinned ? "pinned" : "PAGEABLE (slow copies)",
+				 __builtin_ctzll(chunk), *dev ? ", on the device: " : "", dev);
 		return 0;
 	}
 
@@ -799,6 +1070,10 @@ template <class TR> struct eng {
 		double tab = kb, work = 0;
 		size_t fr = 0, tot = 0;
 		CK(cudaMemGetInfo(&fr, &tot));
+		if (const char *fe = getenv("ZKG_FREE_BYTES")) { /* test hook (gpu_test): less */
+			unsigned long long v = strtoull(fe, NULL, 10);
+			fr = v && v < fr ? (size_t)v : fr;
+		}
 		const double GiB = 1073741824.0;
 		int want = tmax; /* the budget's copies before the memory check */
 		for (; tmax > 1; tmax--) {
@@ -818,7 +1093,7 @@ template <class TR> struct eng {
 		}
 		char bud[32];
 		zkg_budget_str(g, bud, sizeof bud);
-		if (g->no_precomp) {
+		if (g->no_precomp || g->stream_chunk) { /* streamed: stream_plan's mode line */
 			k->pc = 0;
 			snprintf(k->mode, sizeof k->mode,
 				 "windowed MSM (window tables turned off by the caller)");
@@ -857,7 +1132,10 @@ template <class TR> struct eng {
 		}
 		if (!k->pc)
 			Wv = Wh = 1;
-		cudaError_t ae = alloc_sets(k, Wv, Wh);
+		int mask = 31; /* the sets on the device */
+		if (!k->pc)
+			CKR(stream_plan(g, k, fr, &mask, err, errlen));
+		cudaError_t ae = alloc_sets(k, Wv, Wh, mask);
 		if (k->pc && ae == cudaSuccess &&
 		    getenv("ZKG_FAIL_TABLE_ALLOC")) /* test hook (gpu_test) */
 			ae = cudaErrorMemoryAllocation;
@@ -873,21 +1151,27 @@ template <class TR> struct eng {
 				 "free) failed: "
 				 "out of device memory; the shared-bucket path is OFF for this key",
 				 tab / GiB, fr / GiB);
-			ae = alloc_sets(k, Wv, Wh);
+			ae = alloc_sets(k, Wv, Wh, 31);
 		}
 		CK(ae);
 		/* zka_gpu_key_timing's phases: the copies (from a quiet stream), then the tables */
 		CK(cudaStreamSynchronize(g->s));
 		k->t_copy = zkg_now();
-		CKR(upload(g, k->d_A, pk->A, nv * g1, err, errlen));
-		CKR(upload(g, k->d_B1, pk->B1, nv * g1, err, errlen));
-		CKR(upload(g, k->d_B2, pk->B2, nv * g2, err, errlen));
+		if (mask & 1)
+			CKR(upload(g, k->d_A, pk->A, nv * g1, err, errlen));
+		if (mask & 2)
+			CKR(upload(g, k->d_B1, pk->B1, nv * g1, err, errlen));
+		if (mask & 4)
+			CKR(upload(g, k->d_B2, pk->B2, nv * g2, err, errlen));
 		size_t pre = (size_t)pk->n_public + 1;
-		CK(cudaMemsetAsync(k->d_C, 0, pre * g1, g->s));
-		if (nv > pre)
-			CKR(upload(g, (char *)k->d_C + pre * g1, pk->C, (nv - pre) * g1, err,
-				   errlen));
-		CKR(upload(g, k->d_H, pk->H, nd * g1, err, errlen));
+		if (mask & 8) {
+			CK(cudaMemsetAsync(k->d_C, 0, pre * g1, g->s));
+			if (nv > pre)
+				CKR(upload(g, (char *)k->d_C + pre * g1, pk->C, (nv - pre) * g1,
+					   err, errlen));
+		}
+		if (mask & 16)
+			CKR(upload(g, k->d_H, pk->H, nd * g1, err, errlen));
 		CK(cudaStreamSynchronize(g->s));
 		k->t_uploaded = zkg_now();
 		if (k->pc && g->tables_build == ZKA_GPU_TABLES_SYNC) {
@@ -903,10 +1187,116 @@ template <class TR> struct eng {
 		return 0;
 	}
 
+	/* the context's proof buffers for a domain of nd and nv variables (grown on demand) */
+	static int proof_bufs(zka_gpu *g, size_t nd, size_t nv, char *err, size_t errlen)
+	{
+		if (g->nd_cap >= nd && g->nv_cap >= nv)
+			return 0;
+		void **bufs[] = {&g->d_a, &g->d_b, &g->d_c, &g->d_h, &g->d_w};
+		for (int i = 0; i < 5; i++) {
+			/* not on NULL: cudaFree waits for the whole device (a background tables
+			 * build included) */
+			if (*bufs[i])
+				CK(cudaFree(*bufs[i]));
+			*bufs[i] = NULL;
+		}
+		g->nd_cap = g->nv_cap = 0;
+		for (int i = 0; i < 5; i++)
+			CK(cudaMalloc(bufs[i], (i < 4 ? nd : nv) * sizeof(Fr)));
+		g->nd_cap = nd;
+		g->nv_cap = nv;
+		return 0;
+	}
+
+	/* a, b (and c, or c = a .* b) to the device on s0, then the H polynomial into d_h */
+	static int abc_hpoly(zka_gpu *g, zka_gpu_key *k, const uint64_t (*a)[4],
+			     const uint64_t (*b)[4], const uint64_t (*c)[4], int ab_std, char *err,
+			     size_t errlen)
+	{
+		cudaStream_t s0 = g->s;
+		size_t nd = k->domain;
+		cudaEvent_t *ev = g->ev;
+		CK(cudaMemcpyAsync(g->d_a, a, nd * 32, cudaMemcpyHostToDevice, s0));
+		CK(cudaMemcpyAsync(g->d_b, b, nd * 32, cudaMemcpyHostToDevice, s0));
+		if (c) {
+			CK(cudaMemcpyAsync(g->d_c, c, nd * 32, cudaMemcpyHostToDevice, s0));
+		} else if (ab_std) { /* a slot's a, b: to Montgomery form, then c = a .* b */
+			k_hadamard_std<Fr><<<nblk(nd, 256), 256, 0, s0>>>(
+			    (Fr *)g->d_a, (Fr *)g->d_b, (Fr *)g->d_c, (uint32_t)nd, mk1(k->r2));
+			CKL();
+		} else { /* c = a .* b here: a third less to copy (and for synthesis to write) */
+			k_hadamard<Fr><<<nblk(nd, 256), 256, 0, s0>>>((const Fr *)g->d_a,
+								    (const Fr *)g->d_b, (Fr *)g->d_c,
+								    (uint32_t)nd);
+			CKL();
+		}
+		CK(cudaEventRecord(ev[2], s0));
+		CKR(hpoly_dev(g, k->logn, (Fr *)g->d_a, (Fr *)g->d_b, (Fr *)g->d_c, (Fr *)g->d_h,
+			      (const twiddle<Fr> *)k->d_tw, (const twiddle<Fr> *)k->d_itw,
+			      (const Fr *)k->d_cs, err, errlen));
+		CK(cudaEventRecord(ev[3], s0));
+		return 0;
+	}
+
+	/* A proof with a streamed key (stream_plan), all on s0: the witness to the device, a, b,
+	 * c and the H polynomial, then the H MSM and the four witness MSMs (one sort per chunk
+	 * for the four) chunk by chunk (streamed), the host sets' copies overlapping the work.
+	 * Times: msm_g1 holds every MSM (G2's included), msm_g2 is 0. */
+	static int prove_streamed(zka_gpu *g, zka_gpu_key *k, const uint64_t (*a)[4],
+				  const uint64_t (*b)[4], const uint64_t (*c)[4], int ab_std,
+				  const uint64_t (*w)[4], const zka_rs *rs, zka_proof *proof,
+				  char *err, size_t errlen)
+	{
+		double t0 = now_s();
+		size_t nd = k->domain, nv = k->n_vars;
+		cudaEvent_t *ev = g->ev;
+		cudaStream_t s0 = g->s;
+		const zka_pk *ph = k->pk_host;
+		CKR(proof_bufs(g, nd, nv, err, errlen));
+		CK(cudaEventRecord(ev[0], s0));
+		CK(cudaMemcpyAsync(g->d_w, w, nv * 32, cudaMemcpyHostToDevice, s0));
+		CK(cudaEventRecord(ev[15], s0));
+		CKR(abc_hpoly(g, k, a, b, c, ab_std, err, errlen));
+		alignas(16) uint8_t acc[5][sizeof(G2)];
+		sset H = {k->d_H, k->d_H ? NULL : ph->H, 0, 0, 0};
+		CKR(streamed(g, g->d_h, nd, k->chunk, 1, &H, false, &acc[4], err, errlen));
+		size_t pre = (size_t)k->n_public + 1;
+		sset S[4] = {{k->d_A, k->d_A ? NULL : ph->A, 0, 0, 0},
+			     {k->d_B1, k->d_B1 ? NULL : ph->B1, 0, 0, 0},
+			     {k->d_C, k->d_C ? NULL : ph->C, pre, 0, 0},
+			     {k->d_B2, k->d_B2 ? NULL : ph->B2, 0, 0, 1}};
+		CKR(streamed(g, g->d_w, nv, k->chunk, 4, S, true, acc, err, errlen));
+		CK(cudaEventRecord(ev[4], s0));
+		CK(cudaEventSynchronize(ev[4]));
+		double t2 = now_s();
+		alignas(16) uint8_t prep[ZKG_PRE_BYTES];
+		zkg_host_pre(&k->pk, rs, prep);
+		zkg_host_finish(&k->pk, acc[0], acc[1], acc[3], acc[2], acc[4], rs, prep, proof);
+		double t3 = now_s();
+		float cw0, cabc, cntt, gall;
+		CK(cudaEventElapsedTime(&cw0, ev[0], ev[15]));
+		CK(cudaEventElapsedTime(&cabc, ev[15], ev[2]));
+		CK(cudaEventElapsedTime(&cntt, ev[2], ev[3]));
+		CK(cudaEventElapsedTime(&gall, ev[3], ev[4]));
+		zka_gpu_times *t = &g->last;
+		t->h2d = (cw0 + cabc) * 1e-3;
+		t->ntt = cntt * 1e-3;
+		t->msm_g1 = gall * 1e-3;
+		t->msm_g2 = 0;
+		t->finish = t3 - t2;
+		t->total = t3 - t0;
+		t->msm_split = g->ms[0].split;
+		t->frac01 = g->ms[0].frac01;
+		t->tables = 0;
+		return 0;
+	}
+
 	static int prove(zka_gpu *g, zka_gpu_key *k, const uint64_t (*a)[4], const uint64_t (*b)[4],
 			 const uint64_t (*c)[4], int ab_std, const uint64_t (*w)[4], const zka_rs *rs,
 			 zka_proof *proof, char *err, size_t errlen)
 	{
+		if (k->streamed)
+			return prove_streamed(g, k, a, b, c, ab_std, w, rs, proof, err, errlen);
 		double t0 = now_s();
 		size_t nd = k->domain, nv = k->n_vars;
 		cudaEvent_t *ev = g->ev;
@@ -919,21 +1309,7 @@ template <class TR> struct eng {
 			if (err && errlen)
 				err[0] = 0;
 		}
-		if (g->nd_cap < nd || g->nv_cap < nv) { /* this context's proof buffers */
-			void **bufs[] = {&g->d_a, &g->d_b, &g->d_c, &g->d_h, &g->d_w};
-			for (int i = 0; i < 5; i++) {
-				/* not on NULL: cudaFree waits for the whole device (a background
-				 * tables build included) */
-				if (*bufs[i])
-					CK(cudaFree(*bufs[i]));
-				*bufs[i] = NULL;
-			}
-			g->nd_cap = g->nv_cap = 0;
-			for (int i = 0; i < 5; i++)
-				CK(cudaMalloc(bufs[i], (i < 4 ? nd : nv) * sizeof(Fr)));
-			g->nd_cap = nd;
-			g->nv_cap = nv;
-		}
+		CKR(proof_bufs(g, nd, nv, err, errlen));
 		/* Stream s0 (the context's): the witness, its digits, then a, b, c, the H
 		 * polynomial, its digits and the H MSM. Streams ls[0..3]: the A, B1, C and B2 MSMs,
 		 * started as soon as the witness digits are sorted, so that they overlap the NTT,
@@ -969,25 +1345,7 @@ template <class TR> struct eng {
 			CK(cudaEventRecord(g->lev[2 * i + 1],
 					   st)); /* lane i's result is on the host */
 		}
-		CK(cudaMemcpyAsync(g->d_a, a, nd * 32, cudaMemcpyHostToDevice, s0));
-		CK(cudaMemcpyAsync(g->d_b, b, nd * 32, cudaMemcpyHostToDevice, s0));
-		if (c) {
-			CK(cudaMemcpyAsync(g->d_c, c, nd * 32, cudaMemcpyHostToDevice, s0));
-		} else if (ab_std) { /* a slot's a, b: to Montgomery form, then c = a .* b */
-			k_hadamard_std<Fr><<<nblk(nd, 256), 256, 0, s0>>>(
-			    (Fr *)g->d_a, (Fr *)g->d_b, (Fr *)g->d_c, (uint32_t)nd, mk1(k->r2));
-			CKL();
-		} else { /* c = a .* b here: a third less to copy (and for synthesis to write) */
-			k_hadamard<Fr><<<nblk(nd, 256), 256, 0, s0>>>((const Fr *)g->d_a,
-								    (const Fr *)g->d_b, (Fr *)g->d_c,
-								    (uint32_t)nd);
-			CKL();
-		}
-		CK(cudaEventRecord(ev[2], s0));
-		CKR(hpoly_dev(g, k->logn, (Fr *)g->d_a, (Fr *)g->d_b, (Fr *)g->d_c, (Fr *)g->d_h,
-			      (const twiddle<Fr> *)k->d_tw, (const twiddle<Fr> *)k->d_itw,
-			      (const Fr *)k->d_cs, err, errlen));
-		CK(cudaEventRecord(ev[3], s0));
+		CKR(abc_hpoly(g, k, a, b, c, ab_std, err, errlen));
 		CKR(prepare(g, mh, g->d_h, nd, pc ? k->c_h : 0, pc ? k->t_h : 1, false, err,
 			    errlen));
 		CKR(work_grow(mh, mh, sizeof(G1), err, errlen));

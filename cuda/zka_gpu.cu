@@ -93,6 +93,12 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 	zka_gpu_set_split01(g, -1);
 	zka_gpu_set_table_budget(g, -1);
 	g->in_flight = 2;
+	{ /* ZKG_STREAM_CHUNK: forced streaming (zka_gpu_set_stream_chunk) */
+		const char *e = getenv("ZKG_STREAM_CHUNK");
+		char *end = NULL;
+		unsigned long long v = e ? strtoull(e, &end, 10) : 0;
+		g->stream_chunk = e && end != e && !*end ? (size_t)v : 0;
+	}
 	/* once per context: MSM results come back to pinned memory, so that their copies do not
 	 * block the host thread (which works on the proof's host share meanwhile) */
 	CK(cudaHostAlloc(&g->h_slots, 5 * ZKG_WSLOT, cudaHostAllocDefault));
@@ -127,7 +133,7 @@ extern "C" void zka_gpu_close(zka_gpu *g)
 	if (!g)
 		return;
 	cudaSetDevice(g->device);
-	void *bufs[] = {g->d_a, g->d_b, g->d_c, g->d_w, g->d_h};
+	void *bufs[] = {g->d_a, g->d_b, g->d_c, g->d_w, g->d_h, g->d_stage[0], g->d_stage[1]};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		cudaFree(bufs[i]);
 	for (int i = 0; i < 5; i++)
@@ -433,6 +439,10 @@ extern "C" void zka_gpu_set_table_budget(zka_gpu *g, double times)
 }
 
 extern "C" double zka_gpu_table_budget(const zka_gpu *g) { return g->table_budget; }
+
+extern "C" void zka_gpu_set_stream_chunk(zka_gpu *g, size_t points) { g->stream_chunk = points; }
+
+extern "C" int zka_gpu_proofs_in_flight(const zka_gpu *g) { return g->in_flight; }
 
 extern "C" void zka_gpu_set_proofs_in_flight(zka_gpu *g, int n)
 {

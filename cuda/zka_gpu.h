@@ -83,6 +83,19 @@ double zka_gpu_table_budget(const zka_gpu *g);
  * zkarena-gpud's lanes, each its own context): a key's window tables leave their estimated
  * working memory free, so that every lane can allocate its buffers. */
 void zka_gpu_set_proofs_in_flight(zka_gpu *g, int n);
+int zka_gpu_proofs_in_flight(const zka_gpu *g);
+/* Streamed keys: a key whose points, with the working memory of the proofs in flight, do not fit
+ * on the device even without window tables keeps some of its point sets (A, B1, B2, C, H) in
+ * host memory and streams them through the device at every proof, chunk by chunk, the copy of
+ * chunk j + 1 overlapping the MSM of chunk j (sort, accumulation and reduction per chunk, the
+ * chunks' sums added on the host). The sets that fit stay on the device. Such a key reads the
+ * host key's points at every proof: they must stay mapped, unchanged, until zka_gpu_key_free
+ * (pin them, zka_gpu_pin_key, or the copies run at pageable speed); zka_gpu_key_mode names the
+ * sets streamed and the chunk. A standalone MSM (zka_gpu_msm_g1/g2) whose points do not fit
+ * streams them the same way. points > 0 forces streaming for keys loaded (and MSMs run)
+ * afterwards through g, every set streamed, in chunks of that many points (tests; a cap);
+ * 0: automatic (the default, or ZKG_STREAM_CHUNK from the environment at zka_gpu_open). */
+void zka_gpu_set_stream_chunk(zka_gpu *g, size_t points);
 /* "max" (INFINITY), or N or Nx with N a number >= 0: *times; -EINVAL for anything else. */
 int zka_gpu_table_budget_parse(const char *s, double *times);
 /* When keys loaded afterwards through g build their window tables (about 1.1 s of device time

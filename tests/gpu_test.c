@@ -26,7 +26,8 @@ static int quick;
 /* the MSM path under test: window tables (1), windowed (0), window tables whose allocation
  * fails (2: ZKG_FAIL_TABLE_ALLOC, the key must fall back to windowed and say why), or tables
  * built after the key load (3: DEFERRED, proofs before, racing and after the build; 4:
- * BACKGROUND, whichever path a proof takes) */
+ * BACKGROUND, whichever path a proof takes), or streamed keys (5: zka_gpu_set_stream_chunk;
+ * 6: chosen by the memory check, see auto_mode) */
 static int precomp = 1;
 /* the proofs' witness: percent of 0 and of 1 values (the rest full-width random) */
 static int wit_zero = 30, wit_one = 30;
@@ -35,6 +36,15 @@ static int want_split = -1; /* >= 0: the proofs' witness MSMs must (1) or must n
  * the table budget under test (zka_gpu_set_table_budget) */
 static int want_copies;
 #define WANT_OOM "windowed MSM: allocating the window tables"
+/* streamed keys and MSMs (5): every set from host memory in chunks of STREAM_CHUNK points, an
+ * odd size so that chunks end anywhere (and C's zero points fall in the first) */
+#define STREAM_CHUNK 333
+#define WANT_STREAMED "streamed MSM (forced: chunks of 333 points)"
+/* streamed by key_load's memory check (6: ZKG_FREE_BYTES pretends little free memory):
+ * auto_mode 1 when the key's mode says so, 0 when it loaded otherwise, 2 when refused */
+#define WANT_AUTO "streamed MSM: the key's points"
+static int auto_mode;
+static char last_mode[400];
 
 #define CHECK(cond, ...)                                                                           \
 	do {                                                                                       \
@@ -735,20 +745,30 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		zka_gpu_key *key = NULL;                                                           \
 		/* the key's points registered as gpud and prove --gpu register them: in pieces    \
 		 * (ZKG_KEY_PIECE 64 KiB here: many of them), the upload's copies cut alike */     \
-		if (precomp == 1 && n_vars > 1000)                                                 \
+		if ((precomp == 1 || precomp == 5) && n_vars > 1000)                               \
 			OK(zka_gpu_pin_key(G, &pk, &kpin, err, sizeof err));                       \
-		OK(zka_gpu_key_load(G, &pk, &key, err, sizeof err));                               \
+		int lrc = zka_gpu_key_load(G, &pk, &key, err, sizeof err);                         \
+		if (precomp == 6 && lrc == -ENOMEM && strstr(err, "even streamed")) {              \
+			auto_mode = 2; /* too little memory even streamed: said, nothing loaded */ \
+			goto out;                                                                  \
+		}                                                                                  \
+		CHECK(lrc == 0, "zka_gpu_key_load -> %d: %s", lrc, err);                           \
 		if (!key)                                                                          \
 			goto out;                                                                  \
+		if (precomp == 6) /* streamed by the memory check, or not */                       \
+			auto_mode = !strncmp(zka_gpu_key_mode(key), WANT_AUTO, strlen(WANT_AUTO)); \
+		snprintf(last_mode, sizeof last_mode, "%s", zka_gpu_key_mode(key));                \
 		if (kpin) {                                                                        \
 			zka_gpu_key_times kt;                                                      \
 			zka_gpu_key_timing(key, &kt);                                              \
 			CHECK(kt.pinned == 1, "%s: key uploaded from its registration: pinned %d", \
 			      #Q, kt.pinned);                                                      \
 		}                                                                                  \
-		const char *want = precomp == 1 || precomp >= 3 ? "shared-bucket"                  \
-				   : precomp == 2		? WANT_OOM                         \
-								: "windowed";                                    \
+		const char *want = precomp == 6			  ? zka_gpu_key_mode(key)          \
+				   : precomp == 5		  ? WANT_STREAMED                  \
+				   : precomp == 1 || precomp >= 3 ? "shared-bucket"                \
+				   : precomp == 2		  ? WANT_OOM                       \
+								  : "windowed";                                    \
 		CHECK(!strncmp(zka_gpu_key_mode(key), want, strlen(want)),                         \
 		      "%s: key mode \"%s\", expected \"%s...\"", #Q, zka_gpu_key_mode(key), want); \
 		if (want_copies && precomp == 1) {                                                 \
@@ -814,8 +834,8 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 				CHECK(gt.tables == (rep == 2),                                     \
 				      "%s: deferred tables, proof %d: tables %d, expected %d", #Q, \
 				      rep, gt.tables, rep == 2);                                   \
-			else if (precomp <= 1)                                                     \
-				CHECK(gt.tables == precomp,                                        \
+			else if (precomp <= 1 || precomp >= 5)                                     \
+				CHECK(gt.tables == (precomp == 1),                                 \
 				      "%s: proof used tables %d, expected %d", #Q, gt.tables,      \
 				      precomp);                                                    \
 			if (want_split >= 0) {                                                     \
@@ -906,21 +926,23 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		f0 = failures;                                                                     \
 		/* window tables under the budgets max (a copy per window: one set of buckets), 2x \
 		 * (3 copies: groups of 3 windows, the last one shorter at most sizes) and the     \
-		 * default 1x (2 copies), then none (windowed) */                                  \
-		const double budgets[] = {INFINITY, 2.0, -1, 0};                                   \
+		 * default 1x (2 copies), then none (windowed), then streamed keys and MSMs */     \
+		const double budgets[] = {INFINITY, 2.0, -1, 0, 0};                                \
 		const char *bnames[] = {"window tables, budget max", "window tables, budget 2x",   \
-					"window tables, budget 1x (default)", "windowed"};         \
-		for (int bi = 0; bi < 4; bi++) {                                                   \
-			precomp = bi < 3;                                                          \
+					"window tables, budget 1x (default)", "windowed",          \
+					"streamed, chunks of 333"};                                \
+		for (int bi = 0; bi < 5; bi++) {                                                   \
+			precomp = bi < 3 ? 1 : bi == 3 ? 0 : 5;                                    \
 			want_copies = bi == 1 ? 3 : bi == 2 ? 2 : 0;                               \
 			const char *mode = bnames[bi];                                             \
-			zka_gpu_set_precompute(G, precomp);                                        \
+			zka_gpu_set_precompute(G, precomp == 1);                                   \
 			zka_gpu_set_table_budget(G, budgets[bi]);                                  \
+			zka_gpu_set_stream_chunk(G, precomp == 5 ? STREAM_CHUNK : 0);              \
 			/* window tables: the high-priority stream at every size; windowed:        \
 			 * ordinary */                                                             \
-			zka_gpu_set_priority_domain(G, precomp ? 0 : UINT32_MAX);                  \
+			zka_gpu_set_priority_domain(G, precomp == 1 ? 0 : UINT32_MAX);             \
 			if (G_B)                                                                   \
-				zka_gpu_set_priority_domain(G_B, precomp ? 0 : UINT32_MAX);        \
+				zka_gpu_set_priority_domain(G_B, precomp == 1 ? 0 : UINT32_MAX);   \
 			f0 = failures;                                                             \
 			Q##_test_msm(0);                                                           \
 			Q##_test_msm(1);                                                           \
@@ -964,10 +986,38 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		}                                                                                  \
 		zka_gpu_set_precompute(G, 1);                                                      \
 		zka_gpu_set_table_budget(G, -1);                                                   \
+		zka_gpu_set_stream_chunk(G, 0);                                                    \
+		precomp = 1;                                                                       \
 		want_copies = 0;                                                                   \
 		zka_gpu_set_priority_domain(G, ZKA_GPU_PRIO_DOMAIN);                               \
 		if (G_B)                                                                           \
 			zka_gpu_set_priority_domain(G_B, ZKA_GPU_PRIO_DOMAIN);                     \
+		/* free memory too small for the windowed key: streamed by the memory check, some  \
+		 * sets on the device (the figure halved from 512 MiB to 16 KiB until the key      \
+		 * streams) */                                                                     \
+		precomp = 6;                                                                       \
+		zka_gpu_set_precompute(G, 0);                                                      \
+		f0 = failures;                                                                     \
+		int streamed_seen = 0;                                                             \
+		for (double mb = 512; mb >= 1.0 / 64 && !streamed_seen; mb /= 2) {                 \
+			char fb[32];                                                               \
+			snprintf(fb, sizeof fb, "%.0f", (mb * 1048576.0 + 1073741824.0) / 0.95);   \
+			setenv("ZKG_FREE_BYTES", fb, 1);                                           \
+			auto_mode = -1;                                                            \
+			Q##_test_prove(quick ? 11 : 14, quick ? 1500 : 12345, 3);                  \
+			CHECK(auto_mode >= 0, "%s: no key load at %g MiB", #Q, mb);                \
+			if (auto_mode == 1)                                                        \
+				printf("  %s at %g MiB free: %s\n", #Q, mb, last_mode);            \
+			streamed_seen = auto_mode == 1;                                            \
+			if (auto_mode == 2)                                                        \
+				break;                                                             \
+		}                                                                                  \
+		unsetenv("ZKG_FREE_BYTES");                                                        \
+		zka_gpu_set_precompute(G, 1);                                                      \
+		precomp = 1;                                                                       \
+		CHECK(streamed_seen, "%s: no free-memory figure made the key stream", #Q);         \
+		printf("%s proofs (streamed by the memory check): %s\n", #Q,                       \
+		       failures == f0 ? "ok" : "FAIL");                                            \
 		/* window tables that fit by the estimate but fail to allocate: windowed, and said \
 		 */                                                                                \
 		setenv("ZKG_FAIL_TABLE_ALLOC", "1", 1);                                            \

@@ -28,7 +28,8 @@ static int want_help(int argc, char **argv)
 			    "[--cpu-max LOG]\n"
 			    "                         [--ntt-max LOG] [--windowed 0|1]\n"
 			    "                         [--witness random|bits:P] [--split01 F]\n"
-			    "                         [--table-budget B[,B...]]\n\n"
+			    "                         [--table-budget B[,B...]] [--in-flight N] "
+			    "[--stream LOG]\n\n"
 			    "GPU prover stages on CUDA device 0 over proofs of 2^min .. 2^max "
 			    "constraints\n"
 			    "(default 16..20, at most 27; --bn-max / --bls-max: another top size "
@@ -66,7 +67,15 @@ static int want_help(int argc, char **argv)
 			    "bytes (max,\n"
 			    "N or Nx; default the library's, 1x, or $ZKG_TABLE_BUDGET); a list "
 			    "(max,2x,1x)\n"
-			    "runs the whole sweep once per budget. Needs a zkarena built with "
+			    "runs the whole sweep once per budget. --in-flight N: the proofs whose "
+			    "working\n"
+			    "memory a key leaves free (default 2, as zkarena-gpud's two lanes; 1 "
+			    "lets a\n"
+			    "single proof take more). --stream LOG: every key and MSM streamed "
+			    "from host\n"
+			    "memory in chunks of 2^LOG points (default 0: only keys that do not "
+			    "fit on the\n"
+			    "device stream, as the key's line says). Needs a zkarena built with "
 			    "CUDA.\n");
 			return 1;
 		}
@@ -193,8 +202,8 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 		snprintf(wdesc, sizeof wdesc, "witness full-width random");
 	char bud[32];
 	zka_budget_str(zka_gpu_table_budget(g), bud, sizeof bud);
-	printf("\n%s (synthetic keys; n_vars = domain; %s; table budget %s)\n", c->pretty, wdesc,
-	       bud);
+	printf("\n%s (synthetic keys; n_vars = domain; %s; table budget %s; %d in flight)\n",
+	       c->pretty, wdesc, bud, zka_gpu_proofs_in_flight(g));
 	printf("%-6s %8s %8s %8s %8s %8s %9s %8s %8s %8s %8s %10s\n", "log2n", "h2d ms", "ntt ms",
 	       "g1 ms", "g2 ms", "finish", "total ms", "proofs/s", "2fly/s", "msm1 ms", "ntt1 ms",
 	       "cpu ms");
@@ -243,6 +252,16 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 		pk.A = pk.B1 = pk.H = P1;
 		pk.C = P1 + 2 * g1;
 		pk.B2 = P2;
+		/* the key's points registered, as gpud and prove --gpu register a params region's:
+		 * a streamed key (zka_gpu_set_stream_chunk) reads them at every proof */
+		zka_gpu_pin *kpin = NULL;
+		const void *kp[2] = {P1, P2};
+		size_t kl[2] = {n * g1, n * g2};
+		if ((rc = zka_gpu_pin_ranges(g, kp, kl, 2, 0, &kpin, err, sizeof err)))
+			fprintf(stderr,
+				"zkarena bench gpu: registering the key's points: %s (copies from "
+				"pageable memory)\n",
+				err);
 		zka_gpu_key *key = NULL;
 		double tl = now();
 		if ((rc = zka_gpu_key_load(g, &pk, &key, err, sizeof err))) {
@@ -407,6 +426,7 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 			       ct.msm_g2 * 1e3, med(&s2) * 1e3);
 		fflush(stdout);
 		zka_gpu_key_free(key);
+		zka_gpu_unpin(kpin); /* before the points are freed */
 		free(P1);
 		free(P2);
 		free(k);
@@ -420,7 +440,7 @@ int zka_bench_gpu(int argc, char **argv)
 {
 	const char *curve = "both";
 	int lmin = 16, lmax = 20, reps = 5, cpu_max = 16, bls_max = -1, bn_max = -1, ntt_max = 24,
-	    windowed = 0;
+	    windowed = 0, in_flight = 2, stream_log = 0;
 	double p01 = 0,
 	       split01 = -1; /* --witness bits:P, --split01 F (-1: the library's default) */
 	double budgets[8] = {-1}; /* --table-budget (-1: the library's default) */
@@ -428,10 +448,16 @@ int zka_bench_gpu(int argc, char **argv)
 	const struct {
 		const char *name;
 		int *v, lo, hi;
-	} iopt[] = {{"--min", &lmin, 2, 27},	    {"--max", &lmax, 2, 27},
-		    {"--reps", &reps, 1, 60},	    {"--cpu-max", &cpu_max, 0, 26},
-		    {"--bls-max", &bls_max, 2, 27}, {"--bn-max", &bn_max, 2, 27},
-		    {"--ntt-max", &ntt_max, 0, 26}, {"--windowed", &windowed, 0, 1}};
+	} iopt[] = {{"--min", &lmin, 2, 27},
+		    {"--max", &lmax, 2, 27},
+		    {"--reps", &reps, 1, 60},
+		    {"--cpu-max", &cpu_max, 0, 26},
+		    {"--bls-max", &bls_max, 2, 27},
+		    {"--bn-max", &bn_max, 2, 27},
+		    {"--ntt-max", &ntt_max, 0, 26},
+		    {"--windowed", &windowed, 0, 1},
+		    {"--in-flight", &in_flight, 1, 64},
+		    {"--stream", &stream_log, 0, 27}};
 	const size_t no = sizeof iopt / sizeof iopt[0];
 	if (want_help(argc, argv))
 		return 0;
@@ -530,6 +556,9 @@ int zka_bench_gpu(int argc, char **argv)
 		return 2;
 	}
 	zka_gpu_set_precompute(g, !windowed);
+	zka_gpu_set_proofs_in_flight(g, in_flight);
+	if (stream_log)
+		zka_gpu_set_stream_chunk(g, (size_t)1 << stream_log);
 	if (split01 >= 0)
 		zka_gpu_set_split01(g, split01);
 	time_t tnow = time(NULL);
