@@ -1208,23 +1208,31 @@ template <class TR> struct eng {
 		return 0;
 	}
 
-	/* a, b (and c, or c = a .* b) to the device on s0, then the H polynomial into d_h */
-	static int abc_hpoly(zka_gpu *g, zka_gpu_key *k, const uint64_t (*a)[4],
-			     const uint64_t (*b)[4], const uint64_t (*c)[4], int ab_std, char *err,
+	/* a, b (and c) to the device on st */
+	static int abc_copy(zka_gpu *g, size_t nd, const uint64_t (*a)[4], const uint64_t (*b)[4],
+			    const uint64_t (*c)[4], cudaStream_t st, char *err, size_t errlen)
+	{
+		CK(cudaMemcpyAsync(g->d_a, a, nd * 32, cudaMemcpyHostToDevice, st));
+		CK(cudaMemcpyAsync(g->d_b, b, nd * 32, cudaMemcpyHostToDevice, st));
+		if (c)
+			CK(cudaMemcpyAsync(g->d_c, c, nd * 32, cudaMemcpyHostToDevice, st));
+		return 0;
+	}
+
+	/* After abc_copy, on s0: c = a .* b when c was not given (a, b in standard form when
+	 * ab_std), then the H polynomial into d_h (events ev[2] before, ev[3] after) */
+	static int abc_hpoly(zka_gpu *g, zka_gpu_key *k, bool have_c, int ab_std, char *err,
 			     size_t errlen)
 	{
 		cudaStream_t s0 = g->s;
 		size_t nd = k->domain;
 		cudaEvent_t *ev = g->ev;
-		CK(cudaMemcpyAsync(g->d_a, a, nd * 32, cudaMemcpyHostToDevice, s0));
-		CK(cudaMemcpyAsync(g->d_b, b, nd * 32, cudaMemcpyHostToDevice, s0));
-		if (c) {
-			CK(cudaMemcpyAsync(g->d_c, c, nd * 32, cudaMemcpyHostToDevice, s0));
-		} else if (ab_std) { /* a slot's a, b: to Montgomery form, then c = a .* b */
+		if (!have_c && ab_std) { /* a slot's a, b: to Montgomery form, then c = a .* b */
 			k_hadamard_std<Fr><<<nblk(nd, 256), 256, 0, s0>>>(
 			    (Fr *)g->d_a, (Fr *)g->d_b, (Fr *)g->d_c, (uint32_t)nd, mk1(k->r2));
 			CKL();
-		} else { /* c = a .* b here: a third less to copy (and for synthesis to write) */
+		} else if (!have_c) { /* c = a .* b here: a third less to copy (and for synthesis
+				       * to write) */
 			k_hadamard<Fr><<<nblk(nd, 256), 256, 0, s0>>>((const Fr *)g->d_a,
 								    (const Fr *)g->d_b, (Fr *)g->d_c,
 								    (uint32_t)nd);
@@ -1238,10 +1246,11 @@ template <class TR> struct eng {
 		return 0;
 	}
 
-	/* A proof with a streamed key (stream_plan), all on s0: the witness to the device, a, b,
-	 * c and the H polynomial, then the H MSM and the four witness MSMs (one sort per chunk
-	 * for the four) chunk by chunk (streamed), the host sets' copies overlapping the work.
-	 * Times: msm_g1 holds every MSM (G2's included), msm_g2 is 0. */
+	/* A proof with a streamed key (stream_plan): the witness to the device and its four MSMs
+	 * chunk by chunk on s0 (one sort per chunk for the four: streamed), while ls[1] copies a,
+	 * b, c; then the H polynomial and the H MSM, chunk by chunk, on s0. The host sets'
+	 * copies (ls[0]) overlap the work. Times: msm_g1 holds every MSM (G2's included),
+	 * msm_g2 is 0. */
 	static int prove_streamed(zka_gpu *g, zka_gpu_key *k, const uint64_t (*a)[4],
 				  const uint64_t (*b)[4], const uint64_t (*c)[4], int ab_std,
 				  const uint64_t (*w)[4], const zka_rs *rs, zka_proof *proof,
@@ -1256,16 +1265,26 @@ template <class TR> struct eng {
 		CK(cudaEventRecord(ev[0], s0));
 		CK(cudaMemcpyAsync(g->d_w, w, nv * 32, cudaMemcpyHostToDevice, s0));
 		CK(cudaEventRecord(ev[15], s0));
-		CKR(abc_hpoly(g, k, a, b, c, ab_std, err, errlen));
+		/* a, b, c on ls[1], beside the witness MSMs (the NTT waits for them: lev[4]) */
+		cudaStream_t cs = g->ls[1];
+		CK(cudaStreamWaitEvent(cs, ev[0], 0));
+		CK(cudaEventRecord(g->lev[5], cs));
+		CKR(abc_copy(g, nd, a, b, c, cs, err, errlen));
+		CK(cudaEventRecord(g->lev[4], cs));
 		alignas(16) uint8_t acc[5][sizeof(G2)];
-		sset H = {k->d_H, k->d_H ? NULL : ph->H, 0, 0, 0};
-		CKR(streamed(g, g->d_h, nd, k->chunk, 1, &H, false, &acc[4], err, errlen));
 		size_t pre = (size_t)k->n_public + 1;
 		sset S[4] = {{k->d_A, k->d_A ? NULL : ph->A, 0, 0, 0},
 			     {k->d_B1, k->d_B1 ? NULL : ph->B1, 0, 0, 0},
 			     {k->d_C, k->d_C ? NULL : ph->C, pre, 0, 0},
 			     {k->d_B2, k->d_B2 ? NULL : ph->B2, 0, 0, 1}};
 		CKR(streamed(g, g->d_w, nv, k->chunk, 4, S, true, acc, err, errlen));
+		int split = g->ms[0].split;
+		double frac01 = g->ms[0].frac01;
+		CK(cudaEventRecord(ev[1], s0));
+		CK(cudaStreamWaitEvent(s0, g->lev[4], 0));
+		CKR(abc_hpoly(g, k, c != NULL, ab_std, err, errlen));
+		sset H = {k->d_H, k->d_H ? NULL : ph->H, 0, 0, 0};
+		CKR(streamed(g, g->d_h, nd, k->chunk, 1, &H, false, &acc[4], err, errlen));
 		CK(cudaEventRecord(ev[4], s0));
 		CK(cudaEventSynchronize(ev[4]));
 		double t2 = now_s();
@@ -1273,20 +1292,23 @@ template <class TR> struct eng {
 		zkg_host_pre(&k->pk, rs, prep);
 		zkg_host_finish(&k->pk, acc[0], acc[1], acc[3], acc[2], acc[4], rs, prep, proof);
 		double t3 = now_s();
-		float cw0, cabc, cntt, gall;
+		/* h2d: w, then a, b, c (beside the witness MSMs); msm_g1: the witness MSMs and the
+		 * H MSM */
+		float cw0, cabc, cntt, gw, gh;
 		CK(cudaEventElapsedTime(&cw0, ev[0], ev[15]));
-		CK(cudaEventElapsedTime(&cabc, ev[15], ev[2]));
+		CK(cudaEventElapsedTime(&cabc, g->lev[5], g->lev[4]));
 		CK(cudaEventElapsedTime(&cntt, ev[2], ev[3]));
-		CK(cudaEventElapsedTime(&gall, ev[3], ev[4]));
+		CK(cudaEventElapsedTime(&gw, ev[15], ev[1]));
+		CK(cudaEventElapsedTime(&gh, ev[3], ev[4]));
 		zka_gpu_times *t = &g->last;
 		t->h2d = (cw0 + cabc) * 1e-3;
 		t->ntt = cntt * 1e-3;
-		t->msm_g1 = gall * 1e-3;
+		t->msm_g1 = (gw + gh) * 1e-3;
 		t->msm_g2 = 0;
 		t->finish = t3 - t2;
 		t->total = t3 - t0;
-		t->msm_split = g->ms[0].split;
-		t->frac01 = g->ms[0].frac01;
+		t->msm_split = split;
+		t->frac01 = frac01;
 		t->tables = 0;
 		return 0;
 	}
@@ -1345,7 +1367,8 @@ template <class TR> struct eng {
 			CK(cudaEventRecord(g->lev[2 * i + 1],
 					   st)); /* lane i's result is on the host */
 		}
-		CKR(abc_hpoly(g, k, a, b, c, ab_std, err, errlen));
+		CKR(abc_copy(g, nd, a, b, c, s0, err, errlen));
+		CKR(abc_hpoly(g, k, c != NULL, ab_std, err, errlen));
 		CKR(prepare(g, mh, g->d_h, nd, pc ? k->c_h : 0, pc ? k->t_h : 1, false, err,
 			    errlen));
 		CKR(work_grow(mh, mh, sizeof(G1), err, errlen));
