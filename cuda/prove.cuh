@@ -231,6 +231,14 @@ template <class TR> struct eng {
 		return c;
 	}
 
+	/* The device bytes a key's tables, streamed sets or an MSM's buffers may plan to take of
+	 * fr bytes free: 95% less 1 GiB (room for the runtime, fragmentation and the estimates'
+	 * error; key_load, stream_plan, msm_inner) */
+	static double fit_bytes(size_t fr)
+	{
+		return 0.95 * (double)fr - 1073741824.0;
+	}
+
 	/* Sizes the bucket work buffers of w for the scalar set prepared in p (w may be p), for
 	 * points whose Jacobian form takes js bytes (G1 or G2: the lane's): buckets, first and
 	 * last pieces of the flat split's runs (then the reduction's plane chunks), nbig and the
@@ -833,14 +841,14 @@ template <class TR> struct eng {
 			double sort, work;
 			msm_bytes(n, c, copies, g2 ? sizeof(G2) : sizeof(G1), &sort, &work);
 			double need = (double)copies * n * ab + n * 32.0 + sort + work;
-			if (copies <= 1 || need <= 0.95 * (double)fr - 1073741824.0)
+			if (copies <= 1 || need <= fit_bytes(fr))
 				break;
 		}
 		/* points that do not fit even without copies (or streaming forced): streamed
 		 * from the host in chunks, the largest power of two (<= 2^25) that fits */
 		size_t chunk = g->stream_chunk;
 		if (!chunk) {
-			double sort, work, avail = 0.95 * (double)fr - 1073741824.0 - n * 32.0;
+			double sort, work, avail = fit_bytes(fr) - n * 32.0;
 			msm_bytes(n, c, 1, g2 ? sizeof(G2) : sizeof(G1), &sort, &work);
 			if (copies <= 1 && (double)n * ab + sort + work > avail)
 				for (int e = 25; e >= 12 && !chunk; e--) {
@@ -979,7 +987,7 @@ template <class TR> struct eng {
 			       size_t errlen)
 	{
 		size_t g1 = sizeof(G1A), g2 = sizeof(G2A), nv = k->n_vars, nd = k->domain;
-		const double GiB = 1073741824.0, avail = 0.95 * (double)fr - GiB;
+		const double GiB = 1073741824.0, avail = fit_bytes(fr);
 		const double setb[5] = {(double)nv * g1, (double)nv * g1, (double)nv * g2,
 					(double)nv * g1, (double)nd * g1};
 		double kb = setb[0] + setb[1] + setb[2] + setb[3] + setb[4];
@@ -1083,7 +1091,7 @@ template <class TR> struct eng {
 			Wh = (size_t)digit_plan_of(ch, tmax).copies;
 			tab = (double)Wv * nv * (3 * g1 + g2) + (double)Wh * nd * g1;
 			work = g->in_flight * ctx_bytes(nv, nd, cv, (int)Wv, ch, (int)Wh);
-			if (tab + work <= 0.95 * (double)fr - GiB && (double)Wv * nv < 2147483648.0 &&
+			if (tab + work <= fit_bytes(fr) && (double)Wv * nv < 2147483648.0 &&
 			    (double)Wh * nd < 2147483648.0)
 				break;
 			/* one copy fewer than the smaller of the two sets has */
@@ -1117,18 +1125,16 @@ template <class TR> struct eng {
 			k->c_h = ch;
 			k->t_v = (int)Wv;
 			k->t_h = (int)Wh;
+			char fewer[160] = "";
+			if (tmax < want)
+				snprintf(fewer, sizeof fewer,
+					 ", fewer copies: device memory, %d proofs' working memory "
+					 "of %.1f GiB kept free of %.1f GiB",
+					 g->in_flight, work / GiB, fr / GiB);
 			snprintf(k->mode, sizeof k->mode,
 				 "shared-bucket MSM with window tables (c = %d / %d, %zu / %zu "
 				 "copies of %d / %d windows, %.2f GiB, table budget %s%s)",
-				 cv, ch, Wv, Wh, windows(cv), windows(ch), tab / GiB, bud,
-				 tmax < want ? ", fewer copies: device memory" : "");
-			if (tmax < want) {
-				size_t l = strlen(k->mode);
-				snprintf(k->mode + l - 1, sizeof k->mode - l + 1,
-					 ", %d proofs' working memory of %.1f GiB kept free of %.1f "
-					 "GiB)",
-					 g->in_flight, work / GiB, fr / GiB);
-			}
+				 cv, ch, Wv, Wh, windows(cv), windows(ch), tab / GiB, bud, fewer);
 		}
 		if (!k->pc)
 			Wv = Wh = 1;
