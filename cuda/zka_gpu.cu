@@ -494,6 +494,8 @@ extern "C" void zka_gpu_key_timing(const zka_gpu_key *k, zka_gpu_key_times *t)
 	}
 }
 
+extern "C" int zka_gpu_key_streamed(const zka_gpu_key *k) { return k->streamed && k->resident != 31; }
+
 /* 1 when host is page-locked memory (registered or cudaHostAlloc'ed); clears any error */
 static int is_pinned(const void *host)
 {

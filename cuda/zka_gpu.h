@@ -62,6 +62,9 @@ void zka_gpu_key_timing(const zka_gpu_key *key, zka_gpu_key_times *t);
 /* One line saying which MSM path the key uses: "shared-bucket MSM with window tables (...)"
  * or "windowed MSM: ..." with the reason (tables turned off, or too large for the device). */
 const char *zka_gpu_key_mode(const zka_gpu_key *key);
+/* 1 when the key streams point sets from the host key at every proof (zka_gpu_set_stream_chunk:
+ * its host points must stay mapped, and should stay registered, until zka_gpu_key_free) */
+int zka_gpu_key_streamed(const zka_gpu_key *key);
 /* Window tables (default on): a key loaded afterwards stores W copies of each point set,
  * copy w = 2^(c w) times the points, so that all windows of an MSM share one set of buckets
  * (no per-window bucket reduction). 0 turns them off for later key loads and MSMs. */

@@ -37,7 +37,8 @@
 /* Lanes: one device context each (a stream and one proof's buffers); keys are shared by all
  * of them and loaded once, under key_mu. A key replaced because its params region changed is
  * retired, not freed, while another lane may still prove with it; retired keys are freed at
- * shutdown. */
+ * shutdown. A retired streamed key (zka_gpu_key_streamed) still copies from its old region at
+ * every proof: that region's registration is retired with it (retired_pin), not undone. */
 struct cuda {
 	int lanes;
 	zka_gpu *g[ZKA_LANES_MAX];
@@ -46,6 +47,8 @@ struct cuda {
 	const void *key_src[KEYS_MAX]; /* the params mapping each key was loaded from */
 	zka_gpu_key *retired[KEYS_MAX];
 	int nretired;
+	zka_gpu_pin *retired_pin[KEYS_MAX]; /* registrations of retired streamed keys' regions */
+	int nretired_pin;
 	zka_gpu_pin *slots_pin;		 /* the arena's slots, registered at init */
 	zka_gpu_pin *pin[KEYS_MAX];	 /* the registration of key_src's point sets, or NULL */
 	const void *pin_tried[KEYS_MAX]; /* the region last registered, or that failed to */
@@ -138,13 +141,18 @@ static int cuda_init(void **ctx, struct zka_arena *a, int device, int lanes, cha
 }
 
 /* Registers circuit's params region p once (under key_mu) before its key's upload, undoing the
- * registration of the region it replaces; a failure is logged once per region and kept for the
- * status note, and the upload then runs from pageable memory. */
-static void cuda_pin(struct cuda *x, int lane, uint32_t circuit, const zka_params *p)
+ * registration of the region it replaces (kept, in retired_pin, when the replaced key streams
+ * from it: keep_old); a failure is logged once per region and kept for the status note, and
+ * the upload then runs from pageable memory. */
+static void cuda_pin(struct cuda *x, int lane, uint32_t circuit, const zka_params *p, int keep_old)
 {
 	if (x->pin_tried[circuit] == p->map)
 		return;
-	zka_gpu_unpin(x->pin[circuit]); /* the replaced region's, still mapped (gpud/main.c) */
+	if (keep_old && x->pin[circuit] && x->nretired_pin < KEYS_MAX)
+		x->retired_pin[x->nretired_pin++] = x->pin[circuit];
+	else
+		zka_gpu_unpin(
+		    x->pin[circuit]); /* the replaced region's, still mapped (gpud/main.c) */
 	x->pin[circuit] = NULL;
 	x->pin_tried[circuit] = p->map;
 	char e[512] = "";
@@ -209,13 +217,15 @@ static zka_gpu_key *cuda_key(struct cuda *x, int lane, uint32_t circuit, const z
 {
 	pthread_mutex_lock(&x->key_mu);
 	zka_gpu_key *k = x->key[circuit];
+	int keep_old = 0; /* the replaced key streams from its region: keep it registered */
 	if (k && x->key_src[circuit] != p->map) {
+		keep_old = zka_gpu_key_streamed(k);
 		if (x->nretired < KEYS_MAX)
 			x->retired[x->nretired++] = k;
 		x->key[circuit] = k = NULL;
 	}
 	if (!k) {
-		cuda_pin(x, lane, circuit, p);
+		cuda_pin(x, lane, circuit, p, keep_old);
 		if (zka_gpu_key_load(x->g[lane], &p->pk, &k, err, errlen) == 0) {
 			x->key[circuit] = k;
 			x->key_src[circuit] = p->map;
@@ -317,6 +327,8 @@ static void cuda_shutdown(void *ctx)
 		zka_gpu_key_free(x->retired[i]);
 	for (int i = 0; i < KEYS_MAX; i++) /* before gpud unmaps the regions */
 		zka_gpu_unpin(x->pin[i]);
+	for (int i = 0; i < x->nretired_pin; i++)
+		zka_gpu_unpin(x->retired_pin[i]);
 	zka_gpu_unpin(x->slots_pin); /* before gpud unmaps the arena */
 	for (int i = x->lanes - 1; i >= 0; i--)
 		zka_gpu_close(x->g[i]);
