@@ -98,6 +98,12 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 		char *end = NULL;
 		unsigned long long v = e ? strtoull(e, &end, 10) : 0;
 		g->stream_chunk = e && end != e && !*end ? (size_t)v : 0;
+		static int said; /* once per process, loudly: not forced */
+		if (e && *e && (end == e || *end) && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+			fprintf(stderr,
+				"zka_gpu: ZKG_STREAM_CHUNK='%s' is not a number of points; keys "
+				"stream only when they do not fit\n",
+				e);
 	}
 	/* once per context: MSM results come back to pinned memory, so that their copies do not
 	 * block the host thread (which works on the proof's host share meanwhile) */

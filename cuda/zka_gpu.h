@@ -96,7 +96,7 @@ int zka_gpu_proofs_in_flight(const zka_gpu *g);
  * (pin them, zka_gpu_pin_key, or the copies run at pageable speed); zka_gpu_key_mode names the
  * sets streamed and the chunk. A standalone MSM (zka_gpu_msm_g1/g2) whose points do not fit
  * streams them the same way. points > 0 forces streaming for keys loaded (and MSMs run)
- * afterwards through g, every set streamed, in chunks of that many points (tests; a cap);
+ * afterwards through g, every set streamed, in chunks of that many points (tests, measurement);
  * 0: automatic (the default, or ZKG_STREAM_CHUNK from the environment at zka_gpu_open). */
 void zka_gpu_set_stream_chunk(zka_gpu *g, size_t points);
 /* "max" (INFINITY), or N or Nx with N a number >= 0: *times; -EINVAL for anything else. */
