@@ -11,6 +11,7 @@
 /* products checked on the mulx/adx path (0 on a CPU without BMI2 + ADX) */
 static long n_adx;
 static long n_invvt; /* inv_vartime results checked against GMP */
+static long n_bgcd;  /* inv_bgcd results checked against GMP */
 
 /* x = random value < p in GMP, also as limbs */
 static void rand_mod(mpz_t x, const uint64_t *p, int n, uint64_t *limbs)
@@ -57,7 +58,7 @@ static void to_mpz(mpz_t x, const uint64_t *limbs, int n)
 			mpz_mul(e, a, b);                                                          \
 			mpz_mod(e, e, p);                                                          \
 			CU_ASSERT_FATAL(mpz_cmp(e, g) == 0);                                       \
-			for (int impl = 0; impl < 2; impl++) { /* each mul implementation */        \
+			for (int impl = 0; impl < 2; impl++) { /* each mul implementation */       \
 				F##_t c = x, d = y;                                                \
 				if (!F##_mul_impl(&z, &x, &y, impl))                               \
 					continue;                                                  \
@@ -113,7 +114,7 @@ static void to_mpz(mpz_t x, const uint64_t *limbs, int n)
 				CU_ASSERT_FATAL(mpz_invert(e, a, p) != 0);                         \
 				CU_ASSERT_FATAL(mpz_cmp(e, g) == 0);                               \
 			}                                                                          \
-			/* the binary-GCD inversion: every round (cheap; p-1 in round 1) */        \
+			/* inv_vartime (inv_bgcd): every round (cheap; p-1 in round 1) */          \
 			F##_inv_vartime(&z, &x);                                                   \
 			F##_from_mont(&o, &z);                                                     \
 			to_mpz(g, o.v, N);                                                         \
@@ -124,8 +125,53 @@ static void to_mpz(mpz_t x, const uint64_t *limbs, int n)
 				CU_ASSERT_FATAL(mpz_cmp(e, g) == 0);                               \
 				n_invvt++;                                                         \
 			}                                                                          \
-			F##_inv_vartime(&z, &z); /* twice: back to x (aliased output) */          \
+			F##_inv_vartime(&z, &z); /* twice: back to x (aliased output) */           \
 			CU_ASSERT_FATAL(F##_eq(&z, &x));                                           \
+			/* the binary extended Euclid (the previous inv_vartime, inv_bgcd's        \
+			 * fallback) */                                                            \
+			F##_inv_euclid(&z, &x);                                                    \
+			F##_from_mont(&o, &z);                                                     \
+			to_mpz(g, o.v, N);                                                         \
+			if (mpz_sgn(a) == 0) {                                                     \
+				CU_ASSERT_FATAL(mpz_sgn(g) == 0);                                  \
+			} else {                                                                   \
+				CU_ASSERT_FATAL(mpz_invert(e, a, p) != 0);                         \
+				CU_ASSERT_FATAL(mpz_cmp(e, g) == 0);                               \
+			}                                                                          \
+			/* the binary GCD on approximations: every round, against GMP, and no      \
+			 * fallback */                                                             \
+			CU_ASSERT_FATAL(F##_inv_bgcd(&z, &x) == 0);                                \
+			F##_from_mont(&o, &z);                                                     \
+			to_mpz(g, o.v, N);                                                         \
+			if (mpz_sgn(a) == 0) {                                                     \
+				CU_ASSERT_FATAL(mpz_sgn(g) == 0);                                  \
+			} else {                                                                   \
+				CU_ASSERT_FATAL(mpz_invert(e, a, p) != 0);                         \
+				CU_ASSERT_FATAL(mpz_cmp(e, g) == 0);                               \
+				n_bgcd++;                                                          \
+			}                                                                          \
+		}                                                                                  \
+		/* inv_bgcd on the values whose stand-ins are poorest: small, near p, powers of 2, \
+		 * all-ones limbs (as Montgomery limbs, so each is some element) */                \
+		for (int j = 0; j < 64 * N; j++) {                                                 \
+			F##_t w, z, one;                                                           \
+			memset(&w, 0, sizeof w);                                                   \
+			if (j < 3 * 64)                                                            \
+				w.v[j / 64] = (uint64_t)1 << (j % 64); /* 2^j */                   \
+			else {                                                                     \
+				memcpy(w.v, PCONST, sizeof w.v); /* p - (j - 191) */               \
+				w.v[0] -= (uint64_t)(j - 191);                                     \
+			}                                                                          \
+			if (j == 64 * N - 1) /* the all-ones of the low limbs, below p */          \
+				for (int l = 0; l < N - 1; l++)                                    \
+					w.v[l] = ~0ull;                                            \
+			if (j == 64 * N - 1)                                                       \
+				w.v[N - 1] = 0;                                                    \
+			CU_ASSERT_FATAL(F##_inv_bgcd(&z, &w) == 0);                                \
+			F##_mul(&z, &z, &w);                                                       \
+			F##_one(&one);                                                             \
+			CU_ASSERT_FATAL(F##_eq(&z, &one));                                         \
+			n_bgcd++;                                                                  \
 		}                                                                                  \
 		{                                                                                  \
 			F##_t one, zero, t;                                                        \
@@ -235,6 +281,8 @@ int main(void)
 	int rc = zka_test_run();
 	printf("field: mulx/adx multiplication checked against GMP on %ld inputs%s\n", n_adx,
 	       n_adx ? "" : " (CPU without BMI2 + ADX: portable path only)");
-	printf("field: binary-GCD inversion checked against GMP on %ld inputs\n", n_invvt);
+	printf("field: variable-time inversion (inv_vartime) checked against GMP on %ld inputs, "
+	       "inv_bgcd on %ld\n",
+	       n_invvt, n_bgcd);
 	return rc;
 }

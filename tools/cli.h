@@ -39,6 +39,7 @@ int zka_bench_cluster(int argc, char **argv);
 
 /* Benchmarks, dispatched by `zkarena bench KIND`. */
 int zka_bench_ring(int argc, char **argv);
+int zka_bench_field(int argc, char **argv);
 int zka_bench_gpu(int argc, char **argv);
 int zka_bench_prove(int argc, char **argv);
 int zka_bench_load(int argc, char **argv);

@@ -429,15 +429,11 @@ static inline int F(is_one_int)(const uint64_t *u)
 /* r = a^-1 mod p like F(inv) (the inverse of 0 is 0), by the binary extended Euclidean
  * algorithm on the Montgomery limbs, then two products by R^2 (the limbs hold a R, so the loop
  * gives (a R)^-1 and (a R)^-1 R^2 = a^-1 R is the Montgomery form of a^-1). VARIABLE TIME: the
- * loop's length and branches depend on a. Used only where an MSM's memory accesses depend
- * on its scalars anyway or the points are public: the MSM's batched affine bucket additions
- * (bucket indices), the GPU MSM's result (cuda/host.c; its buckets likewise) and batched
- * conversions to affine (the fixed-base tables of `setup --insecure`, a test-only ceremony);
- * F(inv), constant time, everywhere else. Invariants of the loop: u = x1 a R and v = x2 a R
- * (mod p), u and v odd after their halvings, gcd(u, v) = 1, so one of them reaches 1.
- * Measured on the 2-core dev box (one inversion, in products of the same field): BLS12-381 Fq
- * 559 (Fermat) -> 182, BN254 Fq 359 -> 288. */
-static inline void F(inv_vartime)(T *r, const T *a)
+ * loop's length and branches depend on a. F(inv_vartime) until the sixteenth session, now
+ * the reference for F(inv_bgcd) (tests, `bench field`) and its fallback. Invariants of the
+ * loop: u = x1 a R and v = x2 a R (mod p), u and v odd after their halvings, gcd(u, v) = 1,
+ * so one of them reaches 1. */
+static inline void F(inv_euclid)(T *r, const T *a)
 {
 	if (F(is_zero)(a)) {
 		F(zero)(r);
@@ -486,6 +482,193 @@ static inline void F(inv_vartime)(T *r, const T *a)
 	memcpy(r2.v, K(R2), sizeof r2.v);
 	F(mul)(r, x, &r2);
 	F(mul)(r, r, &r2);
+}
+
+/* t (FP_N + 1 limbs, two's complement) = x f + y g for x, y of FP_N limbs (non-negative)
+ * and |f|, |g| <= 2^31 */
+static inline void F(lincomb)(uint64_t *t, const uint64_t *x, const uint64_t *y, int64_t f,
+			      int64_t g)
+{
+	__int128 c = 0;
+	for (int i = 0; i < FP_N; i++) {
+		c += (__int128)x[i] * f + (__int128)y[i] * g;
+		t[i] = (uint64_t)c;
+		c >>= 64; /* arithmetic: the signed carry */
+	}
+	t[FP_N] = (uint64_t)c;
+}
+
+/* x = t >> 31 (arithmetic) for t of FP_N + 1 limbs whose value fits FP_N limbs signed;
+ * returns 1 (and x = -x) when it was negative */
+static inline int F(shr31_abs)(uint64_t *x, const uint64_t *t)
+{
+	for (int i = 0; i < FP_N; i++)
+		x[i] = (t[i] >> 31) | (t[i + 1] << 33);
+	int neg = (int64_t)t[FP_N] < 0;
+	if (neg) {
+		unsigned char c = 1;
+		for (int i = 0; i < FP_N; i++)
+			c = zka_fp_adc(c, ~x[i], 0, &x[i]);
+	}
+	return neg;
+}
+
+/* u' = (u f + v g) / 2^31 mod p for u, v < p: the sum plus k p, k < 2^31 chosen to clear its
+ * low 31 bits (k = sum (-p^-1) mod 2^31, Montgomery's step), shifted, then brought into
+ * [0, p) (it lies in (-2p, 3p)) */
+static inline void F(lincomb_mod)(uint64_t *r, const uint64_t *u, const uint64_t *v, int64_t f,
+				  int64_t g)
+{
+	uint64_t t[FP_N + 1];
+	F(lincomb)(t, u, v, f, g);
+	uint64_t k = (t[0] * K(INV)) & 0x7fffffffu;
+	__int128 c = 0;
+	for (int i = 0; i < FP_N; i++) {
+		c += (__int128)t[i] + (__int128)K(P)[i] * k;
+		t[i] = (uint64_t)c;
+		c >>= 64;
+	}
+	t[FP_N] = (uint64_t)((__int128)(int64_t)t[FP_N] + c);
+	int64_t top = (int64_t)t[FP_N] >> 31;
+	for (int i = 0; i < FP_N; i++)
+		r[i] = (t[i] >> 31) | (t[i + 1] << 33);
+	/* r with top as its sign: add p while negative, subtract p while >= p */
+	while (top < 0) {
+		unsigned char cc = 0;
+		for (int i = 0; i < FP_N; i++)
+			cc = zka_fp_adc(cc, r[i], K(P)[i], &r[i]);
+		top += cc;
+	}
+	for (;;) {
+		uint64_t d[FP_N];
+		unsigned char b = 0;
+		for (int i = 0; i < FP_N; i++)
+			b = zka_fp_sbb(b, r[i], K(P)[i], &d[i]);
+		if (b && top == 0)
+			break;
+		memcpy(r, d, sizeof d);
+		top -= b;
+	}
+}
+
+/* bits of the FP_N-limb integer x (0 for 0) */
+static inline int F(bitlen)(const uint64_t *x)
+{
+	for (int i = FP_N - 1; i >= 0; i--)
+		if (x[i])
+			return 64 * i + 64 - __builtin_clzll(x[i]);
+	return 0;
+}
+
+/* bits [s, s + 33) of x (s >= 0) */
+static inline uint64_t F(bits33)(const uint64_t *x, int s)
+{
+	int w = s / 64, o = s % 64;
+	uint64_t lo = x[w] >> o;
+	if (o && w + 1 < FP_N)
+		lo |= x[w + 1] << (64 - o);
+	return lo & 0x1ffffffffull;
+}
+
+/* r = a^-1 mod p like F(inv) (the inverse of 0 is 0), by the binary GCD on approximations
+ * (the method of T. Pornin, "Optimized Binary GCD for Modular Inversion", 2020, written
+ * from its description): a = the limbs of a (a R), b = p, and u, v with a = u (a R), b =
+ * v (a R) mod p. Each round runs 31 steps of the binary GCD on 64-bit stand-ins of a and b
+ * (their low 31 bits and their top 33 bits at the larger one's length: every parity test is
+ * exact, a comparison may not be) and keeps the steps as a matrix (f0 g0; f1 g1) of
+ * integers below 2^31: a, b <- (a f0 + b g0, a f1 + b g1) / 2^31 (exact divisions; a wrong
+ * comparison shows as a negative value, negated with its row), and u, v likewise mod p (the
+ * division by 2^31 through a Montgomery step). When a reaches 0, b = gcd = 1 and v =
+ * (a R)^-1; two products by R^2 give a^-1 R. Two machine words and four small products per
+ * step instead of full-width subtractions and halvings: the route to a GPU inversion cheap
+ * enough for batch-affine bucket sums (docs/gpu.md). VARIABLE TIME in the number of rounds
+ * (stops when a = 0; at most ZKA_BGCD_ROUNDS, 2 len(p) / 31 + 8; each round's steps are
+ * branch-free) and in the final reductions: see F(inv_vartime) for where that may be.
+ * Returns 0, or 1 when the rounds did not reach a = 0 and F(inv_euclid) gave r (never seen:
+ * the tests assert 0 on every input). */
+static inline int F(inv_bgcd)(T *r, const T *x)
+{
+	if (F(is_zero)(x)) {
+		F(zero)(r);
+		return 0;
+	}
+	uint64_t a[FP_N], b[FP_N], u[FP_N], v[FP_N], t[FP_N + 1];
+	memcpy(a, x->v, sizeof a);
+	memcpy(b, K(P), sizeof b);
+	memset(u, 0, sizeof u);
+	memset(v, 0, sizeof v);
+	u[0] = 1;
+	const int rounds = 2 * F(bitlen)(K(P)) / 31 + 8;
+	for (int round = 0; round < rounds; round++) {
+		int la = F(bitlen)(a), lb = F(bitlen)(b), n = la > lb ? la : lb;
+		n = n < 64 ? 64 : n;
+		uint64_t xa = (a[0] & 0x7fffffffu) | (F(bits33)(a, n - 33) << 31);
+		uint64_t xb = (b[0] & 0x7fffffffu) | (F(bits33)(b, n - 33) << 31);
+		int64_t f0 = 1, g0 = 0, f1 = 0, g1 = 1;
+		for (int i = 0; i < 31; i++) {
+			/* odd: if a < b swap the rows, then a -= b (row 0 -= row 1); then a /= 2
+			 * (row 1 doubled: the division is deferred to the round's end) */
+			uint64_t odd = 0 - (xa & 1);
+			uint64_t sw = odd & (0 - (uint64_t)(xa < xb));
+			uint64_t d = (xa ^ xb) & sw;
+			xa ^= d;
+			xb ^= d;
+			int64_t df = (f0 ^ f1) & (int64_t)sw, dg = (g0 ^ g1) & (int64_t)sw;
+			f0 ^= df;
+			f1 ^= df;
+			g0 ^= dg;
+			g1 ^= dg;
+			xa -= xb & odd;
+			f0 -= f1 & (int64_t)odd;
+			g0 -= g1 & (int64_t)odd;
+			xa >>= 1;
+			f1 *= 2;
+			g1 *= 2;
+		}
+		uint64_t na[FP_N], nb[FP_N];
+		F(lincomb)(t, a, b, f0, g0);
+		if (F(shr31_abs)(na, t)) {
+			f0 = -f0;
+			g0 = -g0;
+		}
+		F(lincomb)(t, a, b, f1, g1);
+		if (F(shr31_abs)(nb, t)) {
+			f1 = -f1;
+			g1 = -g1;
+		}
+		uint64_t nu[FP_N], nv[FP_N];
+		F(lincomb_mod)(nu, u, v, f0, g0);
+		F(lincomb_mod)(nv, u, v, f1, g1);
+		memcpy(a, na, sizeof a);
+		memcpy(b, nb, sizeof b);
+		memcpy(u, nu, sizeof u);
+		memcpy(v, nv, sizeof v);
+		if (F(bitlen)(a) == 0)
+			break;
+	}
+	if (F(bitlen)(a) != 0 || !F(is_one_int)(b)) {
+		F(inv_euclid)(r, x);
+		return 1;
+	}
+	T vv, r2;
+	memcpy(vv.v, v, sizeof vv.v);
+	memcpy(r2.v, K(R2), sizeof r2.v);
+	F(mul)(r, &vv, &r2);
+	F(mul)(r, r, &r2);
+	return 0;
+}
+
+/* r = a^-1 mod p like F(inv) (the inverse of 0 is 0), VARIABLE TIME: F(inv_bgcd). Used only
+ * where an MSM's memory accesses depend on its scalars anyway or the points are public: the
+ * MSM's batched affine bucket additions (bucket indices), the GPU MSM's result (cuda/host.c;
+ * its buckets likewise) and batched conversions to affine (the fixed-base tables of `setup
+ * --insecure`, a test-only ceremony); F(inv), constant time, everywhere else. Measured with
+ * `zkarena bench field` on the 2-core dev box (2026-12-02, in products of the same field):
+ * BN254 Fq 423 (Fermat), 315 (binary Euclid, the previous F(inv_vartime)), 79 (this);
+ * BLS12-381 Fq 592, 354, 74. */
+static inline void F(inv_vartime)(T *r, const T *a)
+{
+	(void)F(inv_bgcd)(r, a);
 }
 
 /* Inverts the n elements of a in place with one inversion (Montgomery's trick); zeros stay
