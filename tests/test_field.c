@@ -33,6 +33,22 @@ static void to_mpz(mpz_t x, const uint64_t *limbs, int n)
 	mpz_import(x, (size_t)n, -1, 8, 0, 0, limbs);
 }
 
+/* Asserts that std (n limbs, standard form) is a^-1 mod p (0 for a = 0); counts the nonzero
+ * cases in *count when count is not NULL. e and g are scratch. */
+static void check_inv(const uint64_t *std, int n, const mpz_t a, const mpz_t p, mpz_t e, mpz_t g,
+		      long *count)
+{
+	to_mpz(g, std, n);
+	if (mpz_sgn(a) == 0) {
+		CU_ASSERT_FATAL(mpz_sgn(g) == 0);
+		return;
+	}
+	CU_ASSERT_FATAL(mpz_invert(e, a, p) != 0);
+	CU_ASSERT_FATAL(mpz_cmp(e, g) == 0);
+	if (count)
+		(*count)++;
+}
+
 /* One test per field: every operation against GMP after leaving Montgomery form. */
 #define FIELD_TEST(F, N, PCONST)                                                                   \
 	static void test_##F(void)                                                                 \
@@ -117,39 +133,19 @@ static void to_mpz(mpz_t x, const uint64_t *limbs, int n)
 			/* inv_vartime (inv_bgcd): every round (cheap; p-1 in round 1) */          \
 			F##_inv_vartime(&z, &x);                                                   \
 			F##_from_mont(&o, &z);                                                     \
-			to_mpz(g, o.v, N);                                                         \
-			if (mpz_sgn(a) == 0) {                                                     \
-				CU_ASSERT_FATAL(mpz_sgn(g) == 0);                                  \
-			} else {                                                                   \
-				CU_ASSERT_FATAL(mpz_invert(e, a, p) != 0);                         \
-				CU_ASSERT_FATAL(mpz_cmp(e, g) == 0);                               \
-				n_invvt++;                                                         \
-			}                                                                          \
+			check_inv(o.v, N, a, p, e, g, &n_invvt);                                   \
 			F##_inv_vartime(&z, &z); /* twice: back to x (aliased output) */           \
 			CU_ASSERT_FATAL(F##_eq(&z, &x));                                           \
 			/* the binary extended Euclid (the previous inv_vartime, inv_bgcd's        \
 			 * fallback) */                                                            \
 			F##_inv_euclid(&z, &x);                                                    \
 			F##_from_mont(&o, &z);                                                     \
-			to_mpz(g, o.v, N);                                                         \
-			if (mpz_sgn(a) == 0) {                                                     \
-				CU_ASSERT_FATAL(mpz_sgn(g) == 0);                                  \
-			} else {                                                                   \
-				CU_ASSERT_FATAL(mpz_invert(e, a, p) != 0);                         \
-				CU_ASSERT_FATAL(mpz_cmp(e, g) == 0);                               \
-			}                                                                          \
+			check_inv(o.v, N, a, p, e, g, NULL);                                       \
 			/* the binary GCD on approximations: every round, against GMP, and no      \
 			 * fallback */                                                             \
 			CU_ASSERT_FATAL(F##_inv_bgcd(&z, &x) == 0);                                \
 			F##_from_mont(&o, &z);                                                     \
-			to_mpz(g, o.v, N);                                                         \
-			if (mpz_sgn(a) == 0) {                                                     \
-				CU_ASSERT_FATAL(mpz_sgn(g) == 0);                                  \
-			} else {                                                                   \
-				CU_ASSERT_FATAL(mpz_invert(e, a, p) != 0);                         \
-				CU_ASSERT_FATAL(mpz_cmp(e, g) == 0);                               \
-				n_bgcd++;                                                          \
-			}                                                                          \
+			check_inv(o.v, N, a, p, e, g, &n_bgcd);                                    \
 		}                                                                                  \
 		/* inv_bgcd on the values whose stand-ins are poorest: small, near p, powers of 2, \
 		 * all-ones limbs (as Montgomery limbs, so each is some element) */                \
