@@ -62,7 +62,7 @@
 	}                                                                                              \
 	/* an MSM's result to affine with the variable-time inversion (see F(inv_vartime)): the     \
 	 * MSM's memory accesses (bucket indices) depend on its scalars already. The inversion in   \
-	 * base-field products: 559 -> 182 for BLS12-381, 359 -> 288 for BN254. */                 \
+	 * base-field products (bench field): 592 (Fermat) -> 75 for BLS12-381, 429 -> 78 for BN254. */ \
 	static void C##_to_aff(int g2, const void *jac, void *aff)                                     \
 	{                                                                                              \
 		if (!g2) {                                                                             \

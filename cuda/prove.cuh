@@ -752,17 +752,17 @@ template <class TR> struct eng {
 			g->stage_cap = chunk * per;
 		}
 		uint8_t *hs = (uint8_t *)g->h_slots;
+		auto count = [&](size_t off) { return n - off < chunk ? n - off : chunk; };
 		if (per)
-			CKR(stage(g, ns, S, chunk, 0, n < chunk ? n : chunk, 0, err, errlen));
+			CKR(stage(g, ns, S, chunk, 0, count(0), 0, err, errlen));
 		double f01 = 0; /* the chunks' 0/1 scalars, summed (m's split and frac01 at the end) */
 		int split = 0;
 		for (size_t j = 0; j < nch; j++) {
-			size_t off = j * chunk, cnt = n - off < chunk ? n - off : chunk;
+			size_t off = j * chunk, cnt = count(off);
 			int b = (int)(j & 1);
-			if (per && j + 1 < nch) {
-				size_t o2 = off + chunk, c2 = n - o2 < chunk ? n - o2 : chunk;
-				CKR(stage(g, ns, S, chunk, o2, c2, b ^ 1, err, errlen));
-			}
+			if (per && j + 1 < nch)
+				CKR(stage(g, ns, S, chunk, off + chunk, count(off + chunk), b ^ 1, err,
+					  errlen));
 			CKR(prepare(g, m, (const char *)d_sc + off * 32, cnt, 0, 1, split_ok, err,
 				    errlen));
 			CKR(work_grow(m, m, any2 ? sizeof(G2) : sizeof(G1), err, errlen));
@@ -797,12 +797,13 @@ template <class TR> struct eng {
 	}
 
 	/* Device bytes of one streamed proof's context (chunks of chunk points, per staging
-	 * bytes per point): the proof's buffers, a chunk's 0/1 split, sort and G2 work buffers,
+	 * bytes per point, work buffers for Jacobian points of js bytes): the proof's buffers
+	 * (none for a standalone MSM: nv = nd = 0), a chunk's 0/1 split, sort and work buffers,
 	 * and the two staging buffers */
-	static double stream_ctx_bytes(size_t nv, size_t nd, size_t chunk, size_t per)
+	static double stream_ctx_bytes(size_t nv, size_t nd, size_t chunk, size_t per, size_t js)
 	{
 		double sort, work;
-		msm_bytes(chunk, choose_c(chunk, 1), 1, sizeof(G2), &sort, &work);
+		msm_bytes(chunk, choose_c(chunk, 1), 1, (double)js, &sort, &work);
 		return (4.0 * nd + nv) * 32 + (double)chunk * 40 + sort + work +
 		       2.0 * (double)chunk * per;
 	}
@@ -853,9 +854,8 @@ template <class TR> struct eng {
 			if (copies <= 1 && (double)n * ab + sort + work > avail)
 				for (int e = 25; e >= 12 && !chunk; e--) {
 					size_t ch = (size_t)1 << e;
-					msm_bytes(ch, choose_c(ch, 1), 1, g2 ? sizeof(G2) : sizeof(G1),
-						  &sort, &work);
-					if (sort + work + 2.0 * ch * ab + ch * 40.0 <= avail)
+					if (stream_ctx_bytes(0, 0, ch, ab, g2 ? sizeof(G2) : sizeof(G1)) <=
+					    avail)
 						chunk = ch;
 				}
 		}
@@ -1000,7 +1000,7 @@ template <class TR> struct eng {
 		size_t chunk = forced ? g->stream_chunk : 0;
 		for (int e = 25; !forced && e >= 8; e--)
 			if (ntt_b + g->in_flight * stream_ctx_bytes(nv, nd, (size_t)1 << e,
-								    stream_per(0)) <=
+								    stream_per(0), sizeof(G2)) <=
 			    avail) {
 				chunk = (size_t)1 << e;
 				break;
@@ -1018,7 +1018,8 @@ template <class TR> struct eng {
 		for (int q = 0; !forced && q < 5; q++) {
 			int i = order[q], m2 = *mask | 1 << i;
 			if (res + setb[i] +
-				g->in_flight * stream_ctx_bytes(nv, nd, chunk, stream_per(m2)) <=
+				g->in_flight *
+				    stream_ctx_bytes(nv, nd, chunk, stream_per(m2), sizeof(G2)) <=
 			    avail) {
 				*mask = m2;
 				res += setb[i];
