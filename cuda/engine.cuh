@@ -6,6 +6,7 @@
  *   msm_common.cuh     launch bounds of the point kernels, scalars
  *   msm_sort.cuh       signed digits and the two-level bucket sort
  *   msm_accumulate.cuh bucket accumulation (flat split), block sums, the ones' sum
+ *   msm_affine.cuh     the bucket loop's arithmetic measured: mixed vs batch-affine additions
  *   msm_reduce.cuh     bucket reduction in levels
  *   fixed_base.cuh     window tables (k_precomp_dbl, _norm) and setup's fixed-base multiplication
  *   test_kernels.cuh   field kernels for tests

@@ -222,5 +222,8 @@ struct zkg_ops {
 			char *err, size_t errlen);
 	int (*fixed_base)(zka_gpu *g, int g2, const void *base, const uint64_t (*k)[4], size_t n,
 			  void *out, char *err, size_t errlen);
+	int (*acc_arith)(zka_gpu *g, int method, int J, const void *pts, size_t npts,
+			 const uint32_t *idx, size_t lanes, uint32_t steps, void *out, double *dev_s,
+			 char *err, size_t errlen);
 };
 extern const struct zkg_ops zkg_ops_bn254, zkg_ops_bls12_381;

@@ -11,6 +11,7 @@
 #pragma once
 #include "cuda/fixed_base.cuh"
 #include "cuda/msm_accumulate.cuh"
+#include "cuda/msm_affine.cuh"
 #include "cuda/msm_common.cuh"
 #include "cuda/msm_reduce.cuh"
 #include "cuda/msm_sort.cuh"
@@ -653,9 +654,10 @@ template <class TR> struct eng {
 				CK(cudaEventElapsedTime(&t[i], g->ev[9 + i], g->ev[10 + i]));
 			fprintf(stderr,
 				"zkg msm %s n=%zu c=%d W=%d: flat %.3f gather %.3f reduce+ones "
-				"%.3f sum %.3f ones-sum %.3f ms\n",
+				"%.3f sum %.3f ones-sum %.3f ms; flat %.3f ns per entry of %zu\n",
 				sizeof(F) == sizeof(Fq) ? "G1" : "G2", m->n, m->c, m->W, t[0], t[1],
-				t[2], t[3], t[4]);
+				t[2], t[3], t[4], t[0] * 1e6 / ((double)m->ns * m->W + 1e-9),
+				(size_t)m->ns * m->W);
 		}
 		return 0;
 	}
@@ -1566,6 +1568,114 @@ template <class TR> struct eng {
 		return rc;
 	}
 
+	/* zka_gpu_acc_arith (zka_gpu.h): the bucket loop's arithmetic alone, msm_affine.cuh */
+	static int acc_arith(zka_gpu *g, int method, int J, const void *pts, size_t npts,
+			     const uint32_t *idx, size_t lanes, uint32_t steps, void *out, double *dev_s,
+			     char *err, size_t errlen)
+	{
+		void *d[4] = {0};
+		cudaEvent_t ev[2] = {0, 0};
+		int rc = arith_inner(g, method, J, pts, npts, idx, lanes, steps, out, dev_s, d, ev,
+				     err, errlen);
+		for (int i = 0; i < 2; i++)
+			if (ev[i])
+				cudaEventDestroy(ev[i]);
+		for (int i = 0; i < 4; i++)
+			cudaFree(d[i]);
+		return rc;
+	}
+	static int arith_inner(zka_gpu *g, int method, int J, const void *pts, size_t npts,
+			       const uint32_t *idx, size_t lanes, uint32_t steps, void *out,
+			       double *dev_s, void **d, cudaEvent_t *ev, char *err, size_t errlen)
+	{
+		if (method < 0 || method > 3 || !npts || npts > UINT32_MAX || !lanes ||
+		    lanes > ((size_t)1 << 26) || !steps || (size_t)steps * lanes > ((size_t)1 << 31)) {
+			zkg_errf(err, errlen,
+				 "zka_gpu_acc_arith: method %d, %zu points, %zu lanes, %u steps: "
+				 "out of range",
+				 method, npts, lanes, steps);
+			return -EINVAL;
+		}
+		if (method == 1 && (J < 1 || J > 64 || (J & (J - 1)))) {
+			zkg_errf(err, errlen,
+				 "zka_gpu_acc_arith: J = %d is not 1, 2, 4, 8, 16, 32 or 64", J);
+			return -EINVAL;
+		}
+		size_t ne = (size_t)steps * lanes, ab = sizeof(G1A);
+		if (method < 2)
+			for (size_t i = 0; i < ne; i++)
+				if (idx[i] >= npts) {
+					zkg_errf(err, errlen,
+						 "zka_gpu_acc_arith: idx[%zu] = %u is not below the "
+						 "%zu points",
+						 i, idx[i], npts);
+					return -EINVAL;
+				}
+		CK(cudaMalloc(&d[0], npts * ab));
+		CK(cudaMalloc(&d[2], lanes * sizeof(G1))); /* method 0: its Jacobian sums */
+		CK(cudaMemcpyAsync(d[0], pts, npts * ab, cudaMemcpyHostToDevice, g->s));
+		if (method < 2) {
+			CK(cudaMalloc(&d[1], ne * 4));
+			CK(cudaMemcpyAsync(d[1], idx, ne * 4, cudaMemcpyHostToDevice, g->s));
+		}
+		CK(cudaEventCreate(&ev[0]));
+		CK(cudaEventCreate(&ev[1]));
+		const G1A *P = (const G1A *)d[0];
+		const uint32_t *I = (const uint32_t *)d[1];
+		G1A *O = (G1A *)d[2];
+		uint32_t L = (uint32_t)lanes, n = (uint32_t)npts;
+		CK(cudaEventRecord(ev[0], g->s));
+		if (method == 0)
+			k_arith_mixed<Fq, typename bucket_acc<Fq>::type>
+			    <<<nblk(lanes, 128), 128, 0, g->s>>>(P, I, L, steps, (G1 *)d[2]);
+		else if (method == 2)
+			k_arith_inv<Fq><<<nblk(lanes, 128), 128, 0, g->s>>>(P, n, L, steps, O);
+		else if (method == 3)
+			k_arith_mul<Fq><<<nblk(lanes, 128), 128, 0, g->s>>>(P, n, L, steps, O);
+		else {
+			unsigned nb = nblk((lanes + J - 1) / J, 128);
+			switch (J) {
+			case 1:
+				k_arith_batch<Fq, 1><<<nb, 128, 0, g->s>>>(P, I, L, steps, O);
+				break;
+			case 2:
+				k_arith_batch<Fq, 2><<<nb, 128, 0, g->s>>>(P, I, L, steps, O);
+				break;
+			case 4:
+				k_arith_batch<Fq, 4><<<nb, 128, 0, g->s>>>(P, I, L, steps, O);
+				break;
+			case 8:
+				k_arith_batch<Fq, 8><<<nb, 128, 0, g->s>>>(P, I, L, steps, O);
+				break;
+			case 16:
+				k_arith_batch<Fq, 16><<<nb, 128, 0, g->s>>>(P, I, L, steps, O);
+				break;
+			case 32:
+				k_arith_batch<Fq, 32><<<nb, 128, 0, g->s>>>(P, I, L, steps, O);
+				break;
+			default:
+				k_arith_batch<Fq, 64><<<nb, 128, 0, g->s>>>(P, I, L, steps, O);
+				break;
+			}
+		}
+		CKL();
+		CK(cudaEventRecord(ev[1], g->s));
+		if (method == 0) { /* the Jacobian sums made affine, after the timed kernel */
+			CK(cudaMalloc(&d[3], lanes * ab));
+			k_arith_aff<Fq><<<nblk(lanes, 128), 128, 0, g->s>>>((const G1 *)d[2], L,
+									   (G1A *)d[3]);
+			CKL();
+		}
+		CK(cudaMemcpyAsync(out, d[method == 0 ? 3 : 2], lanes * ab, cudaMemcpyDeviceToHost,
+				   g->s));
+		CK(cudaStreamSynchronize(g->s));
+		float ms = 0;
+		CK(cudaEventElapsedTime(&ms, ev[0], ev[1]));
+		if (dev_s)
+			*dev_s = ms * 1e-3;
+		return 0;
+	}
+
 	static int fixed_base(zka_gpu *g, int g2, const void *base, const uint64_t (*k)[4],
 			      size_t n, void *out, char *err, size_t errlen)
 	{
@@ -1620,5 +1730,5 @@ template <class TR> struct eng {
 	    zkg::eng<TR>::key_load,   zkg::eng<TR>::tables_build, zkg::eng<TR>::prove,             \
 	    zkg::eng<TR>::msm,                                                                     \
 	    zkg::eng<TR>::ntt,	      zkg::eng<TR>::hpoly, zkg::eng<TR>::field_op,                 \
-	    zkg::eng<TR>::fixed_base,                                                              \
+	    zkg::eng<TR>::fixed_base, zkg::eng<TR>::acc_arith,                                     \
 	};

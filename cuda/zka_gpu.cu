@@ -834,6 +834,15 @@ extern "C" int zka_gpu_field_op(zka_gpu *g, const zka_curve *c, int field, int o
 	return o->field_op(g, field, op, a, b, out, n, err, errlen);
 }
 
+extern "C" int zka_gpu_acc_arith(zka_gpu *g, const zka_curve *c, int method, int J, const void *pts,
+				 size_t npts, const uint32_t *idx, size_t lanes, uint32_t steps, void *out,
+				 double *dev_s, char *err, size_t errlen)
+{
+	NEED_OPS(c, "zka_gpu_acc_arith");
+	SET_DEV(g);
+	return o->acc_arith(g, method, J, pts, npts, idx, lanes, steps, out, dev_s, err, errlen);
+}
+
 extern "C" int zka_gpu_h2d_bw(zka_gpu *g, const void *host, size_t bytes, double *gbps, char *err, size_t errlen)
 {
 	SET_DEV(g);

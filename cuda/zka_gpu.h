@@ -263,6 +263,20 @@ int zka_gpu_h(zka_gpu *g, const zka_curve *c, uint32_t logn, const uint64_t (*a)
 int zka_gpu_field_op(zka_gpu *g, const zka_curve *c, int field, int op, const void *a,
 		     const void *b, void *out, size_t n, char *err, size_t errlen);
 
+/* The bucket loop's arithmetic alone, measured for the choice of accumulator (cuda/msm_affine.cuh;
+ * `zkarena bench gpu --arith 1`). lanes sums of G1 points: lane l adds pts[idx[s lanes + l]] for
+ * s < steps (every idx below npts) and writes its sum to out[l] (affine, all zero at infinity).
+ * method 0: mixed additions into the bucket loop's accumulator (XYZZ on BN254, Jacobian on
+ * BLS12-381), one lane per thread; 1: batch-affine additions, J (1, 2, 4, 8, 16, 32 or 64) lanes
+ * per thread sharing one Fermat inversion per step (Montgomery's trick); methods 0 and 1 give the
+ * same bytes. 2: steps chained inversions of pts[l % npts].x (idx unused, the result in out[l].x);
+ * 3: steps chained products pts[l % npts].x * y^steps. *dev_s: the kernel's device time (copies
+ * and method 0's conversion to affine not counted). -EINVAL naming the argument for an index out of
+ * range or bad sizes. */
+int zka_gpu_acc_arith(zka_gpu *g, const zka_curve *c, int method, int J, const void *pts,
+		      size_t npts, const uint32_t *idx, size_t lanes, uint32_t steps, void *out,
+		      double *dev_s, char *err, size_t errlen);
+
 /* Host-to-device bandwidth in GB/s for a copy of bytes from host (registered or not). */
 int zka_gpu_h2d_bw(zka_gpu *g, const void *host, size_t bytes, double *gbps, char *err,
 		   size_t errlen);

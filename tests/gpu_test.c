@@ -915,6 +915,128 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		free(k1);                                                                          \
 		free(k2);                                                                          \
 	}                                                                                          \
+	/* The bucket loop's arithmetic alone (zka_gpu_acc_arith): batch-affine sums with J lanes  \
+	 * per thread byte-equal to the mixed additions', both equal to the CPU's (e G with e the  \
+	 * sum of the points' scalars) on sampled lanes; lanes that double (the same point twice), \
+	 * cancel (P then -P), meet the point at infinity and repeat one point throughout; the     \
+	 * inversions and products alone against the CPU; bad arguments refused. */                \
+	static void Q##_test_arith(void)                                                           \
+	{                                                                                          \
+		const size_t np = 1000, lanes = 3001;                                              \
+		const uint32_t steps = 9;                                                          \
+		size_t ab = sizeof(Q##_g1_aff);                                                    \
+		uint64_t(*kp)[4] = malloc(np * 32);                                                \
+		uint8_t *pts = malloc(np * ab), *ref = malloc(lanes * ab),                         \
+			*o = malloc(lanes * ab);                                                   \
+		uint32_t *idx = malloc(lanes * steps * 4);                                         \
+		for (size_t i = 0; i < np; i++)                                                    \
+			Q##_fr_rand((Q##_fr_t *)kp[i]);                                            \
+		Q##_fr_neg((Q##_fr_t *)kp[1], (Q##_fr_t *)kp[0]); /* point 1 = -point 0 */         \
+		memset(kp[5], 0, 32);				  /* point 5 at infinity */        \
+		if (Q##_make_points(0, kp, np, pts))                                               \
+			goto out;                                                                  \
+		for (size_t l = 0; l < lanes; l++) {                                               \
+			uint32_t same = (uint32_t)rand() % np;                                     \
+			for (uint32_t s = 0; s < steps; s++) {                                     \
+				uint32_t v = (uint32_t)rand() % np;                                \
+				switch (l % 6) {                                                   \
+				case 0: /* one point throughout: P, 2P (doubling), 3P, ... */      \
+					v = same;                                                  \
+					break;                                                     \
+				case 1: /* doubling at the second step */                          \
+					v = s < 2 ? same : v;                                      \
+					break;                                                     \
+				case 2: /* P, -P: infinity, then a point onto infinity */          \
+					v = s == 0 ? 0 : s == 1 ? 1 : s == 3 ? 5 : v;              \
+					break;                                                     \
+				case 3: /* the point at infinity first, twice */                   \
+					v = s < 2 ? 5 : v;                                         \
+					break;                                                     \
+				case 4: /* P, -P, P, -P, ... */                                    \
+					v = s & 1;                                                 \
+					break;                                                     \
+				}                                                                  \
+				idx[(size_t)s * lanes + l] = v;                                    \
+			}                                                                          \
+		}                                                                                  \
+		double dt;                                                                         \
+		OK(zka_gpu_acc_arith(G, &CV, 0, 1, pts, np, idx, lanes, steps, ref, &dt, err,      \
+				     sizeof err));                                                 \
+		const int Js[] = {1, 2, 4, 8, 16, 32, 64};                                         \
+		for (int ji = 0; ji < 7; ji++) {                                                   \
+			if (quick && (Js[ji] == 2 || Js[ji] == 16 || Js[ji] == 64))                \
+				continue;                                                          \
+			memset(o, 0xa5, lanes *ab);                                                \
+			OK(zka_gpu_acc_arith(G, &CV, 1, Js[ji], pts, np, idx, lanes, steps, o,     \
+					     &dt, err, sizeof err));                               \
+			size_t bad = 0;                                                            \
+			for (size_t l = 0; l < lanes; l++)                                         \
+				bad += memcmp(o + l * ab, ref + l * ab, ab) != 0;                  \
+			CHECK(bad == 0, "%s: batch affine J = %d: %zu of %zu lanes differ", #Q,    \
+			      Js[ji], bad, lanes);                                                 \
+		}                                                                                  \
+		size_t bad = 0, sampled = 0;                                                       \
+		for (size_t l = 0; l < lanes; l += l < 24 ? 1 : 97) {                              \
+			Q##_fr_t e, x;                                                             \
+			memset(&e, 0, sizeof e);                                                   \
+			for (uint32_t s = 0; s < steps; s++) {                                     \
+				memcpy(x.v, kp[idx[(size_t)s * lanes + l]], 32);                   \
+				Q##_fr_add(&e, &e, &x);                                            \
+			}                                                                          \
+			Q##_g1_aff g, want;                                                        \
+			Q##_g1_jac j;                                                              \
+			Q##_g1_gen(&g);                                                            \
+			Q##_g1_from_aff(&j, &g);                                                   \
+			Q##_g1_mul(&j, &j, e.v, 4);                                                \
+			Q##_g1_to_aff(&want, &j);                                                  \
+			bad += memcmp(&want, ref + l * ab, ab) != 0;                               \
+			sampled++;                                                                 \
+		}                                                                                  \
+		CHECK(bad == 0, "%s: arith sums: %zu of %zu sampled lanes differ from the CPU",    \
+		      #Q, bad, sampled);                                                           \
+		/* one inversion, three products: against the CPU */                               \
+		OK(zka_gpu_acc_arith(G, &CV, 2, 1, pts, np, NULL, np, 1, o, &dt, err,              \
+				     sizeof err));                                                 \
+		size_t badi = 0, badm = 0;                                                         \
+		for (size_t i = 0; i < np; i++) {                                                  \
+			const Q##_g1_aff *p = (const Q##_g1_aff *)(pts + i * ab);                  \
+			const Q##_g1_aff *r = (const Q##_g1_aff *)(o + i * ab);                    \
+			Q##_fq_t t, one;                                                           \
+			Q##_fq_one(&one);                                                          \
+			Q##_fq_mul(&t, &r->x, &p->x);                                              \
+			badi +=                                                                    \
+			    Q##_fq_is_zero(&p->x) ? !Q##_fq_is_zero(&r->x) : !Q##_fq_eq(&t, &one); \
+		}                                                                                  \
+		OK(zka_gpu_acc_arith(G, &CV, 3, 1, pts, np, NULL, np, 3, o, &dt, err,              \
+				     sizeof err));                                                 \
+		for (size_t i = 0; i < np; i++) {                                                  \
+			const Q##_g1_aff *p = (const Q##_g1_aff *)(pts + i * ab);                  \
+			const Q##_g1_aff *r = (const Q##_g1_aff *)(o + i * ab);                    \
+			Q##_fq_t t = p->x;                                                         \
+			for (int s = 0; s < 3; s++)                                                \
+				Q##_fq_mul(&t, &t, &p->y);                                         \
+			badm += !Q##_fq_eq(&t, &r->x);                                             \
+		}                                                                                  \
+		CHECK(badi == 0 && badm == 0, "%s: arith inversions %zu, products %zu differ", #Q, \
+		      badi, badm);                                                                 \
+		/* refused: an index past the points, J = 3 */                                     \
+		idx[lanes * steps - 1] = (uint32_t)np;                                             \
+		int rc = zka_gpu_acc_arith(G, &CV, 0, 1, pts, np, idx, lanes, steps, o, &dt, err,  \
+					   sizeof err);                                            \
+		CHECK(rc == -EINVAL && strstr(err, "is not below"), "%s: bad idx: rc %d (%s)", #Q, \
+		      rc, err);                                                                    \
+		idx[lanes * steps - 1] = 0;                                                        \
+		rc = zka_gpu_acc_arith(G, &CV, 1, 3, pts, np, idx, lanes, steps, o, &dt, err,      \
+				       sizeof err);                                                \
+		CHECK(rc == -EINVAL && strstr(err, "J = 3"), "%s: J = 3: rc %d (%s)", #Q, rc,      \
+		      err);                                                                        \
+	out:                                                                                       \
+		free(kp);                                                                          \
+		free(pts);                                                                         \
+		free(ref);                                                                         \
+		free(o);                                                                           \
+		free(idx);                                                                         \
+	}                                                                                          \
 	static void Q##_all(void)                                                                  \
 	{                                                                                          \
 		int f0 = failures;                                                                 \
@@ -923,6 +1045,10 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		f0 = failures;                                                                     \
 		Q##_test_ntt();                                                                    \
 		printf("%s NTT and H: %s\n", #Q, failures == f0 ? "ok" : "FAIL");                  \
+		f0 = failures;                                                                     \
+		Q##_test_arith();                                                                  \
+		printf("%s bucket-loop arithmetic (mixed vs batch affine): %s\n", #Q,              \
+		       failures == f0 ? "ok" : "FAIL");                                            \
 		f0 = failures;                                                                     \
 		/* window tables under the budgets max (a copy per window: one set of buckets), 2x \
 		 * (3 copies: groups of 3 windows, the last one shorter at most sizes) and the     \
@@ -1020,7 +1146,7 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		unsetenv("ZKG_FREE_BYTES");                                                        \
 		zka_gpu_set_precompute(G, 1);                                                      \
 		precomp = 1;                                                                       \
-		CHECK(streamed_seen && hosts_seen,                                                 \
+		CHECK(streamed_seen &&hosts_seen,                                                  \
 		      "%s: no free-memory figure made the key stream (%d) some sets (%d)", #Q,     \
 		      streamed_seen, hosts_seen);                                                  \
 		printf("%s proofs (streamed by the memory check): %s\n", #Q,                       \

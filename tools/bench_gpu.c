@@ -4,6 +4,7 @@
  *                     [--cpu-max LOG] [--bls-max LOG] [--bn-max LOG] [--ntt-max LOG]
  *                     [--windowed 1]   (window tables off: the per-window bucket MSM)
  *                     [--witness random|bits:P] [--split01 F] [--table-budget B[,B..]]
+ *                     [--arith 1]      (the bucket loop's arithmetic: mixed vs batch-affine)
  *
  * Keys are SYNTHETIC: random multiples of the generator made on the GPU by the fixed-base path
  * (one G1 set shared by A, B1, C and H; one G2 set for B2), random a, b, c and full-width random
@@ -29,7 +30,8 @@ static int want_help(int argc, char **argv)
 			    "                         [--ntt-max LOG] [--windowed 0|1]\n"
 			    "                         [--witness random|bits:P] [--split01 F]\n"
 			    "                         [--table-budget B[,B...]] [--in-flight N] "
-			    "[--stream LOG]\n\n"
+			    "[--stream LOG]\n"
+			    "                         [--arith 1]\n\n"
 			    "GPU prover stages on CUDA device 0 over proofs of 2^min .. 2^max "
 			    "constraints\n"
 			    "(default 16..20, at most 27; --bn-max / --bls-max: another top size "
@@ -75,7 +77,15 @@ static int want_help(int argc, char **argv)
 			    "from host\n"
 			    "memory in chunks of 2^LOG points (default 0: only keys that do not "
 			    "fit on the\n"
-			    "device stream, as the key's line says). Needs a zkarena built with "
+			    "device stream, as the key's line says). --arith 1: instead of the "
+			    "sweep, the\n"
+			    "bucket loop's arithmetic alone: mixed additions into the prover's "
+			    "accumulator\n"
+			    "against batch-affine additions (J = 1..64 lanes per thread sharing "
+			    "one\n"
+			    "inversion) on the same 2^20 lanes x 32 steps (their sums must "
+			    "match), with\n"
+			    "the product's and the inversion's price. Needs a zkarena built with "
 			    "CUDA.\n");
 			return 1;
 		}
@@ -436,11 +446,118 @@ static int bench_curve(zka_gpu *g, const zka_curve *c, int lmin, int lmax, int r
 	return bad;
 }
 
+/* --arith 1: the bucket loop's arithmetic alone (zka_gpu_acc_arith), mixed additions into the
+ * prover's accumulator against batch-affine additions with J lanes per thread, over the same
+ * 2^20 lanes x 32 steps of random G1 points, gathered from 2^20 points (device memory, as the
+ * bucket loop gathers) and from 2^12 (cache-resident: the arithmetic alone); the batch's sums
+ * must equal the mixed additions' byte for byte, else the benchmark fails. The products and
+ * inversions alone give the per-addition cost in products. Medians of reps after a warm-up. */
+static int bench_arith(zka_gpu *g, const zka_curve *c, int reps)
+{
+	char err[512];
+	const size_t np = (size_t)1 << 20, lanes = (size_t)1 << 20;
+	const uint32_t steps = 32;
+	enum { NJ = 7 };
+	const int Js[NJ] = {1, 2, 4, 8, 16, 32, 64};
+	size_t g1 = zka_g1_bytes(c);
+	uint8_t *P = malloc(np * g1), *ref = malloc(lanes * g1), *o = malloc(lanes * g1);
+	uint64_t(*k)[4] = malloc(np * 32);
+	uint32_t *idx = malloc(lanes * steps * 4);
+	double t[1 + NJ] = {0}, tinv = 0, tmul = 0;
+	uint8_t gen1[96];
+	int rc = 2;
+	if (!P || !ref || !o || !k || !idx) {
+		fprintf(stderr, "zkarena bench gpu: --arith: out of memory\n");
+		goto out;
+	}
+	if (c->id == ZKA_BN254)
+		bn254_g1_gen((bn254_g1_aff *)gen1);
+	else
+		bls12_381_g1_gen((bls12_381_g1_aff *)gen1);
+	rnd_scalars(k, np, c->r);
+	if (zka_gpu_fixed_base_g1(g, c, gen1, (const uint64_t(*)[4])k, np, P, err, sizeof err)) {
+		fprintf(stderr, "zkarena bench gpu: --arith: fixed base: %s\n", err);
+		goto out;
+	}
+	for (int from = 20; from >= 12; from -= 8) {
+		rnd(idx, lanes * steps * 4);
+		for (size_t i = 0; i < lanes * steps; i++)
+			idx[i] &= ((uint32_t)1 << from) - 1;
+		printf("\n%s G1: the bucket loop's arithmetic alone (%zu lanes x %u steps = %.1f M "
+		       "additions of points gathered from 2^%d%s; device time, median of %d)\n",
+		       c->pretty, lanes, steps, lanes * steps / 1e6, from,
+		       from == 12 ? ", cache-resident" : "", reps);
+		/* m: 0 mixed, 1..NJ batch with J = Js[m - 1], NJ + 1 inversions (2 chained per
+		 * lane), NJ + 2 products (256 chained per lane) */
+		for (int m = 0; m <= NJ + 2; m++) {
+			int method = m == 0 ? 0 : m <= NJ ? 1 : m == NJ + 1 ? 2 : 3;
+			int J = method == 1 ? Js[m - 1] : 1;
+			uint32_t st = method == 2 ? 2 : method == 3 ? 256 : steps;
+			samples sm = {0};
+			if (method >= 2 && from != 20)
+				break; /* the prices once */
+			for (int r = 0; r <= reps; r++) {
+				double dt = 0;
+				if (zka_gpu_acc_arith(g, c, method, J, P, np, idx, lanes, st,
+						      m ? o : ref, &dt, err, sizeof err)) {
+					fprintf(stderr, "zkarena bench gpu: --arith: %s\n", err);
+					goto out;
+				}
+				if (r)
+					sm.v[sm.n++] = dt;
+			}
+			double ms = med(&sm) * 1e3;
+			if (method == 1 && memcmp(o, ref, lanes * g1)) {
+				fprintf(
+				    stderr,
+				    "zkarena bench gpu: --arith: %s: the batch-affine sums (J = "
+				    "%d) differ from the mixed additions'\n",
+				    c->pretty, J);
+				rc = 1;
+				goto out;
+			}
+			if (method == 2)
+				tinv = ms * 1e6 / (2.0 * lanes);
+			else if (method == 3)
+				tmul = ms * 1e6 / (256.0 * lanes);
+			else
+				t[m] = ms;
+		}
+		if (from == 20)
+			printf("  product %.4f ns (throughput: 2^20 threads x 256 chained); Fermat "
+			       "inversion %.2f ns = %.0f products\n",
+			       tmul, tinv, tinv / tmul);
+		printf("  %-34s %9s %9s %13s %9s\n", "method", "ms", "ns/add", "products/add",
+		       "vs mixed");
+		for (int m = 0; m <= NJ; m++) {
+			char name[64];
+			if (m == 0)
+				snprintf(name, sizeof name, "mixed additions (%s)",
+					 c->id == ZKA_BN254 ? "XYZZ" : "Jacobian");
+			else
+				snprintf(name, sizeof name, "batch affine, J = %d lanes/thread",
+					 Js[m - 1]);
+			double ns = t[m] * 1e6 / ((double)lanes * steps);
+			printf("  %-34s %9.3f %9.3f %13.1f %8.2fx\n", name, t[m], ns, ns / tmul,
+			       t[0] / t[m]);
+		}
+		printf("  (the batch-affine sums equal the mixed additions' for every J)\n");
+	}
+	rc = 0;
+out:
+	free(P);
+	free(ref);
+	free(o);
+	free(k);
+	free(idx);
+	return rc;
+}
+
 int zka_bench_gpu(int argc, char **argv)
 {
 	const char *curve = "both";
 	int lmin = 16, lmax = 20, reps = 5, cpu_max = 16, bls_max = -1, bn_max = -1, ntt_max = 24,
-	    windowed = 0, in_flight = 2, stream_log = 0;
+	    windowed = 0, in_flight = 2, stream_log = 0, arith = 0;
 	double p01 = 0,
 	       split01 = -1; /* --witness bits:P, --split01 F (-1: the library's default) */
 	double budgets[8] = {-1}; /* --table-budget (-1: the library's default) */
@@ -457,7 +574,8 @@ int zka_bench_gpu(int argc, char **argv)
 		    {"--ntt-max", &ntt_max, 0, 26},
 		    {"--windowed", &windowed, 0, 1},
 		    {"--in-flight", &in_flight, 1, 64},
-		    {"--stream", &stream_log, 0, 27}};
+		    {"--stream", &stream_log, 0, 27},
+		    {"--arith", &arith, 0, 1}};
 	const size_t no = sizeof iopt / sizeof iopt[0];
 	if (want_help(argc, argv))
 		return 0;
@@ -607,6 +725,14 @@ int zka_bench_gpu(int argc, char **argv)
 		free(x);
 	}
 	int rc = 0;
+	if (arith) {
+		if (!strcmp(curve, "both") || !strcmp(curve, "bn254"))
+			rc = bench_arith(g, &zka_curve_bn254, reps);
+		if (!rc && (!strcmp(curve, "both") || !strcmp(curve, "bls12_381")))
+			rc = bench_arith(g, &zka_curve_bls12_381, reps);
+		zka_gpu_close(g);
+		return rc;
+	}
 	for (int bi = 0; bi < nbudget && !rc; bi++) {
 		zka_gpu_set_table_budget(g, budgets[bi]);
 		if (!strcmp(curve, "both") || !strcmp(curve, "bn254"))
