@@ -88,6 +88,9 @@ struct zka_gpu {
 	int in_flight;	     /* zka_gpu_set_proofs_in_flight: proofs whose memory tables leave free */
 	int tables_build; /* zka_gpu_set_tables_build: ZKA_GPU_TABLES_SYNC, _BACKGROUND, _DEFERRED */
 	size_t stream_chunk; /* zka_gpu_set_stream_chunk: > 0 forces streamed keys and MSMs */
+	/* zka_gpu_set_upload_gate: the next key load's order of its sets' copies (NULL: in order) */
+	zka_gpu_upload_gate gate;
+	void *gate_arg;
 	/* a streamed key's (or MSM's) staging buffers: chunk j's host points go to d_stage[j & 1]
 	 * on ls[0] (lev[j & 1] recorded after the copy, lev[2 + (j & 1)] on s after the chunk's
 	 * MSMs have read them); stage_cap bytes each */

@@ -1166,21 +1166,33 @@ template <class TR> struct eng {
 		/* zka_gpu_key_timing's phases: the copies (from a quiet stream), then the tables */
 		CK(cudaStreamSynchronize(g->s));
 		k->t_copy = zkg_now();
-		if (mask & 1)
-			CKR(upload(g, k->d_A, pk->A, nv * g1, err, errlen));
-		if (mask & 2)
-			CKR(upload(g, k->d_B1, pk->B1, nv * g1, err, errlen));
-		if (mask & 4)
-			CKR(upload(g, k->d_B2, pk->B2, nv * g2, err, errlen));
+		/* the sets in order, or in the order the caller's gate releases them (each as
+		 * soon as its host memory is registered: zka_gpu_set_upload_gate) */
 		size_t pre = (size_t)pk->n_public + 1;
-		if (mask & 8) {
+		if (mask & 8)
 			CK(cudaMemsetAsync(k->d_C, 0, pre * g1, g->s));
-			if (nv > pre)
+		for (int todo = mask; todo;) {
+			int i = g->gate ? g->gate(g->gate_arg, todo) : __builtin_ctz((unsigned)todo);
+			if (i < 0 || i > 4 || !(todo >> i & 1)) {
+				zkg_errf(err, errlen,
+					 "zka_gpu_key_load: the upload gate answered %d for sets 0x%x%s%s",
+					 i, (unsigned)todo, i < 0 ? ": " : " (not one of them)",
+					 i < 0 ? strerror(-i) : "");
+				return i < 0 ? i : -EINVAL;
+			}
+			todo &= ~(1 << i);
+			if (i == 0)
+				CKR(upload(g, k->d_A, pk->A, nv * g1, err, errlen));
+			else if (i == 1)
+				CKR(upload(g, k->d_B1, pk->B1, nv * g1, err, errlen));
+			else if (i == 2)
+				CKR(upload(g, k->d_B2, pk->B2, nv * g2, err, errlen));
+			else if (i == 3 && nv > pre)
 				CKR(upload(g, (char *)k->d_C + pre * g1, pk->C, (nv - pre) * g1,
 					   err, errlen));
+			else if (i == 4)
+				CKR(upload(g, k->d_H, pk->H, nd * g1, err, errlen));
 		}
-		if (mask & 16)
-			CKR(upload(g, k->d_H, pk->H, nd * g1, err, errlen));
 		CK(cudaStreamSynchronize(g->s));
 		k->t_uploaded = zkg_now();
 		if (k->pc && g->tables_build == ZKA_GPU_TABLES_SYNC) {

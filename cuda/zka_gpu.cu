@@ -54,9 +54,19 @@ extern "C" void zka_gpu_set_host_wait(int mode)
 	host_wait = mode == ZKA_GPU_WAIT_BLOCK ? ZKA_GPU_WAIT_BLOCK : ZKA_GPU_WAIT_AUTO;
 }
 
+static double open_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
 static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 {
 	int n = 0;
+	const bool prof = getenv("ZKG_PROFILE") != NULL; /* each step's time, one line */
+	double t[6];
+	t[0] = open_now();
 	cudaError_t e = cudaGetDeviceCount(&n);
 	if (e != cudaSuccess || n == 0) {
 		cudaGetLastError();
@@ -68,17 +78,24 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 		return -ENODEV;
 	}
 	g->device = device;
+	t[1] = open_now();
 	CK(cudaSetDevice(device));
 	/* before anything creates the device's primary context: it takes the flags then */
 	CK(cudaSetDeviceFlags(host_wait == ZKA_GPU_WAIT_BLOCK ? cudaDeviceScheduleBlockingSync
 							      : cudaDeviceScheduleAuto));
+	t[2] = open_now();
 	cudaDeviceProp p;
 	CK(cudaGetDeviceProperties(&p, device));
+	t[3] = open_now();
 	g->sms = p.multiProcessorCount;
 	snprintf(g->name, sizeof g->name, "%.200s, %d SMs, %.0f GiB, cc %d.%d", p.name, p.multiProcessorCount,
 		 p.totalGlobalMem / 1073741824.0, p.major, p.minor);
-	/* the out-of-line point operations pass Fq2 Jacobian points on the stack */
+	/* the out-of-line point operations pass Fq2 Jacobian points on the stack. Its cost: 0.4
+	 * ms here and nothing at exit (H200, 2026-12-03, docs/measurements/src/ctxbench.cu); of
+	 * a one-shot proof's ~0.2 s CUDA start, ~0.1 s is the driver's init (the device count)
+	 * and ~0.1 s the primary context */
 	CK(cudaDeviceSetLimit(cudaLimitStackSize, 8192));
+	t[4] = open_now();
 	/* Priorities: the least is left to the window tables' background build
 	 * (zka_gpu_set_tables_build), one above it for the context's stream and lanes where the
 	 * device has three levels or more (an H200 has six: 0 to -5), and the greatest for a large
@@ -114,6 +131,13 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 		CK(cudaStreamCreateWithPriority(&g->ls[i], cudaStreamNonBlocking, prio_mid));
 	for (int i = 0; i < 8; i++)
 		CK(cudaEventCreate(&g->lev[i]));
+	t[5] = open_now();
+	if (prof)
+		fprintf(stderr,
+			"zkg open: device count %.1f ms, context %.1f ms, properties %.1f ms, stack "
+			"limit %.1f ms, streams and buffers %.1f ms\n",
+			(t[1] - t[0]) * 1e3, (t[2] - t[1]) * 1e3, (t[3] - t[2]) * 1e3,
+			(t[4] - t[3]) * 1e3, (t[5] - t[4]) * 1e3);
 	return 0;
 }
 
@@ -515,6 +539,12 @@ static int is_pinned(const void *host)
 
 extern "C" void zka_gpu_set_precompute(zka_gpu *g, int on) { g->no_precomp = !on; }
 
+extern "C" void zka_gpu_set_upload_gate(zka_gpu *g, zka_gpu_upload_gate gate, void *arg)
+{
+	g->gate = gate;
+	g->gate_arg = gate ? arg : NULL;
+}
+
 extern "C" void zka_gpu_set_tables_build(zka_gpu *g, int mode)
 {
 	g->tables_build = mode == ZKA_GPU_TABLES_BACKGROUND || mode == ZKA_GPU_TABLES_DEFERRED
@@ -659,7 +689,17 @@ extern "C" int zka_gpu_key_tables_wait(zka_gpu_key *k, char *err, size_t errlen)
 
 extern "C" void zka_gpu_set_priority_domain(zka_gpu *g, uint32_t min_domain) { g->prio_domain = min_domain; }
 
+static int key_load_any(zka_gpu *g, const zka_pk *pk, zka_gpu_key **kp, char *err, size_t errlen);
+
 extern "C" int zka_gpu_key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key **kp, char *err, size_t errlen)
+{
+	int rc = key_load_any(g, pk, kp, err, errlen);
+	g->gate = NULL; /* one load's, whatever its outcome */
+	g->gate_arg = NULL;
+	return rc;
+}
+
+static int key_load_any(zka_gpu *g, const zka_pk *pk, zka_gpu_key **kp, char *err, size_t errlen)
 {
 	*kp = NULL;
 	NEED_OPS(pk->curve, "zka_gpu_key_load");
@@ -703,14 +743,15 @@ extern "C" int zka_gpu_key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key **kp, 
 	const void *sp[5];
 	size_t sl[5];
 	zka_pk_point_sets(pk, sp, sl);
+	double t0 = zkg_now();
+	int rc = o->key_load(g, pk, k, err, errlen);
+	/* after the copies: a gate releases a set once its memory is registered */
 	k->up_bytes = 0;
 	k->pinned = 1;
 	for (int i = 0; i < 5; i++) {
 		k->up_bytes += sl[i];
 		k->pinned &= is_pinned(sp[i]);
 	}
-	double t0 = zkg_now();
-	int rc = o->key_load(g, pk, k, err, errlen);
 	if (rc < 0) {
 		zka_gpu_key_free(k);
 		return rc;

@@ -44,6 +44,16 @@ const char *zka_gpu_device_name(const zka_gpu *g);
  * of the same device; free it after those contexts have finished proving with it (a build
  * still running is waited for). */
 int zka_gpu_key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key **key, char *err, size_t errlen);
+/* An upload gate lets the next zka_gpu_key_load on g copy each point set as soon as its
+ * host memory is ready (registered on another thread) instead of after all of them: before
+ * each set's copy the load calls gate(arg, todo), todo the sets still to copy (bit i: A, B1,
+ * B2, C, H; only the sets the load uploads), and copies the set whose index gate returns; gate
+ * may block until it can answer. A negative return (-errno) fails the load, naming the gate;
+ * an index not in todo fails it with -EINVAL. The allocations before the first call and the
+ * NTT tables after the copies run as without a gate. The gate is cleared when that load
+ * returns; NULL clears it. */
+typedef int (*zka_gpu_upload_gate)(void *arg, int todo);
+void zka_gpu_set_upload_gate(zka_gpu *g, zka_gpu_upload_gate gate, void *arg);
 void zka_gpu_key_free(zka_gpu_key *key);
 /* How a key's load went (zka_gpu_key_timing), in bytes and seconds: the key's points copied
  * host to device, the copies' time (from the first copy's start to the last one's completion),

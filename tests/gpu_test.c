@@ -1181,6 +1181,79 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 CURVE_TESTS(bn254, BN254, zka_curve_bn254)
 CURVE_TESTS(bls12_381, BLS12_381, zka_curve_bls12_381)
 
+/* An upload gate for the tests: mode 0 releases the highest set of todo first (the reverse
+ * of the load's own order) and records each todo; 1 fails with -EIO; 2 answers a set not in
+ * todo. */
+struct test_gate {
+	int mode, calls, todo[8];
+};
+
+static int test_gate_fn(void *arg, int todo)
+{
+	struct test_gate *t = arg;
+	if (t->calls < 8)
+		t->todo[t->calls] = todo;
+	t->calls++;
+	if (t->mode == 1)
+		return -EIO;
+	if (t->mode == 2)
+		return __builtin_ctz((unsigned)~todo & 31u);
+	return 31 - __builtin_clz((unsigned)todo);
+}
+
+/* A key loaded through each gate: the reversed order proves as the key loaded in order did
+ * (want: that proof, which test_real compares with the CPU's), the failing gates fail the load
+ * with their error and leave no key. */
+static void test_upload_gate(const zka_pk *pk, const uint64_t (*abc)[4], const uint64_t (*w)[4],
+			     const zka_rs *rs, const zka_proof *want)
+{
+	const zka_curve *cv = pk->curve;
+	size_t nd = pk->domain_size;
+	struct test_gate tg = {0};
+	zka_gpu_key *key = NULL;
+	zka_gpu_set_upload_gate(G, test_gate_fn, &tg);
+	OK(zka_gpu_key_load(G, pk, &key, err, sizeof err));
+	int order = tg.calls == 5;
+	for (int i = 0; i < 5 && i < tg.calls; i++)
+		order &= tg.todo[i] == (31 >> i); /* 31, 15, 7, 3, 1: H first, A last */
+	CHECK(order, "%s upload gate: %d calls, todo 0x%x 0x%x ... (want 5: 0x1f 0xf 0x7 0x3 0x1)",
+	      cv->pretty, tg.calls, tg.todo[0], tg.todo[1]);
+	zka_proof pg;
+	memset(&pg, 0, sizeof pg);
+	int same = 0;
+	if (key) {
+		OK(zka_gpu_prove(G, key, abc, abc + nd, abc + 2 * nd, w, rs, &pg, NULL, err,
+				 sizeof err));
+		same = !memcmp(pg.a, want->a, 2 * cv->n8q) && !memcmp(pg.b, want->b, 4 * cv->n8q) &&
+		       !memcmp(pg.c, want->c, 2 * cv->n8q);
+		CHECK(same, "%s key uploaded H first through a gate: proof != the in-order key's",
+		      cv->pretty);
+		zka_gpu_key_free(key);
+		key = NULL;
+	}
+	struct test_gate fail = {1, 0, {0}}, wrong = {2, 0, {0}};
+	zka_gpu_set_upload_gate(G, test_gate_fn, &fail);
+	int r1 = zka_gpu_key_load(G, pk, &key, err, sizeof err);
+	CHECK(r1 == -EIO && !key && strstr(err, "upload gate") && fail.calls == 1,
+	      "%s failing gate: load -> %d, key %p, %d calls, '%s'", cv->pretty, r1, (void *)key,
+	      fail.calls, err);
+	zka_gpu_key_free(key);
+	key = NULL;
+	zka_gpu_set_upload_gate(G, test_gate_fn, &wrong);
+	int r2 = zka_gpu_key_load(G, pk, &key, err, sizeof err);
+	CHECK(r2 == -EINVAL && !key && strstr(err, "not one of them"),
+	      "%s gate answering a set not asked: load -> %d, '%s'", cv->pretty, r2, err);
+	zka_gpu_key_free(key);
+	key = NULL;
+	/* the gate was one load's: the next load copies in order without it */
+	int calls = wrong.calls;
+	OK(zka_gpu_key_load(G, pk, &key, err, sizeof err));
+	CHECK(wrong.calls == calls, "%s: the gate outlived its load", cv->pretty);
+	zka_gpu_key_free(key);
+	printf("  %s upload gate: H first %s in order, failing gate %d, wrong set %d\n", cv->pretty,
+	       same ? "==" : "!=", r1, r2);
+}
+
 /* A real circuit (x_{k+1} = x_k^2 chain, output public) keyed by zka_setup: the GPU proof must
  * equal the CPU proof and verify; a tampered one must not. */
 static void test_real(const zka_curve *cv, uint32_t m, const uint64_t *one_mont)
@@ -1283,6 +1356,11 @@ static void test_real(const zka_curve *cv, uint32_t m, const uint64_t *one_mont)
 				 (const uint64_t(*)[4])(abc + nd),
 				 (const uint64_t(*)[4])(abc + 2 * nd), (const uint64_t(*)[4])wt.w,
 				 &rs, &pg, NULL, err, sizeof err));
+	/* before the CPU prover, which takes a, b, c as its scratch; pg is checked against the
+	 * CPU's proof below */
+	if (key)
+		test_upload_gate(&pk, (const uint64_t(*)[4])abc, (const uint64_t(*)[4])wt.w, &rs,
+				 &pg);
 	rc = zka_prove_abc(&pk, abc, abc + nd, abc + 2 * nd, (const uint64_t(*)[4])wt.w, &rs, &pc,
 			   &po, NULL);
 	CHECK(rc == 0, "zka_prove_abc -> %d", rc);
