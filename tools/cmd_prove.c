@@ -122,8 +122,10 @@ err:
 /* --gpu's start beside the CPU's work (issue 18: a one-shot proof of BN254 2^22 in 0.6 s).
  * CUDA's start (~0.3 s) and the key's upload need no witness, and a, b need no device, so:
  *
- *   prep thread:  zka_gpu_open -> [region told] -> register the key's point sections
- *                 -> [key posted] -> register them (unless done) -> key upload
+ *   prep thread:  zka_gpu_open -> [region told] -> register the key's point
+ *                 sections -> [key posted] -> register them (unless done: one thread per set,
+ *                 each set's copy released to the upload as soon as it is registered, by
+ *                 zka_gpu_set_upload_gate) -> key upload
  *   main thread:  key (resident map, or .zka load: region told before its reads) -> post
  *                 -> witness -> a, b -> join -> register a, b, w -> prove (c made on the device)
  *
@@ -153,6 +155,13 @@ struct gprep {
 	const void *ep[5];     /* the point sections of the region being read */
 	size_t el[5];
 	int rc; /* the first failure's -errno, with err */
+	/* the ordinary registration, a set per thread (set_th; spin[i] set i's pin, NULL when
+	 * refused); set_done: the sets registered or refused (bit i, guarded by mu, cv told) */
+	pthread_t set_th[5];
+	zka_gpu_pin *spin[5];
+	int set_done, set_rc[5];
+	char set_err[5][384];
+	double t_pin0;
 	char err[768], pin_note[512];
 	double t_open, t_pin, t_key; /* seconds of each step */
 	/* the populate thread (started by gprep_post, joined before the pin): the key's pages
@@ -184,6 +193,88 @@ static void *gprep_populate(void *arg)
 	}
 	x->t_pop = mono() - t0;
 	return NULL;
+}
+
+/* One set's registration (i: A, B1, B2, C, H as zka_pk_point_sets orders them), read-only;
+ * then the set is marked done and the upload gate woken. Refused: set_rc[i], set_err[i]. */
+struct gprep_set {
+	struct gprep *x;
+	int i;
+};
+
+static void gprep_pin_set(struct gprep *x, int i)
+{
+	const void *p[5];
+	size_t len[5];
+	zka_pk_point_sets(&x->p->pk, p, len);
+	for (int j = 0; j < 5; j++)
+		len[j] = j == i ? len[j] : 0;
+	zka_gpu_pin *pin = NULL;
+	int r = zka_gpu_pin_key_sets(x->g, p, len, 1, &pin, x->set_err[i], sizeof x->set_err[i]);
+	pthread_mutex_lock(&x->mu);
+	x->spin[i] = r ? NULL : pin;
+	x->set_rc[i] = r;
+	x->set_done |= 1 << i;
+	if (x->set_done == 31)
+		x->t_pin = mono() - x->t_pin0;
+	pthread_cond_broadcast(&x->cv);
+	pthread_mutex_unlock(&x->mu);
+}
+
+static void *gprep_set_main(void *arg)
+{
+	struct gprep_set *a = arg;
+	gprep_pin_set(a->x, a->i);
+	return NULL;
+}
+
+/* The key load's upload gate: the first of the sets still to copy whose registration has
+ * finished (waiting for one); a refused set is copied from pageable memory. */
+static int gprep_gate(void *arg, int todo)
+{
+	struct gprep *x = arg;
+	pthread_mutex_lock(&x->mu);
+	while (!(x->set_done & todo))
+		pthread_cond_wait(&x->cv, &x->mu);
+	int i = __builtin_ctz((unsigned)(x->set_done & todo));
+	pthread_mutex_unlock(&x->mu);
+	return i;
+}
+
+/* The ordinary registration and the upload, overlapped: a thread per set registers it while
+ * the key load copies the sets already registered. H200, BN254 2^22 resident, 7 runs each
+ * interleaved (2026-12-03, docs/measurements/2026-12-03-h200-s18-c-c-modes.txt): one after
+ * the other, registration 0.07-0.09 s then upload 0.035 s, wall 0.53-0.68 s (median 0.57);
+ * overlapped, the upload ends 0.01-0.02 s after the registration, wall 0.54-0.58 s (median
+ * 0.56). Registering a, b and w beside the key's registration as well slowed both (0.54-0.63
+ * s), so they are registered after it. */
+static void gprep_pin_and_load(struct gprep *x)
+{
+	struct gprep_set a[5];
+	int started = 0;
+	x->t_pin0 = mono();
+	for (int i = 0; i < 5; i++) {
+		a[i] = (struct gprep_set){x, i};
+		if (pthread_create(&x->set_th[i], NULL, gprep_set_main, &a[i]) == 0)
+			started |= 1 << i;
+		else
+			gprep_pin_set(x, i); /* no thread: here, before the upload */
+	}
+	zka_gpu_set_upload_gate(x->g, gprep_gate, x);
+	double t0 = mono();
+	x->rc = zka_gpu_key_load(x->g, &x->p->pk, &x->key, x->err, sizeof x->err);
+	x->t_key = mono() - t0;
+	for (int i = 0; i < 5; i++)
+		if (started >> i & 1)
+			pthread_join(x->set_th[i], NULL);
+	for (int i = 0; i < 5; i++)
+		if (x->set_rc[i]) { /* the first refusal, once */
+			snprintf(x->pin_note, sizeof x->pin_note,
+				 "NOTE: the key's memory could not be registered (%s): its upload "
+				 "runs from pageable memory",
+				 x->set_err[i]);
+			break;
+		}
 }
 
 static void *gprep_main(void *arg)
@@ -227,14 +318,8 @@ static void *gprep_main(void *arg)
 	if (x->rc || !x->p)
 		return NULL;
 	if (!pinned) {
-		t0 = mono();
-		char e[384];
-		if (zka_gpu_pin_key(x->g, &x->p->pk, &x->pin, e, sizeof e))
-			snprintf(x->pin_note, sizeof x->pin_note,
-				 "NOTE: the key's memory could not be registered (%s): its upload "
-				 "runs from pageable memory",
-				 e);
-		x->t_pin = mono() - t0;
+		gprep_pin_and_load(x);
+		return NULL;
 	}
 	t0 = mono();
 	x->rc = zka_gpu_key_load(x->g, &x->p->pk, &x->key, x->err, sizeof x->err);
@@ -329,6 +414,10 @@ static void gprep_end(struct gprep *x)
 		gprep_join(x);
 	zka_gpu_key_free(x->key);
 	zka_gpu_unpin(x->pin); /* before the params region is unmapped */
+	for (int i = 0; i < 5; i++) {
+		zka_gpu_unpin(x->spin[i]);
+		x->spin[i] = NULL;
+	}
 	zka_gpu_close(x->g);
 	x->key = NULL;
 	x->pin = NULL;
@@ -393,8 +482,9 @@ static int prove_gpu(const zka_params *p, const zka_witness *w, const zka_rs *rs
 	fprintf(stderr, "zkarena prove: device %d: %s\n", x->device, zka_gpu_device_name(x->g));
 	if (x->pin_note[0])
 		fprintf(stderr, "zkarena prove: %s\n", x->pin_note);
+	/* the buffers are ours and not pinned: register them (in parallel) for full-speed copies
+	 * (after the key's registration: beside it, both took longer, H200 2026-12-03, s18-c) */
 	t1 = mono();
-	/* the buffers are ours and not pinned: register them (in parallel) for full-speed copies */
 	const void *bp[3] = {a, b, w->w};
 	size_t bl[3] = {n * sizeof *a, n * sizeof *b, (size_t)w->n * sizeof *w->w};
 	if ((ret = zka_gpu_pin_ranges(x->g, bp, bl, 3, 0, &abw, err, errlen)))
@@ -697,11 +787,14 @@ int zka_cmd_prove(int argc, char **argv)
 			    stderr,
 			    "zkarena prove: gpu: beside the key's load, the witness and a, b: "
 			    "CUDA start %.3f s, key pages mapped %.3f s%s, key memory registered "
-			    "%.3f s%s, key upload %.3f s; then waited for them %.3f s, a, b and "
+			    "%.3f s%s, key upload %.3f s%s; then waited for them %.3f s, a, b and "
 			    "witness registered %.3f s, proof %.3f s, teardown %.3f s\n",
 			    gs.open, gs.pop, gs.pop_note, gs.pin,
-			    gs.pin_early ? " (during the key's read)" : "", gs.key, gs.wait, gs.reg,
-			    gs.prove, gs.teardown);
+			    gs.pin_early ? " (during the key's read)" : "", gs.key,
+			    gs.pin_early
+				? ""
+				: " (beside the registration: each set copied once registered)",
+			    gs.wait, gs.reg, gs.prove, gs.teardown);
 		}
 		fprintf(stderr, "zkarena prove: %s, %u constraints domain, abc %.3f s, ntt %.3f s, "
 				"msm G1 %.3f s, msm G2 %.3f s, total %.3f s; command %.3f s to the "
