@@ -54,19 +54,12 @@ extern "C" void zka_gpu_set_host_wait(int mode)
 	host_wait = mode == ZKA_GPU_WAIT_BLOCK ? ZKA_GPU_WAIT_BLOCK : ZKA_GPU_WAIT_AUTO;
 }
 
-static double open_now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 {
 	int n = 0;
 	const bool prof = getenv("ZKG_PROFILE") != NULL; /* each step's time, one line */
 	double t[6];
-	t[0] = open_now();
+	t[0] = zkg_now();
 	cudaError_t e = cudaGetDeviceCount(&n);
 	if (e != cudaSuccess || n == 0) {
 		cudaGetLastError();
@@ -78,15 +71,15 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 		return -ENODEV;
 	}
 	g->device = device;
-	t[1] = open_now();
+	t[1] = zkg_now();
 	CK(cudaSetDevice(device));
 	/* before anything creates the device's primary context: it takes the flags then */
 	CK(cudaSetDeviceFlags(host_wait == ZKA_GPU_WAIT_BLOCK ? cudaDeviceScheduleBlockingSync
 							      : cudaDeviceScheduleAuto));
-	t[2] = open_now();
+	t[2] = zkg_now();
 	cudaDeviceProp p;
 	CK(cudaGetDeviceProperties(&p, device));
-	t[3] = open_now();
+	t[3] = zkg_now();
 	g->sms = p.multiProcessorCount;
 	snprintf(g->name, sizeof g->name, "%.200s, %d SMs, %.0f GiB, cc %d.%d", p.name, p.multiProcessorCount,
 		 p.totalGlobalMem / 1073741824.0, p.major, p.minor);
@@ -95,7 +88,7 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 	 * a one-shot proof's ~0.2 s CUDA start, ~0.1 s is the driver's init (the device count)
 	 * and ~0.1 s the primary context */
 	CK(cudaDeviceSetLimit(cudaLimitStackSize, 8192));
-	t[4] = open_now();
+	t[4] = zkg_now();
 	/* Priorities: the least is left to the window tables' background build
 	 * (zka_gpu_set_tables_build), one above it for the context's stream and lanes where the
 	 * device has three levels or more (an H200 has six: 0 to -5), and the greatest for a large
@@ -131,7 +124,7 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 		CK(cudaStreamCreateWithPriority(&g->ls[i], cudaStreamNonBlocking, prio_mid));
 	for (int i = 0; i < 8; i++)
 		CK(cudaEventCreate(&g->lev[i]));
-	t[5] = open_now();
+	t[5] = zkg_now();
 	if (prof)
 		fprintf(stderr,
 			"zkg open: device count %.1f ms, context %.1f ms, properties %.1f ms, stack "

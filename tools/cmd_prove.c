@@ -155,9 +155,8 @@ struct gprep {
 	const void *ep[5];     /* the point sections of the region being read */
 	size_t el[5];
 	int rc; /* the first failure's -errno, with err */
-	/* the ordinary registration, a set per thread (set_th; spin[i] set i's pin, NULL when
-	 * refused); set_done: the sets registered or refused (bit i, guarded by mu, cv told) */
-	pthread_t set_th[5];
+	/* the ordinary registration, a set per thread (spin[i] set i's pin, NULL when refused);
+	 * set_done: the sets registered or refused (bit i, guarded by mu, cv told) */
 	zka_gpu_pin *spin[5];
 	int set_done, set_rc[5];
 	char set_err[5][384];
@@ -251,11 +250,12 @@ static int gprep_gate(void *arg, int todo)
 static void gprep_pin_and_load(struct gprep *x)
 {
 	struct gprep_set a[5];
+	pthread_t th[5];
 	int started = 0;
 	x->t_pin0 = mono();
 	for (int i = 0; i < 5; i++) {
 		a[i] = (struct gprep_set){x, i};
-		if (pthread_create(&x->set_th[i], NULL, gprep_set_main, &a[i]) == 0)
+		if (pthread_create(&th[i], NULL, gprep_set_main, &a[i]) == 0)
 			started |= 1 << i;
 		else
 			gprep_pin_set(x, i); /* no thread: here, before the upload */
@@ -266,7 +266,7 @@ static void gprep_pin_and_load(struct gprep *x)
 	x->t_key = mono() - t0;
 	for (int i = 0; i < 5; i++)
 		if (started >> i & 1)
-			pthread_join(x->set_th[i], NULL);
+			pthread_join(th[i], NULL);
 	for (int i = 0; i < 5; i++)
 		if (x->set_rc[i]) { /* the first refusal, once */
 			snprintf(x->pin_note, sizeof x->pin_note,
