@@ -91,6 +91,7 @@ struct zka_gpu {
 	/* zka_gpu_set_upload_gate: the next key load's order of its sets' copies (NULL: in order) */
 	zka_gpu_upload_gate gate;
 	void *gate_arg;
+	struct zkg_stager *stg; /* zka_gpu_set_upload_staging (stage.cu), NULL: off */
 	/* a streamed key's (or MSM's) staging buffers: chunk j's host points go to d_stage[j & 1]
 	 * on ls[0] (lev[j & 1] recorded after the copy, lev[2 + (j & 1)] on s after the chunk's
 	 * MSMs have read them); stage_cap bytes each */
@@ -148,7 +149,7 @@ struct zka_gpu_key {
 	 * key_load stamps (zkg_now, 0 where not stamped) the start of the points' copies and their
 	 * completion (the tables' build time is t_build) */
 	uint64_t up_bytes;
-	int pinned;
+	int pinned, staged; /* staged: the stager's threads when a set went through it */
 	double t_load, t_copy, t_uploaded;
 };
 
@@ -182,6 +183,16 @@ cudaError_t zkg_throttle_step(struct zkg_throttle *t, cudaStream_t st);
  * completed becomes READY here), 0 when they run the windowed MSM, -errno (err) on a device
  * error. Never blocks. */
 int zkg_key_tables_live(zka_gpu_key *k, char *err, size_t errlen);
+
+/* stage.cu: copies bytes of pageable src to the device at dst through g's stager (g->stg set),
+ * returning when all of it is there; 0 or -errno with err. */
+int zkg_stage_copy(zka_gpu *g, void *dst, const void *src, size_t bytes, char *err, size_t errlen);
+/* frees g's stager (none: nothing) */
+void zkg_stager_free(zka_gpu *g);
+/* the stager's threads (0: none) */
+int zkg_stage_threads(const zka_gpu *g);
+/* 1 when host is page-locked memory (registered or cudaHostAlloc'ed); clears any error */
+int zkg_is_pinned(const void *host);
 
 /* CLOCK_MONOTONIC in seconds (the key_load stamps above) */
 static inline double zkg_now(void)

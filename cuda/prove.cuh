@@ -952,6 +952,16 @@ template <class TR> struct eng {
 	{
 		return upload_on(g->s, dst, src, bytes, err, errlen);
 	}
+	/* A key set's copy: through g's stager (waiting for it) when g has one and src is not
+	 * page-locked (k->staged then says so), else upload's on g->s */
+	static int upload_set(zka_gpu *g, zka_gpu_key *k, void *dst, const void *src, size_t bytes,
+			      char *err, size_t errlen)
+	{
+		if (!g->stg || zkg_is_pinned(src))
+			return upload(g, dst, src, bytes, err, errlen);
+		k->staged = zkg_stage_threads(g);
+		return zkg_stage_copy(g, dst, src, bytes, err, errlen);
+	}
 	static int upload_on(cudaStream_t st, void *dst, const void *src, size_t bytes, char *err,
 			     size_t errlen)
 	{
@@ -1182,16 +1192,16 @@ template <class TR> struct eng {
 			}
 			todo &= ~(1 << i);
 			if (i == 0)
-				CKR(upload(g, k->d_A, pk->A, nv * g1, err, errlen));
+				CKR(upload_set(g, k, k->d_A, pk->A, nv * g1, err, errlen));
 			else if (i == 1)
-				CKR(upload(g, k->d_B1, pk->B1, nv * g1, err, errlen));
+				CKR(upload_set(g, k, k->d_B1, pk->B1, nv * g1, err, errlen));
 			else if (i == 2)
-				CKR(upload(g, k->d_B2, pk->B2, nv * g2, err, errlen));
+				CKR(upload_set(g, k, k->d_B2, pk->B2, nv * g2, err, errlen));
 			else if (i == 3 && nv > pre)
-				CKR(upload(g, (char *)k->d_C + pre * g1, pk->C, (nv - pre) * g1,
-					   err, errlen));
+				CKR(upload_set(g, k, (char *)k->d_C + pre * g1, pk->C,
+					       (nv - pre) * g1, err, errlen));
 			else if (i == 4)
-				CKR(upload(g, k->d_H, pk->H, nd * g1, err, errlen));
+				CKR(upload_set(g, k, k->d_H, pk->H, nd * g1, err, errlen));
 		}
 		CK(cudaStreamSynchronize(g->s));
 		k->t_uploaded = zkg_now();

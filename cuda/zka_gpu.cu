@@ -156,6 +156,7 @@ extern "C" void zka_gpu_close(zka_gpu *g)
 	if (!g)
 		return;
 	cudaSetDevice(g->device);
+	zkg_stager_free(g);
 	void *bufs[] = {g->d_a, g->d_b, g->d_c, g->d_w, g->d_h, g->d_stage[0], g->d_stage[1]};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		cudaFree(bufs[i]);
@@ -507,6 +508,7 @@ extern "C" void zka_gpu_key_timing(const zka_gpu_key *k, zka_gpu_key_times *t)
 	memset(t, 0, sizeof *t);
 	t->bytes = k->up_bytes;
 	t->pinned = k->pinned;
+	t->staged = k->staged;
 	t->total = k->t_load;
 	if (k->t_copy > 0 && k->t_uploaded >= k->t_copy) {
 		t->split = 1;
@@ -519,8 +521,7 @@ extern "C" void zka_gpu_key_timing(const zka_gpu_key *k, zka_gpu_key_times *t)
 
 extern "C" int zka_gpu_key_streamed(const zka_gpu_key *k) { return k->streamed && k->resident != 31; }
 
-/* 1 when host is page-locked memory (registered or cudaHostAlloc'ed); clears any error */
-static int is_pinned(const void *host)
+int zkg_is_pinned(const void *host)
 {
 	cudaPointerAttributes a;
 	if (!host || cudaPointerGetAttributes(&a, host) != cudaSuccess) {
@@ -743,7 +744,7 @@ static int key_load_any(zka_gpu *g, const zka_pk *pk, zka_gpu_key **kp, char *er
 	k->pinned = 1;
 	for (int i = 0; i < 5; i++) {
 		k->up_bytes += sl[i];
-		k->pinned &= is_pinned(sp[i]);
+		k->pinned &= zkg_is_pinned(sp[i]);
 	}
 	if (rc < 0) {
 		zka_gpu_key_free(k);

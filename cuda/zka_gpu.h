@@ -54,6 +54,18 @@ int zka_gpu_key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key **key, char *err,
  * returns; NULL clears it. */
 typedef int (*zka_gpu_upload_gate)(void *arg, int todo);
 void zka_gpu_set_upload_gate(zka_gpu *g, zka_gpu_upload_gate gate, void *arg);
+/* Staged uploads: later key loads on g copy every point set whose host memory is not
+ * registered through 2 x threads pinned buffers of piece bytes (0: ZKA_GPU_STAGE_PIECE; else
+ * a power of two from 64 KiB to 1 GiB), threads CPU threads memcpy'ing pieces into them while
+ * the buffers filled before are copied to the device; registered sets are copied directly.
+ * For memory that is pageable and not worth registering (a key resident in 4 KiB shm pages,
+ * used once: registering and unregistering it cost more than the copy). threads 0 frees the
+ * buffers and turns it off (also done by zka_gpu_close). 0, or -EINVAL (threads not in
+ * 0..ZKA_GPU_STAGE_MAX, bad piece) / -ENOMEM / -EIO naming what failed, the previous setting
+ * kept. zka_gpu_key_times.staged says which load used it. */
+#define ZKA_GPU_STAGE_MAX 16
+#define ZKA_GPU_STAGE_PIECE ((size_t)4 << 20)
+int zka_gpu_set_upload_staging(zka_gpu *g, int threads, size_t piece, char *err, size_t errlen);
 void zka_gpu_key_free(zka_gpu_key *key);
 /* How a key's load went (zka_gpu_key_timing), in bytes and seconds: the key's points copied
  * host to device, the copies' time (from the first copy's start to the last one's completion),
@@ -61,12 +73,14 @@ void zka_gpu_key_free(zka_gpu_key *key);
  * background build is not done) and the whole zka_gpu_key_load (allocations, copies, tables
  * when built before it returns, NTT twiddles). pinned: every point set's
  * source was page-locked (registered) host memory, so the copies ran at pinned speed; 0: at
- * least one came from pageable memory (staged by the driver, several times slower). split: 0
- * when the engine did not stamp its phases (upload and tables are then 0; only total is known). */
+ * least one came from pageable memory. staged: the threads that copied the pageable sets through
+ * pinned buffers (zka_gpu_set_upload_staging), 0 when the driver staged them (several times
+ * slower) or every set was pinned. split: 0 when the engine did not stamp its phases (upload and
+ * tables are then 0; only total is known). */
 typedef struct {
 	uint64_t bytes;
 	double upload, tables, total;
-	int pinned, split;
+	int pinned, split, staged;
 } zka_gpu_key_times;
 void zka_gpu_key_timing(const zka_gpu_key *key, zka_gpu_key_times *t);
 /* One line saying which MSM path the key uses: "shared-bucket MSM with window tables (...)"

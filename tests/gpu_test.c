@@ -1254,6 +1254,70 @@ static void test_upload_gate(const zka_pk *pk, const uint64_t (*abc)[4], const u
 	       same ? "==" : "!=", r1, r2);
 }
 
+/* Staged uploads (issue 18): a key copied from its pageable memory through pinned buffers by a
+ * few threads, in 64 KiB pieces (none of the sets a multiple of it), proves as the key loaded
+ * directly; the setting lasts until turned off; bad settings are refused, keeping the old. */
+static void test_upload_staging(const zka_pk *pk, const uint64_t (*abc)[4], const uint64_t (*w)[4],
+				const zka_rs *rs, const zka_proof *want)
+{
+	const zka_curve *cv = pk->curve;
+	size_t nd = pk->domain_size;
+	int same[2] = {0, 0}, threads[2] = {3, 1}, staged[2] = {-1, -1};
+	for (int m = 0; m < 2; m++) {
+		OK(zka_gpu_set_upload_staging(G, threads[m], 65536, err, sizeof err));
+		zka_gpu_key *key = NULL;
+		OK(zka_gpu_key_load(G, pk, &key, err, sizeof err));
+		if (!key)
+			continue;
+		zka_gpu_key_times kt;
+		zka_gpu_key_timing(key, &kt);
+		staged[m] = kt.staged;
+		CHECK(kt.staged == threads[m] && !kt.pinned && kt.upload > 0,
+		      "%s staged load: staged %d (want %d), pinned %d, upload %.6f", cv->pretty,
+		      kt.staged, threads[m], kt.pinned, kt.upload);
+		zka_proof pg;
+		memset(&pg, 0, sizeof pg);
+		OK(zka_gpu_prove(G, key, abc, abc + nd, abc + 2 * nd, w, rs, &pg, NULL, err,
+				 sizeof err));
+		same[m] = !memcmp(pg.a, want->a, 2 * cv->n8q) &&
+			  !memcmp(pg.b, want->b, 4 * cv->n8q) &&
+			  !memcmp(pg.c, want->c, 2 * cv->n8q);
+		CHECK(same[m], "%s key staged by %d threads: proof != the direct key's", cv->pretty,
+		      threads[m]);
+		zka_gpu_key_free(key);
+	}
+	/* refused settings keep the last one (1 thread) */
+	int r1 = zka_gpu_set_upload_staging(G, ZKA_GPU_STAGE_MAX + 1, 0, err, sizeof err);
+	CHECK(r1 == -EINVAL && strstr(err, "out of range"), "%s staging %d threads -> %d '%s'",
+	      cv->pretty, ZKA_GPU_STAGE_MAX + 1, r1, err);
+	int r2 = zka_gpu_set_upload_staging(G, 2, 65536 + 4096, err, sizeof err);
+	CHECK(r2 == -EINVAL, "%s staging piece 68 KiB (not a power of two) -> %d", cv->pretty, r2);
+	int r3 = zka_gpu_set_upload_staging(G, 2, 4096, err, sizeof err);
+	CHECK(r3 == -EINVAL, "%s staging piece 4 KiB (under 64 KiB) -> %d", cv->pretty, r3);
+	zka_gpu_key *key = NULL;
+	zka_gpu_key_times kt = {0};
+	OK(zka_gpu_key_load(G, pk, &key, err, sizeof err));
+	if (key)
+		zka_gpu_key_timing(key, &kt);
+	CHECK(kt.staged == 1, "%s: a refused setting changed the stager (staged %d, want 1)",
+	      cv->pretty, kt.staged);
+	zka_gpu_key_free(key);
+	key = NULL;
+	/* off: the next load is the driver's pageable copy again */
+	OK(zka_gpu_set_upload_staging(G, 0, 0, err, sizeof err));
+	memset(&kt, 0, sizeof kt);
+	kt.staged = -1;
+	OK(zka_gpu_key_load(G, pk, &key, err, sizeof err));
+	if (key)
+		zka_gpu_key_timing(key, &kt);
+	CHECK(kt.staged == 0, "%s: staging off, yet staged %d", cv->pretty, kt.staged);
+	zka_gpu_key_free(key);
+	printf("  %s staged upload: 3 threads %s (staged %d), 1 thread %s (staged %d), refused "
+	       "%d %d %d, off staged %d\n",
+	       cv->pretty, same[0] ? "==" : "!=", staged[0], same[1] ? "==" : "!=", staged[1], r1,
+	       r2, r3, kt.staged);
+}
+
 /* A real circuit (x_{k+1} = x_k^2 chain, output public) keyed by zka_setup: the GPU proof must
  * equal the CPU proof and verify; a tampered one must not. */
 static void test_real(const zka_curve *cv, uint32_t m, const uint64_t *one_mont)
@@ -1361,6 +1425,9 @@ static void test_real(const zka_curve *cv, uint32_t m, const uint64_t *one_mont)
 	if (key)
 		test_upload_gate(&pk, (const uint64_t(*)[4])abc, (const uint64_t(*)[4])wt.w, &rs,
 				 &pg);
+	if (key)
+		test_upload_staging(&pk, (const uint64_t(*)[4])abc, (const uint64_t(*)[4])wt.w, &rs,
+				    &pg);
 	rc = zka_prove_abc(&pk, abc, abc + nd, abc + 2 * nd, (const uint64_t(*)[4])wt.w, &rs, &pc,
 			   &po, NULL);
 	CHECK(rc == 0, "zka_prove_abc -> %d", rc);

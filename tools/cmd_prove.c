@@ -163,6 +163,11 @@ struct gprep {
 	double t_pin0;
 	char err[768], pin_note[512];
 	double t_open, t_pin, t_key; /* seconds of each step */
+	/* the staged upload of a key not registered during its read (gprep_stage_threads):
+	 * staged the threads it used (0: registered instead), t_stage its buffers' setup */
+	int staged;
+	double t_stage;
+	char stage_note[512];
 	/* the populate thread (started by gprep_post, joined before the pin): the key's pages
 	 * entered into this process's page tables while CUDA starts, so that registering them
 	 * does not also fault them in (a resident region is freshly mapped) */
@@ -277,6 +282,59 @@ static void gprep_pin_and_load(struct gprep *x)
 		}
 }
 
+/* The threads of the staged upload (zka_gpu_set_upload_staging) for a key not registered during
+ * its read, such as a resident key: ZKA_PROVE_UPLOAD=staged[:T] or registered (then 0: the
+ * sets are registered and copied once registered, gprep_pin_and_load); default staged with
+ * half the online CPUs, 2..8. An unreadable value: the default, and *bad set. */
+static int gprep_stage_threads(int *bad)
+{
+	*bad = 0;
+	long nc = sysconf(_SC_NPROCESSORS_ONLN);
+	int def = nc >= 16 ? 8 : nc >= 4 ? (int)(nc / 2) : 2;
+	const char *e = getenv("ZKA_PROVE_UPLOAD"); /* an operator's A/B switch */
+	if (!e || !*e || !strcmp(e, "staged"))
+		return def;
+	if (!strcmp(e, "registered"))
+		return 0;
+	char *end = NULL;
+	long v = strncmp(e, "staged:", 7) ? -1 : strtol(e + 7, &end, 10);
+	if (v >= 1 && v <= ZKA_GPU_STAGE_MAX && end && !*end)
+		return (int)v;
+	*bad = 1;
+	return def;
+}
+
+/* The key upload when nothing was registered during its read: staged, or (refused, or asked
+ * for) registered a set per thread and copied once registered; a NOTE in stage_note says why
+ * the staged path was not taken when it was meant to be. */
+static void gprep_upload(struct gprep *x)
+{
+	int bad, T = gprep_stage_threads(&bad);
+	if (bad)
+		snprintf(x->stage_note, sizeof x->stage_note,
+			 "NOTE: ZKA_PROVE_UPLOAD='%.200s' is not staged, staged:T (T 1..%d) or "
+			 "registered: staged with the default %d threads",
+			 getenv("ZKA_PROVE_UPLOAD"), ZKA_GPU_STAGE_MAX, T);
+	if (T > 0) {
+		char e[384];
+		double t0 = mono();
+		int r = zka_gpu_set_upload_staging(x->g, T, 0, e, sizeof e);
+		x->t_stage = mono() - t0;
+		if (r == 0) {
+			x->staged = T;
+			t0 = mono();
+			x->rc = zka_gpu_key_load(x->g, &x->p->pk, &x->key, x->err, sizeof x->err);
+			x->t_key = mono() - t0;
+			return;
+		}
+		snprintf(x->stage_note, sizeof x->stage_note,
+			 "NOTE: the staged upload is unavailable (%s): the key's memory is "
+			 "registered instead",
+			 e);
+	}
+	gprep_pin_and_load(x);
+}
+
 static void *gprep_main(void *arg)
 {
 	struct gprep *x = arg;
@@ -318,7 +376,7 @@ static void *gprep_main(void *arg)
 	if (x->rc || !x->p)
 		return NULL;
 	if (!pinned) {
-		gprep_pin_and_load(x);
+		gprep_upload(x);
 		return NULL;
 	}
 	t0 = mono();
@@ -432,8 +490,9 @@ struct gprep {
 /* --times' GPU stages: the prep thread's (beside the main thread's work) and the main
  * thread's wait for it */
 typedef struct {
-	double open, pop, pin, key, abc, wait, reg, prove, teardown;
+	double open, pop, pin, key, abc, wait, reg, prove, teardown, stage;
 	int pin_early; /* the key's memory was registered during its read */
+	int staged;    /* the staged upload's threads (0: registered) */
 	char pop_note[96];
 } gpu_stages;
 
@@ -475,13 +534,23 @@ static int prove_gpu(const zka_params *p, const zka_witness *w, const zka_rs *rs
 	gs->pin = x->t_pin;
 	gs->pin_early = x->early_done;
 	gs->key = x->t_key;
+	gs->staged = x->staged;
+	gs->stage = x->t_stage;
 	if (ret) {
 		snprintf(err, errlen, "%s", x->err);
 		goto err;
 	}
 	fprintf(stderr, "zkarena prove: device %d: %s\n", x->device, zka_gpu_device_name(x->g));
+	if (x->stage_note[0])
+		fprintf(stderr, "zkarena prove: %s\n", x->stage_note);
 	if (x->pin_note[0])
 		fprintf(stderr, "zkarena prove: %s\n", x->pin_note);
+	if (x->staged)
+		fprintf(stderr,
+			"zkarena prove: key copied from pageable memory through pinned buffers "
+			"by %d threads (staged upload; ZKA_PROVE_UPLOAD=registered registers it "
+			"instead)\n",
+			x->staged);
 	/* the buffers are ours and not pinned: register them (in parallel) for full-speed copies
 	 * (after the key's registration: beside it, both took longer, H200 2026-12-03, s18-c) */
 	t1 = mono();
@@ -781,7 +850,18 @@ int zka_cmd_prove(int argc, char **argv)
 	if (times) {
 		fprintf(stderr, "zkarena prove: key load %.3f s (%s); key files opened %llu\n",
 			ki.seconds, ki.how, (unsigned long long)zka_loader_key_opens());
-		if (gpu) {
+		if (gpu && gs.staged) {
+			t.abc = gs.abc;
+			fprintf(
+			    stderr,
+			    "zkarena prove: gpu: beside the key's load, the witness and a, b: "
+			    "CUDA start %.3f s, key pages mapped %.3f s%s, staging buffers %.3f s, "
+			    "key upload %.3f s (staged by %d threads); then waited for them %.3f "
+			    "s, a, b and witness registered %.3f s, proof %.3f s, teardown %.3f "
+			    "s\n",
+			    gs.open, gs.pop, gs.pop_note, gs.stage, gs.key, gs.staged, gs.wait,
+			    gs.reg, gs.prove, gs.teardown);
+		} else if (gpu) {
 			t.abc = gs.abc;
 			fprintf(
 			    stderr,
