@@ -64,7 +64,7 @@ void zka_gpu_set_upload_gate(zka_gpu *g, zka_gpu_upload_gate gate, void *arg);
  * 0..ZKA_GPU_STAGE_MAX, bad piece) / -ENOMEM / -EIO naming what failed, the previous setting
  * kept. zka_gpu_key_times.staged says which load used it. */
 #define ZKA_GPU_STAGE_MAX 16
-#define ZKA_GPU_STAGE_PIECE ((size_t)4 << 20)
+#define ZKA_GPU_STAGE_PIECE ((size_t)2 << 20)
 int zka_gpu_set_upload_staging(zka_gpu *g, int threads, size_t piece, char *err, size_t errlen);
 void zka_gpu_key_free(zka_gpu_key *key);
 /* How a key's load went (zka_gpu_key_timing), in bytes and seconds: the key's points copied

@@ -61,6 +61,12 @@ static void usage(FILE *f)
 		"                   witnesses leaks them); default: fresh from getrandom(2)\n"
 		"  -h, --help       this text\n"
 		"\n"
+		"environment:\n"
+		"  ZKA_PROVE_UPLOAD=staged[:T]|registered  how --gpu copies a key that is resident\n"
+		"                   (not registered while read from disk): through pinned buffers\n"
+		"                   filled by T threads (default: half the CPUs, 2..8), or by\n"
+		"                   registering its memory with CUDA first\n"
+		"\n"
 		"exit status: 0 proof written; 2 bad usage or bad input (nothing written);\n"
 		"1 the proof could not be produced (nothing written).\n");
 }
