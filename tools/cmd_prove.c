@@ -129,9 +129,11 @@ err:
  * CUDA's start (~0.3 s) and the key's upload need no witness, and a, b need no device, so:
  *
  *   prep thread:  zka_gpu_open -> [region told] -> register the key's point
- *                 sections -> [key posted] -> register them (unless done: one thread per set,
- *                 each set's copy released to the upload as soon as it is registered, by
- *                 zka_gpu_set_upload_gate) -> key upload
+ *                 sections -> [key posted] -> key upload: registered during the read, copied
+ *                 directly; else (a resident key) staged through pinned buffers filled by
+ *                 CPU threads (zka_gpu_set_upload_staging, gprep_upload), or with
+ *                 ZKA_PROVE_UPLOAD=registered registered a set per thread, each set's copy
+ *                 released to the upload as soon as it is registered (zka_gpu_set_upload_gate)
  *   main thread:  key (resident map, or .zka load: region told before its reads) -> post
  *                 -> witness -> a, b -> join -> register a, b, w -> prove (c made on the device)
  *
