@@ -858,31 +858,29 @@ int zka_cmd_prove(int argc, char **argv)
 	if (times) {
 		fprintf(stderr, "zkarena prove: key load %.3f s (%s); key files opened %llu\n",
 			ki.seconds, ki.how, (unsigned long long)zka_loader_key_opens());
-		if (gpu && gs.staged) {
+		if (gpu) {
 			t.abc = gs.abc;
-			fprintf(
-			    stderr,
-			    "zkarena prove: gpu: beside the key's load, the witness and a, b: "
-			    "CUDA start %.3f s, key pages mapped %.3f s%s, staging buffers %.3f s, "
-			    "key upload %.3f s (staged by %d threads); then waited for them %.3f "
-			    "s, a, b and witness registered %.3f s, proof %.3f s, teardown %.3f "
-			    "s\n",
-			    gs.open, gs.pop, gs.pop_note, gs.stage, gs.key, gs.staged, gs.wait,
-			    gs.reg, gs.prove, gs.teardown);
-		} else if (gpu) {
-			t.abc = gs.abc;
-			fprintf(
-			    stderr,
-			    "zkarena prove: gpu: beside the key's load, the witness and a, b: "
-			    "CUDA start %.3f s, key pages mapped %.3f s%s, key memory registered "
-			    "%.3f s%s, key upload %.3f s%s; then waited for them %.3f s, a, b and "
-			    "witness registered %.3f s, proof %.3f s, teardown %.3f s\n",
-			    gs.open, gs.pop, gs.pop_note, gs.pin,
-			    gs.pin_early ? " (during the key's read)" : "", gs.key,
-			    gs.pin_early
-				? ""
-				: " (beside the registration: each set copied once registered)",
-			    gs.wait, gs.reg, gs.prove, gs.teardown);
+			char up[192]; /* the key's way to the device */
+			if (gs.staged)
+				snprintf(up, sizeof up,
+					 "staging buffers %.3f s, key upload %.3f s (staged by %d "
+					 "threads)",
+					 gs.stage, gs.key, gs.staged);
+			else
+				snprintf(up, sizeof up,
+					 "key memory registered %.3f s%s, key upload %.3f s%s",
+					 gs.pin, gs.pin_early ? " (during the key's read)" : "",
+					 gs.key,
+					 gs.pin_early ? ""
+						      : " (beside the registration: each set "
+							"copied once registered)");
+			fprintf(stderr,
+				"zkarena prove: gpu: beside the key's load, the witness and a, b: "
+				"CUDA start %.3f s, key pages mapped %.3f s%s, %s; then waited for "
+				"them %.3f s, a, b and witness registered %.3f s, proof %.3f s, "
+				"teardown %.3f s\n",
+				gs.open, gs.pop, gs.pop_note, up, gs.wait, gs.reg, gs.prove,
+				gs.teardown);
 		}
 		fprintf(stderr, "zkarena prove: %s, %u constraints domain, abc %.3f s, ntt %.3f s, "
 				"msm G1 %.3f s, msm G2 %.3f s, total %.3f s; command %.3f s to the "
