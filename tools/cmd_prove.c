@@ -135,7 +135,10 @@ err:
  *                 ZKA_PROVE_UPLOAD=registered registered a set per thread, each set's copy
  *                 released to the upload as soon as it is registered (zka_gpu_set_upload_gate)
  *   main thread:  key (resident map, or .zka load: region told before its reads) -> post
- *                 -> witness -> a, b -> join -> register a, b, w -> prove (c made on the device)
+ *                 -> witness -> a, b -> register a, b, w -> join -> prove (c made on the
+ *                 device); a, b, w are registered beside the key's copy when it is staged
+ *                 (as soon as the thread has chosen that path, gprep_abw_early), else
+ *                 after the join
  *
  * States of the early registration (`early`, guarded by mu; the loader's on_region callback
  * asks for it from the main thread while the key is read from disk):
@@ -176,6 +179,10 @@ struct gprep {
 	int staged;
 	double t_stage;
 	char stage_note[512];
+	/* a, b and w's registration beside a staged upload (gprep_abw_early; guarded by mu, cv
+	 * told): 0 undecided, 1 the key is being staged (g is up), -1 not (register after the join)
+	 */
+	int abw_early;
 	/* the populate thread (started by gprep_post, joined before the pin): the key's pages
 	 * entered into this process's page tables while CUDA starts, so that registering them
 	 * does not also fault them in (a resident region is freshly mapped) */
@@ -330,6 +337,10 @@ static void gprep_upload(struct gprep *x)
 		x->t_stage = mono() - t0;
 		if (r == 0) {
 			x->staged = T;
+			pthread_mutex_lock(&x->mu);
+			x->abw_early = 1; /* the main thread may use g beside the copy */
+			pthread_cond_broadcast(&x->cv);
+			pthread_mutex_unlock(&x->mu);
 			t0 = mono();
 			x->rc = zka_gpu_key_load(x->g, &x->p->pk, &x->key, x->err, sizeof x->err);
 			x->t_key = mono() - t0;
@@ -343,9 +354,8 @@ static void gprep_upload(struct gprep *x)
 	gprep_pin_and_load(x);
 }
 
-static void *gprep_main(void *arg)
+static void gprep_run(struct gprep *x)
 {
-	struct gprep *x = arg;
 	double t0 = mono();
 	x->rc = zka_gpu_open(&x->g, x->device, x->err, sizeof x->err);
 	if (x->rc == 0)
@@ -382,14 +392,28 @@ static void *gprep_main(void *arg)
 		x->pop_started = 0;
 	}
 	if (x->rc || !x->p)
-		return NULL;
+		return;
 	if (!pinned) {
 		gprep_upload(x);
-		return NULL;
+		return;
 	}
 	t0 = mono();
 	x->rc = zka_gpu_key_load(x->g, &x->p->pk, &x->key, x->err, sizeof x->err);
 	x->t_key = mono() - t0;
+	return;
+}
+
+/* The prep thread: gprep_run, then the main thread told that a, b and w wait for the join
+ * unless the staged upload said otherwise. */
+static void *gprep_main(void *arg)
+{
+	struct gprep *x = arg;
+	gprep_run(x);
+	pthread_mutex_lock(&x->mu);
+	if (x->abw_early == 0)
+		x->abw_early = -1;
+	pthread_cond_broadcast(&x->cv);
+	pthread_mutex_unlock(&x->mu);
 	return NULL;
 }
 
@@ -460,6 +484,21 @@ static void gprep_post(struct gprep *x, const zka_params *p)
 	pthread_mutex_unlock(&x->mu);
 }
 
+/* Whether a, b and w may be registered before the join: waits until the thread has chosen the
+ * key's path; 1 when it stages the key (g is open; registering beside the registration of the
+ * key's sets slowed both, s18-c, so only beside a staged copy), else 0. */
+static int gprep_abw_early(struct gprep *x)
+{
+	if (!x->started)
+		return 0;
+	pthread_mutex_lock(&x->mu);
+	while (x->abw_early == 0)
+		pthread_cond_wait(&x->cv, &x->mu);
+	int r = x->abw_early > 0;
+	pthread_mutex_unlock(&x->mu);
+	return r;
+}
+
 /* Waits for the thread; returns its result (0: g and the key ready). */
 static int gprep_join(struct gprep *x)
 {
@@ -501,6 +540,7 @@ typedef struct {
 	double open, pop, pin, key, abc, wait, reg, prove, teardown, stage;
 	int pin_early; /* the key's memory was registered during its read */
 	int staged;    /* the staged upload's threads (0: registered) */
+	int reg_early; /* a, b and w were registered beside the staged upload, before the wait */
 	char pop_note[96];
 } gpu_stages;
 
@@ -532,8 +572,19 @@ static int prove_gpu(const zka_params *p, const zka_witness *w, const zka_rs *rs
 	}
 	t1 = mono();
 	gs->abc = t1 - t0;
+	/* the buffers are ours and not pinned: register them (in parallel) for full-speed copies;
+	 * beside the key's copy when it is staged, else after the join (beside the key's
+	 * registration both took longer, H200 2026-12-03, s18-c) */
+	const void *bp[3] = {a, b, w->w};
+	size_t bl[3] = {n * sizeof *a, n * sizeof *b, (size_t)w->n * sizeof *w->w};
+	if ((gs->reg_early = gprep_abw_early(x))) {
+		double t2 = mono();
+		if ((ret = zka_gpu_pin_ranges(x->g, bp, bl, 3, 0, &abw, err, errlen)))
+			goto err;
+		gs->reg = mono() - t2;
+	}
 	ret = gprep_join(x);
-	gs->wait = mono() - t1;
+	gs->wait = mono() - t1; /* (the early registration included) */
 	gs->open = x->t_open;
 	gs->pop = x->t_pop;
 	if (x->pop_errno)
@@ -559,14 +610,11 @@ static int prove_gpu(const zka_params *p, const zka_witness *w, const zka_rs *rs
 			"by %d threads (staged upload; ZKA_PROVE_UPLOAD=registered registers it "
 			"instead)\n",
 			x->staged);
-	/* the buffers are ours and not pinned: register them (in parallel) for full-speed copies
-	 * (after the key's registration: beside it, both took longer, H200 2026-12-03, s18-c) */
 	t1 = mono();
-	const void *bp[3] = {a, b, w->w};
-	size_t bl[3] = {n * sizeof *a, n * sizeof *b, (size_t)w->n * sizeof *w->w};
-	if ((ret = zka_gpu_pin_ranges(x->g, bp, bl, 3, 0, &abw, err, errlen)))
+	if (!abw && (ret = zka_gpu_pin_ranges(x->g, bp, bl, 3, 0, &abw, err, errlen)))
 		goto err;
-	gs->reg = mono() - t1;
+	if (!gs->reg_early)
+		gs->reg = mono() - t1;
 	fprintf(stderr, "zkarena prove: registered a, b and the witness with "
 			"cudaHostRegister (pinned, no staging copy); c made on the device\n");
 	fprintf(stderr, "zkarena prove: key on the device: %s\n", zka_gpu_key_mode(x->key));
@@ -877,10 +925,11 @@ int zka_cmd_prove(int argc, char **argv)
 			fprintf(stderr,
 				"zkarena prove: gpu: beside the key's load, the witness and a, b: "
 				"CUDA start %.3f s, key pages mapped %.3f s%s, %s; then waited for "
-				"them %.3f s, a, b and witness registered %.3f s, proof %.3f s, "
+				"them %.3f s, a, b and witness registered %.3f s%s, proof %.3f s, "
 				"teardown %.3f s\n",
-				gs.open, gs.pop, gs.pop_note, up, gs.wait, gs.reg, gs.prove,
-				gs.teardown);
+				gs.open, gs.pop, gs.pop_note, up, gs.wait, gs.reg,
+				gs.reg_early ? " (beside the key's copy, within the wait)" : "",
+				gs.prove, gs.teardown);
 		}
 		fprintf(stderr, "zkarena prove: %s, %u constraints domain, abc %.3f s, ntt %.3f s, "
 				"msm G1 %.3f s, msm G2 %.3f s, total %.3f s; command %.3f s to the "

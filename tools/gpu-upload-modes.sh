@@ -28,7 +28,7 @@ for ((r = 0; r < REPS; r++)); do
 		w=$(awk -v a="$(now)" -v b="$t0" 'BEGIN { printf "%.3f", a - b }')
 		echo "$w" >>"$d/walls-$m"
 		echo "mode $m rep $((r + 1)) rc $rc wall $w s"
-		grep "zkarena prove: \(gpu:\|NOTE\|key copied\|key load\)" "$d/err-$m" | sed 's/^/   /'
+		grep "zkarena prove: \(gpu:\|NOTE\|key copied\|key load\)\|files written" "$d/err-$m" | sed 's/^/   /'
 	done
 done
 for m in "${modes[@]}"; do
