@@ -4,6 +4,7 @@
 #include "synth/pipe.h"
 #include "synth/zka_keys.h"
 #include "tools/cli.h"
+#include "tools/util.h"
 #include "zk/abc.h"
 #include "zk/decimal.h"
 #include "zk/groth16.h"
@@ -903,6 +904,7 @@ int zka_cmd_prove(int argc, char **argv)
 		unlink(proof_path); /* never leave half of the output */
 		goto err;
 	}
+	zka_profile_stamp("prove: files written");
 	if (times) {
 		fprintf(stderr, "zkarena prove: key load %.3f s (%s); key files opened %llu\n",
 			ki.seconds, ki.how, (unsigned long long)zka_loader_key_opens());
@@ -947,5 +949,6 @@ err:
 	zka_params_close(&p);
 	zka_witness_free(&w);
 	zka_r1cs_free(&cs);
+	zka_profile_stamp("prove: returns");
 	return status;
 }

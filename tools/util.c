@@ -17,6 +17,16 @@ double zka_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+void zka_profile_stamp(const char *what)
+{
+	if (!getenv("ZKG_PROFILE"))
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	fprintf(stderr, "zkarena: profile: %s at %lld.%06ld (CLOCK_REALTIME)\n", what,
+		(long long)ts.tv_sec, ts.tv_nsec / 1000);
+}
+
 static int cmpd(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

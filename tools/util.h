@@ -5,6 +5,10 @@
 /* Seconds on CLOCK_MONOTONIC. */
 double zka_now(void);
 
+/* With ZKG_PROFILE set: one stderr line "zkarena: profile: WHAT at SECONDS (CLOCK_REALTIME)",
+ * for matching a command's own stages against the wall a shell sees; else nothing. */
+void zka_profile_stamp(const char *what);
+
 /* The p-th percentile (0..100, nearest rank) of v[0..n), n >= 1; sorts v in place. */
 double zka_percentile(double *v, int n, double p);
 
