@@ -92,6 +92,8 @@ struct zka_gpu {
 	zka_gpu_upload_gate gate;
 	void *gate_arg;
 	struct zkg_stager *stg; /* zka_gpu_set_upload_staging (stage.cu), NULL: off */
+	zka_gpu_upload_read up_read; /* zka_gpu_set_upload_reader: the stager's source, NULL memcpy */
+	void *up_arg;
 	/* a streamed key's (or MSM's) staging buffers: chunk j's host points go to d_stage[j & 1]
 	 * on ls[0] (lev[j & 1] recorded after the copy, lev[2 + (j & 1)] on s after the chunk's
 	 * MSMs have read them); stage_cap bytes each */

@@ -18,8 +18,13 @@
  *   staged copy (zkg_stage_copy): one host range to one device range; piece j of the range
  *     goes through thread t = j mod T, buffer (j div T) mod 2 of t.
  *
+ *   reader (g->up_read, zka_gpu_set_upload_reader): what fills a buffer with a piece; memcpy
+ *     from the host address when none is set; for a resident region, pread(2) from its shm
+ *     file, so the key's 4 KiB pages are never mapped (no page tables built while CUDA starts,
+ *     none torn down at exit: 0.04-0.06 s for 1.6 GB, H200 box 2026-12-03).
+ *
  * A buffer's states (per thread t, buffer s; no shared state between threads):
- *   FREE -> FILLED       memcpy of the next piece into it                 stage_run
+ *   FREE -> FILLED       the reader (or memcpy) puts the next piece into it  stage_run
  *   FILLED -> IN_DMA     cudaMemcpyAsync on t's stream, event recorded    stage_run
  *   IN_DMA -> FREE       cudaEventSynchronize of its event (before reuse)  stage_run
  * and at the end of a copy every thread synchronizes its stream, so zkg_stage_copy returns
@@ -56,6 +61,8 @@ struct zkg_stager {
 
 struct stage_job {
 	const struct zkg_stager *s;
+	zka_gpu_upload_read rd; /* NULL: memcpy */
+	void *rd_arg;
 	int device, t;
 	char *dst;
 	const char *src;
@@ -80,7 +87,10 @@ static int stage_run(struct stage_job *j)
 		if (k >= 2) /* invariant 1: the DMA out of this buffer two pieces ago is done */
 			CK(cudaEventSynchronize(s->ev[b]));
 		size_t off = p * piece, m = j->bytes - off < piece ? j->bytes - off : piece;
-		memcpy(hb, j->src + off, m);
+		if (!j->rd)
+			memcpy(hb, j->src + off, m);
+		else if (int r = j->rd(j->rd_arg, hb, j->src + off, m, err, errlen))
+			return r < 0 ? r : -EIO; /* the reader's message names what failed */
 		CK(cudaMemcpyAsync(j->dst + off, hb, m, cudaMemcpyHostToDevice, s->st[t]));
 		CK(cudaEventRecord(s->ev[b], s->st[t]));
 	}
@@ -103,6 +113,8 @@ int zkg_stage_copy(zka_gpu *g, void *dst, const void *src, size_t bytes, char *e
 	const int T = s->threads;
 	for (int t = 0; t < T; t++) {
 		job[t].s = s;
+		job[t].rd = g->up_read;
+		job[t].rd_arg = g->up_arg;
 		job[t].device = g->device;
 		job[t].t = t;
 		job[t].dst = (char *)dst;
@@ -239,6 +251,12 @@ extern "C" int zka_gpu_set_upload_staging(zka_gpu *g, int threads, size_t piece,
 	zkg_stager_free(g);
 	g->stg = s;
 	return 0;
+}
+
+extern "C" void zka_gpu_set_upload_reader(zka_gpu *g, zka_gpu_upload_read read, void *arg)
+{
+	g->up_read = read;
+	g->up_arg = read ? arg : NULL;
 }
 
 int zkg_stage_threads(const zka_gpu *g)

@@ -66,6 +66,16 @@ void zka_gpu_set_upload_gate(zka_gpu *g, zka_gpu_upload_gate gate, void *arg);
 #define ZKA_GPU_STAGE_MAX 16
 #define ZKA_GPU_STAGE_PIECE ((size_t)2 << 20)
 int zka_gpu_set_upload_staging(zka_gpu *g, int threads, size_t piece, char *err, size_t errlen);
+/* The staged upload's reader: fills dst (a pinned staging buffer) with the len bytes of host
+ * key that start at src (an address inside one of the key's point sets, as its pointers give
+ * them), from wherever the caller keeps those bytes; returns 0 or -errno with a one-line
+ * message in err. Called from the stager's threads at once, each on its own pieces. For a key
+ * whose bytes are in a file (a resident shm region): pread(2) copies them without mapping
+ * its pages into the process, which then has no page tables to build or tear down. NULL (the
+ * default): memcpy from src. Kept for later loads until set again. */
+typedef int (*zka_gpu_upload_read)(void *arg, void *dst, const void *src, size_t len, char *err,
+				   size_t errlen);
+void zka_gpu_set_upload_reader(zka_gpu *g, zka_gpu_upload_read read, void *arg);
 void zka_gpu_key_free(zka_gpu_key *key);
 /* How a key's load went (zka_gpu_key_timing), in bytes and seconds: the key's points copied
  * host to device, the copies' time (from the first copy's start to the last one's completion),

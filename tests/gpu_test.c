@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cuda/zka_gpu.h"
 #include "zk/abc.h"
@@ -1318,6 +1319,136 @@ static void test_upload_staging(const zka_pk *pk, const uint64_t (*abc)[4], cons
 	       r2, r3, kt.staged);
 }
 
+/* The staged upload's reader (zka_gpu_set_upload_reader), as `prove --gpu` reads a resident
+ * region: the key's real bytes in a file, the key's own point sets zero-filled decoys; each piece
+ * is located in its decoy set and pread from the file. fail_at > 0: that call fails. */
+struct test_reader {
+	const void *p[5];
+	size_t len[5], off[5];
+	int fd, fail_at, calls, outside;
+	uint64_t bytes;
+	pthread_mutex_t mu;
+};
+
+static int test_reader_fn(void *arg, void *dst, const void *src, size_t len, char *e, size_t el)
+{
+	struct test_reader *r = arg;
+	pthread_mutex_lock(&r->mu);
+	int call = ++r->calls;
+	r->bytes += len;
+	pthread_mutex_unlock(&r->mu);
+	if (r->fail_at && call == r->fail_at) {
+		snprintf(e, el, "test reader: failure injected at call %d", call);
+		return -EIO;
+	}
+	for (int i = 0; i < 5; i++) {
+		const char *b = r->p[i];
+		if (r->len[i] && (const char *)src >= b &&
+		    (const char *)src + len <= b + r->len[i]) {
+			off_t at = (off_t)(r->off[i] + (size_t)((const char *)src - b));
+			ssize_t got = pread(r->fd, dst, len, at);
+			if (got == (ssize_t)len)
+				return 0;
+			snprintf(e, el, "test reader: pread of %zu bytes at %lld: %zd", len,
+				 (long long)at, got);
+			return -EIO;
+		}
+	}
+	__atomic_store_n(&r->outside, 1, __ATOMIC_RELAXED);
+	snprintf(e, el, "test reader: %zu bytes at %p are in none of the key's sets", len, src);
+	return -EINVAL;
+}
+
+/* A key staged through a reader proves as the key loaded directly although its own points are
+ * zeros (so every byte came through the reader); a failing reader fails the load with its
+ * message and the context loads again; the reader cleared, memcpy is used again. */
+static void test_upload_reader(const zka_pk *pk, const uint64_t (*abc)[4], const uint64_t (*w)[4],
+			       const zka_rs *rs, const zka_proof *want)
+{
+	const zka_curve *cv = pk->curve;
+	size_t nd = pk->domain_size;
+	struct test_reader r;
+	memset(&r, 0, sizeof r);
+	pthread_mutex_init(&r.mu, NULL);
+	char path[] = "/tmp/zka-gpu-test-reader-XXXXXX";
+	r.fd = mkstemp(path);
+	CHECK(r.fd >= 0, "mkstemp %s", path);
+	if (r.fd < 0)
+		return;
+	unlink(path);
+	const void *real[5];
+	zka_pk_point_sets(pk, real, r.len);
+	zka_pk decoy = *pk;
+	uint8_t **fields[5] = {&decoy.A, &decoy.B1, &decoy.B2, &decoy.C, &decoy.H};
+	uint8_t *const orig[5] = {pk->A, pk->B1, pk->B2, pk->C, pk->H};
+	uint64_t total = 0;
+	size_t at = 4096; /* offsets unlike the sets' own */
+	int ok = 1;
+	for (int i = 0; i < 5; i++) {
+		r.off[i] = at;
+		ok &= pwrite(r.fd, real[i], r.len[i], (off_t)at) == (ssize_t)r.len[i];
+		at += r.len[i] + 4096;
+		total += r.len[i];
+		/* the decoy's set keeps the real one's offset from its field (C starts after the
+		 * public signals' points) */
+		uint8_t *z = calloc(1, r.len[i] + ((const uint8_t *)real[i] - *fields[i]) + 64);
+		ok &= z != NULL;
+		if (z)
+			*fields[i] = z;
+	}
+	CHECK(ok, "%s reader test: writing the key file or the decoys failed", cv->pretty);
+	zka_pk_point_sets(&decoy, r.p, r.len);
+	int same = 0, rf = 0;
+	unsigned long long got = 0;
+	zka_gpu_key *key = NULL;
+	if (ok) {
+		OK(zka_gpu_set_upload_staging(G, 3, 65536, err, sizeof err));
+		zka_gpu_set_upload_reader(G, test_reader_fn, &r);
+		OK(zka_gpu_key_load(G, &decoy, &key, err, sizeof err));
+		got = r.bytes;
+		CHECK(got == total && !r.outside,
+		      "%s reader: %llu bytes read of %llu, outside a set %d", cv->pretty, got,
+		      (unsigned long long)total, r.outside);
+		if (key) {
+			zka_proof pg;
+			memset(&pg, 0, sizeof pg);
+			OK(zka_gpu_prove(G, key, abc, abc + nd, abc + 2 * nd, w, rs, &pg, NULL, err,
+					 sizeof err));
+			same = !memcmp(pg.a, want->a, 2 * cv->n8q) &&
+			       !memcmp(pg.b, want->b, 4 * cv->n8q) &&
+			       !memcmp(pg.c, want->c, 2 * cv->n8q);
+			CHECK(same, "%s key staged through the reader: proof != the direct key's",
+			      cv->pretty);
+		}
+		zka_gpu_key_free(key);
+		key = NULL;
+		/* a failing reader: the load fails naming it, nothing is returned */
+		r.calls = 0;
+		r.fail_at = 3;
+		rf = zka_gpu_key_load(G, &decoy, &key, err, sizeof err);
+		CHECK(rf == -EIO && !key && strstr(err, "failure injected"),
+		      "%s failing reader: load -> %d, key %p, '%s'", cv->pretty, rf, (void *)key,
+		      err);
+		zka_gpu_key_free(key);
+		key = NULL;
+		/* cleared: the real key by memcpy again, the reader not called */
+		zka_gpu_set_upload_reader(G, NULL, NULL);
+		r.calls = 0;
+		OK(zka_gpu_key_load(G, pk, &key, err, sizeof err));
+		CHECK(r.calls == 0, "%s: the cleared reader was called %d times", cv->pretty,
+		      r.calls);
+		zka_gpu_key_free(key);
+		OK(zka_gpu_set_upload_staging(G, 0, 0, err, sizeof err));
+	}
+	for (int i = 0; i < 5; i++)
+		if (*fields[i] != orig[i])
+			free(*fields[i]);
+	close(r.fd);
+	pthread_mutex_destroy(&r.mu);
+	printf("  %s staged upload through a reader: %s, %llu bytes read; failing reader %d\n",
+	       cv->pretty, same ? "==" : "!=", got, rf);
+}
+
 /* A real circuit (x_{k+1} = x_k^2 chain, output public) keyed by zka_setup: the GPU proof must
  * equal the CPU proof and verify; a tampered one must not. */
 static void test_real(const zka_curve *cv, uint32_t m, const uint64_t *one_mont)
@@ -1428,6 +1559,7 @@ static void test_real(const zka_curve *cv, uint32_t m, const uint64_t *one_mont)
 	if (key)
 		test_upload_staging(&pk, (const uint64_t(*)[4])abc, (const uint64_t(*)[4])wt.w, &rs,
 				    &pg);
+	test_upload_reader(&pk, (const uint64_t(*)[4])abc, (const uint64_t(*)[4])wt.w, &rs, &pg);
 	rc = zka_prove_abc(&pk, abc, abc + nd, abc + 2 * nd, (const uint64_t(*)[4])wt.w, &rs, &pc,
 			   &po, NULL);
 	CHECK(rc == 0, "zka_prove_abc -> %d", rc);

@@ -17,7 +17,9 @@
 #include "cuda/zka_gpu.h"
 
 #include <pthread.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #endif
 
 #include <errno.h>
@@ -63,10 +65,12 @@ static void usage(FILE *f)
 		"  -h, --help       this text\n"
 		"\n"
 		"environment:\n"
-		"  ZKA_PROVE_UPLOAD=staged[:T]|registered  how --gpu copies a key that is resident\n"
-		"                   (not registered while read from disk): through pinned buffers\n"
-		"                   filled by T threads (default: half the CPUs, 2..8), or by\n"
-		"                   registering its memory with CUDA first\n"
+		"  ZKA_PROVE_UPLOAD=staged[:T]|staged-mapped[:T]|registered  how --gpu copies a\n"
+		"                   resident key (one not registered while read from disk):\n"
+		"                   staged: T threads (default: half the CPUs, 2..8) pread it from\n"
+		"                   the region's file into pinned buffers; staged-mapped: they\n"
+		"                   copy it from the region's mapping; registered: its memory is\n"
+		"                   registered with CUDA first\n"
 		"\n"
 		"exit status: 0 proof written; 2 bad usage or bad input (nothing written);\n"
 		"1 the proof could not be produced (nothing written).\n");
@@ -132,7 +136,8 @@ err:
  *   prep thread:  zka_gpu_open -> [region told] -> register the key's point
  *                 sections -> [key posted] -> key upload: registered during the read, copied
  *                 directly; else (a resident key) staged through pinned buffers filled by
- *                 CPU threads (zka_gpu_set_upload_staging, gprep_upload), or with
+ *                 CPU threads (zka_gpu_set_upload_staging, gprep_upload) with pread from the
+ *                 region's file (gprep_read: the sets' pages never mapped), or with
  *                 ZKA_PROVE_UPLOAD=registered registered a set per thread, each set's copy
  *                 released to the upload as soon as it is registered (zka_gpu_set_upload_gate)
  *   main thread:  key (resident map, or .zka load: region told before its reads) -> post
@@ -184,6 +189,12 @@ struct gprep {
 	 * told): 0 undecided, 1 the key is being staged (g is up), -1 not (register after the join)
 	 */
 	int abw_early;
+	/* the resident region's file (gprep_reader_open; -1: none), read by the stager's threads
+	 * with pread (gprep_read) instead of memcpy from the mapping: the point sets' pages are
+	 * then never mapped, so neither populated beside CUDA's start nor torn down at exit
+	 * (use_reader: chosen at the post; mapped: ZKA_PROVE_UPLOAD=staged-mapped) */
+	int rfd, use_reader;
+	char rname[64], reader_note[256];
 	/* the populate thread (started by gprep_post, joined before the pin): the key's pages
 	 * entered into this process's page tables while CUDA starts, so that registering them
 	 * does not also fault them in (a resident region is freshly mapped) */
@@ -299,25 +310,92 @@ static void gprep_pin_and_load(struct gprep *x)
 }
 
 /* The threads of the staged upload (zka_gpu_set_upload_staging) for a key not registered during
- * its read, such as a resident key: ZKA_PROVE_UPLOAD=staged[:T] or registered (then 0: the
+ * its read, such as a resident key: ZKA_PROVE_UPLOAD=staged[:T], staged-mapped[:T] (*mapped
+ * set: copied from the region's mapping, not read from its file) or registered (then 0: the
  * sets are registered and copied once registered, gprep_pin_and_load); default staged with
  * half the online CPUs, 2..8. An unreadable value: the default, and *bad set. */
-static int gprep_stage_threads(int *bad)
+static int gprep_stage_threads(int *bad, int *mapped)
 {
-	*bad = 0;
+	*bad = *mapped = 0;
 	long nc = sysconf(_SC_NPROCESSORS_ONLN);
 	int def = nc >= 16 ? 8 : nc >= 4 ? (int)(nc / 2) : 2;
 	const char *e = getenv("ZKA_PROVE_UPLOAD"); /* an operator's A/B switch */
-	if (!e || !*e || !strcmp(e, "staged"))
+	if (!e || !*e)
 		return def;
 	if (!strcmp(e, "registered"))
 		return 0;
+	const char *t = NULL;
+	if (!strncmp(e, "staged-mapped", 13)) {
+		*mapped = 1;
+		t = e + 13;
+	} else if (!strncmp(e, "staged", 6)) {
+		t = e + 6;
+	}
+	if (t && !*t)
+		return def;
 	char *end = NULL;
-	long v = strncmp(e, "staged:", 7) ? -1 : strtol(e + 7, &end, 10);
+	long v = t && *t == ':' ? strtol(t + 1, &end, 10) : -1;
 	if (v >= 1 && v <= ZKA_GPU_STAGE_MAX && end && !*end)
 		return (int)v;
 	*bad = 1;
+	*mapped = 0;
 	return def;
+}
+
+/* The stager's reader for a resident region (zka_gpu_upload_read): src's bytes pread from the
+ * region's file at src's offset in the mapping. */
+static int gprep_read(void *arg, void *dst, const void *src, size_t len, char *err, size_t errlen)
+{
+	struct gprep *x = arg;
+	const char *base = x->p->map;
+	size_t off = (size_t)((const char *)src - base);
+	if ((const char *)src < base || off > x->p->size || len > x->p->size - off) {
+		snprintf(err, errlen, "resident region %s: %zu bytes at offset %zu are outside it",
+			 x->rname, len, off);
+		return -EINVAL;
+	}
+	for (size_t done = 0; done < len;) {
+		ssize_t r = pread(x->rfd, (char *)dst + done, len - done, (off_t)(off + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			int e = r < 0 ? errno : EIO;
+			snprintf(err, errlen, "resident region %s: pread of %zu bytes at %zu: %s",
+				 x->rname, len - done, off + done,
+				 r < 0 ? strerror(e) : "end of file (truncated)");
+			return -e;
+		}
+		done += (size_t)r;
+	}
+	return 0;
+}
+
+/* Opens the resident region NAME (mapped at p) again for reading, for gprep_read; keeps it
+ * only when it is that region still (its size and its header page equal the mapping's: the
+ * header holds every section's checksum); else a NOTE in reader_note and rfd -1. */
+static void gprep_reader_open(struct gprep *x, const char *name, const zka_params *p)
+{
+	char hdr[4096];
+	struct stat st;
+	snprintf(x->rname, sizeof x->rname, "%s", name);
+	int fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
+	const char *why = NULL;
+	if (fd < 0)
+		why = strerror(errno);
+	else if (fstat(fd, &st) || (size_t)st.st_size != p->size ||
+		 pread(fd, hdr, sizeof hdr, 0) != (ssize_t)sizeof hdr ||
+		 memcmp(hdr, p->map, sizeof hdr))
+		why = "it changed since it was mapped";
+	if (why) {
+		if (fd >= 0)
+			close(fd);
+		snprintf(x->reader_note, sizeof x->reader_note,
+			 "NOTE: the resident region %s cannot be read again (%s): the staged "
+			 "upload copies the key from its mapping",
+			 name, why);
+		return;
+	}
+	x->rfd = fd;
 }
 
 /* The key upload when nothing was registered during its read: staged, or (refused, or asked
@@ -325,11 +403,11 @@ static int gprep_stage_threads(int *bad)
  * the staged path was not taken when it was meant to be. */
 static void gprep_upload(struct gprep *x)
 {
-	int bad, T = gprep_stage_threads(&bad);
+	int bad, mapped, T = gprep_stage_threads(&bad, &mapped);
 	if (bad)
 		snprintf(x->stage_note, sizeof x->stage_note,
-			 "NOTE: ZKA_PROVE_UPLOAD='%.200s' is not staged, staged:T (T 1..%d) or "
-			 "registered: staged with the default %d threads",
+			 "NOTE: ZKA_PROVE_UPLOAD='%.200s' is not staged[:T], staged-mapped[:T] (T "
+			 "1..%d) or registered: staged with the default %d threads",
 			 getenv("ZKA_PROVE_UPLOAD"), ZKA_GPU_STAGE_MAX, T);
 	if (T > 0) {
 		char e[384];
@@ -338,6 +416,7 @@ static void gprep_upload(struct gprep *x)
 		x->t_stage = mono() - t0;
 		if (r == 0) {
 			x->staged = T;
+			zka_gpu_set_upload_reader(x->g, x->use_reader ? gprep_read : NULL, x);
 			pthread_mutex_lock(&x->mu);
 			x->abw_early = 1; /* the main thread may use g beside the copy */
 			pthread_cond_broadcast(&x->cv);
@@ -456,6 +535,7 @@ static int gprep_start(struct gprep *x, int device)
 {
 	memset(x, 0, sizeof *x);
 	x->device = device;
+	x->rfd = -1;
 	pthread_mutex_init(&x->mu, NULL);
 	pthread_cond_init(&x->cv, NULL);
 	int r = pthread_create(&x->th, NULL, gprep_main, x);
@@ -477,8 +557,13 @@ static void gprep_post(struct gprep *x, const zka_params *p)
 	if (x->early == EARLY_ASKED)
 		x->early = EARLY_NONE; /* CUDA was not up in time: the ordinary path */
 	x->p = p;
-	/* a registration still running finishes on the thread, which then decides */
-	if (p && x->early == EARLY_NONE && pthread_create(&x->th_pop, NULL, gprep_populate, x) == 0)
+	/* a registration still running finishes on the thread, which then decides; a staged
+	 * upload that reads the region's file needs no page of the point sets mapped */
+	int bad, mapped;
+	x->use_reader = p && x->early == EARLY_NONE && x->rfd >= 0 &&
+			gprep_stage_threads(&bad, &mapped) > 0 && !mapped;
+	if (p && x->early == EARLY_NONE && !x->use_reader &&
+	    pthread_create(&x->th_pop, NULL, gprep_populate, x) == 0)
 		x->pop_started = 1; /* (without it the registration faults the pages in itself) */
 	x->was_posted = 1;
 	pthread_cond_broadcast(&x->cv);
@@ -528,6 +613,9 @@ static void gprep_end(struct gprep *x)
 	x->key = NULL;
 	x->pin = NULL;
 	x->g = NULL;
+	if (x->rfd >= 0)
+		close(x->rfd);
+	x->rfd = -1;
 }
 #else
 struct gprep {
@@ -542,6 +630,7 @@ typedef struct {
 	int pin_early; /* the key's memory was registered during its read */
 	int staged;    /* the staged upload's threads (0: registered) */
 	int reg_early; /* a, b and w were registered beside the staged upload, before the wait */
+	int reader;    /* the staged upload read the resident region's file */
 	char pop_note[96];
 } gpu_stages;
 
@@ -596,6 +685,7 @@ static int prove_gpu(const zka_params *p, const zka_witness *w, const zka_rs *rs
 	gs->key = x->t_key;
 	gs->staged = x->staged;
 	gs->stage = x->t_stage;
+	gs->reader = x->use_reader && x->staged;
 	if (ret) {
 		snprintf(err, errlen, "%s", x->err);
 		goto err;
@@ -603,13 +693,17 @@ static int prove_gpu(const zka_params *p, const zka_witness *w, const zka_rs *rs
 	fprintf(stderr, "zkarena prove: device %d: %s\n", x->device, zka_gpu_device_name(x->g));
 	if (x->stage_note[0])
 		fprintf(stderr, "zkarena prove: %s\n", x->stage_note);
+	if (x->reader_note[0] && x->staged)
+		fprintf(stderr, "zkarena prove: %s\n", x->reader_note);
 	if (x->pin_note[0])
 		fprintf(stderr, "zkarena prove: %s\n", x->pin_note);
 	if (x->staged)
 		fprintf(stderr,
-			"zkarena prove: key copied from pageable memory through pinned buffers "
-			"by %d threads (staged upload; ZKA_PROVE_UPLOAD=registered registers it "
-			"instead)\n",
+			"zkarena prove: key copied %s through pinned buffers by %d threads "
+			"(staged upload; ZKA_PROVE_UPLOAD=registered registers it instead)\n",
+			x->use_reader ? "from the resident region's file (pread, its pages never "
+					"mapped)"
+				      : "from pageable memory",
 			x->staged);
 	t1 = mono();
 	if (!abw && (ret = zka_gpu_pin_ranges(x->g, bp, bl, 3, 0, &abw, err, errlen)))
@@ -825,6 +919,8 @@ int zka_cmd_prove(int argc, char **argv)
 	if (zka_keys_open(zkey, &ko, &p, &ki, err, sizeof err))
 		goto err;
 #ifdef ZKA_HAVE_CUDA
+	if (gpu && ki.resident)
+		gprep_reader_open(&gx, ki.shm, &p); /* a staged upload reads the region's file */
 	if (gpu)
 		gprep_post(&gx, &p); /* the key's upload runs beside the witness and a, b */
 #endif
@@ -910,12 +1006,19 @@ int zka_cmd_prove(int argc, char **argv)
 			ki.seconds, ki.how, (unsigned long long)zka_loader_key_opens());
 		if (gpu) {
 			t.abc = gs.abc;
-			char up[192]; /* the key's way to the device */
+			char up[192], pop[160]; /* the key's way to the device; its pages */
+			if (gs.reader)
+				snprintf(pop, sizeof pop, "key pages not mapped");
+			else
+				snprintf(pop, sizeof pop, "key pages mapped %.3f s%s", gs.pop,
+					 gs.pop_note);
 			if (gs.staged)
 				snprintf(up, sizeof up,
 					 "staging buffers %.3f s, key upload %.3f s (staged by %d "
-					 "threads)",
-					 gs.stage, gs.key, gs.staged);
+					 "threads, %s)",
+					 gs.stage, gs.key, gs.staged,
+					 gs.reader ? "read from the region's file"
+						   : "from its mapping");
 			else
 				snprintf(up, sizeof up,
 					 "key memory registered %.3f s%s, key upload %.3f s%s",
@@ -926,10 +1029,9 @@ int zka_cmd_prove(int argc, char **argv)
 							"copied once registered)");
 			fprintf(stderr,
 				"zkarena prove: gpu: beside the key's load, the witness and a, b: "
-				"CUDA start %.3f s, key pages mapped %.3f s%s, %s; then waited for "
-				"them %.3f s, a, b and witness registered %.3f s%s, proof %.3f s, "
-				"teardown %.3f s\n",
-				gs.open, gs.pop, gs.pop_note, up, gs.wait, gs.reg,
+				"CUDA start %.3f s, %s, %s; then waited for them %.3f s, a, b and "
+				"witness registered %.3f s%s, proof %.3f s, teardown %.3f s\n",
+				gs.open, pop, up, gs.wait, gs.reg,
 				gs.reg_early ? " (beside the key's copy, within the wait)" : "",
 				gs.prove, gs.teardown);
 		}
