@@ -5,10 +5,11 @@
  * the key's 4 KiB shm pages with CUDA (pin_user_pages over ~420k pages: 0.07-0.09 s for the
  * 1.6 GB of a BN254 2^22 key on the H200 box, 2026-12-03, and as long again to unpin them at
  * exit) or let the driver copy from pageable memory (one thread staging through its own small
- * buffers, several times slower than pinned copies). The key's pages are already in the page
- * tables (the prover populates them while CUDA starts), so the copy is bounded only by memory
- * bandwidth: T threads memcpy pieces of the set into their own pinned buffers and queue each
- * piece's DMA from there, which runs while they fill the next buffer.
+ * buffers, several times slower than pinned copies). Here T threads copy pieces of the set into
+ * their own pinned buffers and queue each piece's DMA from there, which runs while they fill
+ * the next buffer; the copy is bounded by memory bandwidth. A piece is read by the caller's
+ * reader (for a resident region: pread from its shm file, so the pages are never mapped) or,
+ * without one, memcpy'd from pages the caller has mapped and populated.
  *
  * Objects.
  *   stager (struct zkg_stager, one per context, g->stg): T threads' worth of pinned buffers,
