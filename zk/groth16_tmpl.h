@@ -131,6 +131,7 @@ struct X(hpass) {
 	const RT *tw_i, *tw_f; /* twiddle tables of the inverse and forward transforms */
 	RT inc, ninv;          /* the coset generator (primitive 2n-th root) and 1/n */
 	int k, threads;
+	_Atomic int err; /* -ENOMEM from a transform's small tables */
 };
 
 /* x -> evaluations on the odd points of the 2n-domain (see the header comment, step 2): an
@@ -139,10 +140,27 @@ static void X(coset_fn)(void *ctx, size_t begin, size_t end, int tid)
 {
 	(void)tid;
 	struct X(hpass) *h = ctx;
+	for (size_t i = begin; i < end; i++)
+		if (X(ntt_coset_tw)(h->x[i], h->k, h->tw_i, h->tw_f, &h->inc, &h->ninv, h->threads))
+			h->err = -ENOMEM;
+}
+
+/* h[i] = a[i] b[i] - c[i] out of Montgomery form, over [begin, end) */
+struct X(hdiff) {
+	const RT *a, *b, *c;
+	uint64_t (*h)[4];
+};
+
+static void X(hdiff_fn)(void *ctx, size_t begin, size_t end, int tid)
+{
+	(void)tid;
+	struct X(hdiff) *d = ctx;
 	for (size_t i = begin; i < end; i++) {
-		X(ntt_ntt_tw)(h->x[i], h->k, h->tw_i, h->threads);
-		X(ntt_shift_scaled)(h->x[i], (size_t)1 << h->k, &h->inc, &h->ninv, h->threads);
-		X(ntt_ntt_tw)(h->x[i], h->k, h->tw_f, h->threads);
+		RT v;
+		R(mul)(&v, &d->a[i], &d->b[i]);
+		R(sub)(&v, &v, &d->c[i]);
+		R(from_mont)(&v, &v);
+		memcpy(d->h[i], v.v, sizeof d->h[i]);
 	}
 }
 
@@ -255,16 +273,12 @@ int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, prove_abc))(const zka_pk *pk, uint64_t (*a)[4
 		R(inv)(&hp.ninv, &hp.ninv);
 		zka_par_for(outer, 3, X(coset_fn), &hp);
 		free(tw);
+		if (hp.err)
+			return hp.err;
 	} /* else n = 1: the transforms and the shift by inc^0 are the identity */
-	RT *A = (RT *)a, *B = (RT *)b, *C = (RT *)c;
-	uint64_t (*h)[4] = a; /* h overwrites a, in standard form for the MSM */
-	for (size_t i = 0; i < n; i++) {
-		RT v;
-		R(mul)(&v, &A[i], &B[i]);
-		R(sub)(&v, &v, &C[i]);
-		R(from_mont)(&v, &v);
-		memcpy(h[i], v.v, sizeof h[i]);
-	}
+	uint64_t(*h)[4] = a; /* h overwrites a (entry i after a[i] is read), standard form */
+	struct X(hdiff) hd = {.a = (const RT *)a, .b = (const RT *)b, .c = (const RT *)c, .h = h};
+	zka_par_for(n < 4096 ? 1 : threads, n, X(hdiff_fn), &hd);
 	t1 = X(now)();
 
 	G1(jac) pa, pb1, pc, ph, tmp, d1;

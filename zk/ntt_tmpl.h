@@ -8,7 +8,10 @@
  *   CURVE_ntt(a, k, inverse, thr)   a[i] <- sum_j a[j] w^(ij) (inverse: w^-1 and a 1/n factor)
  *   CURVE_ntt_shift(a, n, g, thr)   a[j] <- a[j] * g^j
  *   CURVE_ntt_twiddles / CURVE_ntt_ntt_tw / CURVE_ntt_shift_scaled: the same with a reusable
- *   twiddle table and the inverse's 1/n folded into a following shift (the prover's H)
+ *   twiddle table and the inverse's 1/n folded into a following shift
+ *   CURVE_ntt_coset_tw(a, k, tw_i, tw_f, g, c, thr): the prover's H (inverse, shift by c g^j,
+ *   forward) with no bit reversal: the inverse decimates in frequency (natural in, bit-reversed
+ *   out), the shift runs in bit-reversed order, the forward decimates in time
  */
 #include "zk/par.h"
 #include "zk/tmpl.h"
@@ -134,30 +137,167 @@ static inline void N(twiddles)(RT *tw, int k, int inverse)
 		R(mul)(&tw[j], &tw[j - 1], &w);
 }
 
+/* The blocks of a transform of 2^k entries on threads: nblk >= 2 * threads blocks (1 on one
+ * thread or below 4096 entries), whose inner stages run block after block in one fork. */
+static inline size_t N(blocks)(size_t n, int *threads)
+{
+	int thr = n < 4096 ? 1 : *threads;
+	size_t nblk = 1;
+	if (thr > 1)
+		while (nblk < 2 * (size_t)thr && nblk < n / 2)
+			nblk <<= 1;
+	*threads = thr;
+	return nblk;
+}
+
+/* Decimation in time on bit-reversed input: a (entry i at position bitrev(i)) -> its
+ * transform in natural order, table tw as for N(ntt_tw). The stages inside blocks of n / nblk
+ * entries in one fork, then the log2(nblk) wide stages one fork each. */
+static inline void N(dit_tw)(RT *a, int k, const RT *tw, int threads)
+{
+	size_t n = (size_t)1 << k, nblk = N(blocks)(n, &threads);
+	struct N(pass) p = {.a = a, .tw = tw, .half = n / nblk, .step = nblk};
+	zka_par_for(threads, nblk, N(local_fn), &p);
+	for (size_t half = n / nblk; half < n; half <<= 1) {
+		p.half = half;
+		p.step = n / (2 * half);
+		zka_par_for(threads, n / 2, N(stage_fn), &p);
+	}
+}
+
 /* a[i] <- sum_j a[j] w^(ij) in place (2^k entries, k >= 1) with the table tw of
  * N(twiddles)(tw, k, inverse): with inverse the 1/n factor is NOT applied. */
 static inline void N(ntt_tw)(RT *a, int k, const RT *tw, int threads)
 {
 	size_t n = (size_t)1 << k;
-	struct N(pass) p = {.a = a, .tw = tw};
-	/* bit reversal: serial (cheap; a fork costs more on a loaded machine) */
-	p.step = (size_t)k;
+	struct N(pass) p = {.a = a, .step = (size_t)k};
+	/* bit reversal: serial (the prover's H avoids it: N(coset_tw)) */
 	N(bitrev_fn)(&p, 0, n, 0);
-	int thr = n < 4096 ? 1 : threads;
-	/* stages inside blocks of n / nblk entries in one fork, nblk >= 2 * threads, then the
-	 * log2(nblk) wide stages one fork each (was: one fork per stage) */
-	size_t nblk = 1;
-	if (thr > 1)
-		while (nblk < 2 * (size_t)thr && nblk < n / 2)
-			nblk <<= 1;
-	p.half = n / nblk;
-	p.step = nblk;
-	zka_par_for(thr, nblk, N(local_fn), &p);
-	for (size_t half = n / nblk; half < n; half <<= 1) {
+	N(dit_tw)(a, k, tw, threads);
+}
+
+/* A decimation-in-frequency stage: butterflies (u, v) -> (u + v, (u - v) w^(j step)) over
+ * [begin, end) */
+static void N(dif_stage_fn)(void *ctx, size_t begin, size_t end, int tid)
+{
+	(void)tid;
+	struct N(pass) *p = ctx;
+	for (size_t k = begin; k < end; k++) {
+		size_t blk = k / p->half, j = k % p->half;
+		size_t i0 = blk * 2 * p->half + j, i1 = i0 + p->half;
+		RT d;
+		R(sub)(&d, &p->a[i0], &p->a[i1]);
+		R(add)(&p->a[i0], &p->a[i0], &p->a[i1]);
+		if (j == 0) /* twiddle 1 */
+			p->a[i1] = d;
+		else
+			R(mul)(&p->a[i1], &d, &p->tw[j * p->step]);
+	}
+}
+
+/* Blocks [begin, end) of p->half entries each: the decimation-in-frequency stages inside one
+ * block (spans bs/2 down to 1), block after block. p->step as in N(local_fn). */
+static void N(dif_local_fn)(void *ctx, size_t begin, size_t end, int tid)
+{
+	(void)tid;
+	struct N(pass) *p = ctx;
+	size_t bs = p->half;
+	for (size_t b = begin; b < end; b++) {
+		struct N(pass) q = {.a = p->a + b * bs, .tw = p->tw};
+		for (size_t half = bs / 2; half >= 1; half >>= 1) {
+			q.half = half;
+			q.step = p->step * (bs / (2 * half));
+			N(dif_stage_fn)(&q, 0, bs / 2, 0);
+		}
+	}
+}
+
+/* Decimation in frequency on natural input: a -> its transform with entry i at position
+ * bitrev(i) (no bit reversal pass), table tw as for N(ntt_tw): the wide stages one fork
+ * each, then the stages inside the blocks in one fork. */
+static inline void N(dif_tw)(RT *a, int k, const RT *tw, int threads)
+{
+	size_t n = (size_t)1 << k, nblk = N(blocks)(n, &threads);
+	struct N(pass) p = {.a = a, .tw = tw};
+	for (size_t half = n / 2; half >= n / nblk; half >>= 1) { /* none when nblk is 1 */
 		p.half = half;
 		p.step = n / (2 * half);
-		zka_par_for(thr, n / 2, N(stage_fn), &p);
+		zka_par_for(threads, n / 2, N(dif_stage_fn), &p);
 	}
+	p.half = n / nblk;
+	p.step = nblk;
+	zka_par_for(threads, nblk, N(dif_local_fn), &p);
+}
+
+/* The coset shift of coefficients held in bit-reversed order: a[q] <- a[q] c g^bitrev(q) over
+ * positions [begin, end). With q = hi 2^lo + lo, bitrev(q) = bitrev_lo(lo) 2^hb +
+ * bitrev_hb(hi) (hb = k - lo bits), so the factor is tl[lo] th[hi] (c folded into tl). */
+struct N(brshift) {
+	RT *a;
+	const RT *tl, *th;
+	int lo;
+};
+
+static void N(brshift_fn)(void *ctx, size_t begin, size_t end, int tid)
+{
+	(void)tid;
+	struct N(brshift) *p = ctx;
+	size_t mask = ((size_t)1 << p->lo) - 1;
+	for (size_t q = begin; q < end; q++) {
+		RT f;
+		R(mul)(&f, &p->tl[q & mask], &p->th[q >> p->lo]);
+		R(mul)(&p->a[q], &p->a[q], &f);
+	}
+}
+
+/* t[x] = c base^bitrev_b(x) for x < 2^b (c NULL: 1) */
+static void N(brpowers)(RT *t, int b, const RT *base, const RT *c)
+{
+	size_t m = (size_t)1 << b;
+	RT pw;
+	if (c)
+		pw = *c;
+	else
+		R(one)(&pw);
+	for (size_t x = 0; x < m; x++) {
+		size_t r = 0;
+		for (int i = 0; i < b; i++)
+			r |= ((x >> i) & 1) << (b - 1 - i);
+		t[r] = pw;
+		R(mul)(&pw, &pw, base);
+	}
+}
+
+/* The prover's H in place (2^k entries, k >= 1, tables tw_i and tw_f of N(twiddles) for the
+ * inverse and the forward transform): an inverse transform without its 1/n, every coefficient
+ * j times c g^j (c = 1/n, g the coset generator), a forward transform; the same result as
+ * N(ntt_tw)(tw_i), N(shift_scaled), N(ntt_tw)(tw_f), without their two bit reversals (the
+ * inverse decimates in frequency, its bit-reversed output is the forward's input). Returns 0
+ * or -ENOMEM. */
+static inline int N(coset_tw)(RT *a, int k, const RT *tw_i, const RT *tw_f, const RT *g,
+			      const RT *c, int threads)
+{
+	size_t n = (size_t)1 << k;
+	int lo = k / 2, hb = k - lo;
+	RT *tl = malloc(((size_t)1 << lo) * sizeof *tl),
+	   *th = malloc(((size_t)1 << hb) * sizeof *th);
+	if (!tl || !th) {
+		free(tl);
+		free(th);
+		return -12; /* -ENOMEM */
+	}
+	RT gh = *g; /* g^(2^hb) */
+	for (int i = 0; i < hb; i++)
+		R(sqr)(&gh, &gh);
+	N(brpowers)(tl, lo, &gh, c);
+	N(brpowers)(th, hb, g, NULL);
+	N(dif_tw)(a, k, tw_i, threads);
+	struct N(brshift) p = {.a = a, .tl = tl, .th = th, .lo = lo};
+	zka_par_for(n < 4096 ? 1 : threads, n, N(brshift_fn), &p);
+	N(dit_tw)(a, k, tw_f, threads);
+	free(tl);
+	free(th);
+	return 0;
 }
 
 /* Transforms a (2^k entries) in place; returns 0 or -ENOMEM. */
