@@ -278,7 +278,7 @@ PAIRING_TEST(bls12_381, BLS12_381)
 		CU_ASSERT_FATAL(!C##_fr_eq(&w, &one));                                             \
 		C##_fr_sqr(&w, &w);                                                                \
 		CU_ASSERT_FATAL(C##_fr_eq(&w, &one));                                              \
-		for (int k = 0; k <= 14; k += (k < 6 ? 1 : k < 12 ? 6 : 1)) {                                   \
+		for (int k = 0; k <= 17; k += (k < 6 ? 1 : k < 12 ? 6 : 1)) {                                   \
 			size_t n = (size_t)1 << k;                                                 \
 			C##_fr_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);           \
 			CU_ASSERT_FATAL(a && b);                                                   \
