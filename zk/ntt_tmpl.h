@@ -35,6 +35,7 @@ struct N(pass) {
 	const RT *tw;
 	size_t half, step;
 	const RT *g;
+	int dif; /* the stages' butterflies decimate in frequency (else in time) */
 };
 
 static void N(bitrev_fn)(void *ctx, size_t begin, size_t end, int tid)
@@ -54,6 +55,10 @@ static void N(bitrev_fn)(void *ctx, size_t begin, size_t end, int tid)
 	}
 }
 
+/* One stage over butterflies [begin, end): (u, v) -> (u + v w, u - v w) in time, or
+ * (u + v, (u - v) w) in frequency, w = w^(j step) for the butterfly's offset j in its block.
+ * Twiddle w^0 = 1 takes no product (every butterfly of the first stage, half of the second's,
+ * ...: about 2 of the log n stages' products; the branch follows j's regular pattern). */
 static void N(stage_fn)(void *ctx, size_t begin, size_t end, int tid)
 {
 	(void)tid;
@@ -62,9 +67,15 @@ static void N(stage_fn)(void *ctx, size_t begin, size_t end, int tid)
 		size_t blk = k / p->half, j = k % p->half;
 		size_t i0 = blk * 2 * p->half + j, i1 = i0 + p->half;
 		RT v;
-		/* twiddle w^0 = 1: no product (every butterfly of the first stage, half of the
-		 * second's, ...: about 2 of the log n stages' products; the branch follows j's
-		 * regular pattern) */
+		if (p->dif) {
+			R(sub)(&v, &p->a[i0], &p->a[i1]);
+			R(add)(&p->a[i0], &p->a[i0], &p->a[i1]);
+			if (j == 0)
+				p->a[i1] = v;
+			else
+				R(mul)(&p->a[i1], &v, &p->tw[j * p->step]);
+			continue;
+		}
 		if (j == 0)
 			v = p->a[i1];
 		else
@@ -75,18 +86,19 @@ static void N(stage_fn)(void *ctx, size_t begin, size_t end, int tid)
 }
 
 /* Blocks [begin, end) of p->half entries each (a power of two): every butterfly stage that
- * stays inside one block, block after block (cache-local, no fork per stage). p->step is the
- * twiddle stride of the block's last stage (n / block size). */
+ * stays inside one block (spans 1 up to half/2 in time, half/2 down to 1 in frequency), block
+ * after block (cache-local, no fork per stage). p->step is the twiddle stride of the block's
+ * widest stage (n / block size). */
 static void N(local_fn)(void *ctx, size_t begin, size_t end, int tid)
 {
 	(void)tid;
 	struct N(pass) *p = ctx;
 	size_t bs = p->half;
 	for (size_t b = begin; b < end; b++) {
-		struct N(pass) q = {.a = p->a + b * bs, .tw = p->tw};
-		for (size_t half = 1; half < bs; half <<= 1) {
-			q.half = half;
-			q.step = p->step * (bs / (2 * half));
+		struct N(pass) q = {.a = p->a + b * bs, .tw = p->tw, .dif = p->dif};
+		for (size_t s = 1; s < bs; s <<= 1) {
+			q.half = p->dif ? bs / (2 * s) : s;
+			q.step = p->step * (bs / (2 * q.half));
 			N(stage_fn)(&q, 0, bs / 2, 0);
 		}
 	}
@@ -176,57 +188,21 @@ static inline void N(ntt_tw)(RT *a, int k, const RT *tw, int threads)
 	N(dit_tw)(a, k, tw, threads);
 }
 
-/* A decimation-in-frequency stage: butterflies (u, v) -> (u + v, (u - v) w^(j step)) over
- * [begin, end) */
-static void N(dif_stage_fn)(void *ctx, size_t begin, size_t end, int tid)
-{
-	(void)tid;
-	struct N(pass) *p = ctx;
-	for (size_t k = begin; k < end; k++) {
-		size_t blk = k / p->half, j = k % p->half;
-		size_t i0 = blk * 2 * p->half + j, i1 = i0 + p->half;
-		RT d;
-		R(sub)(&d, &p->a[i0], &p->a[i1]);
-		R(add)(&p->a[i0], &p->a[i0], &p->a[i1]);
-		if (j == 0) /* twiddle 1 */
-			p->a[i1] = d;
-		else
-			R(mul)(&p->a[i1], &d, &p->tw[j * p->step]);
-	}
-}
-
-/* Blocks [begin, end) of p->half entries each: the decimation-in-frequency stages inside one
- * block (spans bs/2 down to 1), block after block. p->step as in N(local_fn). */
-static void N(dif_local_fn)(void *ctx, size_t begin, size_t end, int tid)
-{
-	(void)tid;
-	struct N(pass) *p = ctx;
-	size_t bs = p->half;
-	for (size_t b = begin; b < end; b++) {
-		struct N(pass) q = {.a = p->a + b * bs, .tw = p->tw};
-		for (size_t half = bs / 2; half >= 1; half >>= 1) {
-			q.half = half;
-			q.step = p->step * (bs / (2 * half));
-			N(dif_stage_fn)(&q, 0, bs / 2, 0);
-		}
-	}
-}
-
 /* Decimation in frequency on natural input: a -> its transform with entry i at position
  * bitrev(i) (no bit reversal pass), table tw as for N(ntt_tw): the wide stages one fork
  * each, then the stages inside the blocks in one fork. */
 static inline void N(dif_tw)(RT *a, int k, const RT *tw, int threads)
 {
 	size_t n = (size_t)1 << k, nblk = N(blocks)(n, &threads);
-	struct N(pass) p = {.a = a, .tw = tw};
+	struct N(pass) p = {.a = a, .tw = tw, .dif = 1};
 	for (size_t half = n / 2; half >= n / nblk; half >>= 1) { /* none when nblk is 1 */
 		p.half = half;
 		p.step = n / (2 * half);
-		zka_par_for(threads, n / 2, N(dif_stage_fn), &p);
+		zka_par_for(threads, n / 2, N(stage_fn), &p);
 	}
 	p.half = n / nblk;
 	p.step = nblk;
-	zka_par_for(threads, nblk, N(dif_local_fn), &p);
+	zka_par_for(threads, nblk, N(local_fn), &p);
 }
 
 /* The coset shift of coefficients held in bit-reversed order: a[q] <- a[q] c g^bitrev(q) over
