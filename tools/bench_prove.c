@@ -1,13 +1,16 @@
-/* bench_prove.c - `zkarena bench prove`: zkarena's CPU prover next to snarkjs's on the same
- * circuit, key and machine, measured in one run, with the ratio. */
+/* bench_prove.c - `zkarena bench prove`: zkarena's CPU prover next to snarkjs's (and, given
+ * its binary, rapidsnark's) on the same circuit, key and machine, measured in one run, with the
+ * ratios. A peer's last proof is verified against the key, so a peer that exits 0 without
+ * proving is reported, not timed. */
 #include "tools/cli.h"
 #include "tools/util.h"
 #include "zk/groth16.h"
+#include "zk/json_io.h"
+#include "zk/opt.h"
 #include "zk/setup.h"
 #include "zk/synthetic.h"
 #include "zk/wtns.h"
 #include "zk/zkey.h"
-#include "zk/opt.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -17,6 +20,39 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Whether a peer's proof DIR/PROOF verifies against pk with publics DIR/PUB, and those are the
+ * witness's (a peer that exits 0 without a valid proof is not timed); says why on stderr when
+ * not. */
+static int peer_ok(const zka_pk *pk, const zka_witness *w, const char *dir, const char *proof,
+		   const char *pub, const char *who)
+{
+	char pp[600], qp[600], err[512] = "";
+	const char *why = NULL;
+	snprintf(pp, sizeof pp, "%s/%s", dir, proof);
+	snprintf(qp, sizeof qp, "%s/%s", dir, pub);
+	zka_vk vk;
+	zka_proof p;
+	uint64_t(*pv)[4] = NULL;
+	uint32_t np = 0;
+	int ok = 0;
+	memset(&vk, 0, sizeof vk);
+	if (zka_vk_from_pk(&vk, pk))
+		snprintf(err, sizeof err, "cannot derive the verification key");
+	else if (zka_proof_read_json(pp, pk->curve, &p, err, sizeof err) == 0 &&
+		 zka_public_read_json(qp, pk->curve, &pv, &np, err, sizeof err) == 0)
+		ok = np == pk->n_public && !memcmp(pv, w->w + 1, (size_t)np * sizeof *pv) &&
+		     zka_verify(&vk, (const uint64_t(*)[4])pv, np, &p, &why) == 1;
+	if (!ok)
+		fprintf(stderr, "zkarena bench prove: %s's proof %s does not verify (%s)\n", who,
+			pp,
+			err[0] ? err
+			: why  ? why
+			       : "its publics are not the witness's");
+	free(pv);
+	zka_vk_free(&vk);
+	return ok;
+}
 
 /* Runs cmd through the shell `runs` times; returns the median wall time or -1 on failure. */
 static double time_cmd(const char *cmd, int runs)
@@ -33,17 +69,23 @@ static double time_cmd(const char *cmd, int runs)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: zkarena bench prove [--curve bn128|bls12381|both] [--constraints N]\n"
-		"                           [--runs R] [--threads T] [--snarkjs CMD] [--keep DIR]\n"
-		"       zkarena bench prove --zkey circuit.zkey --wtns witness.wtns [--runs R] ...\n"
-		"\n"
-		"Makes a random circuit of N constraints (default 6000) and a test-only key, then\n"
-		"proves it R times (default 3) with zkarena in process, with the zkarena CLI and with\n"
-		"snarkjs's CLI (CMD, default: node tests/interop/node_modules/snarkjs/cli.js), and\n"
-		"prints the medians and the ratio. CLI times include process start and file reading\n"
-		"for both tools. With --zkey and --wtns, that key and witness are used instead\n"
-		"(e.g. a circom circuit).\n");
+	fprintf(
+	    f,
+	    "usage: zkarena bench prove [--curve bn128|bls12381|both] [--constraints N]\n"
+	    "                           [--runs R] [--threads T] [--snarkjs CMD|none]\n"
+	    "                           [--rapidsnark PATH] [--keep DIR]\n"
+	    "       zkarena bench prove --zkey circuit.zkey --wtns witness.wtns [--runs R] ...\n"
+	    "\n"
+	    "Makes a random circuit of N constraints (default 6000) and a test-only key, then\n"
+	    "proves it R times (default 3) with zkarena in process, with the zkarena CLI and with\n"
+	    "snarkjs's CLI (CMD, default: node tests/interop/node_modules/snarkjs/cli.js; none:\n"
+	    "skipped), and with --rapidsnark with that rapidsnark prover binary (BN254 only:\n"
+	    "PATH circuit.zkey witness.wtns proof.json public.json), and prints the medians and\n"
+	    "the ratios. CLI times include process start and file reading for every tool; the\n"
+	    "zkarena CLI reads the .zkey through its key cache ($ZKARENA_CACHE), whose first\n"
+	    "run imports it. Each peer's last proof must verify against the key, else the cell\n"
+	    "says so and the exit status is 1. With --zkey and --wtns, that key and witness are\n"
+	    "used instead (e.g. a circom circuit).\n");
 }
 
 int zka_bench_prove(int argc, char **argv)
@@ -53,12 +95,14 @@ int zka_bench_prove(int argc, char **argv)
 					     {"runs", required_argument, 0, 'r'},
 					     {"threads", required_argument, 0, 't'},
 					     {"snarkjs", required_argument, 0, 's'},
+					     {"rapidsnark", required_argument, 0, 'R'},
 					     {"keep", required_argument, 0, 'k'},
 					     {"zkey", required_argument, 0, 'z'},
 					     {"wtns", required_argument, 0, 'w'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
-	const char *curve = "both", *snarkjs = NULL, *keep = NULL, *zkey_in = NULL, *wtns_in = NULL;
+	const char *curve = "both", *snarkjs = NULL, *keep = NULL, *zkey_in = NULL, *wtns_in = NULL,
+		   *rapidsnark = NULL;
 	int m = 6000, runs = 3, threads = 0, opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -77,6 +121,9 @@ int zka_bench_prove(int argc, char **argv)
 				return 2;
 			break;
 		case 's': snarkjs = optarg; break;
+		case 'R':
+			rapidsnark = optarg;
+			break;
 		case 'k': keep = optarg; break;
 		case 'z': zkey_in = optarg; break;
 		case 'w': wtns_in = optarg; break;
@@ -99,8 +146,15 @@ int zka_bench_prove(int argc, char **argv)
 			snprintf(sj, sizeof sj, "node %s", deflt);
 		else
 			sj[0] = 0;
+	} else if (!strcmp(snarkjs, "none")) {
+		sj[0] = 0;
 	} else {
 		snprintf(sj, sizeof sj, "%s", snarkjs);
+	}
+	if (rapidsnark && access(rapidsnark, X_OK)) {
+		fprintf(stderr, "zkarena bench prove: --rapidsnark %s: %s\n", rapidsnark,
+			strerror(errno));
+		return 2;
 	}
 	char dir[256];
 	if (keep)
@@ -127,8 +181,10 @@ int zka_bench_prove(int argc, char **argv)
 	else
 		printf("zkarena bench prove: %d constraints (random circuit, 1/3 boolean), %d runs, "
 		       "medians; %s %s, %ld CPUs\n\n", m, runs, un.nodename, un.machine, ncpu);
-	printf("| curve     | constraints | zkarena in-process | zkarena CLI | snarkjs CLI | snarkjs / zkarena (CLI) |\n");
-	printf("|-----------|-------------|--------------------|-------------|-------------|-------------------------|\n");
+	printf("| curve     | constraints | zkarena in-process | zkarena CLI | snarkjs CLI | "
+	       "snarkjs / zkarena (CLI) | rapidsnark CLI | rapidsnark / zkarena (CLI) |\n");
+	printf("|-----------|-------------|--------------------|-------------|-------------|-------"
+	       "------------------|----------------|----------------------------|\n");
 	const zka_curve *cs_[2] = {&zka_curve_bn254, &zka_curve_bls12_381};
 	int status = 0;
 	for (int ci = 0; ci < 2; ci++) {
@@ -207,14 +263,33 @@ int zka_bench_prove(int argc, char **argv)
 				 sj, zk, wt, dir, dir);
 			tsj = time_cmd(cmd, runs);
 		}
-		char sjs[64] = "n/a", ratio[64] = "n/a";
-		if (tsj > 0) {
+		char sjs[64] = "n/a", ratio[64] = "n/a", rss[64] = "n/a", rratio[64] = "n/a";
+		if (tsj > 0 && peer_ok(&pk, &w, dir, "sp.json", "spub.json", "snarkjs")) {
 			snprintf(sjs, sizeof sjs, "%.3f s", tsj);
 			snprintf(ratio, sizeof ratio, "%.1fx", tsj / tcli);
+		} else if (sj[0] && !status) {
+			snprintf(sjs, sizeof sjs, "failed");
+			status = 1;
+		}
+		if (rapidsnark && c != &zka_curve_bn254) {
+			snprintf(rss, sizeof rss, "BN254 only");
+		} else if (rapidsnark && !status) {
+			snprintf(cmd, sizeof cmd,
+				 "'%s' '%s' '%s' %s/rp.json %s/rpub.json >/dev/null 2>&1",
+				 rapidsnark, zk, wt, dir, dir);
+			double trs = time_cmd(cmd, runs);
+			if (trs > 0 &&
+			    peer_ok(&pk, &w, dir, "rp.json", "rpub.json", "rapidsnark")) {
+				snprintf(rss, sizeof rss, "%.3f s", trs);
+				snprintf(rratio, sizeof rratio, "%.2fx", trs / tcli);
+			} else {
+				snprintf(rss, sizeof rss, "failed");
+				status = 1;
+			}
 		}
 		int ncons = zkey_in ? (int)pk.domain_size : m;
-		printf("| %-9s | %11d | %16.3f s | %9.3f s | %11s | %23s |\n", c->pretty, ncons, tin, tcli,
-		       sjs, ratio);
+		printf("| %-9s | %11d | %16.3f s | %9.3f s | %11s | %23s | %14s | %26s |\n",
+		       c->pretty, ncons, tin, tcli, sjs, ratio, rss, rratio);
 		fflush(stdout);
 		zka_pk_free(&pk);
 		zka_r1cs_free(&cs);

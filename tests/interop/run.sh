@@ -131,6 +131,19 @@ expect 2 "demo --jobs 0: rejected" "$zk" demo --jobs 0
 expect 2 "wait --timeout x: rejected" "$zk" wait noarena 1 --timeout x
 if grep -q -- "--timeout" "$t/out"; then ok "  names --timeout"; else ko "  message: $(cat "$t/out")"; fi
 expect 2 "bench prove --runs 1.5: rejected" "$zk" bench prove --runs 1.5
+expect 2 "bench prove --rapidsnark (no such file): rejected" "$zk" bench prove --rapidsnark "$t/no-such-prover"
+if grep -q -- "--rapidsnark $t/no-such-prover" "$t/out"; then ok "  names the path"; else ko "  message: $(cat "$t/out")"; fi
+# bench prove's peer column with stand-ins for rapidsnark's CLI (same arguments): one that proves
+# (zkarena itself) is timed and given a ratio; one that exits 0 without a proof is not
+printf '#!/bin/sh\nexec "%s" prove --no-verify "$@"\n' "$zk" >"$t/rs-good"
+printf '#!/bin/sh\nexit 0\n' >"$t/rs-bad"
+chmod +x "$t/rs-good" "$t/rs-bad"
+export ZKARENA_CACHE=$t/bench-cache
+expect 0 "bench prove with a rapidsnark stand-in that proves" "$zk" bench prove --curve both --constraints 64 --runs 1 --snarkjs none --rapidsnark "$t/rs-good"
+if grep -q "^| BN254 .* s | *[0-9.]*x |$" "$t/out" && grep -q "^| BLS12-381 .*BN254 only" "$t/out"; then ok "  BN254 timed with its ratio, BLS12-381 not"; else ko "  table: $(grep '^| B' "$t/out")"; fi
+expect 1 "bench prove with a stand-in that writes no proof" "$zk" bench prove --curve bn128 --constraints 64 --runs 1 --snarkjs none --rapidsnark "$t/rs-bad"
+if grep -q "failed" "$t/out" && grep -q "rapidsnark's proof .* does not verify" "$t/out"; then ok "  reported failed, not timed"; else ko "  output: $(tail -3 "$t/out")"; fi
+unset ZKARENA_CACHE
 if [ -x "$bin/../synth/zkarena-synth" ]; then
 	expect 2 "zkarena-synth --threads x: rejected" "$bin/../synth/zkarena-synth" --threads x noarena
 	if grep -q -- "--threads" "$t/out"; then ok "  names --threads"; else ko "  message: $(cat "$t/out")"; fi
