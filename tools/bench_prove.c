@@ -295,7 +295,7 @@ int zka_bench_prove(int argc, char **argv)
 		zka_r1cs_free(&cs);
 		zka_witness_free(&w);
 	}
-	if (!sj[0])
+	if (!sj[0] && !(snarkjs && !strcmp(snarkjs, "none")))
 		printf("\nsnarkjs not found: run from the source tree after scripts/install-deps.sh or pass --snarkjs\n");
 	if (!keep) {
 		char rm[512];
