@@ -63,9 +63,12 @@ static void N(stage_fn)(void *ctx, size_t begin, size_t end, int tid)
 {
 	(void)tid;
 	struct N(pass) *p = ctx;
+	/* half is a power of two: shifts and masks, not a division per butterfly */
+	const int sh = __builtin_ctzll((unsigned long long)p->half);
+	const size_t mask = p->half - 1;
 	for (size_t k = begin; k < end; k++) {
-		size_t blk = k / p->half, j = k % p->half;
-		size_t i0 = blk * 2 * p->half + j, i1 = i0 + p->half;
+		size_t j = k & mask;
+		size_t i0 = ((k >> sh) << (sh + 1)) + j, i1 = i0 + p->half;
 		RT v;
 		if (p->dif) {
 			R(sub)(&v, &p->a[i0], &p->a[i1]);
