@@ -901,6 +901,9 @@ int zka_cmd_prove(int argc, char **argv)
 	gpu_stages gs = {0};
 	double t_start = mono();
 	memset(&gx, 0, sizeof gx);
+#ifdef ZKA_HAVE_CUDA
+	gx.rfd = -1; /* (gprep_end runs on every path: no descriptor 0 closed by mistake) */
+#endif
 #ifndef ZKA_HAVE_CUDA
 	(void)device; /* --gpu fails in prove_gpu, after the inputs are checked */
 #else
