@@ -56,8 +56,9 @@ typedef int (*zka_gpu_upload_gate)(void *arg, int todo);
 void zka_gpu_set_upload_gate(zka_gpu *g, zka_gpu_upload_gate gate, void *arg);
 /* Staged uploads: later key loads on g copy every point set whose host memory is not
  * registered through 2 x threads pinned buffers of piece bytes (0: ZKA_GPU_STAGE_PIECE; else
- * a power of two from 64 KiB to 1 GiB), threads CPU threads memcpy'ing pieces into them while
- * the buffers filled before are copied to the device; registered sets are copied directly.
+ * a power of two from 64 KiB to 1 GiB), threads CPU threads filling them piece by piece (memcpy,
+ * or the reader of zka_gpu_set_upload_reader) while the buffers filled before are copied to the
+ * device; registered sets are copied directly.
  * For memory that is pageable and not worth registering (a key resident in 4 KiB shm pages,
  * used once: registering and unregistering it cost more than the copy). threads 0 frees the
  * buffers and turns it off (also done by zka_gpu_close). 0, or -EINVAL (threads not in

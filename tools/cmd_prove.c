@@ -180,8 +180,11 @@ struct gprep {
 	double t_pin0;
 	char err[768], pin_note[512];
 	double t_open, t_pin, t_key; /* seconds of each step */
-	/* the staged upload of a key not registered during its read (gprep_stage_threads):
-	 * staged the threads it used (0: registered instead), t_stage its buffers' setup */
+	/* the staged upload of a key not registered during its read: ZKA_PROVE_UPLOAD read once
+	 * at the post (gprep_stage_threads: stage_T threads, 0 registered; stage_mapped,
+	 * stage_bad), staged the threads it used (0: registered instead), t_stage its buffers'
+	 * setup */
+	int stage_T, stage_mapped, stage_bad;
 	int staged;
 	double t_stage;
 	char stage_note[512];
@@ -403,8 +406,8 @@ static void gprep_reader_open(struct gprep *x, const char *name, const zka_param
  * the staged path was not taken when it was meant to be. */
 static void gprep_upload(struct gprep *x)
 {
-	int bad, mapped, T = gprep_stage_threads(&bad, &mapped);
-	if (bad)
+	int T = x->stage_T;
+	if (x->stage_bad)
 		snprintf(x->stage_note, sizeof x->stage_note,
 			 "NOTE: ZKA_PROVE_UPLOAD='%.200s' is not staged[:T], staged-mapped[:T] (T "
 			 "1..%d) or registered: staged with the default %d threads",
@@ -480,7 +483,6 @@ static void gprep_run(struct gprep *x)
 	t0 = mono();
 	x->rc = zka_gpu_key_load(x->g, &x->p->pk, &x->key, x->err, sizeof x->err);
 	x->t_key = mono() - t0;
-	return;
 }
 
 /* The prep thread: gprep_run, then the main thread told that a, b and w wait for the join
@@ -559,9 +561,9 @@ static void gprep_post(struct gprep *x, const zka_params *p)
 	x->p = p;
 	/* a registration still running finishes on the thread, which then decides; a staged
 	 * upload that reads the region's file needs no page of the point sets mapped */
-	int bad, mapped;
-	x->use_reader = p && x->early == EARLY_NONE && x->rfd >= 0 &&
-			gprep_stage_threads(&bad, &mapped) > 0 && !mapped;
+	x->stage_T = gprep_stage_threads(&x->stage_bad, &x->stage_mapped);
+	x->use_reader =
+	    p && x->early == EARLY_NONE && x->rfd >= 0 && x->stage_T > 0 && !x->stage_mapped;
 	if (p && x->early == EARLY_NONE && !x->use_reader &&
 	    pthread_create(&x->th_pop, NULL, gprep_populate, x) == 0)
 		x->pop_started = 1; /* (without it the registration faults the pages in itself) */
