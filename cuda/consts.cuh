@@ -7,21 +7,41 @@ static __constant__ const uint32_t D_BN254_FQ_PM2[8] = {0xd87cfd45u, 0x3c208c16u
 #define D_BN254_FQ_INV 0xe4866389u
 static __constant__ const uint32_t D_BN254_FQ_PINV[8] = {0x1b799c77u, 0x782df87du, 0xe1359536u, 0x6121829au, 0xe7cc257fu, 0x2750342fu, 0x6e777394u, 0x0a85dd48u};
 #define D_BN254_FQ_NPC(i) ((i) == 0 ? 0x278302b9u : (i) == 1 ? 0xc3df73e9u : (i) == 2 ? 0x978e3572u : (i) == 3 ? 0x687e956eu : (i) == 4 ? 0x7e7ea7a2u : (i) == 5 ? 0x47afba49u : (i) == 6 ? 0x1ece5fd6u : (i) == 7 ? 0xcf9bb18du : 0u)
+#define D_BN254_FQ_K52 5
+#define D_BN254_FQ_P52(i) ((i) == 0 ? 154029749239111.0 : (i) == 1 ? 2558044347618242.0 : (i) == 2 ? 423691504025962.0 : (i) == 3 ? 2817616741948264.0 : (i) == 4 ? 53207371014449.0 : 0.0)
+#define D_BN254_FQ_CIN52(i) ((i) == 0 ? 3112902016657018.0 : (i) == 1 ? 4179666400182205.0 : (i) == 2 ? 2782455852270170.0 : (i) == 3 ? 3999415412231024.0 : (i) == 4 ? 14813684363142.0 : 0.0)
+#define D_BN254_FQ_COUT52(i) ((i) == 0 ? 3733450881174941.0 : (i) == 1 ? 720577144020277.0 : (i) == 2 ? 2385142107240683.0 : (i) == 3 ? 3926314799740663.0 : (i) == 4 ? 15438121638407.0 : 0.0)
+#define D_BN254_FQ_PINV52 0x20782e4866389ull
 static __constant__ const uint32_t D_BN254_FR_P[8] = {0xf0000001u, 0x43e1f593u, 0x79b97091u, 0x2833e848u, 0x8181585du, 0xb85045b6u, 0xe131a029u, 0x30644e72u};
 static __constant__ const uint32_t D_BN254_FR_ONE[8] = {0x4ffffffbu, 0xac96341cu, 0x9f60cd29u, 0x36fc7695u, 0x7879462eu, 0x666ea36fu, 0x9a07df2fu, 0x0e0a77c1u};
 static __constant__ const uint32_t D_BN254_FR_PM2[8] = {0xefffffffu, 0x43e1f593u, 0x79b97091u, 0x2833e848u, 0x8181585du, 0xb85045b6u, 0xe131a029u, 0x30644e72u};
 #define D_BN254_FR_INV 0xefffffffu
 static __constant__ const uint32_t D_BN254_FR_PINV[8] = {0x10000001u, 0x3d1e0a6cu, 0xb396ee4cu, 0x9a7979b4u, 0x66f9dc6eu, 0x1c6567d7u, 0xf27cbe4du, 0x8c07d0e2u};
 #define D_BN254_FR_NPC(i) ((i) == 0 ? 0x0fffffffu : (i) == 1 ? 0xbc1e0a6cu : (i) == 2 ? 0x86468f6eu : (i) == 3 ? 0xd7cc17b7u : (i) == 4 ? 0x7e7ea7a2u : (i) == 5 ? 0x47afba49u : (i) == 6 ? 0x1ece5fd6u : (i) == 7 ? 0xcf9bb18du : 0u)
+#define D_BN254_FR_K52 5
+#define D_BN254_FR_P52(i) ((i) == 0 ? 551490712240129.0 : (i) == 1 ? 1275002230477886.0 : (i) == 2 ? 423691496731624.0 : (i) == 3 ? 2817616741948264.0 : (i) == 4 ? 53207371014449.0 : 0.0)
+#define D_BN254_FR_CIN52(i) ((i) == 0 ? 879113770367670.0 : (i) == 1 ? 3029236843212654.0 : (i) == 2 ? 2782465728804208.0 : (i) == 3 ? 3999415412231024.0 : (i) == 4 ? 14813684363142.0 : 0.0)
+#define D_BN254_FR_COUT52(i) ((i) == 0 ? 1746146066169851.0 : (i) == 1 ? 2632188102351561.0 : (i) == 2 ? 2385142143712374.0 : (i) == 3 ? 3926314799740663.0 : (i) == 4 ? 15438121638407.0 : 0.0)
+#define D_BN254_FR_PINV52 0x1f593efffffffull
 static __constant__ const uint32_t D_BLS12_381_FQ_P[12] = {0xffffaaabu, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu, 0xf6b0f624u, 0x6730d2a0u, 0xf38512bfu, 0x64774b84u, 0x434bacd7u, 0x4b1ba7b6u, 0x397fe69au, 0x1a0111eau};
 static __constant__ const uint32_t D_BLS12_381_FQ_ONE[12] = {0x0002fffdu, 0x76090000u, 0xc40c0002u, 0xebf4000bu, 0x53c758bau, 0x5f489857u, 0x70525745u, 0x77ce5853u, 0xa256ec6du, 0x5c071a97u, 0xfa80e493u, 0x15f65ec3u};
 static __constant__ const uint32_t D_BLS12_381_FQ_PM2[12] = {0xffffaaa9u, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu, 0xf6b0f624u, 0x6730d2a0u, 0xf38512bfu, 0x64774b84u, 0x434bacd7u, 0x4b1ba7b6u, 0x397fe69au, 0x1a0111eau};
 #define D_BLS12_381_FQ_INV 0xfffcfffdu
 static __constant__ const uint32_t D_BLS12_381_FQ_PINV[12] = {0x00030003u, 0x760c0003u, 0x262eec17u, 0xd795246du, 0x371cf4b7u, 0xe910d10fu, 0x714d24b3u, 0xe61335f1u, 0x1d9730a7u, 0x974ce901u, 0x0155036bu, 0x314f9ef9u};
 #define D_BLS12_381_FQ_NPC(i) ((i) == 0 ? 0x00005555u : (i) == 1 ? 0x46010000u : (i) == 2 ? 0x4eac0000u : (i) == 3 ? 0xe1540001u : (i) == 4 ? 0x094f09dbu : (i) == 5 ? 0x98cf2d5fu : (i) == 6 ? 0x0c7aed40u : (i) == 7 ? 0x9b88b47bu : (i) == 8 ? 0xbcb45328u : (i) == 9 ? 0xb4e45849u : (i) == 10 ? 0xc6801965u : (i) == 11 ? 0xe5feee15u : 0u)
+#define D_BLS12_381_FQ_K52 8
+#define D_BLS12_381_FQ_P52(i) ((i) == 0 ? 4222124650637995.0 : (i) == 1 ? 4480601151241119.0 : (i) == 2 ? 1883421074697215.0 : (i) == 3 ? 329812468902415.0 : (i) == 4 ? 2080788367864709.0 : (i) == 5 ? 486514101631693.0 : (i) == 6 ? 539007656565323.0 : (i) == 7 ? 106513.0 : 0.0)
+#define D_BLS12_381_FQ_CIN52(i) ((i) == 0 ? 2249478345757542.0 : (i) == 1 ? 1374892678984747.0 : (i) == 2 ? 551619451651209.0 : (i) == 3 ? 3244844228131292.0 : (i) == 4 ? 3131887090269359.0 : (i) == 5 ? 1147326569290507.0 : (i) == 6 ? 3831939083770201.0 : (i) == 7 ? 16668.0 : 0.0)
+#define D_BLS12_381_FQ_COUT52(i) ((i) == 0 ? 2533274790592509.0 : (i) == 1 ? 206986285164384.0 : (i) == 2 ? 1063608837207040.0 : (i) == 3 ? 1535287407248757.0 : (i) == 4 ? 3790902826070098.0 : (i) == 5 ? 124972712685254.0 : (i) == 6 ? 4156130345653084.0 : (i) == 7 ? 89957.0 : 0.0)
+#define D_BLS12_381_FQ_PINV52 0x3fffcfffcfffdull
 static __constant__ const uint32_t D_BLS12_381_FR_P[8] = {0x00000001u, 0xffffffffu, 0xfffe5bfeu, 0x53bda402u, 0x09a1d805u, 0x3339d808u, 0x299d7d48u, 0x73eda753u};
 static __constant__ const uint32_t D_BLS12_381_FR_ONE[8] = {0xfffffffeu, 0x00000001u, 0x00034802u, 0x5884b7fau, 0xecbc4ff5u, 0x998c4fefu, 0xacc5056fu, 0x1824b159u};
 static __constant__ const uint32_t D_BLS12_381_FR_PM2[8] = {0xffffffffu, 0xfffffffeu, 0xfffe5bfeu, 0x53bda402u, 0x09a1d805u, 0x3339d808u, 0x299d7d48u, 0x73eda753u};
 #define D_BLS12_381_FR_INV 0xffffffffu
 static __constant__ const uint32_t D_BLS12_381_FR_PINV[8] = {0x00000001u, 0x00000001u, 0x0001a402u, 0xac45a400u, 0xfffb13f9u, 0xe7e4d3e8u, 0x2840d7c6u, 0xc2bbc54fu};
 #define D_BLS12_381_FR_NPC(i) ((i) == 0 ? 0xffffffffu : (i) == 1 ? 0x00000000u : (i) == 2 ? 0x0001a401u : (i) == 3 ? 0xac425bfdu : (i) == 4 ? 0xf65e27fau : (i) == 5 ? 0xccc627f7u : (i) == 6 ? 0xd66282b7u : (i) == 7 ? 0x8c1258acu : 0u)
+#define D_BLS12_381_FR_K52 5
+#define D_BLS12_381_FR_P52(i) ((i) == 0 ? 4503595332403201.0 : (i) == 1 ? 52776117727231.0 : (i) == 2 ? 2711223964777892.0 : (i) == 3 ? 2203984808738944.0 : (i) == 4 ? 127464551688605.0 : 0.0)
+#define D_BLS12_381_FR_CIN52(i) ((i) == 0 ? 2426656521675.0 : (i) == 1 ? 1706690875707392.0 : (i) == 2 ? 3885932833830149.0 : (i) == 3 ? 2245679844123691.0 : (i) == 4 ? 40122333865834.0 : 0.0)
+#define D_BLS12_381_FR_COUT52(i) ((i) == 0 ? 8589934590.0 : (i) == 1 ? 4398047391916032.0 : (i) == 2 ? 3584751325185207.0 : (i) == 3 ? 95630009892606.0 : (i) == 4 ? 26545873333445.0 : 0.0)
+#define D_BLS12_381_FR_PINV52 0xffffeffffffffull

@@ -69,6 +69,7 @@ ZG_FIELD_PARAMS(bls12_381_fq_params, BLS12_381_FQ, 12, true)
 ZG_FIELD_PARAMS(bls12_381_fr_params, BLS12_381_FR, 8, false)
 
 template <class P> struct fp {
+	using params = P;
 	static constexpr int N = P::N;
 	static constexpr int BYTES = 4 * N;
 	static constexpr bool PAIRS = true; /* has mul2 */

@@ -20,6 +20,7 @@
  * BLS12-381 0.456 against 1.128 ns (docs/gpu.md, "Batch-affine accumulation, measured"). */
 #pragma once
 #include "cuda/engine_common.cuh"
+#include "cuda/field_f64.cuh"
 
 namespace zkg
 {
@@ -166,6 +167,24 @@ __global__ void k_arith_mul(const aff_t<F> *in, uint32_t n, uint32_t lanes, uint
 	for (uint32_t s = 0; s < steps; s++)
 		x = x * p.y;
 	out[l] = {x, F::zero()};
+}
+
+/* k_arith_mul on the FP64 pipe (field_f64.cuh): the same chain, x and y converted to the
+ * 52-bit-limb form before it and x back after it, so out[l].x equals k_arith_mul's byte for
+ * byte */
+template <class F>
+__global__ void k_arith_mul52(const aff_t<F> *in, uint32_t n, uint32_t lanes, uint32_t steps,
+			      aff_t<F> *out)
+{
+	using D = f52<typename F::params>;
+	uint32_t l = blockIdx.x * blockDim.x + threadIdx.x;
+	if (l >= lanes)
+		return;
+	aff_t<F> p = aff_t<F>::load(&in[l % n]);
+	D x = D::from32(p.x), y = D::from32(p.y);
+	for (uint32_t s = 0; s < steps; s++)
+		x = D::mul(x, y);
+	out[l] = {x.to32(), F::zero()};
 }
 
 } // namespace zkg

@@ -1610,7 +1610,7 @@ template <class TR> struct eng {
 			       const uint32_t *idx, size_t lanes, uint32_t steps, void *out,
 			       double *dev_s, void **d, cudaEvent_t *ev, char *err, size_t errlen)
 	{
-		if (method < 0 || method > 3 || !npts || npts > UINT32_MAX || !lanes ||
+		if (method < 0 || method > 4 || !npts || npts > UINT32_MAX || !lanes ||
 		    lanes > ((size_t)1 << 26) || !steps || (size_t)steps * lanes > ((size_t)1 << 31)) {
 			zkg_errf(err, errlen,
 				 "zka_gpu_acc_arith: method %d, %zu points, %zu lanes, %u steps: "
@@ -1654,6 +1654,8 @@ template <class TR> struct eng {
 			k_arith_inv<Fq><<<nblk(lanes, 128), 128, 0, g->s>>>(P, n, L, steps, O);
 		else if (method == 3)
 			k_arith_mul<Fq><<<nblk(lanes, 128), 128, 0, g->s>>>(P, n, L, steps, O);
+		else if (method == 4)
+			k_arith_mul52<Fq><<<nblk(lanes, 128), 128, 0, g->s>>>(P, n, L, steps, O);
 		else {
 			unsigned nb = nblk((lanes + J - 1) / J, 128);
 			switch (J) {

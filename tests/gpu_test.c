@@ -1020,6 +1020,70 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		}                                                                                  \
 		CHECK(badi == 0 && badm == 0, "%s: arith inversions %zu, products %zu differ", #Q, \
 		      badi, badm);                                                                 \
+		/* the FP64 products (method 4) against the integer products (method 3) and the    \
+		 * CPU, on the points and on edge operands (0, 1, 2, the Montgomery one, p - 1,     \
+		 * p - 2, p - 2^52, 2^52 - 1, 2^104 - 1, 2^208 - 1, p - 1 - 2^64, 2^251 + 3) in     \
+		 * every pairing of x and y, chains of 1 and 7 */                                   \
+		{                                                                                  \
+			enum { NE = 12 };                                                          \
+			Q##_fq_t ed[NE];                                                           \
+			memset(ed, 0, sizeof ed);                                                  \
+			ed[1].v[0] = 1;                                                            \
+			ed[2].v[0] = 2;                                                            \
+			Q##_fq_one(&ed[3]);                                                        \
+			memcpy(ed[4].v, CC##_FQ_P, sizeof ed[4].v);                                 \
+			ed[4].v[0] -= 1;                                                           \
+			ed[5] = ed[4];                                                             \
+			ed[5].v[0] -= 1;                                                           \
+			ed[6] = ed[4];                                                             \
+			ed[6].v[0] -= ((uint64_t)1 << 52) - 1; /* p - 2^52 */                      \
+			ed[7].v[0] = ((uint64_t)1 << 52) - 1;                                      \
+			ed[8].v[0] = ~(uint64_t)0;                                                 \
+			ed[8].v[1] = ((uint64_t)1 << 40) - 1;                                      \
+			ed[9].v[0] = ed[9].v[1] = ed[9].v[2] = ~(uint64_t)0;                       \
+			ed[9].v[3] = ((uint64_t)1 << 16) - 1;                                      \
+			ed[10] = ed[4];                                                            \
+			ed[10].v[1] -= 1;                                                          \
+			ed[11].v[3] = (uint64_t)1 << 59;                                           \
+			ed[11].v[0] = 3;                                                           \
+			uint8_t *ep = malloc(np * ab), *o3 = malloc(np * ab);                      \
+			size_t bad3 = 0, bad4 = 0, badc = 0;                                       \
+			if (!ep || !o3) {                                                          \
+				free(ep);                                                          \
+				free(o3);                                                          \
+				CHECK(0, "%s: FP64 products: out of memory", #Q);                  \
+				goto out;                                                          \
+			}                                                                          \
+			memcpy(ep, pts, np * ab);                                                  \
+			for (size_t i = 0; i < NE * NE; i++) {                                     \
+				Q##_g1_aff *q = (Q##_g1_aff *)(ep + i * ab);                       \
+				q->x = ed[i % NE];                                                 \
+				q->y = ed[i / NE];                                                 \
+			}                                                                          \
+			for (uint32_t st = 1; st <= 7; st += 6) {                                  \
+				OK(zka_gpu_acc_arith(G, &CV, 3, 1, ep, np, NULL, np, st, o3, &dt,  \
+						     err, sizeof err));                            \
+				OK(zka_gpu_acc_arith(G, &CV, 4, 1, ep, np, NULL, np, st, o, &dt,   \
+						     err, sizeof err));                            \
+				for (size_t i = 0; i < np; i++) {                                  \
+					const Q##_g1_aff *p = (const Q##_g1_aff *)(ep + i * ab);   \
+					const Q##_g1_aff *r = (const Q##_g1_aff *)(o + i * ab);    \
+					const Q##_g1_aff *r3 = (const Q##_g1_aff *)(o3 + i * ab);  \
+					Q##_fq_t t = p->x;                                         \
+					for (uint32_t s = 0; s < st; s++)                          \
+						Q##_fq_mul(&t, &t, &p->y);                         \
+					badc += !Q##_fq_eq(&t, &r3->x);                            \
+					bad4 += memcmp(&t, &r->x, sizeof t) != 0;                  \
+					bad3 += memcmp(&r3->x, &r->x, sizeof t) != 0;              \
+				}                                                                  \
+			}                                                                          \
+			free(ep);                                                                  \
+			free(o3);                                                                  \
+			CHECK(bad4 == 0 && bad3 == 0 && badc == 0,                                 \
+			      "%s: FP64 products: %zu differ from the CPU, %zu from the integer "  \
+			      "products (which differ from the CPU in %zu)",                       \
+			      #Q, bad4, bad3, badc);                                               \
+		}                                                                                  \
 		/* refused: an index past the points, J = 3 */                                     \
 		idx[lanes * steps - 1] = (uint32_t)np;                                             \
 		int rc = zka_gpu_acc_arith(G, &CV, 0, 1, pts, np, idx, lanes, steps, o, &dt, err,  \

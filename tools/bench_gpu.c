@@ -463,7 +463,7 @@ static int bench_arith(zka_gpu *g, const zka_curve *c, int reps)
 	uint8_t *P = malloc(np * g1), *ref = malloc(lanes * g1), *o = malloc(lanes * g1);
 	uint64_t(*k)[4] = malloc(np * 32);
 	uint32_t *idx = malloc(lanes * steps * 4);
-	double t[1 + NJ] = {0}, tinv = 0, tmul = 0;
+	double t[1 + NJ] = {0}, tinv = 0, tmul = 0, tmul52 = 0;
 	uint8_t gen1[96];
 	int rc = 2;
 	if (!P || !ref || !o || !k || !idx) {
@@ -488,18 +488,20 @@ static int bench_arith(zka_gpu *g, const zka_curve *c, int reps)
 		       c->pretty, lanes, steps, lanes * steps / 1e6, from,
 		       from == 12 ? ", cache-resident" : "", reps);
 		/* m: 0 mixed, 1..NJ batch with J = Js[m - 1], NJ + 1 inversions (2 chained per
-		 * lane), NJ + 2 products (256 chained per lane) */
-		for (int m = 0; m <= NJ + 2; m++) {
-			int method = m == 0 ? 0 : m <= NJ ? 1 : m == NJ + 1 ? 2 : 3;
+		 * lane), NJ + 2 products (256 chained per lane; into ref, the batch's checks being
+		 * done), NJ + 3 the same products on the FP64 pipe (must equal NJ + 2's) */
+		for (int m = 0; m <= NJ + 3; m++) {
+			int method = m == 0 ? 0 : m <= NJ ? 1 : m - NJ + 1;
 			int J = method == 1 ? Js[m - 1] : 1;
-			uint32_t st = method == 2 ? 2 : method == 3 ? 256 : steps;
+			uint32_t st = method == 2 ? 2 : method >= 3 ? 256 : steps;
 			samples sm = {0};
 			if (method >= 2 && from != 20)
 				break; /* the prices once */
 			for (int r = 0; r <= reps; r++) {
 				double dt = 0;
 				if (zka_gpu_acc_arith(g, c, method, J, P, np, idx, lanes, st,
-						      m ? o : ref, &dt, err, sizeof err)) {
+						      m && method != 3 ? o : ref, &dt, err,
+						      sizeof err)) {
 					fprintf(stderr, "zkarena bench gpu: --arith: %s\n", err);
 					goto out;
 				}
@@ -520,13 +522,27 @@ static int bench_arith(zka_gpu *g, const zka_curve *c, int reps)
 				tinv = ms * 1e6 / (2.0 * lanes);
 			else if (method == 3)
 				tmul = ms * 1e6 / (256.0 * lanes);
-			else
+			else if (method == 4) {
+				tmul52 = ms * 1e6 / (256.0 * lanes);
+				if (memcmp(o, ref, lanes * g1)) {
+					fprintf(stderr,
+						"zkarena bench gpu: --arith: %s: the FP64 products "
+						"differ from the integer products\n",
+						c->pretty);
+					rc = 1;
+					goto out;
+				}
+			} else
 				t[m] = ms;
 		}
 		if (from == 20)
 			printf("  product %.4f ns (throughput: 2^20 threads x 256 chained); Fermat "
 			       "inversion %.2f ns = %.0f products\n",
 			       tmul, tinv, tinv / tmul);
+		if (from == 20)
+			printf("  product on the FP64 pipe (52-bit limbs, same bytes) %.4f ns = %.2fx "
+			       "the integer product's speed\n",
+			       tmul52, tmul / tmul52);
 		printf("  %-34s %9s %9s %13s %9s\n", "method", "ms", "ns/add", "products/add",
 		       "vs mixed");
 		for (int m = 0; m <= NJ; m++) {
