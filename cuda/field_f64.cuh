@@ -28,7 +28,12 @@
  *
  * Invariants: (1) every limb is an integer in [0, 2^52); (2) values are < 2p; (3) to32 returns
  * the same bytes as field.cuh's product chain would (checked by gpu_test against k_arith_mul).
- * Not on the prover's path yet: zka_gpu_acc_arith method 4 prices it (bench gpu --arith 1). */
+ * Not on the prover's path: zka_gpu_acc_arith method 4 prices it (bench gpu --arith 1). H200,
+ * 2026-12-03: BN254 Fq 0.0178 ns against the integer product's 0.0173 (0.97x); BLS12-381 Fq
+ * 0.0528 against 0.0378 (0.72x; the product-scanned K = 8 code spills). The FP64 pipe's work
+ * does not overlap the integer pipe's on this GPU (tools/probe/pipes.cu: a DFMA and an IMAD.WIDE
+ * interleaved cost the sum of their separate costs), so this product cannot run beside the
+ * integer one either: docs/gpu.md, "FP64 limb products, measured". */
 #pragma once
 #include "cuda/field.cuh"
 
@@ -36,9 +41,18 @@
 	struct NAME {                                                                              \
 		static constexpr int K = D_##PFX##_K52;                                            \
 		static constexpr uint64_t PINV = D_##PFX##_PINV52;                                 \
-		static ZG_DEV double p(int i) { return D_##PFX##_P52(i); }                         \
-		static ZG_DEV double cin(int i) { return D_##PFX##_CIN52(i); }                     \
-		static ZG_DEV double cout(int i) { return D_##PFX##_COUT52(i); }                   \
+		static ZG_DEV double p(int i)                                                      \
+		{                                                                                  \
+			return D_##PFX##_P52(i);                                                   \
+		}                                                                                  \
+		static ZG_DEV double cin(int i)                                                    \
+		{                                                                                  \
+			return D_##PFX##_CIN52(i);                                                 \
+		}                                                                                  \
+		static ZG_DEV double cout(int i)                                                   \
+		{                                                                                  \
+			return D_##PFX##_COUT52(i);                                                \
+		}                                                                                  \
 	};
 ZG_F52_PARAMS(bn254_fq_f52, BN254_FQ)
 ZG_F52_PARAMS(bls12_381_fq_f52, BLS12_381_FQ)
@@ -54,11 +68,17 @@ template <> struct f52_of<bls12_381_fq_params> {
 namespace f52d
 {
 constexpr uint64_t M52 = (1ull << 52) - 1;
-constexpr uint64_t B52 = 0x4330000000000000ull;  /* bits of 2^52 */
+constexpr uint64_t B52 = 0x4330000000000000ull;	 /* bits of 2^52 */
 constexpr uint64_t B104 = 0x4670000000000000ull; /* bits of 2^104 */
-ZG_DEV uint64_t bits(double d) { return (uint64_t)__double_as_longlong(d); }
+ZG_DEV uint64_t bits(double d)
+{
+	return (uint64_t)__double_as_longlong(d);
+}
 /* an integer < 2^52 as an exact double: its bits under 2^52's exponent, minus 2^52 */
-ZG_DEV double from_int(uint64_t x) { return __dsub_rn(__longlong_as_double((long long)(x | B52)), 4503599627370496.0); }
+ZG_DEV double from_int(uint64_t x)
+{
+	return __dsub_rn(__longlong_as_double((long long)(x | B52)), 4503599627370496.0);
+}
 /* the bit patterns of 2^52 + L and 2^104 + H 2^52 for a b = H 2^52 + L (a, b < 2^52) */
 ZG_DEV void split(double a, double b, uint64_t &lo, uint64_t &hi)
 {
@@ -78,10 +98,14 @@ template <class P> struct f52 {
 
 	/* minus the pattern constants column k receives: 2 n(k) low ones and 2 n(k-1) high ones
 	 * (the product's and the reduction's), n(k) = #{i + j = k, 0 <= i, j < K} */
-	static constexpr __host__ __device__ int nk(int k) { return k < 0 || k > 2 * K - 2 ? 0 : k < K ? k + 1 : 2 * K - 1 - k; }
+	static constexpr __host__ __device__ int nk(int k)
+	{
+		return k < 0 || k > 2 * K - 2 ? 0 : k < K ? k + 1 : 2 * K - 1 - k;
+	}
 	static constexpr __host__ __device__ uint64_t corr(int k)
 	{
-		return 0 - (uint64_t)(2 * nk(k)) * f52d::B52 - (uint64_t)(2 * nk(k - 1)) * f52d::B104;
+		return 0 - (uint64_t)(2 * nk(k)) * f52d::B52 -
+		       (uint64_t)(2 * nk(k - 1)) * f52d::B104;
 	}
 	/* the product of two values < 2p, reduced by R': < 2p. Product scanning: column k sums
 	 * the low halves of a_i b_j and m_i p_j (i + j = k) and the high halves of column k-1's,
@@ -97,7 +121,8 @@ template <class P> struct f52 {
 		for (int k = 0; k < 2 * K - 1; k++) {
 			uint64_t nxt = corr(k + 1), pl = 0, ph = 0;
 			bool hl = false, hh = false;
-			/* adds a pattern pair's low half to cur and high half to nxt, two at a time */
+			/* adds a pattern pair's low half to cur and high half to nxt, two at a time
+			 */
 			auto put = [&](double x, double y) {
 				uint64_t lo, hi;
 				f52d::split(x, y, lo, hi);

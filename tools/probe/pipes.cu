@@ -1,0 +1,181 @@
+/* pipes.cu - how many warp instructions per cycle the H200's pipes retire for the operations a
+ * field product is made of, alone and mixed (issue 22: can FP64 limb products run beside the
+ * IMAD.WIDE ones?). Built as zkarena-probe-pipes with the CUDA build (or: nvcc -arch=sm_90 -O3
+ * -o pipes tools/probe/pipes.cu); it prints one
+ * line per kernel: lane-operations per cycle per SM, at the SM clock measured in the same run
+ * (clock64 against the global timer). Each thread runs U independent chains, so that the figure is
+ * throughput, not latency; the results are summed into out so that nothing is dropped. */
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CK(x)                                                                                      \
+	do {                                                                                       \
+		cudaError_t e_ = (x);                                                              \
+		if (e_ != cudaSuccess) {                                                           \
+			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,                         \
+				cudaGetErrorString(e_));                                           \
+			return 1;                                                                  \
+		}                                                                                  \
+	} while (0)
+
+enum { U = 8, IT = 4096 };
+
+__device__ __forceinline__ uint64_t madw(uint32_t a, uint32_t b, uint64_t c)
+{
+	uint64_t r;
+	asm volatile("mad.wide.u32 %0, %1, %2, %3;" : "=l"(r) : "r"(a), "r"(b), "l"(c));
+	return r;
+}
+
+__global__ void k_clock(unsigned long long *o)
+{
+	unsigned long long t0, t1;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+	long long c0 = clock64();
+	do
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+	while (t1 - t0 < 20000000ull);
+	long long c1 = clock64();
+	o[0] = (unsigned long long)(c1 - c0);
+	o[1] = t1 - t0;
+}
+/* U chained DFMAs (round toward zero, as the limb split) per iteration */
+__global__ void k_dfma(double y, double *out)
+{
+	double x[U];
+	for (int u = 0; u < U; u++)
+		x[u] = threadIdx.x + u;
+	for (int i = 0; i < IT; i++)
+#pragma unroll
+		for (int u = 0; u < U; u++)
+			x[u] = __fma_rz(x[u], y, 1.0);
+	double s = 0;
+	for (int u = 0; u < U; u++)
+		s += x[u];
+	out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+/* U chained 32 x 32 + 64-bit multiply-adds (IMAD.WIDE.U32) per iteration */
+__global__ void k_imadw(uint32_t y, uint64_t *out)
+{
+	uint64_t x[U];
+	for (int u = 0; u < U; u++)
+		x[u] = threadIdx.x + u;
+	for (int i = 0; i < IT; i++)
+#pragma unroll
+		for (int u = 0; u < U; u++)
+			x[u] = madw((uint32_t)(x[u] >> 7), y, x[u]);
+	uint64_t s = 0;
+	for (int u = 0; u < U; u++)
+		s += x[u];
+	out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+/* U chained 64-bit integer adds of three operands per iteration */
+__global__ void k_iadd(uint64_t y, uint64_t *out)
+{
+	uint64_t x[U];
+	for (int u = 0; u < U; u++)
+		x[u] = threadIdx.x + u;
+	for (int i = 0; i < IT; i++)
+#pragma unroll
+		for (int u = 0; u < U; u++)
+			x[u] = x[u] + y + x[(u + 1) % U];
+	uint64_t s = 0;
+	for (int u = 0; u < U; u++)
+		s += x[u];
+	out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+/* both: U DFMAs and U IMAD.WIDEs per iteration, independent */
+__global__ void k_mix(double y, uint32_t z, double *out)
+{
+	double x[U];
+	uint64_t w[U];
+	for (int u = 0; u < U; u++) {
+		x[u] = threadIdx.x + u;
+		w[u] = threadIdx.x * 3 + u;
+	}
+	for (int i = 0; i < IT; i++)
+#pragma unroll
+		for (int u = 0; u < U; u++) {
+			x[u] = __fma_rz(x[u], y, 1.0);
+			w[u] = madw((uint32_t)(w[u] >> 7), z, w[u]);
+		}
+	double s = 0;
+	for (int u = 0; u < U; u++)
+		s += x[u] + (double)w[u];
+	out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+/* the limb split alone: DFMA, DADD, DFMA per product, U independent */
+__global__ void k_split(double y, double *out)
+{
+	double x[U];
+	for (int u = 0; u < U; u++)
+		x[u] = threadIdx.x + u;
+	const double C1 = 20282409603651670423947251286016.0,
+		     C2 = 20282409603651674927546878656512.0;
+	for (int i = 0; i < IT; i++)
+#pragma unroll
+		for (int u = 0; u < U; u++) {
+			double h = __fma_rz(x[u], y, C1);
+			double l = __fma_rz(x[u], y, __dsub_rn(C2, h));
+			x[u] = __dsub_rn(l, 4503599627370496.0);
+		}
+	double s = 0;
+	for (int u = 0; u < U; u++)
+		s += x[u];
+	out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+int main(void)
+{
+	cudaDeviceProp pr;
+	CK(cudaGetDeviceProperties(&pr, 0));
+	int sms = pr.multiProcessorCount, threads = 256, blocks = sms * 8;
+	size_t n = (size_t)blocks * threads;
+	void *out;
+	unsigned long long *clk, hc[2];
+	CK(cudaMalloc(&out, n * 8));
+	CK(cudaMalloc(&clk, 16));
+	k_clock<<<1, 1>>>(clk);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(hc, clk, 16, cudaMemcpyDeviceToHost));
+	double ghz = (double)hc[0] / hc[1];
+	printf("%s, %d SMs, SM clock %.3f GHz (clock64 over 20 ms of the global timer)\n", pr.name,
+	       sms, ghz);
+	cudaEvent_t e0, e1;
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	const char *names[] = {"DFMA.RZ", "IMAD.WIDE.U32", "IADD 64-bit, 3 operands",
+			       "DFMA.RZ + IMAD.WIDE mixed (per op)",
+			       "split: DFMA, DADD, DFMA, DADD (per op)"};
+	const double ops[] = {1, 1, 1, 2, 4};
+	for (int k = 0; k < 5; k++) {
+		float best = 1e30f;
+		for (int r = 0; r < 4; r++) {
+			CK(cudaEventRecord(e0));
+			if (k == 0)
+				k_dfma<<<blocks, threads>>>(1.0000001, (double *)out);
+			else if (k == 1)
+				k_imadw<<<blocks, threads>>>(2654435761u, (uint64_t *)out);
+			else if (k == 2)
+				k_iadd<<<blocks, threads>>>(0x9e3779b97f4a7c15ull, (uint64_t *)out);
+			else if (k == 3)
+				k_mix<<<blocks, threads>>>(1.0000001, 2654435761u, (double *)out);
+			else
+				k_split<<<blocks, threads>>>(3.0, (double *)out);
+			CK(cudaGetLastError());
+			CK(cudaEventRecord(e1));
+			CK(cudaEventSynchronize(e1));
+			float ms;
+			CK(cudaEventElapsedTime(&ms, e0, e1));
+			if (r && ms < best)
+				best = ms;
+		}
+		double lane_ops = (double)n * IT * U * ops[k];
+		double per_clk_sm = lane_ops / (best * 1e-3 * ghz * 1e9) / sms;
+		printf("%-40s %8.3f ms  %6.1f lane-ops per cycle per SM (%.2f cycles per warp op "
+		       "per scheduler)\n",
+		       names[k], best, per_clk_sm, 4 * 32 / per_clk_sm);
+	}
+	return 0;
+}
