@@ -40,54 +40,15 @@ __global__ void k_clock(unsigned long long *o)
 	o[0] = (unsigned long long)(c1 - c0);
 	o[1] = t1 - t0;
 }
-/* U chained DFMAs (round toward zero, as the limb split) per iteration */
-__global__ void k_dfma(double y, double *out)
+/* The kernels: U independent chains per thread, IT steps each; OP picks the step:
+ *   0 DFMA.RZ; 1 IMAD.WIDE.U32 (32 x 32 + 64 bits) fed by a shift; 2 a 64-bit add of three
+ *   operands; 3 steps 0 and 1 interleaved, independent; 4 the limb split of field_f64.cuh
+ *   (DFMA, DADD, DFMA) and a DADD back to a small value.
+ * The chains' sum goes to out, so that no step is dead code. */
+template <int OP> __global__ void k_chain(double y, uint32_t z, uint64_t yi, double *out)
 {
-	double x[U];
-	for (int u = 0; u < U; u++)
-		x[u] = threadIdx.x + u;
-	for (int i = 0; i < IT; i++)
-#pragma unroll
-		for (int u = 0; u < U; u++)
-			x[u] = __fma_rz(x[u], y, 1.0);
-	double s = 0;
-	for (int u = 0; u < U; u++)
-		s += x[u];
-	out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
-/* U chained 32 x 32 + 64-bit multiply-adds (IMAD.WIDE.U32) per iteration */
-__global__ void k_imadw(uint32_t y, uint64_t *out)
-{
-	uint64_t x[U];
-	for (int u = 0; u < U; u++)
-		x[u] = threadIdx.x + u;
-	for (int i = 0; i < IT; i++)
-#pragma unroll
-		for (int u = 0; u < U; u++)
-			x[u] = madw((uint32_t)(x[u] >> 7), y, x[u]);
-	uint64_t s = 0;
-	for (int u = 0; u < U; u++)
-		s += x[u];
-	out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
-/* U chained 64-bit integer adds of three operands per iteration */
-__global__ void k_iadd(uint64_t y, uint64_t *out)
-{
-	uint64_t x[U];
-	for (int u = 0; u < U; u++)
-		x[u] = threadIdx.x + u;
-	for (int i = 0; i < IT; i++)
-#pragma unroll
-		for (int u = 0; u < U; u++)
-			x[u] = x[u] + y + x[(u + 1) % U];
-	uint64_t s = 0;
-	for (int u = 0; u < U; u++)
-		s += x[u];
-	out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
-/* both: U DFMAs and U IMAD.WIDEs per iteration, independent */
-__global__ void k_mix(double y, uint32_t z, double *out)
-{
+	const double C1 = 20282409603651670423947251286016.0, /* 2^104 */
+	    C2 = 20282409603651674927546878656512.0;	      /* 2^104 + 2^52 */
 	double x[U];
 	uint64_t w[U];
 	for (int u = 0; u < U; u++) {
@@ -97,32 +58,21 @@ __global__ void k_mix(double y, uint32_t z, double *out)
 	for (int i = 0; i < IT; i++)
 #pragma unroll
 		for (int u = 0; u < U; u++) {
-			x[u] = __fma_rz(x[u], y, 1.0);
-			w[u] = madw((uint32_t)(w[u] >> 7), z, w[u]);
+			if (OP == 0 || OP == 3)
+				x[u] = __fma_rz(x[u], y, 1.0);
+			if (OP == 1 || OP == 3)
+				w[u] = madw((uint32_t)(w[u] >> 7), z, w[u]);
+			if (OP == 2)
+				w[u] = w[u] + yi + w[(u + 1) % U];
+			if (OP == 4) {
+				double h = __fma_rz(x[u], y, C1);
+				double l = __fma_rz(x[u], y, __dsub_rn(C2, h));
+				x[u] = __dsub_rn(l, 4503599627370496.0);
+			}
 		}
 	double s = 0;
 	for (int u = 0; u < U; u++)
 		s += x[u] + (double)w[u];
-	out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
-/* the limb split alone: DFMA, DADD, DFMA per product, U independent */
-__global__ void k_split(double y, double *out)
-{
-	double x[U];
-	for (int u = 0; u < U; u++)
-		x[u] = threadIdx.x + u;
-	const double C1 = 20282409603651670423947251286016.0,
-		     C2 = 20282409603651674927546878656512.0;
-	for (int i = 0; i < IT; i++)
-#pragma unroll
-		for (int u = 0; u < U; u++) {
-			double h = __fma_rz(x[u], y, C1);
-			double l = __fma_rz(x[u], y, __dsub_rn(C2, h));
-			x[u] = __dsub_rn(l, 4503599627370496.0);
-		}
-	double s = 0;
-	for (int u = 0; u < U; u++)
-		s += x[u];
 	out[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 
@@ -153,16 +103,19 @@ int main(void)
 		float best = 1e30f;
 		for (int r = 0; r < 4; r++) {
 			CK(cudaEventRecord(e0));
+			double y = k == 4 ? 3.0 : 1.0000001;
+			uint32_t z = 2654435761u;
+			uint64_t yi = 0x9e3779b97f4a7c15ull;
 			if (k == 0)
-				k_dfma<<<blocks, threads>>>(1.0000001, (double *)out);
+				k_chain<0><<<blocks, threads>>>(y, z, yi, (double *)out);
 			else if (k == 1)
-				k_imadw<<<blocks, threads>>>(2654435761u, (uint64_t *)out);
+				k_chain<1><<<blocks, threads>>>(y, z, yi, (double *)out);
 			else if (k == 2)
-				k_iadd<<<blocks, threads>>>(0x9e3779b97f4a7c15ull, (uint64_t *)out);
+				k_chain<2><<<blocks, threads>>>(y, z, yi, (double *)out);
 			else if (k == 3)
-				k_mix<<<blocks, threads>>>(1.0000001, 2654435761u, (double *)out);
+				k_chain<3><<<blocks, threads>>>(y, z, yi, (double *)out);
 			else
-				k_split<<<blocks, threads>>>(3.0, (double *)out);
+				k_chain<4><<<blocks, threads>>>(y, z, yi, (double *)out);
 			CK(cudaGetLastError());
 			CK(cudaEventRecord(e1));
 			CK(cudaEventSynchronize(e1));
