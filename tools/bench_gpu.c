@@ -4,7 +4,8 @@
  *                     [--cpu-max LOG] [--bls-max LOG] [--bn-max LOG] [--ntt-max LOG]
  *                     [--windowed 1]   (window tables off: the per-window bucket MSM)
  *                     [--witness random|bits:P] [--split01 F] [--table-budget B[,B..]]
- *                     [--arith 1]      (the bucket loop's arithmetic: mixed vs batch-affine)
+ *                     [--arith 1]      (the bucket loop's arithmetic: mixed vs batch-affine, and the
+ *                                       product on the integer and on the FP64 pipe)
  *
  * Keys are SYNTHETIC: random multiples of the generator made on the GPU by the fixed-base path
  * (one G1 set shared by A, B1, C and H; one G2 set for B2), random a, b, c and full-width random
@@ -85,8 +86,11 @@ static int want_help(int argc, char **argv)
 			    "one\n"
 			    "inversion) on the same 2^20 lanes x 32 steps (their sums must "
 			    "match), with\n"
-			    "the product's and the inversion's price. Needs a zkarena built with "
-			    "CUDA.\n");
+			    "the product's and the inversion's price, and the product on the FP64 "
+			    "pipe\n"
+			    "(52-bit limbs in doubles; it must give the integer product's bytes). "
+			    "Needs a\n"
+			    "zkarena built with CUDA.\n");
 			return 1;
 		}
 	return 0;
