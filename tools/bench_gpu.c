@@ -4,8 +4,8 @@
  *                     [--cpu-max LOG] [--bls-max LOG] [--bn-max LOG] [--ntt-max LOG]
  *                     [--windowed 1]   (window tables off: the per-window bucket MSM)
  *                     [--witness random|bits:P] [--split01 F] [--table-budget B[,B..]]
- *                     [--arith 1]      (the bucket loop's arithmetic: mixed vs batch-affine, and the
- *                                       product on the integer and on the FP64 pipe)
+ *                     [--arith 1]      (the bucket loop's arithmetic: mixed vs batch-affine;
+ *                                       products on the integer and on the FP64 pipe)
  *
  * Keys are SYNTHETIC: random multiples of the generator made on the GPU by the fixed-base path
  * (one G1 set shared by A, B1, C and H; one G2 set for B2), random a, b, c and full-width random
