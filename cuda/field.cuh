@@ -73,12 +73,6 @@ template <class P> struct fp {
 	static constexpr int N = P::N;
 	static constexpr int BYTES = 4 * N;
 	static constexpr bool PAIRS = true; /* has mul2 */
-	/* the base fields' products take one Karatsuba level (kara_acc_nr); ZKG_KARATSUBA=0 at
-	 * build time keeps the CIOS rows for them too */
-#ifndef ZKG_KARATSUBA
-#define ZKG_KARATSUBA 1
-#endif
-	static constexpr bool KARA = ZKG_KARATSUBA && P::OUTLINE && N % 2 == 0;
 	uint32_t v[N];
 
 	static ZG_DEV fp zero()
@@ -284,8 +278,6 @@ template <class P> struct fp {
 	 * so the argument of operator* holds unchanged. */
 	template <bool TWO> static ZG_DEV fp mul_acc_nr(const fp &a, const fp &b, const fp &c, const fp &d)
 	{
-		if constexpr (KARA)
-			return kara_acc_nr<TWO>(a, b, c, d);
 		auto av = [&](int j) { return a.v[j]; };
 		auto cv = [&](int j) { return c.v[j]; };
 		return redc_rows([&](uint32_t *ev, uint32_t *od, int i) {
@@ -345,14 +337,9 @@ template <class P> struct fp {
 	 * runs of step i (ev takes runs starting at an even position, od at an odd one when i is
 	 * even; swapped when i is odd): m_i from position i of E + O plus the carry in, then
 	 * m_i p's two runs; the result is E + O + cin from position N up. */
-	template <class R> static ZG_DEV fp redc_rows(R prow, const uint32_t *lo = nullptr,
-						       const uint32_t *hi = nullptr)
+	template <class R> static ZG_DEV fp redc_rows(R prow)
 	{
 		uint32_t E[2 * N + 2] = {0}, O[2 * N + 2] = {0};
-		if (lo)
-#pragma unroll
-			for (int i = 0; i < N; i++)
-				E[i] = lo[i];
 		auto pv = [](int j) { return P::p(j); };
 		uint32_t cin = 0;
 #pragma unroll
@@ -374,112 +361,7 @@ template <class P> struct fp {
 #pragma unroll
 		for (int k = 1; k < N; k++)
 			r.v[k] = ptx::addc_cc(r.v[k], 0);
-		if (hi) {
-			r.v[0] = ptx::add_cc(r.v[0], hi[0]);
-#pragma unroll
-			for (int k = 1; k < N; k++)
-				r.v[k] = ptx::addc_cc(r.v[k], hi[k]);
-		}
 		return r;
-	}
-
-	/* r[0..2H) = a[0..H) b[0..H), product scanning with a three-word column sum: each word
-	 * product's low and high halves sit in one carry chain (one IMAD.WIDE.U32.X), its carry
-	 * into the third word */
-	template <int H> static ZG_DEV void mul_half(const uint32_t *a, const uint32_t *b, uint32_t *r)
-	{
-		uint32_t c0 = 0, c1 = 0, c2 = 0;
-#pragma unroll
-		for (int k = 0; k < 2 * H - 1; k++) {
-#pragma unroll
-			for (int i = 0; i < H; i++) {
-				const int j = k - i;
-				if (j < 0 || j >= H)
-					continue;
-				c0 = ptx::mad_lo_cc(a[i], b[j], c0);
-				c1 = ptx::madc_hi_cc(a[i], b[j], c1);
-				c2 = ptx::addc(c2, 0);
-			}
-			r[k] = c0;
-			c0 = c1;
-			c1 = c2;
-			c2 = 0;
-		}
-		r[2 * H - 1] = c0;
-	}
-	/* T[0..2N) = a b by one Karatsuba level, H = N/2 word halves: a b = z0 + z1 B^H +
-	 * z2 B^2H (B = 2^32) with z0 = a0 b0, z2 = a1 b1 and z1 = (a0 + a1)(b0 + b1) - z0 - z2.
-	 * The sums carry one bit each (ca, cb), so (a0 + a1)(b0 + b1) = s t + (ca t + cb s) B^H +
-	 * ca cb B^2H over their low halves s, t: 2H + 1 words, as is z1 (< 2^(64H + 1)). Three
-	 * H-word products, 3 H^2 word products against N^2 = 4 H^2; the rest is additions. */
-	static ZG_DEV void kara_wide(const fp &a, const fp &b, uint32_t *T)
-	{
-		constexpr int H = N / 2;
-		uint32_t sa[H], sb[H], m[2 * H + 1];
-		sa[0] = ptx::add_cc(a.v[0], a.v[H]);
-#pragma unroll
-		for (int i = 1; i < H; i++)
-			sa[i] = ptx::addc_cc(a.v[i], a.v[H + i]);
-		const uint32_t ca = ptx::addc(0, 0);
-		sb[0] = ptx::add_cc(b.v[0], b.v[H]);
-#pragma unroll
-		for (int i = 1; i < H; i++)
-			sb[i] = ptx::addc_cc(b.v[i], b.v[H + i]);
-		const uint32_t cb = ptx::addc(0, 0);
-		mul_half<H>(sa, sb, m);
-		m[2 * H] = ca & cb;
-		const uint32_t ma = 0u - ca, mb = 0u - cb; /* all ones where the carry is set */
-		m[H] = ptx::add_cc(m[H], sb[0] & ma);
-#pragma unroll
-		for (int i = 1; i < H; i++)
-			m[H + i] = ptx::addc_cc(m[H + i], sb[i] & ma);
-		m[2 * H] = ptx::addc(m[2 * H], 0);
-		m[H] = ptx::add_cc(m[H], sa[0] & mb);
-#pragma unroll
-		for (int i = 1; i < H; i++)
-			m[H + i] = ptx::addc_cc(m[H + i], sa[i] & mb);
-		m[2 * H] = ptx::addc(m[2 * H], 0);
-		/* z0 = T[0, 2H) and z2 = T[2H, 4H) in place; z1 = m - z0 - z2, non-negative */
-		mul_half<H>(a.v, b.v, T);
-		m[0] = ptx::sub_cc(m[0], T[0]);
-#pragma unroll
-		for (int i = 1; i < 2 * H; i++)
-			m[i] = ptx::subc_cc(m[i], T[i]);
-		m[2 * H] = ptx::subc(m[2 * H], 0);
-		mul_half<H>(a.v + H, b.v + H, T + 2 * H);
-		m[0] = ptx::sub_cc(m[0], T[2 * H]);
-#pragma unroll
-		for (int i = 1; i < 2 * H; i++)
-			m[i] = ptx::subc_cc(m[i], T[2 * H + i]);
-		m[2 * H] = ptx::subc(m[2 * H], 0);
-		T[H] = ptx::add_cc(T[H], m[0]);
-#pragma unroll
-		for (int i = 1; i <= 2 * H; i++)
-			T[H + i] = ptx::addc_cc(T[H + i], m[i]);
-#pragma unroll
-		for (int i = 3 * H + 1; i < 4 * H; i++)
-			T[i] = i + 1 < 4 * H ? ptx::addc_cc(T[i], 0) : ptx::addc(T[i], 0);
-	}
-	/* mul_acc_nr by Karatsuba: T = a b (+ c d), then the Montgomery rows over T's low N
-	 * words with its high N words added at the end ((T + m p) / R = T_hi + (T_lo + m p) / R,
-	 * the division exact): N^2 + N word products for the reduction as before, 3 N^2 / 4 for
-	 * each product. Same value, same bound (T < 4p^2 < p R: the sum < 2p), so the
-	 * same bytes after the final subtraction (a b + c d < 4p^2 < p R for mul_sum's operands).
-	 * The rows' carry words start at zero above
-	 * position N as in mul_acc_nr, so its carry argument holds. */
-	template <bool TWO> static ZG_DEV fp kara_acc_nr(const fp &a, const fp &b, const fp &c, const fp &d)
-	{
-		uint32_t T[2 * N];
-		kara_wide(a, b, T);
-		if constexpr (TWO) {
-			uint32_t U[2 * N];
-			kara_wide(c, d, U);
-			T[0] = ptx::add_cc(T[0], U[0]);
-#pragma unroll
-			for (int i = 1; i < 2 * N; i++)
-				T[i] = i + 1 < 2 * N ? ptx::addc_cc(T[i], U[i]) : ptx::addc(T[i], U[i]);
-		}
-		return redc_rows([](uint32_t *, uint32_t *, int) {}, T, T + N);
 	}
 
 	/* row_lo for a_j = P::np(j) (-p mod 2^(32N)), a constant after unrolling: a limb 0 adds
