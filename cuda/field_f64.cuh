@@ -1,8 +1,9 @@
 /* field_f64.cuh - Montgomery products on the FP64 pipe: K limbs of 52 bits held in doubles.
  *
- * Why: the 32-bit-limb product (field.cuh) is bound by the H200's IMAD.WIDE rate (one warp
- * instruction per 4 cycles per scheduler; an 8-limb product is ~136 of them, ~544 cycles),
- * while the FP64 pipe (one DFMA per 2 cycles per scheduler) sits idle. A 52 x 52-bit limb
+ * Why it was built (issue 22): the 32-bit-limb product (field.cuh) is bound by the H200's
+ * IMAD.WIDE (~4 cycles per warp instruction per scheduler; an 8-limb product is ~136 of them),
+ * and the FP64 pipe (one DFMA per 2 cycles per scheduler) looked idle beside it. The
+ * measurements at the end of this note say it is not. A 52 x 52-bit limb
  * product is exact in two fused multiply-adds rounded toward zero (after Emmart, Zheng and
  * Weems, ARITH 2018, "wide samples"):
  *   hi = fma_rz(a, b, 2^104)              = 2^104 + H 2^52,   H = floor(a b / 2^52)
@@ -162,14 +163,6 @@ template <class P> struct f52 {
 			cur = nxt + (cur >> 52);
 		}
 		r.v[K - 1] = f52d::from_int(cur & f52d::M52);
-		return r;
-	}
-	static ZG_DEV f52 constant(double (*f)(int))
-	{
-		f52 r;
-#pragma unroll
-		for (int k = 0; k < K; k++)
-			r.v[k] = f(k);
 		return r;
 	}
 	/* x R (32-bit limbs, < p) -> x R' (< 2p) */
