@@ -31,10 +31,11 @@
  * the same bytes as field.cuh's product chain would (checked by gpu_test against k_arith_mul).
  * Not on the prover's path: zka_gpu_acc_arith method 4 prices it (bench gpu --arith 1). H200,
  * 2026-12-03: BN254 Fq 0.0178 ns against the integer product's 0.0173 (0.97x); BLS12-381 Fq
- * 0.0528 against 0.0378 (0.72x; the product-scanned K = 8 code spills). The FP64 pipe's work
- * does not overlap the integer pipe's on this GPU (tools/probe/pipes.cu: a DFMA and an IMAD.WIDE
- * interleaved cost the sum of their separate costs), so this product cannot run beside the
- * integer one either: docs/gpu.md, "FP64 limb products, measured". */
+ * 0.0528 against 0.0378 (0.72x; the product-scanned K = 8 code spills). On this GPU the FP64
+ * pipe's work barely overlaps the integer pipe's (tools/probe/pipes.cu: a DFMA and an IMAD.WIDE
+ * interleaved take 6.46 cycles against 2.04 + 5.12 alone), and integer additions do not hide
+ * behind IMAD.WIDE at all (9.52 against 5.12 + 4.10), so neither this product nor a mix of the
+ * two can beat the integer one: docs/gpu.md, "FP64 limb products, measured". */
 #pragma once
 #include "cuda/field.cuh"
 
