@@ -18,11 +18,6 @@ static __constant__ const uint32_t D_BN254_FR_PM2[8] = {0xefffffffu, 0x43e1f593u
 #define D_BN254_FR_INV 0xefffffffu
 static __constant__ const uint32_t D_BN254_FR_PINV[8] = {0x10000001u, 0x3d1e0a6cu, 0xb396ee4cu, 0x9a7979b4u, 0x66f9dc6eu, 0x1c6567d7u, 0xf27cbe4du, 0x8c07d0e2u};
 #define D_BN254_FR_NPC(i) ((i) == 0 ? 0x0fffffffu : (i) == 1 ? 0xbc1e0a6cu : (i) == 2 ? 0x86468f6eu : (i) == 3 ? 0xd7cc17b7u : (i) == 4 ? 0x7e7ea7a2u : (i) == 5 ? 0x47afba49u : (i) == 6 ? 0x1ece5fd6u : (i) == 7 ? 0xcf9bb18du : 0u)
-#define D_BN254_FR_K52 5
-#define D_BN254_FR_P52(i) ((i) == 0 ? 551490712240129.0 : (i) == 1 ? 1275002230477886.0 : (i) == 2 ? 423691496731624.0 : (i) == 3 ? 2817616741948264.0 : (i) == 4 ? 53207371014449.0 : 0.0)
-#define D_BN254_FR_CIN52(i) ((i) == 0 ? 879113770367670.0 : (i) == 1 ? 3029236843212654.0 : (i) == 2 ? 2782465728804208.0 : (i) == 3 ? 3999415412231024.0 : (i) == 4 ? 14813684363142.0 : 0.0)
-#define D_BN254_FR_COUT52(i) ((i) == 0 ? 1746146066169851.0 : (i) == 1 ? 2632188102351561.0 : (i) == 2 ? 2385142143712374.0 : (i) == 3 ? 3926314799740663.0 : (i) == 4 ? 15438121638407.0 : 0.0)
-#define D_BN254_FR_PINV52 0x1f593efffffffull
 static __constant__ const uint32_t D_BLS12_381_FQ_P[12] = {0xffffaaabu, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu, 0xf6b0f624u, 0x6730d2a0u, 0xf38512bfu, 0x64774b84u, 0x434bacd7u, 0x4b1ba7b6u, 0x397fe69au, 0x1a0111eau};
 static __constant__ const uint32_t D_BLS12_381_FQ_ONE[12] = {0x0002fffdu, 0x76090000u, 0xc40c0002u, 0xebf4000bu, 0x53c758bau, 0x5f489857u, 0x70525745u, 0x77ce5853u, 0xa256ec6du, 0x5c071a97u, 0xfa80e493u, 0x15f65ec3u};
 static __constant__ const uint32_t D_BLS12_381_FQ_PM2[12] = {0xffffaaa9u, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu, 0xf6b0f624u, 0x6730d2a0u, 0xf38512bfu, 0x64774b84u, 0x434bacd7u, 0x4b1ba7b6u, 0x397fe69au, 0x1a0111eau};
@@ -40,8 +35,3 @@ static __constant__ const uint32_t D_BLS12_381_FR_PM2[8] = {0xffffffffu, 0xfffff
 #define D_BLS12_381_FR_INV 0xffffffffu
 static __constant__ const uint32_t D_BLS12_381_FR_PINV[8] = {0x00000001u, 0x00000001u, 0x0001a402u, 0xac45a400u, 0xfffb13f9u, 0xe7e4d3e8u, 0x2840d7c6u, 0xc2bbc54fu};
 #define D_BLS12_381_FR_NPC(i) ((i) == 0 ? 0xffffffffu : (i) == 1 ? 0x00000000u : (i) == 2 ? 0x0001a401u : (i) == 3 ? 0xac425bfdu : (i) == 4 ? 0xf65e27fau : (i) == 5 ? 0xccc627f7u : (i) == 6 ? 0xd66282b7u : (i) == 7 ? 0x8c1258acu : 0u)
-#define D_BLS12_381_FR_K52 5
-#define D_BLS12_381_FR_P52(i) ((i) == 0 ? 4503595332403201.0 : (i) == 1 ? 52776117727231.0 : (i) == 2 ? 2711223964777892.0 : (i) == 3 ? 2203984808738944.0 : (i) == 4 ? 127464551688605.0 : 0.0)
-#define D_BLS12_381_FR_CIN52(i) ((i) == 0 ? 2426656521675.0 : (i) == 1 ? 1706690875707392.0 : (i) == 2 ? 3885932833830149.0 : (i) == 3 ? 2245679844123691.0 : (i) == 4 ? 40122333865834.0 : 0.0)
-#define D_BLS12_381_FR_COUT52(i) ((i) == 0 ? 8589934590.0 : (i) == 1 ? 4398047391916032.0 : (i) == 2 ? 3584751325185207.0 : (i) == 3 ? 95630009892606.0 : (i) == 4 ? 26545873333445.0 : 0.0)
-#define D_BLS12_381_FR_PINV52 0xffffeffffffffull

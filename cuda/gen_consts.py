@@ -8,7 +8,7 @@ twiddles, field.cuh mul_shoup) it also writes NP = -p mod 2^(32 limbs32), as D_*
 of the limb index, so that products by its 0 and 0xffffffff limbs fold (field.cuh row_lo_np),
 and PINV = p^-1 mod 2^(32 limbs32) (pow(p, -1, 2^k); the script asserts p * PINV = 1 and
 p + NP = 0 mod 2^k).
-For the FP64 products (field_f64.cuh: K limbs of 52 bits, K = ceil((bits + 2) / 52), Montgomery
+For the FP64 products of the base fields (field_f64.cuh: K limbs of 52 bits, K = ceil((bits + 2) / 52), Montgomery
 R' = 2^(52 K)) it writes, as macros of the limb index so that they become immediates: P52 (p's
 limbs, as exact double literals), CIN52 (R'^2 / R mod p: a 32-bit-limb Montgomery form times it,
 reduced by R', gives the R' form) and COUT52 (R mod p: the way back), and PINV52 = -p^-1 mod 2^52
@@ -40,16 +40,18 @@ for f in ["BN254_FQ", "BN254_FR", "BLS12_381_FQ", "BLS12_381_FR"]:
     words = lambda v: [(v >> (32 * i)) & 0xffffffff for i in range(k // 32)]
     out.append("static __constant__ const uint32_t D_%s_PINV[%d] = {%s};" % (f, k // 32, ", ".join("0x%08xu" % x for x in words(pinv))))
     out.append("#define D_%s_NPC(i) (%s0u)" % (f, "".join("(i) == %d ? 0x%08xu : " % (i, x) for i, x in enumerate(words(np_)))))
+    if not f.endswith("_FQ"):
+        continue  # field_f64.cuh serves the base fields only
     K = (pint.bit_length() + 2 + 51) // 52
     R, R2 = 2**(32 * len(limbs32(p))), 2**(52 * K)
-    assert 4 * pint < R2
+    assert 4 * pint < R2 and (R2 * R2) % R == 0
     pinv52 = (-pow(pint, -1, 2**52)) % 2**52
     assert (pint * pinv52) % 2**52 == 2**52 - 1
     l52 = lambda v: [(v >> (52 * i)) & (2**52 - 1) for i in range(K)]
     mac = lambda name, v: out.append("#define D_%s_%s(i) (%s0.0)" % (f, name, "".join("(i) == %d ? %d.0 : " % (i, x) for i, x in enumerate(l52(v)))))
     out.append("#define D_%s_K52 %d" % (f, K))
     mac("P52", pint)
-    mac("CIN52", R2 * R2 // R % pint if (R2 * R2) % R == 0 else None)
+    mac("CIN52", R2 * R2 // R % pint)
     mac("COUT52", R % pint)
     out.append("#define D_%s_PINV52 0x%013xull" % (f, pinv52))
 open(sys.argv[2], "w").write("\n".join(out) + "\n")

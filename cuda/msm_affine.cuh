@@ -10,6 +10,8 @@
  *     y3) plus 1/J of a Fermat inversion;
  *   - k_arith_inv / k_arith_mul: chained inversions and chained products alone, the two
  *     prices the comparison is made of.
+ *   - k_arith_mul52: k_arith_mul's chain on the FP64 pipe (field_f64.cuh), its price and its
+ *     bytes set beside the integer product's.
  * Each lane adds the points pts[idx[s lanes + lane]] for s < steps (idx laid out step-major, so
  * a warp's index loads are contiguous, as k_flat's are). Not on the prover's path: the prover
  * keeps k_flat (docs/gpu.md, "Batch-affine accumulation, measured").

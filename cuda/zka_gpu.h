@@ -306,9 +306,9 @@ int zka_gpu_field_op(zka_gpu *g, const zka_curve *c, int field, int op, const vo
  * per thread sharing one Fermat inversion per step (Montgomery's trick); methods 0 and 1 give the
  * same bytes. 2: steps chained inversions of pts[l % npts].x (idx unused, the result in out[l].x);
  * 3: steps chained products pts[l % npts].x * y^steps; 4: the same chain on the FP64 pipe
- * (cuda/field_f64.cuh: 52-bit limbs in doubles), the same bytes as 3. *dev_s: the kernel's device time (copies
- * and method 0's conversion to affine not counted). -EINVAL naming the argument for an index out of
- * range or bad sizes. */
+ * (cuda/field_f64.cuh: 52-bit limbs in doubles), the same bytes as 3. *dev_s: the kernel's
+ * device time (copies and method 0's conversion to affine not counted). -EINVAL naming the
+ * argument for an index out of range or bad sizes. */
 int zka_gpu_acc_arith(zka_gpu *g, const zka_curve *c, int method, int J, const void *pts,
 		      size_t npts, const uint32_t *idx, size_t lanes, uint32_t steps, void *out,
 		      double *dev_s, char *err, size_t errlen);
