@@ -29,6 +29,7 @@ int zka_cmd_list(int argc, char **argv);
 int zka_cmd_cancel(int argc, char **argv);
 int zka_cmd_demo(int argc, char **argv);
 int zka_cmd_import(int argc, char **argv);
+int zka_cmd_witness(int argc, char **argv);
 int zka_cmd_params(int argc, char **argv);
 int zka_cmd_config(int argc, char **argv);
 int zka_cmd_topology(int argc, char **argv);
@@ -44,5 +45,14 @@ int zka_bench_gpu(int argc, char **argv);
 int zka_bench_prove(int argc, char **argv);
 int zka_bench_load(int argc, char **argv);
 int zka_bench_pipeline(int argc, char **argv);
+
+
+/* cmd_witness.c: the graph file of a key (KEY.wcg, or KEY itself when it ends in .wcg), and
+ * the witness of input.json through it (zka_witness_free frees w). */
+#include <stddef.h>
+struct zka_witness;
+void zka_witness_graph_path(const char *key, char *out, size_t n);
+int zka_witness_from_input(const char *key, const char *input, struct zka_witness *w,
+			   double *secs, char *err, size_t errlen);
 
 #endif

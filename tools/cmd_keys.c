@@ -2,7 +2,9 @@
  * load, list, evict). */
 #include "synth/zka_keys.h"
 #include "tools/cli.h"
+#include "witness/zka_wcimport.h"
 #include "zk/opt.h"
+#include "zk/zkey.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -10,14 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 int zka_cmd_import(int argc, char **argv)
 {
 	static const struct option opts[] = {{"r1cs", required_argument, 0, 'c'},
 					     {"threads", required_argument, 0, 't'},
+					     {"c", required_argument, 0, 'w'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
-	const char *r1cs = NULL, *out = NULL;
+	const char *r1cs = NULL, *out = NULL, *cdir = NULL;
 	int threads = 0, opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
@@ -28,14 +32,17 @@ int zka_cmd_import(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
+		case 'w':
+			cdir = optarg;
+			break;
 		case 't':
 			if (zka_opt_int("zkarena import", "--threads", optarg, 1, 1024, &threads))
 				return 2;
 			break;
 		case 'h':
 			printf(
-			    "usage: zkarena import circuit.zkey [--r1cs circuit.r1cs] -o "
-			    "circuit.zka\n\n"
+			    "usage: zkarena import circuit.zkey [--r1cs circuit.r1cs] [--c "
+			    "circuit_cpp] -o circuit.zka\n\n"
 			    "Turns a snarkjs Groth16 key into a .zka: the params region's image "
 			    "(points\n"
 			    "in the prover's form, A and B in CSR, the verification key, and with "
@@ -45,6 +52,12 @@ int zka_cmd_import(int argc, char **argv)
 			    "by the loader. Every point is checked once, here: on the curve and in "
 			    "the\n"
 			    "subgroup (--threads N, default one per CPU). Written atomically.\n"
+			    "--c DIR: circom's --c output of the circuit (compiled with the key's\n"
+			    "--prime): its witness calculator is recorded once as a graph of field\n"
+			    "operations, written beside the key as circuit.zka.wcg, so that\n"
+			    "`zkarena witness`, `prove` and `submit --input` start from input.json.\n"
+			    "Recording compiles circom's C++ (needs g++, libgmp-dev, libxxhash-dev;\n"
+			    "ZKA_CXX names another compiler); proving never does.\n"
 			    "exit status: 0 written; 2 bad usage or bad key (nothing written).\n");
 			return 0;
 		default:
@@ -56,11 +69,33 @@ int zka_cmd_import(int argc, char **argv)
 			"zkarena import: expected circuit.zkey -o circuit.zka (see --help)\n");
 		return 2;
 	}
-	char err[1024] = "";
+	char err[1024] = "", wcg[4096] = "", wtmp[4200] = "";
 	struct timespec a, b;
 	clock_gettime(CLOCK_MONOTONIC, &a);
+	if (cdir) { /* the graph first, under a temporary name: a failure leaves nothing */
+		const zka_curve *curve;
+		uint32_t nv;
+		int r = zka_zkey_peek(argv[optind], &curve, &nv, err, sizeof err);
+		if (!r) {
+			snprintf(wcg, sizeof wcg, "%s.wcg", out);
+			snprintf(wtmp, sizeof wtmp, "%s.%d.tmp", wcg, (int)getpid());
+			fprintf(stderr, "zkarena import: recording %s's witness graph ...\n", cdir);
+			r = zka_wc_build(cdir, curve, wtmp, err, sizeof err);
+		}
+		if (r) {
+			fprintf(stderr, "zkarena import: %s\n", err);
+			return r == -ENOMEM ? 1 : 2;
+		}
+	}
 	int r = zka_keys_import(argv[optind], r1cs, out, threads, 1, err, sizeof err);
+	if (!r && cdir && rename(wtmp, wcg)) {
+		r = -errno;
+		snprintf(err, sizeof err, "%s: %s", wcg, strerror(errno));
+		unlink(out);
+	}
 	if (r) {
+		if (cdir)
+			unlink(wtmp);
 		fprintf(stderr, "zkarena import: %s\n", err);
 		return r == -ENOMEM ? 1 : 2;
 	}

@@ -20,6 +20,7 @@ static const struct zka_cmd cmds[] = {
 	{"list", zka_cmd_list, "list the jobs of an arena"},
 	{"cancel", zka_cmd_cancel, "cancel a job that has not finished"},
 	{"demo", zka_cmd_demo, "the whole pipeline on an embedded circuit, with a summary"},
+	{"witness", zka_cmd_witness, "input.json -> witness.wtns: circuit.zka input.json witness.wtns"},
 	{"import", zka_cmd_import, "a .zkey into a .zka (points validated): circuit.zkey -o circuit.zka"},
 	{"params", zka_cmd_params, "resident keys in /dev/shm: load FILE, list, evict ID"},
 	{"topology", zka_cmd_topology, "GPUs, NUMA nodes and the settings they imply"},

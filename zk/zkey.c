@@ -419,3 +419,42 @@ int zka_zkey_write(const char *path, const zka_pk *pk, int snarkjs_setup_order, 
 err:
 	return zka_binw_finish(&w, ret, path, err, errlen);
 }
+
+/* Reads only what a .zkey's sections 1 and 2 say of its shape: the curve (by q) and the
+ * witness length. For callers that need no points (import --c picks the graph's field). */
+int zka_zkey_peek(const char *path, const zka_curve **curve, uint32_t *n_vars, char *err,
+		  size_t errlen)
+{
+	zka_binfile bf;
+	const uint8_t *p;
+	uint64_t size;
+	int ret = zka_binfile_open(&bf, path, "zkey", 1, 1, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = zka_binfile_section(&bf, ZK_GROTH_HEADER, UINT64_MAX, &p, &size, err, errlen);
+	if (ret < 0)
+		goto out;
+	ret = -EINVAL;
+	uint32_t n8q = size >= 4 ? zka_le32(p) : 0;
+	uint64_t qbuf[8] = {0};
+	if (n8q == 0 || n8q > 64 || n8q % 8 || size < 4 + (uint64_t)n8q + 4 + 32 + 4) {
+		zka_fmt_err(err, errlen, path, "section 2: unsupported or truncated header");
+		goto out;
+	}
+	memcpy(qbuf, p + 4, n8q);
+	*curve = zka_curve_by_q(qbuf, n8q);
+	if (!*curve) {
+		zka_fmt_err(err, errlen, path, "q does not match any supported curve");
+		goto out;
+	}
+	uint32_t n8r = zka_le32(p + 4 + n8q);
+	if (n8r != 32 || size < 4 + (uint64_t)n8q + 4 + n8r + 4) {
+		zka_fmt_err(err, errlen, path, "section 2: unsupported n8r");
+		goto out;
+	}
+	*n_vars = zka_le32(p + 4 + n8q + 4 + n8r);
+	ret = 0;
+out:
+	zka_binfile_close(&bf);
+	return ret;
+}

@@ -22,6 +22,10 @@ int zka_zkey_read(const char *path, zka_pk *pk, char *err, size_t errlen);
 /* zka_zkey_read with ZKA_ZKEY_* flags. */
 int zka_zkey_read_flags(const char *path, zka_pk *pk, unsigned flags, char *err, size_t errlen);
 
+/* Reads only a .zkey's curve and witness length (sections 1-2, no points). 0 or -errno with err. */
+int zka_zkey_peek(const char *path, const zka_curve **curve, uint32_t *n_vars, char *err,
+		  size_t errlen);
+
 /* Writes pk as a .zkey that snarkjs 0.7.6 accepts: sections 1..10 in that order, or when
  * snarkjs_setup_order is nonzero in the order `snarkjs groth16 setup` writes them
  * (1,2,4,3,9,8,5,6,7,10). Section 10 holds a zero csHash (64 bytes) and no contributions.

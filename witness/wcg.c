@@ -1,0 +1,453 @@
+/* wcg.c - reads, checks and evaluates witness graphs (zka_witness.h, format in zka_wcg.h).
+ *
+ * States of a graph: a file on disk -> LOADED (zka_wcg_load: read whole, checksum and every
+ * index checked, constants converted to Montgomery form once) -> evaluated any number of times,
+ * concurrently (zka_wcg_eval only reads it) -> freed.
+ *
+ * Invariants
+ *   W1. After zka_wcg_load, every operand of node i is < i, every constant, input, witness,
+ *       assert and message index is in range, and messages are NUL-terminated: evaluation
+ *       needs no bounds checks.
+ *   W2. Evaluation writes w only after every assert has passed; on failure w holds nothing
+ *       the caller may use.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gmp.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <xxhash.h>
+
+#include "witness/wcg_int.h"
+#include "witness/zka_wcg.h"
+#include "witness/zka_witness.h"
+#include "zk/bls12_381.h"
+#include "zk/bn254.h"
+
+struct zka_wcg {
+	struct zka_wcg_hdr h;
+	const zka_curve *curve;
+	zka_wi_field wf;
+	uint8_t *buf; /* the whole file */
+	const struct zka_wcg_map *map;
+	const uint64_t (*consts)[4];
+	uint64_t (*mconst)[4]; /* constants in Montgomery form */
+	const struct zka_wcg_node *nodes;
+	const uint32_t *witness;
+	const struct zka_wcg_assert *asserts;
+	const char *msgs;
+};
+
+/* z = x / y or x mod y (integers; 0 when y is 0). */
+static void zka_wcg_divmod(uint64_t *z, const uint64_t *x, const uint64_t *y, int mod)
+{
+	mpz_t a, b, c;
+	mpz_inits(a, b, c, NULL);
+	mpz_import(a, 4, -1, 8, 0, 0, x);
+	mpz_import(b, 4, -1, 8, 0, 0, y);
+	memset(z, 0, 4 * sizeof *z);
+	if (mpz_sgn(b)) {
+		if (mod)
+			mpz_fdiv_r(c, a, b);
+		else
+			mpz_fdiv_q(c, a, b);
+		mpz_export(z, NULL, -1, 8, 0, 0, c);
+	}
+	mpz_clears(a, b, c, NULL);
+}
+
+#define FR bn254_fr
+#include "witness/wcg_eval_tmpl.h"
+#define FR bls12_381_fr
+#include "witness/wcg_eval_tmpl.h"
+
+static int read_all(const char *path, uint8_t **buf, size_t *size, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), rc = 0;
+	struct stat st;
+	*buf = NULL;
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return rc;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		rc = -EINVAL;
+		snprintf(err, errlen, "%s: not a regular file", path);
+		goto err;
+	}
+	*size = (size_t)st.st_size;
+	*buf = malloc(*size ? *size : 1);
+	if (!*buf) {
+		rc = -ENOMEM;
+		snprintf(err, errlen, "%s: out of memory (%zu bytes)", path, *size);
+		goto err;
+	}
+	for (size_t off = 0; off < *size;) {
+		ssize_t n = read(fd, *buf + off, *size - off);
+		if (n <= 0) {
+			rc = n < 0 ? -errno : -EIO;
+			snprintf(err, errlen, "%s: read failed (%s)", path,
+				 n < 0 ? strerror(errno) : "file shrank");
+			goto err;
+		}
+		off += (size_t)n;
+	}
+	close(fd);
+	return 0;
+err:
+	free(*buf);
+	*buf = NULL;
+	close(fd);
+	return rc;
+}
+
+static int arity(uint8_t op)
+{
+	switch (op) {
+	case ZKA_WOP_INPUT:
+	case ZKA_WOP_CONST: return 0;
+	case ZKA_WOP_NEG:
+	case ZKA_WOP_BNOT:
+	case ZKA_WOP_LNOT: return 1;
+	case ZKA_WOP_SELECT: return 3;
+	default: return op > 0 && op < ZKA_WOP_COUNT ? 2 : -1;
+	}
+}
+
+/* W1: every index of g checked; returns NULL or the problem. */
+static const char *check(const struct zka_wcg *g)
+{
+	const struct zka_wcg_hdr *h = &g->h;
+	for (uint32_t i = 0; i < h->n_map; i++)
+		if ((uint64_t)g->map[i].offset + g->map[i].size > h->n_inputs)
+			return "an input map entry is outside the inputs";
+	for (uint32_t i = 0; i < h->n_nodes; i++) {
+		const struct zka_wcg_node *n = &g->nodes[i];
+		int k = arity(n->op);
+		if (k < 0)
+			return "a node has an unknown operator";
+		if (n->op == ZKA_WOP_INPUT && n->a >= h->n_inputs)
+			return "an input node is out of range";
+		if (n->op == ZKA_WOP_CONST && n->a >= h->n_consts)
+			return "a constant node is out of range";
+		if ((k >= 1 && n->a >= i) || (k >= 2 && n->b >= i) || (k >= 3 && n->c >= i))
+			return "a node reads a later node";
+	}
+	for (uint32_t i = 0; i < h->n_consts; i++)
+		if (!zka_lt_modulus(g->consts[i], g->curve->r, 4))
+			return "a constant is not below the field's modulus";
+	for (uint32_t i = 0; i < h->n_witness; i++)
+		if (g->witness[i] >= h->n_nodes)
+			return "a witness entry is out of range";
+	for (uint32_t i = 0; i < h->n_asserts; i++) {
+		const struct zka_wcg_assert *a = &g->asserts[i];
+		if (a->node >= h->n_nodes || (a->guard != ZKA_WCG_NONE && a->guard >= h->n_nodes) ||
+		    a->msg >= h->msg_bytes)
+			return "an assert is out of range";
+	}
+	if (h->msg_bytes && g->msgs[h->msg_bytes - 1] != '\0')
+		return "the message table is not terminated";
+	return NULL;
+}
+
+int zka_wcg_load(const char *path, zka_wcg **out, char *err, size_t errlen)
+{
+	struct zka_wcg *g = calloc(1, sizeof *g);
+	size_t size = 0;
+	const char *why = NULL;
+	int rc;
+	*out = NULL;
+	if (!g) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	rc = read_all(path, &g->buf, &size, err, errlen);
+	if (rc)
+		goto err;
+	rc = -EINVAL;
+	if (size < sizeof g->h + 8 || memcmp(g->buf, ZKA_WCG_MAGIC, 8)) {
+		why = "not a zkarena witness graph";
+		goto bad;
+	}
+	memcpy(&g->h, g->buf, sizeof g->h);
+	if (g->h.version != 1) {
+		why = "unsupported graph version (re-import the circuit)";
+		goto bad;
+	}
+	uint64_t need = sizeof g->h + (uint64_t)g->h.n_map * sizeof(struct zka_wcg_map) +
+			(uint64_t)g->h.n_consts * 32 + (uint64_t)g->h.n_nodes * sizeof(struct zka_wcg_node) +
+			(uint64_t)g->h.n_witness * 4 + (uint64_t)g->h.n_asserts * sizeof(struct zka_wcg_assert) +
+			g->h.msg_bytes + 8;
+	if (need != size) {
+		why = "truncated or of the wrong size";
+		goto bad;
+	}
+	uint64_t sum;
+	memcpy(&sum, g->buf + size - 8, 8);
+	if (XXH64(g->buf, size - 8, 0) != sum) {
+		why = "checksum mismatch (the file is damaged)";
+		goto bad;
+	}
+	g->curve = g->h.curve == ZKA_BN254	 ? &zka_curve_bn254
+		   : g->h.curve == ZKA_BLS12_381 ? &zka_curve_bls12_381
+						 : NULL;
+	if (!g->curve) {
+		why = "unknown curve";
+		goto bad;
+	}
+	if (g->h.n_witness == 0 || g->h.n_nodes == 0) {
+		why = "the graph computes no witness";
+		goto bad;
+	}
+	/* every array is 4-byte aligned at worst; copy the 8-byte ones to aligned memory */
+	uint8_t *p = g->buf + sizeof g->h;
+	g->map = (const struct zka_wcg_map *)p;
+	p += (size_t)g->h.n_map * sizeof(struct zka_wcg_map);
+	g->mconst = malloc(((size_t)g->h.n_consts + 1) * 32);
+	if (!g->mconst) {
+		rc = -ENOMEM;
+		why = "out of memory";
+		goto bad;
+	}
+	memcpy(g->mconst, p, (size_t)g->h.n_consts * 32);
+	g->consts = (const uint64_t(*)[4])g->mconst;
+	p += (size_t)g->h.n_consts * 32;
+	g->nodes = (const struct zka_wcg_node *)p;
+	p += (size_t)g->h.n_nodes * sizeof(struct zka_wcg_node);
+	g->witness = (const uint32_t *)p;
+	p += (size_t)g->h.n_witness * 4;
+	g->asserts = (const struct zka_wcg_assert *)p;
+	p += (size_t)g->h.n_asserts * sizeof(struct zka_wcg_assert);
+	g->msgs = (const char *)p;
+	why = check(g);
+	if (why)
+		goto bad;
+	for (uint32_t i = 0; i < g->h.n_consts; i++)
+		g->curve->fr_to_mont(g->mconst[i], g->mconst[i]);
+	memcpy(g->wf.q, g->curve->r, 32);
+	mpz_t t;
+	mpz_init(t);
+	mpz_import(t, 4, -1, 8, 0, 0, g->curve->r);
+	g->wf.nbits = (int)mpz_sizeinbase(t, 2);
+	mpz_sub_ui(t, t, 1);
+	mpz_fdiv_q_2exp(t, t, 1);
+	mpz_export(g->wf.half, NULL, -1, 8, 0, 0, t);
+	mpz_clear(t);
+	*out = g;
+	return 0;
+bad:
+	snprintf(err, errlen, "%s: %s", path, why);
+err:
+	zka_wcg_free(g);
+	return rc;
+}
+
+void zka_wcg_free(zka_wcg *g)
+{
+	if (!g)
+		return;
+	free(g->mconst);
+	free(g->buf);
+	free(g);
+}
+
+const zka_curve *zka_wcg_curve(const zka_wcg *g) { return g->curve; }
+uint32_t zka_wcg_n_witness(const zka_wcg *g) { return g->h.n_witness; }
+uint32_t zka_wcg_n_inputs(const zka_wcg *g) { return g->h.n_inputs; }
+uint32_t zka_wcg_n_nodes(const zka_wcg *g) { return g->h.n_nodes; }
+
+/* ---- input.json ---- */
+
+/* Appends the scalars of v (nested arrays flattened in order) to list; returns -1 when the
+ * nesting is absurd. */
+static int flatten(json_t *v, json_t *list, int depth)
+{
+	if (depth > 64)
+		return -1;
+	if (!json_is_array(v))
+		return json_array_append(list, v);
+	for (size_t i = 0; i < json_array_size(v); i++)
+		if (flatten(json_array_get(v, i), list, depth + 1))
+			return -1;
+	return 0;
+}
+
+/* BigInt(s) of JavaScript for a string: trimmed; empty is 0; decimal with an optional sign, or
+ * 0x / 0o / 0b digits without one. Sets t; returns 0, or -1 when s is not such a number. */
+static int parse_bigint_str(mpz_t t, const char *s)
+{
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == '\f' || *s == '\v')
+		s++;
+	size_t n = strlen(s);
+	while (n && strchr(" \t\n\r\f\v", s[n - 1]))
+		n--;
+	char *c = strndup(s, n);
+	int rc = -1, base = 10, neg = 0;
+	const char *d = c;
+	if (!c)
+		return -1;
+	if (n == 0) {
+		mpz_set_ui(t, 0);
+		rc = 0;
+		goto out;
+	}
+	if (n > 2 && d[0] == '0' && strchr("xXoObB", d[1])) {
+		base = d[1] == 'x' || d[1] == 'X' ? 16 : d[1] == 'o' || d[1] == 'O' ? 8 : 2;
+		d += 2;
+	} else if (*d == '-' || *d == '+') {
+		neg = *d == '-';
+		d++;
+	}
+	if (!*d || n > 4096)
+		goto out;
+	for (const char *q = d; *q; q++) {
+		int v = *q >= '0' && *q <= '9'	 ? *q - '0'
+			: *q >= 'a' && *q <= 'f' ? *q - 'a' + 10
+			: *q >= 'A' && *q <= 'F' ? *q - 'A' + 10
+						 : 99;
+		if (v >= base)
+			goto out;
+	}
+	if (mpz_set_str(t, d, base))
+		goto out;
+	if (neg)
+		mpz_neg(t, t);
+	rc = 0;
+out:
+	free(c);
+	return rc;
+}
+
+/* One scalar of input.json into out (standard form mod r): a string, a JSON number that is an
+ * integer (read as JavaScript reads it: the nearest double), or a boolean. Returns NULL or the
+ * problem. */
+static const char *scalar(const zka_wcg *g, json_t *v, uint64_t *out)
+{
+	mpz_t t, r;
+	const char *why = NULL;
+	mpz_inits(t, r, NULL);
+	if (json_is_string(v)) {
+		if (parse_bigint_str(t, json_string_value(v)))
+			why = "is not an integer (decimal, or 0x/0o/0b digits)";
+	} else if (json_is_integer(v) || json_is_real(v)) {
+		double d = json_number_value(v);
+		if (!isfinite(d) || d != floor(d))
+			why = "is not an integer";
+		else
+			mpz_set_d(t, d);
+	} else if (json_is_boolean(v)) {
+		mpz_set_ui(t, json_is_true(v));
+	} else {
+		why = json_is_null(v) ? "is null" : "is not a number";
+	}
+	if (!why) {
+		mpz_import(r, 4, -1, 8, 0, 0, g->curve->r);
+		mpz_mod(t, t, r);
+		memset(out, 0, 32);
+		mpz_export(out, NULL, -1, 8, 0, 0, t);
+	}
+	mpz_clears(t, r, NULL);
+	return why;
+}
+
+int zka_wcg_inputs_json(const zka_wcg *g, const char *path, uint64_t (*in)[4], char *err,
+			size_t errlen)
+{
+	json_error_t je;
+	uint8_t *buf = NULL;
+	size_t size = 0;
+	int rc = read_all(path, &buf, &size, err, errlen);
+	if (rc)
+		return rc;
+	json_t *root = json_loadb((const char *)buf, size, JSON_DECODE_INT_AS_REAL, &je);
+	free(buf);
+	uint8_t *set = calloc(g->h.n_inputs + 1, 1);
+	json_t *list = json_array();
+	const char *key;
+	json_t *val;
+	rc = -EINVAL;
+	if (!set || !list) {
+		rc = -ENOMEM;
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto out;
+	}
+	if (!root) {
+		snprintf(err, errlen, "%s: line %d: %s", path, je.line, je.text);
+		goto out;
+	}
+	if (!json_is_object(root)) {
+		snprintf(err, errlen, "%s: not a JSON object of input signals", path);
+		goto out;
+	}
+	json_object_foreach(root, key, val)
+	{
+		uint64_t h = zka_wcg_fnv1a(key, strlen(key));
+		const struct zka_wcg_map *m = NULL;
+		for (uint32_t i = 0; i < g->h.n_map && !m; i++)
+			if (g->map[i].hash == h)
+				m = &g->map[i];
+		if (!m) {
+			snprintf(err, errlen, "%s: signal '%s' is not an input of the circuit", path, key);
+			goto out;
+		}
+		json_array_clear(list);
+		if (flatten(val, list, 0)) {
+			snprintf(err, errlen, "%s: signal '%s' is nested too deeply", path, key);
+			goto out;
+		}
+		if (json_array_size(list) != m->size) {
+			snprintf(err, errlen, "%s: signal '%s' has %zu value%s, the circuit expects %u",
+				 path, key, json_array_size(list), json_array_size(list) == 1 ? "" : "s",
+				 m->size);
+			goto out;
+		}
+		for (uint32_t k = 0; k < m->size; k++) {
+			const char *why = scalar(g, json_array_get(list, k), in[m->offset + k]);
+			if (why) {
+				if (m->size == 1)
+					snprintf(err, errlen, "%s: signal '%s' %s", path, key, why);
+				else
+					snprintf(err, errlen, "%s: signal '%s' value %u (flattened) %s", path,
+						 key, k, why);
+				goto out;
+			}
+			set[m->offset + k] = 1;
+		}
+	}
+	uint32_t missing = 0;
+	for (uint32_t i = 0; i < g->h.n_inputs; i++)
+		missing += !set[i];
+	if (missing) {
+		snprintf(err, errlen, "%s: %u of the circuit's %u input values are missing", path,
+			 missing, g->h.n_inputs);
+		goto out;
+	}
+	rc = 0;
+out:
+	json_decref(list);
+	json_decref(root);
+	free(set);
+	return rc;
+}
+
+int zka_wcg_eval(const zka_wcg *g, const uint64_t (*in)[4], uint64_t (*w)[4],
+		 uint64_t (*scratch)[4], char *err, size_t errlen)
+{
+	uint64_t(*s)[4] = scratch ? scratch : malloc((size_t)g->h.n_nodes * 32);
+	if (!s) {
+		snprintf(err, errlen, "out of memory for %u graph values", g->h.n_nodes);
+		return -ENOMEM;
+	}
+	int rc = g->curve->id == ZKA_BN254 ? bn254_fr_wcg_eval(g, in, w, s, err, errlen)
+					   : bls12_381_fr_wcg_eval(g, in, w, s, err, errlen);
+	if (!scratch)
+		free(s);
+	return rc;
+}

@@ -1,0 +1,42 @@
+/* zka_witness.h - witnesses from input.json: a circuit's recorded graph (zka_wcg.h), read,
+ * checked and evaluated with zkarena's own field code.
+ *
+ * Flow: zka_wcg_load (once per circuit; the graph is read-only afterwards and may be shared
+ * by threads), zka_wcg_inputs_json (input.json -> the input scalars), zka_wcg_eval (inputs ->
+ * witness, standard form, the order and values `snarkjs wtns calculate` writes).
+ * Errors are one line naming the file or signal and the problem; nothing is half-written. */
+#ifndef ZKA_WITNESS_H
+#define ZKA_WITNESS_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zk/curve.h"
+
+typedef struct zka_wcg zka_wcg;
+
+/* Reads and validates the graph file at path (checksum, sizes, every operand of a node
+ * earlier than the node, every index in range). Returns 0 with *g set (free with
+ * zka_wcg_free), or -errno with a "path: problem" line in err. */
+int zka_wcg_load(const char *path, zka_wcg **g, char *err, size_t errlen);
+void zka_wcg_free(zka_wcg *g);
+
+const zka_curve *zka_wcg_curve(const zka_wcg *g);
+uint32_t zka_wcg_n_witness(const zka_wcg *g);
+uint32_t zka_wcg_n_inputs(const zka_wcg *g);
+uint32_t zka_wcg_n_nodes(const zka_wcg *g);
+
+/* Parses input.json at path as snarkjs does (each top-level name an input signal of the main
+ * component; nested arrays flattened in order; decimal or 0x/0o/0b strings, JSON numbers,
+ * negative values mod r) into in[0 .. n_inputs) (standard form). Returns 0, or -EINVAL with
+ * "path: signal 'x' ..." (unknown name, wrong count, not a number, a missing input). */
+int zka_wcg_inputs_json(const zka_wcg *g, const char *path, uint64_t (*in)[4], char *err,
+			size_t errlen);
+
+/* Evaluates the graph: w[0 .. n_witness) receives the witness (standard form). scratch, when
+ * not NULL, holds n_nodes elements (zka_wcg_n_nodes) and is overwritten; else one is
+ * allocated for the call. Returns 0, -EDOM when a circuit assert fails (err names circom's
+ * template, line and component path), or -ENOMEM. */
+int zka_wcg_eval(const zka_wcg *g, const uint64_t (*in)[4], uint64_t (*w)[4],
+		 uint64_t (*scratch)[4], char *err, size_t errlen);
+
+#endif
