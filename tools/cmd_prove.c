@@ -36,9 +36,13 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: zkarena prove [options] circuit.zkey|circuit.zka witness.wtns proof.json public.json\n"
+		"       zkarena prove [options] circuit.zka input.json proof.json public.json\n"
 		"\n"
 		"Proves with a snarkjs Groth16 key (BN254 or BLS12-381, taken from the key) and a\n"
 		"circom witness; writes proof.json and public.json as snarkjs does, atomically.\n"
+		"Given input.json (a name ending in .json) it first computes the witness, as\n"
+		"`snarkjs groth16 fullprove` does, with the graph `import --c` recorded beside the\n"
+		"key (circuit.zka.wcg); see `zkarena witness --help`.\n"
 		"The proof is verified before it is written (unless --no-verify).\n"
 		"The key: a resident region of it when one exists (`zkarena params load`: no key\n"
 		"file is opened), else the .zka read with io_uring, else the .zkey imported once\n"
@@ -929,8 +933,16 @@ int zka_cmd_prove(int argc, char **argv)
 	if (gpu)
 		gprep_post(&gx, &p); /* the key's upload runs beside the witness and a, b */
 #endif
-	if (zka_wtns_read(wtns, &w, err, sizeof err))
+	size_t wl = strlen(wtns);
+	double wsecs = -1;
+	if (wl > 5 && !strcmp(wtns + wl - 5, ".json")) { /* fullprove: the witness of input.json */
+		if (zka_witness_from_input(zkey, wtns, &w, &wsecs, err, sizeof err))
+			goto err;
+	} else if (zka_wtns_read(wtns, &w, err, sizeof err)) {
 		goto err;
+	}
+	if (wsecs >= 0 && times)
+		fprintf(stderr, "zkarena prove: witness of %s computed in %.3f s\n", wtns, wsecs);
 	const zka_pk *pk = &p.pk;
 	if (w.curve != pk->curve) {
 		snprintf(err, sizeof err, "%s: witness is for %s but %s is a %s key", wtns,

@@ -2,6 +2,7 @@
  * graph (`import --c`), as `snarkjs wtns calculate` does with the circuit's wasm. */
 #include "tools/cli.h"
 #include "tools/util.h"
+#include "witness/zka_wcimport.h"
 #include "witness/zka_witness.h"
 #include "zk/groth16.h"
 #include "zk/wtns.h"
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The graph of a key or graph path: KEY.wcg beside the key, or the path itself when it names
  * a .wcg. */
@@ -72,20 +74,68 @@ out:
 	return rc;
 }
 
+/* `witness --c DIR --prime P -o OUT.wcg`: records a graph without a key. */
+static int record_only(const char *cdir, const char *prime, const char *out)
+{
+	const zka_curve *c = zka_curve_by_name(prime);
+	char err[1024] = "";
+	if (!c) {
+		fprintf(stderr, "zkarena witness: --prime %s: unknown (bn128 or bls12381)\n", prime);
+		return 2;
+	}
+	if (!out) {
+		fprintf(stderr, "zkarena witness: --c needs -o circuit.wcg\n");
+		return 2;
+	}
+	char tmp[4200];
+	snprintf(tmp, sizeof tmp, "%s.%d.tmp", out, (int)getpid());
+	int rc = zka_wc_build(cdir, c, tmp, err, sizeof err);
+	if (!rc && rename(tmp, out)) {
+		rc = -errno;
+		snprintf(err, sizeof err, "%s: %s", out, strerror(errno));
+		unlink(tmp);
+	}
+	if (rc) {
+		fprintf(stderr, "zkarena witness: %s\n", err);
+		return rc == -ENOMEM ? 1 : 2;
+	}
+	fprintf(stderr, "zkarena witness: recorded %s\n", out);
+	return 0;
+}
+
 int zka_cmd_witness(int argc, char **argv)
 {
-	static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	static const struct option opts[] = {{"help", no_argument, 0, 'h'},
+					     {"c", required_argument, 0, 'c'},
+					     {"prime", required_argument, 0, 'p'},
+					     {0, 0, 0, 0}};
+	const char *cdir = NULL, *prime = "bn128", *out = NULL;
 	int opt;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		if (opt == 'c') {
+			cdir = optarg;
+			continue;
+		}
+		if (opt == 'p') {
+			prime = optarg;
+			continue;
+		}
+		if (opt == 'o') {
+			out = optarg;
+			continue;
+		}
 		if (opt == 'h') {
-			printf("usage: zkarena witness circuit.zka|circuit.wcg input.json witness.wtns\n\n"
+			printf("usage: zkarena witness circuit.zka|circuit.wcg input.json witness.wtns\n"
+			       "       zkarena witness --c circuit_cpp [--prime bn128|bls12381] -o "
+			       "circuit.wcg\n\n"
 			       "Computes the witness of input.json, as `snarkjs wtns calculate` does, from\n"
 			       "the circuit's witness graph (circuit.zka.wcg beside the key, recorded by\n"
 			       "`zkarena import --c`). input.json is read as snarkjs reads it: each name\n"
 			       "an input signal of the main component, arrays flattened in order, numbers\n"
 			       "or decimal/0x strings, negative values mod r. The file is written\n"
 			       "atomically.\n"
+			       "The second form records the graph of circom's --c output without a key.\n"
 			       "exit status: 0 written; 2 bad usage, bad input or a failed circuit\n"
 			       "assert (one line naming the signal or circom's template and line;\n"
 			       "nothing written).\n");
@@ -94,8 +144,14 @@ int zka_cmd_witness(int argc, char **argv)
 		fprintf(stderr, "zkarena witness: see --help\n");
 		return 2;
 	}
-	if (argc - optind != 3) {
-		fprintf(stderr, "zkarena witness: expected circuit.zka input.json witness.wtns (see "
+	if (cdir) {
+		if (argc != optind) {
+			fprintf(stderr, "zkarena witness: --c takes no other arguments (see --help)\n");
+			return 2;
+		}
+		return record_only(cdir, prime, out);
+	}
+	if (argc - optind != 3 || out) {		fprintf(stderr, "zkarena witness: expected circuit.zka input.json witness.wtns (see "
 				"--help)\n");
 		return 2;
 	}
