@@ -13,7 +13,9 @@ pkgs=(cmake gcc make pkg-config
       libgmp-dev libjansson-dev libxxhash-dev
       libpq-dev postgresql # the cluster (cluster/): libpq, and the server its tests start
       libmicrohttpd-dev libinih-dev libsystemd-dev # metrics (HTTP), settings files, sd_notify
-      prometheus systemd dpkg-dev file) # promtool, systemd-analyze, the .deb's dependencies
+      prometheus systemd dpkg-dev file # promtool, systemd-analyze, the .deb's dependencies
+      g++ # import --c: circom's generated C++ compiled once against the witness tracer
+      nasm nlohmann-json3-dev) # circom's own C++ witness generator, the peer of bench witness
 command -v node >/dev/null && command -v npm >/dev/null || pkgs+=(nodejs npm)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -45,6 +45,7 @@ int zka_bench_gpu(int argc, char **argv);
 int zka_bench_prove(int argc, char **argv);
 int zka_bench_load(int argc, char **argv);
 int zka_bench_pipeline(int argc, char **argv);
+int zka_bench_witness(int argc, char **argv);
 
 
 /* cmd_witness.c: the graph file of a key (KEY.wcg, or KEY itself when it ends in .wcg), and

@@ -1,15 +1,22 @@
 /* wcg.c - reads, checks and evaluates witness graphs (zka_witness.h, format in zka_wcg.h).
  *
  * States of a graph: a file on disk -> LOADED (zka_wcg_load: read whole, checksum and every
- * index checked, constants converted to Montgomery form once) -> evaluated any number of times,
- * concurrently (zka_wcg_eval only reads it) -> freed.
+ * index checked, constants converted to Montgomery form once, then compiled: see below) ->
+ * evaluated any number of times, concurrently (zka_wcg_eval only reads it) -> freed.
+ *
+ * The program (compile()): node i becomes instruction i, reading and writing register slots
+ * instead of one value per node. A node's slot is taken when it is computed and given back
+ * after its last reader (a node, an assert check, a witness entry); slots go round a free
+ * list, so the scratch is the graph's peak of live values, not its size (a hash circuit's
+ * working set stays in cache). Each witness entry is written when its node is computed, and
+ * each assert is checked at the node that completes it (the later of its value and guard).
  *
  * Invariants
  *   W1. After zka_wcg_load, every operand of node i is < i, every constant, input, witness,
  *       assert and message index is in range, and messages are NUL-terminated: evaluation
  *       needs no bounds checks.
- *   W2. Evaluation writes w only after every assert has passed; on failure w holds nothing
- *       the caller may use.
+ *   W2. A slot is never reused while a later instruction, assert or witness entry reads it.
+ *   W3. When evaluation fails (an assert), w may be partly written: callers discard it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +49,16 @@ struct zka_wcg {
 	const uint32_t *witness;
 	const struct zka_wcg_assert *asserts;
 	const char *msgs;
+	/* the compiled program */
+	struct zka_wcg_ins *prog;
+	uint32_t n_slots;
+	uint32_t *wemit, *wlist;	 /* witness entries of node i: wlist[wemit[i] .. wemit[i+1]) */
+	uint32_t *achk, *alist, *aslot; /* asserts checked at node i, and their (value, guard) slots */
+};
+
+struct zka_wcg_ins {
+	uint8_t op;
+	uint32_t dst, a, b, c; /* slots */
 };
 
 /* z = x / y or x mod y (integers; 0 when y is 0). */
@@ -157,6 +174,111 @@ static const char *check(const struct zka_wcg *g)
 	return NULL;
 }
 
+
+/* Counting sort of (key, value) pairs into CSR form: start[0..n], list. 0 or -ENOMEM. */
+static int csr(uint32_t n, const uint32_t *key, uint32_t cnt, uint32_t **start, uint32_t **list)
+{
+	*start = calloc((size_t)n + 2, sizeof **start);
+	*list = malloc(((size_t)cnt + 1) * sizeof **list);
+	if (!*start || !*list)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < cnt; k++)
+		(*start)[key[k] + 2]++;
+	for (uint32_t i = 0; i < n; i++)
+		(*start)[i + 2] += (*start)[i + 1];
+	for (uint32_t k = 0; k < cnt; k++)
+		(*list)[(*start)[key[k] + 1]++] = k;
+	return 0;
+}
+
+/* Builds g's program (see the note): slots by liveness, witness and assert placement. */
+static int compile(struct zka_wcg *g)
+{
+	uint32_t nn = g->h.n_nodes, na = g->h.n_asserts, nw = g->h.n_witness;
+	uint32_t *last = malloc((size_t)nn * 4), *slot = malloc((size_t)nn * 4),
+		 *free_ = malloc((size_t)nn * 4), *akey = malloc(((size_t)na + 1) * 4);
+	int rc = -ENOMEM;
+	g->prog = malloc((size_t)nn * sizeof *g->prog);
+	if (!last || !slot || !free_ || !akey || !g->prog)
+		goto out;
+	for (uint32_t i = 0; i < nn; i++)
+		last[i] = i;
+	for (uint32_t i = 0; i < nn; i++) {
+		const struct zka_wcg_node *n = &g->nodes[i];
+		int k = arity(n->op);
+		if (k >= 1)
+			last[n->a] = i;
+		if (k >= 2)
+			last[n->b] = i;
+		if (k >= 3)
+			last[n->c] = i;
+	}
+	for (uint32_t k = 0; k < na; k++) {
+		const struct zka_wcg_assert *a = &g->asserts[k];
+		uint32_t at = a->guard != ZKA_WCG_NONE && a->guard > a->node ? a->guard : a->node;
+		akey[k] = at;
+		if (last[a->node] < at)
+			last[a->node] = at;
+		if (a->guard != ZKA_WCG_NONE && last[a->guard] < at)
+			last[a->guard] = at;
+	}
+	if (csr(nn, g->witness, nw, &g->wemit, &g->wlist) ||
+	    csr(nn, akey, na, &g->achk, &g->alist))
+		goto out;
+	/* csr stored the positions k; witness entry k is witness index k */
+	g->aslot = malloc(((size_t)na + 1) * 2 * 4);
+	if (!g->aslot)
+		goto out;
+	uint32_t nfree = 0, top = 0;
+	for (uint32_t i = 0; i < nn; i++) {
+		const struct zka_wcg_node *n = &g->nodes[i];
+		struct zka_wcg_ins *in = &g->prog[i];
+		int k = arity(n->op);
+		in->op = n->op;
+		in->a = n->op == ZKA_WOP_INPUT || n->op == ZKA_WOP_CONST ? n->a : k >= 1 ? slot[n->a] : 0;
+		in->b = k >= 2 ? slot[n->b] : 0;
+		in->c = k >= 3 ? slot[n->c] : 0;
+		/* operands read for the last time here give their slots back first (W2: the
+		 * instruction reads them before it writes) */
+		uint32_t ops[3] = {n->a, n->b, n->c};
+		for (int j = 0; j < k; j++) {
+			uint32_t o = ops[j];
+			int checked = 0; /* an assert at i reads it after the instruction: keep it */
+			for (uint32_t q = g->achk[i]; q < g->achk[i + 1]; q++)
+				checked |= g->asserts[g->alist[q]].node == o ||
+					   g->asserts[g->alist[q]].guard == o;
+			if (last[o] == i && !checked && !(j >= 1 && o == ops[0]) &&
+			    !(j == 2 && o == ops[1]))
+				free_[nfree++] = slot[o];
+		}
+		slot[i] = nfree ? free_[--nfree] : top++;
+		in->dst = slot[i];
+		for (uint32_t q = g->achk[i]; q < g->achk[i + 1]; q++) {
+			const struct zka_wcg_assert *a = &g->asserts[g->alist[q]];
+			g->aslot[2 * q] = slot[a->node];
+			g->aslot[2 * q + 1] = a->guard == ZKA_WCG_NONE ? 0 : slot[a->guard];
+		}
+		/* values whose last reader is an assert check or a witness entry here */
+		if (last[i] == i)
+			free_[nfree++] = slot[i];
+		for (uint32_t q = g->achk[i]; q < g->achk[i + 1]; q++) {
+			const struct zka_wcg_assert *a = &g->asserts[g->alist[q]];
+			if (a->node != i && last[a->node] == i)
+				free_[nfree++] = slot[a->node], last[a->node] = UINT32_MAX;
+			if (a->guard != ZKA_WCG_NONE && a->guard != i && last[a->guard] == i)
+				free_[nfree++] = slot[a->guard], last[a->guard] = UINT32_MAX;
+		}
+	}
+	g->n_slots = top ? top : 1;
+	rc = 0;
+out:
+	free(last);
+	free(slot);
+	free(free_);
+	free(akey);
+	return rc;
+}
+
 int zka_wcg_load(const char *path, zka_wcg **out, char *err, size_t errlen)
 {
 	struct zka_wcg *g = calloc(1, sizeof *g);
@@ -240,6 +362,11 @@ int zka_wcg_load(const char *path, zka_wcg **out, char *err, size_t errlen)
 	mpz_fdiv_q_2exp(t, t, 1);
 	mpz_export(g->wf.half, NULL, -1, 8, 0, 0, t);
 	mpz_clear(t);
+	if (compile(g)) {
+		rc = -ENOMEM;
+		why = "out of memory";
+		goto bad;
+	}
 	*out = g;
 	return 0;
 bad:
@@ -255,13 +382,19 @@ void zka_wcg_free(zka_wcg *g)
 		return;
 	free(g->mconst);
 	free(g->buf);
+	free(g->prog);
+	free(g->wemit);
+	free(g->wlist);
+	free(g->achk);
+	free(g->alist);
+	free(g->aslot);
 	free(g);
 }
 
 const zka_curve *zka_wcg_curve(const zka_wcg *g) { return g->curve; }
 uint32_t zka_wcg_n_witness(const zka_wcg *g) { return g->h.n_witness; }
 uint32_t zka_wcg_n_inputs(const zka_wcg *g) { return g->h.n_inputs; }
-uint32_t zka_wcg_n_nodes(const zka_wcg *g) { return g->h.n_nodes; }
+size_t zka_wcg_scratch_bytes(const zka_wcg *g) { return (size_t)g->n_slots * 65; }
 
 /* ---- input.json ---- */
 
@@ -437,12 +570,12 @@ out:
 	return rc;
 }
 
-int zka_wcg_eval(const zka_wcg *g, const uint64_t (*in)[4], uint64_t (*w)[4],
-		 uint64_t (*scratch)[4], char *err, size_t errlen)
+int zka_wcg_eval(const zka_wcg *g, const uint64_t (*in)[4], uint64_t (*w)[4], void *scratch,
+		 char *err, size_t errlen)
 {
-	uint64_t(*s)[4] = scratch ? scratch : malloc((size_t)g->h.n_nodes * 32);
+	void *s = scratch ? scratch : malloc(zka_wcg_scratch_bytes(g));
 	if (!s) {
-		snprintf(err, errlen, "out of memory for %u graph values", g->h.n_nodes);
+		snprintf(err, errlen, "out of memory for %u graph values", g->n_slots);
 		return -ENOMEM;
 	}
 	int rc = g->curve->id == ZKA_BN254 ? bn254_fr_wcg_eval(g, in, w, s, err, errlen)

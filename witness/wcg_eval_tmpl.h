@@ -1,50 +1,88 @@
 /* wcg_eval_tmpl.h - the graph evaluator for one scalar field; included by wcg.c with
  *   FR   the field prefix of zk/fp_tmpl.h (bn254_fr, bls12_381_fr)
- * defining static int FR##_wcg_eval(...). Values live in Montgomery form; the operators that
- * read integers (comparisons, bitwise, shifts, pow, idiv, mod) convert through standard form
- * and witness/wcg_int.h, the implementation the tracer folded constants with. */
+ * defining static int FR##_wcg_eval(...), which runs the program zka_wcg_load compiled (see
+ * wcg.c: register slots, witness emission and assert checks at the node that completes them).
+ *
+ * A slot holds its value in Montgomery form (field arithmetic), standard form (comparisons,
+ * bitwise operators, shifts, the witness), or both: flags say which are valid, and the other
+ * form is made on first need and kept, so a value read by many integer operators (a Num2Bits
+ * input: 254 shifts) is converted once. The integer operators are witness/wcg_int.h's, the
+ * implementation the tracer folded constants with. */
 #define WE_CAT2(a, b) a##_##b
 #define WE_CAT(a, b) WE_CAT2(a, b)
 #define WF_(name) WE_CAT(FR, name)
 #define WT WF_(t)
 
-static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint64_t (*w)[4],
-			 uint64_t (*scratch)[4], char *err, size_t errlen)
+/* The Montgomery form of slot s (made from the standard form when missing). */
+static inline const WT *WF_(wm)(WT *m, WT *st, uint8_t *fl, uint32_t s)
 {
-	WT *v = (WT *)scratch, one, zero;
+	if (!(fl[s] & 1)) {
+		WF_(to_mont)(&m[s], &st[s]);
+		fl[s] |= 1;
+	}
+	return &m[s];
+}
+
+/* The standard form of slot s (made from the Montgomery form when missing). */
+static inline const uint64_t *WF_(ws)(WT *m, WT *st, uint8_t *fl, uint32_t s)
+{
+	if (!(fl[s] & 2)) {
+		WF_(from_mont)(&st[s], &m[s]);
+		fl[s] |= 2;
+	}
+	return st[s].v;
+}
+
+static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint64_t (*w)[4],
+			 void *scratch, char *err, size_t errlen)
+{
+	WT *m = (WT *)scratch, *st = m + g->n_slots, one, zero;
+	uint8_t *fl = (uint8_t *)(st + g->n_slots);
+	const zka_wi_field *f = &g->wf;
 	WF_(one)(&one);
 	WF_(zero)(&zero);
-	const struct zka_wcg_node *nd = g->nodes;
+#define M(s) WF_(wm)(m, st, fl, (s))
+#define S(s) WF_(ws)(m, st, fl, (s))
+#define SET_M(v) (m[d] = (v), fl[d] = 1)
 	for (uint32_t i = 0; i < g->h.n_nodes; i++) {
-		const struct zka_wcg_node *n = &nd[i];
-		WT *r = &v[i];
-		const WT *a = &v[n->a], *b = &v[n->b];
-		uint64_t x[4], y[4], z[4];
+		const struct zka_wcg_ins *n = &g->prog[i];
+		uint32_t d = n->dst;
+		uint64_t z[4] = {0, 0, 0, 0};
 		switch (n->op) {
-		case ZKA_WOP_INPUT: WF_(to_mont)(r, (const WT *)in[n->a]); break;
-		case ZKA_WOP_CONST: *r = ((const WT *)g->mconst)[n->a]; break;
-		case ZKA_WOP_ADD: WF_(add)(r, a, b); break;
-		case ZKA_WOP_SUB: WF_(sub)(r, a, b); break;
-		case ZKA_WOP_MUL: WF_(mul)(r, a, b); break;
-		case ZKA_WOP_NEG: WF_(neg)(r, a); break;
+		case ZKA_WOP_INPUT:
+			memcpy(st[d].v, in[n->a], 32);
+			fl[d] = 2;
+			break;
+		case ZKA_WOP_CONST:
+			m[d] = ((const WT *)g->mconst)[n->a];
+			fl[d] = 1;
+			break;
+		case ZKA_WOP_ADD: WF_(add)(&m[d], M(n->a), M(n->b)); fl[d] = 1; break;
+		case ZKA_WOP_SUB: WF_(sub)(&m[d], M(n->a), M(n->b)); fl[d] = 1; break;
+		case ZKA_WOP_MUL: WF_(mul)(&m[d], M(n->a), M(n->b)); fl[d] = 1; break;
+		case ZKA_WOP_NEG: WF_(neg)(&m[d], M(n->a)); fl[d] = 1; break;
 		case ZKA_WOP_DIV: {
 			WT t;
-			WF_(inv)(&t, b); /* 0 for 0 (zka_wcg.h) */
-			WF_(mul)(r, a, &t);
+			WF_(inv)(&t, M(n->b)); /* 0 for 0 (zka_wcg.h) */
+			WF_(mul)(&m[d], M(n->a), &t);
+			fl[d] = 1;
 			break;
 		}
-		case ZKA_WOP_EQ: *r = WF_(eq)(a, b) ? one : zero; break;
-		case ZKA_WOP_NEQ: *r = WF_(eq)(a, b) ? zero : one; break;
-		case ZKA_WOP_LAND: *r = !WF_(is_zero)(a) && !WF_(is_zero)(b) ? one : zero; break;
-		case ZKA_WOP_LOR: *r = !WF_(is_zero)(a) || !WF_(is_zero)(b) ? one : zero; break;
-		case ZKA_WOP_LNOT: *r = WF_(is_zero)(a) ? one : zero; break;
-		case ZKA_WOP_SELECT: *r = !WF_(is_zero)(a) ? *b : v[n->c]; break;
+		case ZKA_WOP_EQ: SET_M(WF_(eq)(M(n->a), M(n->b)) ? one : zero); break;
+		case ZKA_WOP_NEQ: SET_M(WF_(eq)(M(n->a), M(n->b)) ? zero : one); break;
+		case ZKA_WOP_LAND: SET_M(!WF_(is_zero)(M(n->a)) && !WF_(is_zero)(M(n->b)) ? one : zero); break;
+		case ZKA_WOP_LOR: SET_M(!WF_(is_zero)(M(n->a)) || !WF_(is_zero)(M(n->b)) ? one : zero); break;
+		case ZKA_WOP_LNOT: SET_M(WF_(is_zero)(M(n->a)) ? one : zero); break;
+		case ZKA_WOP_SELECT: {
+			uint32_t s = WF_(is_zero)(M(n->a)) ? n->c : n->b;
+			WT a = *M(s);
+			SET_M(a);
+			break;
+		}
+		case ZKA_WOP_POW: WF_(pow)(&m[d], M(n->a), S(n->b), 4); fl[d] = 1; break;
 		default: {
-			/* integer operators: standard forms in x, y; result in z */
-			WF_(from_mont)((WT *)x, a);
-			WF_(from_mont)((WT *)y, b);
-			memset(z, 0, sizeof z);
-			const zka_wi_field *f = &g->wf;
+			/* integer operators: standard forms in, a standard form out */
+			const uint64_t *x = S(n->a), *y = n->op == ZKA_WOP_BNOT ? x : S(n->b);
 			switch (n->op) {
 			case ZKA_WOP_LT: z[0] = zka_wi_scmp(x, y, f) < 0; break;
 			case ZKA_WOP_GT: z[0] = zka_wi_scmp(x, y, f) > 0; break;
@@ -56,27 +94,32 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 			case ZKA_WOP_BOR: zka_wi_bit(z, x, y, 1, f); break;
 			case ZKA_WOP_BXOR: zka_wi_bit(z, x, y, 2, f); break;
 			case ZKA_WOP_BNOT: zka_wi_bit(z, x, x, 3, f); break;
-			case ZKA_WOP_POW: WF_(pow)(r, a, y, 4); goto done;
 			case ZKA_WOP_IDIV:
 			case ZKA_WOP_MOD: zka_wcg_divmod(z, x, y, n->op == ZKA_WOP_MOD); break;
 			}
-			WF_(to_mont)(r, (const WT *)z);
-		done:
+			memcpy(st[d].v, z, 32);
+			fl[d] = 2;
 			break;
 		}
 		}
-	}
-	for (uint32_t i = 0; i < g->h.n_asserts; i++) {
-		const struct zka_wcg_assert *as = &g->asserts[i];
-		if (as->guard != ZKA_WCG_NONE && WF_(is_zero)(&v[as->guard]))
-			continue;
-		if (WF_(is_zero)(&v[as->node])) {
-			snprintf(err, errlen, "circuit assert failed: template %s", g->msgs + as->msg);
-			return -EDOM;
+		/* the asserts this node completes, in circom's order among themselves */
+		for (uint32_t k = g->achk[i]; k < g->achk[i + 1]; k++) {
+			const struct zka_wcg_assert *as = &g->asserts[g->alist[k]];
+			if (as->guard != ZKA_WCG_NONE && WF_(is_zero)(M(g->aslot[2 * k + 1])))
+				continue;
+			if (WF_(is_zero)(M(g->aslot[2 * k]))) {
+				snprintf(err, errlen, "circuit assert failed: template %s",
+					 g->msgs + as->msg);
+				return -EDOM;
+			}
 		}
+		/* the witness entries that are this node's value */
+		for (uint32_t k = g->wemit[i]; k < g->wemit[i + 1]; k++)
+			memcpy(w[g->wlist[k]], S(d), 32);
 	}
-	for (uint32_t i = 0; i < g->h.n_witness; i++)
-		WF_(from_mont)((WT *)w[i], &v[g->witness[i]]);
+#undef M
+#undef S
+#undef SET_M
 	return 0;
 }
 #undef WE_CAT2

@@ -40,6 +40,7 @@ ZKA_EMBED(zka_rt_fr_hpp, "rt/fr.hpp")
 ZKA_EMBED(zka_rt_trace_cpp, "rt/trace.cpp")
 ZKA_EMBED(zka_rt_wcg_int_h, "wcg_int.h")
 ZKA_EMBED(zka_rt_zka_wcg_h, "zka_wcg.h")
+ZKA_EMBED(zka_rt_circom_timer_cpp, "rt/circom_timer.cpp")
 
 struct build {
 	const char *dir, *out;
@@ -397,4 +398,45 @@ err:
 	else
 		fprintf(stderr, "zkarena: witness build kept in %s\n", b.work);
 	return rc;
+}
+
+/* bench witness's peer: circom's own generator (its main.cpp, calcwit.cpp, fr.cpp, fr.asm
+ * assembled with nasm), built -O3 as circom's Makefile builds it, with circom_timer.cpp as the
+ * driver. work: an existing empty directory; the binary is work/timer. */
+int zka_wc_build_circom_timer(const char *cdir, const char *work, char *name, size_t namelen,
+			      char *err, size_t errlen)
+{
+	struct build b = {.dir = cdir, .err = err, .errlen = errlen};
+	snprintf(b.work, sizeof b.work, "%s", work);
+	int rc = step_find(&b);
+	if (rc)
+		return rc;
+	snprintf(name, namelen, "%s", b.name);
+	const char *copy[] = {"main.cpp", "calcwit.cpp", "calcwit.hpp", "circom.hpp", "fr.cpp",
+			      "fr.hpp", "fr.asm"};
+	char p[4352], src[300];
+	for (int i = 0; i < 8; i++) {
+		char *t = NULL;
+		size_t n;
+		const char *f = i < 7 ? copy[i] : src;
+		if (i == 7)
+			snprintf(src, sizeof src, "%s.cpp", b.name);
+		snprintf(p, sizeof p, "%s/%s", cdir, f);
+		if (read_text(p, &t, &n))
+			return fail(&b, -ENOENT, "%s: missing (circom --c output)", p);
+		rc = write_bytes(work, f, t, n);
+		free(t);
+		if (rc)
+			return fail(&b, rc, "%s: cannot write a build file", work);
+	}
+	if ((rc = write_bytes(work, "circom_timer.cpp", zka_rt_circom_timer_cpp,
+			      (size_t)(zka_rt_circom_timer_cpp_end - zka_rt_circom_timer_cpp))))
+		return fail(&b, rc, "%s: cannot write a build file", work);
+	char *const nasm[] = {"nasm", "-felf64", "fr.asm", "-o", "fr_asm.o", NULL};
+	if ((rc = run(&b, nasm, "nasm")))
+		return rc;
+	char *const gxx[] = {"g++", "-std=c++11", "-O3", "-w", "-I.", "-Dmain=zka_circom_main",
+			     "main.cpp", "calcwit.cpp", "fr.cpp", src, "circom_timer.cpp", "fr_asm.o",
+			     "-o", "timer", "-lgmp", NULL};
+	return run(&b, gxx, "compile");
 }

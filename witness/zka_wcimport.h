@@ -13,4 +13,9 @@
  * construct, a missing compiler, another prime); nothing is left at out on failure. */
 int zka_wc_build(const char *cdir, const zka_curve *curve, const char *out, char *err,
 		 size_t errlen);
+/* Builds circom's own witness generator from cdir with a timing driver (for `bench witness`)
+ * into work/timer (work: an empty directory); name receives the circuit's base name. Needs
+ * g++, nasm and nlohmann-json3-dev. 0 or -errno with err set. */
+int zka_wc_build_circom_timer(const char *cdir, const char *work, char *name, size_t namelen,
+			      char *err, size_t errlen);
 #endif

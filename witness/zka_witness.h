@@ -23,7 +23,8 @@ void zka_wcg_free(zka_wcg *g);
 const zka_curve *zka_wcg_curve(const zka_wcg *g);
 uint32_t zka_wcg_n_witness(const zka_wcg *g);
 uint32_t zka_wcg_n_inputs(const zka_wcg *g);
-uint32_t zka_wcg_n_nodes(const zka_wcg *g);
+/* Bytes of scratch zka_wcg_eval needs (the graph's peak of live values, 65 bytes each). */
+size_t zka_wcg_scratch_bytes(const zka_wcg *g);
 
 /* Parses input.json at path as snarkjs does (each top-level name an input signal of the main
  * component; nested arrays flattened in order; decimal or 0x/0o/0b strings, JSON numbers,
@@ -33,10 +34,11 @@ int zka_wcg_inputs_json(const zka_wcg *g, const char *path, uint64_t (*in)[4], c
 			size_t errlen);
 
 /* Evaluates the graph: w[0 .. n_witness) receives the witness (standard form). scratch, when
- * not NULL, holds n_nodes elements (zka_wcg_n_nodes) and is overwritten; else one is
- * allocated for the call. Returns 0, -EDOM when a circuit assert fails (err names circom's
- * template, line and component path), or -ENOMEM. */
-int zka_wcg_eval(const zka_wcg *g, const uint64_t (*in)[4], uint64_t (*w)[4],
-		 uint64_t (*scratch)[4], char *err, size_t errlen);
+ * not NULL, is zka_wcg_scratch_bytes(g) bytes, 32-byte aligned, overwritten (one per thread);
+ * else one is allocated for the call. Returns 0, -EDOM when a circuit assert fails (err names
+ * circom's template, line and component path; w is then partly written and must be
+ * discarded), or -ENOMEM. */
+int zka_wcg_eval(const zka_wcg *g, const uint64_t (*in)[4], uint64_t (*w)[4], void *scratch,
+		 char *err, size_t errlen);
 
 #endif

@@ -7,6 +7,7 @@
 stale=0
 for f in "$here"/circuits/*.circom; do
 	[ -f "$fx/bls12381/$(basename "$f" .circom).zkey" ] || stale=1
+	[ -d "$fx/bls12381/$(basename "$f" .circom)_cpp" ] || stale=1
 done
 if [ ! -f "$fx/.done" ] || [ $stale = 1 ]; then
 	rm -rf "$fx"
