@@ -54,6 +54,7 @@ struct zka_wcg {
 	uint32_t n_slots;
 	uint32_t *wemit, *wlist;	 /* witness entries of node i: wlist[wemit[i] .. wemit[i+1]) */
 	uint32_t *achk, *alist, *aslot; /* asserts checked at node i, and their (value, guard) slots */
+	uint32_t *wnode, *anode;	 /* the node of wlist[k] and of alist[k], ascending */
 };
 
 struct zka_wcg_ins {
@@ -270,6 +271,16 @@ static int compile(struct zka_wcg *g)
 		}
 	}
 	g->n_slots = top ? top : 1;
+	g->wnode = malloc(((size_t)nw + 1) * 4);
+	g->anode = malloc(((size_t)na + 1) * 4);
+	if (!g->wnode || !g->anode)
+		goto out;
+	for (uint32_t k = 0; k < nw; k++)
+		g->wnode[k] = g->witness[g->wlist[k]];
+	g->wnode[nw] = UINT32_MAX; /* sentinels: the evaluator's next-event compares end here */
+	for (uint32_t k = 0; k < na; k++)
+		g->anode[k] = akey[g->alist[k]];
+	g->anode[na] = UINT32_MAX;
 	rc = 0;
 out:
 	free(last);
@@ -388,6 +399,8 @@ void zka_wcg_free(zka_wcg *g)
 	free(g->achk);
 	free(g->alist);
 	free(g->aslot);
+	free(g->wnode);
+	free(g->anode);
 	free(g);
 }
 

@@ -17,7 +17,15 @@
 static inline const WT *WF_(wm)(WT *m, WT *st, uint8_t *fl, uint32_t s)
 {
 	if (!(fl[s] & 1)) {
-		WF_(to_mont)(&m[s], &st[s]);
+		const uint64_t *x = st[s].v;
+		if (!(x[1] | x[2] | x[3]) && x[0] <= 1) { /* bits: most of a hash's values */
+			if (x[0])
+				WF_(one)(&m[s]);
+			else
+				WF_(zero)(&m[s]);
+		} else {
+			WF_(to_mont)(&m[s], &st[s]);
+		}
 		fl[s] |= 1;
 	}
 	return &m[s];
@@ -27,7 +35,14 @@ static inline const WT *WF_(wm)(WT *m, WT *st, uint8_t *fl, uint32_t s)
 static inline const uint64_t *WF_(ws)(WT *m, WT *st, uint8_t *fl, uint32_t s)
 {
 	if (!(fl[s] & 2)) {
-		WF_(from_mont)(&st[s], &m[s]);
+		WT one;
+		WF_(one)(&one);
+		if (WF_(is_zero)(&m[s]) || WF_(eq)(&m[s], &one)) { /* 0 and R: the bits */
+			memset(&st[s], 0, sizeof st[s]);
+			st[s].v[0] = !WF_(is_zero)(&m[s]);
+		} else {
+			WF_(from_mont)(&st[s], &m[s]);
+		}
 		fl[s] |= 2;
 	}
 	return st[s].v;
@@ -39,6 +54,7 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 	WT *m = (WT *)scratch, *st = m + g->n_slots, one, zero;
 	uint8_t *fl = (uint8_t *)(st + g->n_slots);
 	const zka_wi_field *f = &g->wf;
+	uint32_t ak = 0, wk = 0; /* the next assert check and witness entry (by node) */
 	WF_(one)(&one);
 	WF_(zero)(&zero);
 #define M(s) WF_(wm)(m, st, fl, (s))
@@ -63,7 +79,8 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 		case ZKA_WOP_NEG: WF_(neg)(&m[d], M(n->a)); fl[d] = 1; break;
 		case ZKA_WOP_DIV: {
 			WT t;
-			WF_(inv)(&t, M(n->b)); /* 0 for 0 (zka_wcg.h) */
+			WF_(inv_vartime)(&t, M(n->b)); /* 0 for 0 (zka_wcg.h); variable time:
+							  the witness code branches on values anyway */
 			WF_(mul)(&m[d], M(n->a), &t);
 			fl[d] = 1;
 			break;
@@ -103,19 +120,19 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 		}
 		}
 		/* the asserts this node completes, in circom's order among themselves */
-		for (uint32_t k = g->achk[i]; k < g->achk[i + 1]; k++) {
-			const struct zka_wcg_assert *as = &g->asserts[g->alist[k]];
-			if (as->guard != ZKA_WCG_NONE && WF_(is_zero)(M(g->aslot[2 * k + 1])))
+		for (; g->anode[ak] == i; ak++) {
+			const struct zka_wcg_assert *as = &g->asserts[g->alist[ak]];
+			if (as->guard != ZKA_WCG_NONE && WF_(is_zero)(M(g->aslot[2 * ak + 1])))
 				continue;
-			if (WF_(is_zero)(M(g->aslot[2 * k]))) {
+			if (WF_(is_zero)(M(g->aslot[2 * ak]))) {
 				snprintf(err, errlen, "circuit assert failed: template %s",
 					 g->msgs + as->msg);
 				return -EDOM;
 			}
 		}
 		/* the witness entries that are this node's value */
-		for (uint32_t k = g->wemit[i]; k < g->wemit[i + 1]; k++)
-			memcpy(w[g->wlist[k]], S(d), 32);
+		for (; g->wnode[wk] == i; wk++)
+			memcpy(w[g->wlist[wk]], S(d), 32);
 	}
 #undef M
 #undef S
