@@ -13,7 +13,8 @@ pkgs=(cmake gcc make pkg-config
       libgmp-dev libjansson-dev libxxhash-dev
       libpq-dev postgresql # the cluster (cluster/): libpq, and the server its tests start
       libmicrohttpd-dev libinih-dev libsystemd-dev # metrics (HTTP), settings files, sd_notify
-      prometheus systemd dpkg-dev file) # promtool, systemd-analyze, the .deb's dependencies
+      prometheus systemd dpkg-dev file # promtool, systemd-analyze, the .deb's dependencies
+      help2man) # the man pages (optional: without it the build skips them)
 command -v node >/dev/null && command -v npm >/dev/null || pkgs+=(nodejs npm)
 missing=()
 for p in "${pkgs[@]}"; do
