@@ -94,7 +94,7 @@ static void usage(FILE *f)
 	    "                the lanes' working memory do not fit the free device memory;\n"
 	    "                the log's key line says which (docs/gpu.md, \"Window tables\n"
 	    "                under a budget\")\n"
-	    "  -V, --version print the version (and git commit) and exit\n"
+	    "  -V, --version  print the version (and git commit) and exit\n"
 	    "Status (busy %%, proofs/s, synthesis jobs/s over the last minute) is written to\n"
 	    "/dev/shm/zkarena-NAME.gpud-status (id 0; zkarena-NAME.gpudI-status for id I)\n"
 	    "every second and logged every minute.\n"

@@ -4,8 +4,8 @@
 # truth, so the installed list cannot drift from it), zkarena-gpud.txt and zkarena-synth.txt;
 # with HELP2MAN set, also the man pages OUT/man/zkarena.1, zkarena-gpud.8 and zkarena-synth.8.
 # Any binary that fails its --help or --commands fails the build.
-# Inputs: -DZKARENA= -DGPUD= -DSYNTH= -DOUT= [-DHELP2MAN=]
-foreach(v ZKARENA GPUD SYNTH OUT)
+# Inputs: -DZKARENA= -DGPUD= -DSYNTH= -DOUT= -DVERSION= [-DHELP2MAN=]
+foreach(v ZKARENA GPUD SYNTH OUT VERSION)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "help-texts.cmake: -D${v}= missing")
   endif()
@@ -38,24 +38,25 @@ help(zkarena-synth.txt "${SYNTH}" --help)
 if(HELP2MAN)
   file(MAKE_DIRECTORY "${OUT}/man")
   string(REPLACE ";" ", " list "${cmds}")
-  file(WRITE "${OUT}/man/see-also.h2m"
-       "[SEE ALSO]\nzkarena-gpud(8), zkarena-synth(8). Each command's own text:\n"
-       ".B zkarena\n.I COMMAND\n.BR --help ,\nalso in /usr/share/doc/zkarena/help/ (commands: ${list}).\n"
-       "The documentation: /usr/share/doc/zkarena/README.md and its docs.\n")
-  # man(BINARY SECTION NAME): help2man from BINARY's --help and --version
-  function(man bin section name)
+  # man(BINARY SECTION NAME SEE-ALSO): help2man from BINARY's --help, the footer "zkarena VERSION"
+  function(man bin section name see)
     get_filename_component(base "${bin}" NAME)
+    file(WRITE "${OUT}/man/${base}.h2m"
+         "[SEE ALSO]\n${see}\nThe documentation: /usr/share/doc/zkarena/README.md and the pages "
+         "beside it.\n")
     execute_process(COMMAND "${HELP2MAN}" --no-info --no-discard-stderr --section ${section}
-                            --name "${name}" --include "${OUT}/man/see-also.h2m"
+                            --name "${name}" --version-string "${VERSION}"
+                            --source "zkarena ${VERSION}" --include "${OUT}/man/${base}.h2m"
                             --output "${OUT}/man/${base}.${section}" "${bin}"
                     RESULT_VARIABLE rc)
+    file(REMOVE "${OUT}/man/${base}.h2m")
     if(NOT rc EQUAL 0)
       message(FATAL_ERROR "help-texts.cmake: help2man ${base} exited ${rc}")
     endif()
   endfunction()
-  man("${ZKARENA}" 1 "Groth16 proving pipeline: prove, verify, run and operate an arena")
-  man("${GPUD}" 8 "the proving daemon of a zkarena arena")
-  man("${SYNTH}" 8 "a synthesis worker of a zkarena arena")
-  file(REMOVE "${OUT}/man/see-also.h2m")
+  man("${ZKARENA}" 1 "Groth16 proving pipeline: prove, verify, run and operate an arena"
+      "zkarena-gpud(8), zkarena-synth(8). Each command's own text:\n.B zkarena\n.I COMMAND\n.BR --help ,\nalso in /usr/share/doc/zkarena/help/ (commands: ${list}).")
+  man("${GPUD}" 8 "the proving daemon of a zkarena arena" "zkarena(1), zkarena-synth(8).")
+  man("${SYNTH}" 8 "a synthesis worker of a zkarena arena" "zkarena(1), zkarena-gpud(8).")
 endif()
 file(WRITE "${OUT}/help.stamp" "")

@@ -52,7 +52,7 @@ static void usage(FILE *f)
 	    "                synthesized or waiting: a lone job on an idle pipeline runs on\n"
 	    "                all M (default: the CPUs this process may run on)\n"
 	    "  --once        exit after one job (tests)\n"
-	    "  -V, --version print the version (and git commit) and exit\n"
+	    "  -V, --version  print the version (and git commit) and exit\n"
 	    "Test hooks: ZKA_SYNTH_DELAY_MS=N sleeps N ms in the middle of each synthesis;\n"
 	    "ZKA_PRIORITY_AGE_MS=N makes a waiting job gain one priority level per N ms (not\n"
 	    "per %d s) when this worker picks the next job.\n",
