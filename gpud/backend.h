@@ -1,5 +1,5 @@
 /* backend.h - what zkarena-gpud needs from a prover: the CPU backend and the CUDA backend
- * implement the same three operations. */
+ * implement the same four operations: init, prove, shutdown, and status (which may be NULL). */
 #define ZKA_LANES_MAX 8
 #ifndef ZKA_BACKEND_H
 #define ZKA_BACKEND_H

@@ -39,6 +39,7 @@
  * the slot's a, b and w without re-synthesis. */
 #include "config/zka_budget.h"
 #include "config/zka_notify.h"
+#include "config/zka_version.h"
 #include "gpud/backend.h"
 #include "gpud/outputs.h"
 #include "synth/pipe.h"
@@ -93,6 +94,7 @@ static void usage(FILE *f)
 	    "                the lanes' working memory do not fit the free device memory;\n"
 	    "                the log's key line says which (docs/gpu.md, \"Window tables\n"
 	    "                under a budget\")\n"
+	    "  -V, --version  print the version (and git commit) and exit\n"
 	    "Status (busy %%, proofs/s, synthesis jobs/s over the last minute) is written to\n"
 	    "/dev/shm/zkarena-NAME.gpud-status (id 0; zkarena-NAME.gpudI-status for id I)\n"
 	    "every second and logged every minute.\n"
@@ -588,11 +590,12 @@ int main(int argc, char **argv)
 					     {"id", required_argument, 0, 'I'},
 					     {"table-budget", required_argument, 0, 'T'},
 					     {"help", no_argument, 0, 'h'},
+					     {"version", no_argument, 0, 'V'},
 					     {0, 0, 0, 0}};
 	const char *budget = NULL;
 	const zka_backend *be = &zka_backend_cpu;
 	int device = 0, inflight = 0, id = 0, opt;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
 			if (!strcmp(optarg, "cpu"))
@@ -634,6 +637,8 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			return zka_version_print("zkarena-gpud");
 		default:
 			usage(stderr);
 			return 2;

@@ -61,7 +61,7 @@ static const char *const stage_name[ST_N] = {"queue", "synthesis", "ready_wait",
 					     "end_to_end"};
 static const char *const stage_help[ST_N] = {
     "Time from submission to the start of synthesis",
-    "Time of synthesis (witness to a, b, c in a slot)",
+    "Time of synthesis (witness to a and b in a slot)",
     "Time from the slot READY to the start of its proof",
     "Time of the proof on the gpud",
     "Time from submission to the proof written",
@@ -335,7 +335,7 @@ int zka_metrics_render(zka_metrics *m, char **text, size_t *len)
 	    {"zkarena_keys_resident_bytes", "gauge", "Bytes of the keys held on the device"},
 	    {"zkarena_proofs_total", "counter", "Proofs made by the gpud (since its start)"},
 	    {"zkarena_device_copied_bytes_total", "counter",
-	     "Bytes of a, b, c and witness copied into the prover (since the gpud's start)"},
+	     "Bytes of a, b and witness copied into the prover (since the gpud's start)"},
 	};
 	for (size_t f = 0; f < sizeof gf / sizeof gf[0]; f++) {
 		family(&b, gf[f].name, gf[f].type, gf[f].help);

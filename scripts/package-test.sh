@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # package-test.sh BUILD_DIR - the Debian package end to end on this machine (CI: as root on its
 # Debian 12 box): cpack builds zkarena_VERSION_amd64.deb in BUILD_DIR, apt installs it,
-# `zkarena --help` and `zkarena demo` run from /usr/bin, the installed units pass
+# `zkarena --help` and `zkarena demo` run from /usr/bin, every command's help text (from
+# `zkarena --commands`), the binaries' --version, the copyright file, LICENSE and (when the build
+# had help2man) the man pages are installed, the installed units pass
 # `systemd-analyze verify` (each template as an instance), the installed example settings file
 # passes `zkarena config check`, then the package is removed. Needs root (apt); without it,
 # says so and exits 0.
@@ -27,7 +29,29 @@ dpkg-deb -f "$deb" Depends | grep -q libmicrohttpd && ok "Depends lists the Debi
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$(realpath "$deb")" >"$T/apt.log" 2>&1 &&
 	ok "apt install ./$(basename "$deb")" || ko "apt install: $(tail -5 "$T/apt.log")"
 /usr/bin/zkarena --help >"$T/help" 2>&1 && grep -q "commands:" "$T/help" && ok "/usr/bin/zkarena --help" || ko "zkarena --help: $(head -3 "$T/help")"
-[ -s /usr/share/doc/zkarena/help/zkarena-run.txt ] && ok "help texts installed" || ko "no help texts"
+# every command of the CLI's own table has its help text, and so does every binary
+H=/usr/share/doc/zkarena/help missing=""
+for c in $(/usr/bin/zkarena --commands); do [ -s "$H/zkarena-$c.txt" ] || missing="$missing $c"; done
+for f in zkarena zkarena-gpud zkarena-synth; do [ -s "$H/$f.txt" ] || missing="$missing $f"; done
+[ -n "$(/usr/bin/zkarena --commands)" ] && [ -z "$missing" ] &&
+	ok "help texts installed: all $(/usr/bin/zkarena --commands | wc -l) commands and the daemons" ||
+	ko "help texts missing:$missing"
+v=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$B/CMakeCache.txt")
+bad=""
+for b in zkarena zkarena-gpud zkarena-synth; do
+	/usr/bin/$b --version | grep -q "^$b $v\b" || bad="$bad $b"
+done
+[ -z "$bad" ] && ok "--version of the installed binaries: $v" || ko "--version:$bad"
+C=/usr/share/doc/zkarena/copyright
+head -1 "$C" 2>/dev/null | grep -q "^Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/" &&
+	grep -q "^License: Apache-2.0" "$C" && [ -s /usr/share/doc/zkarena/LICENSE ] &&
+	ok "copyright file (machine-readable) and LICENSE installed" || ko "no copyright file or LICENSE"
+if grep -q "^HELP2MAN:FILEPATH=/" "$B/CMakeCache.txt"; then
+	[ -s /usr/share/man/man1/zkarena.1 ] && [ -s /usr/share/man/man8/zkarena-gpud.8 ] &&
+		[ -s /usr/share/man/man8/zkarena-synth.8 ] && ok "man pages installed" || ko "man pages missing"
+else
+	echo "skip man pages: the build found no help2man"
+fi
 /usr/bin/zkarena config check /usr/share/doc/zkarena/examples/example.conf >/dev/null 2>&1 &&
 	ok "the installed example settings file checks" || ko "example.conf does not check"
 (cd "$T" && timeout 300 /usr/bin/zkarena demo --jobs 4 --constraints 500 --workers 1 >"$T/demo.log" 2>&1) &&

@@ -10,6 +10,7 @@
  * and the worker goes on. A worker killed at any point loses nothing: recovery gives its job
  * back to the queue and its slot back to the free ring. */
 #include "config/zka_notify.h"
+#include "config/zka_version.h"
 #include "synth/pipe.h"
 #include "zk/abc.h"
 #include "zk/groth16.h"
@@ -51,6 +52,7 @@ static void usage(FILE *f)
 	    "                synthesized or waiting: a lone job on an idle pipeline runs on\n"
 	    "                all M (default: the CPUs this process may run on)\n"
 	    "  --once        exit after one job (tests)\n"
+	    "  -V, --version  print the version (and git commit) and exit\n"
 	    "Test hooks: ZKA_SYNTH_DELAY_MS=N sleeps N ms in the middle of each synthesis;\n"
 	    "ZKA_PRIORITY_AGE_MS=N makes a waiting job gain one priority level per N ms (not\n"
 	    "per %d s) when this worker picks the next job.\n",
@@ -165,9 +167,10 @@ int main(int argc, char **argv)
 					     {"max-threads", required_argument, 0, 'm'},
 					     {"once", no_argument, 0, 'o'},
 					     {"help", no_argument, 0, 'h'},
+					     {"version", no_argument, 0, 'V'},
 					     {0, 0, 0, 0}};
 	int threads = 1, max_threads = 0, once = 0, opt;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
 			if (zka_opt_int("zkarena-synth", "--threads", optarg, 1, 1024, &threads))
@@ -184,6 +187,8 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			return zka_version_print("zkarena-synth");
 		default:
 			usage(stderr);
 			return 2;

@@ -1,4 +1,5 @@
 /* zkarena.c - entry point of the `zkarena` CLI: dispatches to the subcommands of cli.h. */
+#include "config/zka_version.h"
 #include "tools/cli.h"
 #include "tools/util.h"
 
@@ -38,7 +39,9 @@ static void usage(FILE *f)
 	fprintf(f, "usage: zkarena COMMAND [ARGS...]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
 		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].summary);
-	fprintf(f, "\n`zkarena COMMAND --help` describes each command.\n");
+	fprintf(f, "\n`zkarena COMMAND --help` describes each command.\n"
+		   "`zkarena --version` (-V) prints the version (and git commit);\n"
+		   "`zkarena --commands` the command names, one a line.\n");
 }
 
 /* ZKG_PROFILE's exit stamp: registered first, so it runs after every later atexit handler
@@ -60,6 +63,13 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (zka_version_asked(argv[1]))
+		return zka_version_print("zkarena");
+	if (!strcmp(argv[1], "--commands")) { /* the install's help texts and man page use it */
+		for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+			printf("%s\n", cmds[i].name);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)

@@ -4,7 +4,7 @@
 # and status file, `zkarena status` lists all three. Chaos: single gpuds are SIGKILLed while
 # proofs are in flight (the others keep proving, `zkarena run` restarts the dead one); every job
 # ends DONE exactly once (one proof attempt that finished), every proof verifies, no job is
-# synthesized twice (a killed gpud's PROVING slot is proved by another from its a/b/c).
+# synthesized twice (a killed gpud's PROVING slot is proved by another from its a, b and w).
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh" "$1"
 N=${2:-30}
