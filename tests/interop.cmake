@@ -11,6 +11,11 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/tests/interop/node_modules/snarkjs)
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/interop/random.sh $<TARGET_FILE:zkarena>
                    ${CMAKE_BINARY_DIR}/interop-fixtures)
   set_tests_properties(interop_random PROPERTIES TIMEOUT 1200 DEPENDS interop_snarkjs)
+  # witnesses from input.json against snarkjs (tests/interop/witness.sh): needs g++ for import --c
+  add_test(NAME interop_witness
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/interop/witness.sh $<TARGET_FILE:zkarena>
+                   ${CMAKE_BINARY_DIR}/interop-fixtures)
+  set_tests_properties(interop_witness PROPERTIES TIMEOUT 1500 DEPENDS interop_snarkjs)
 else()
   message(WARNING "zkarena: snarkjs not installed (run scripts/install-deps.sh): interop tests skipped")
 endif()
