@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "shm/zka_arena.h"
-#include "synth/params.h"
+#include "keys/params.h"
 #include "zk/groth16.h"
 
 /* A backend's gauges and warnings for the status file. */

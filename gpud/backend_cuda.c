@@ -4,7 +4,7 @@
  * full PCIe speed with no staging copy; each circuit's key is loaded to the device once.
  *
  * Keys at disk speed (issue 18): before a key's first upload, the five point sets in its params
- * region (a PROT_READ shm mapping, synth/params.h) are registered once with
+ * region (a PROT_READ shm mapping, keys/params.h) are registered once with
  * cudaHostRegisterReadOnly, in parallel (zka_gpu_pin_key), so the upload
  * runs at pinned speed (55 GB/s on an H200 against 8.3 GB/s pageable); the registration is
  * undone when the region is replaced (the circuit reloaded) and at shutdown, before gpud unmaps

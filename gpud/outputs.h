@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "shm/zka_arena.h"
-#include "synth/params.h"
+#include "keys/params.h"
 #include "zk/groth16.h"
 
 /* Opens the job's output directory and checks it against the job's identity (see above).

@@ -1,6 +1,6 @@
 /* pipe.c - see pipe.h. */
 #include "synth/pipe.h"
-#include "synth/zka_keys.h"
+#include "keys/zka_keys.h"
 #include "zk/binfile.h"
 
 #include <dirent.h>

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "shm/zka_arena.h"
-#include "synth/params.h"
+#include "keys/params.h"
 
 /* Pointers into a slot's data for a key; returns -ENOSPC when the slot is too small. */
 typedef struct {

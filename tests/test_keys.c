@@ -1,12 +1,12 @@
-/* test_keys.c - the .zka format, the loader and resident keys (synth/zka_loader.h,
- * synth/zka_keys.h) on the snarkjs fixtures of tests/data/fmt (both curves, both .zkey section
+/* test_keys.c - the .zka format, the loader and resident keys (keys/zka_loader.h,
+ * keys/zka_keys.h) on the snarkjs fixtures of tests/data/fmt (both curves, both .zkey section
  * orders): import -> load -> prove gives the proof zka_prove gives from the .zkey (fixed r, s);
  * every loader path (O_DIRECT with fixed buffers, plain reads, buffered, tmpfs, depth 1 with
  * 4 KiB reads) gives the file's bytes; corrupt, truncated and mismatched files are refused
  * naming the section; a key with an off-curve point is refused at import naming section and
  * index; a resident key is used without opening the key file (the loader's open counter). */
-#include "synth/zka_keys.h"
-#include "synth/zka_loader.h"
+#include "keys/zka_keys.h"
+#include "keys/zka_loader.h"
 #include "tests/testutil.h"
 #include "zk/abc.h"
 #include "zk/wtns.h"

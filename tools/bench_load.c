@@ -4,8 +4,8 @@
  * mmap(2) + memcpy. Cold for page-cache methods: the file's pages dropped first with
  * posix_fadvise(DONTNEED) (and /proc/sys/vm/drop_caches where permitted), the share still
  * cached measured with mincore(2) and printed. */
-#include "synth/zka_keys.h"
-#include "synth/zka_loader.h"
+#include "keys/zka_keys.h"
+#include "keys/zka_loader.h"
 #include "tools/cli.h"
 #include "tools/util.h"
 #include "zk/opt.h"

@@ -1,6 +1,6 @@
 /* cmd_keys.c - `zkarena import` (a .zkey into a .zka) and `zkarena params` (resident keys:
  * load, list, evict). */
-#include "synth/zka_keys.h"
+#include "keys/zka_keys.h"
 #include "tools/cli.h"
 #include "witness/zka_wcimport.h"
 #include "zk/opt.h"

@@ -2,7 +2,7 @@
  * the snarkjs/rapidsnark-compatible prover command, on the CPU or (--gpu) on a CUDA device. */
 #include "shm/zka_arena.h"
 #include "synth/pipe.h"
-#include "synth/zka_keys.h"
+#include "keys/zka_keys.h"
 #include "tools/cli.h"
 #include "tools/util.h"
 #include "zk/abc.h"

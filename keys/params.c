@@ -1,5 +1,5 @@
 /* params.c - see params.h. */
-#include "synth/params.h"
+#include "keys/params.h"
 
 #include "zk/abc.h"
 #include "zk/par.h"
@@ -423,8 +423,8 @@ err:
 	return ret;
 }
 
-static int params_from_map(void *map, size_t size, const char *what, int shape_only,
-			   zka_params *p, char *err, size_t errlen);
+static int params_from_map(void *map, size_t size, const char *what, int shape_only, zka_params *p,
+			   char *err, size_t errlen);
 
 int zka_params_from_map(void *map, size_t size, const char *what, zka_params *p, char *err,
 			size_t errlen)
@@ -434,8 +434,8 @@ int zka_params_from_map(void *map, size_t size, const char *what, zka_params *p,
 
 /* shape_only: the CSR matrices and the r1cs are not checked (p->abc and p->cs are then
  * zeroed: not to be used) */
-static int params_from_map(void *map, size_t size, const char *what, int shape_only,
-			   zka_params *p, char *err, size_t errlen)
+static int params_from_map(void *map, size_t size, const char *what, int shape_only, zka_params *p,
+			   char *err, size_t errlen)
 {
 	memset(p, 0, sizeof *p);
 	zka_params_info in;
@@ -530,8 +530,7 @@ static int params_from_map(void *map, size_t size, const char *what, int shape_o
 	return 0;
 }
 
-static int params_open(const char *name, int shape_only, zka_params *p, char *err,
-		       size_t errlen);
+static int params_open(const char *name, int shape_only, zka_params *p, char *err, size_t errlen);
 
 int zka_params_open(const char *name, zka_params *p, char *err, size_t errlen)
 {
@@ -543,8 +542,7 @@ int zka_params_open_shape(const char *name, zka_params *p, char *err, size_t err
 	return params_open(name, 1, p, err, errlen);
 }
 
-static int params_open(const char *name, int shape_only, zka_params *p, char *err,
-		       size_t errlen)
+static int params_open(const char *name, int shape_only, zka_params *p, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof *p);
 	int fd = shm_open(name, O_RDONLY, 0);

@@ -1,5 +1,5 @@
 /* keys.c - see zka_keys.h. */
-#include "synth/zka_keys.h"
+#include "keys/zka_keys.h"
 
 #include "zk/par.h"
 #include "zk/r1cs.h"

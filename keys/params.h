@@ -8,7 +8,7 @@
  *     check the witness and name the first failing constraint.
  *
  * Layout (version 3), the same in a region and in a .zka file, so that a loader reads the file
- * straight into the region (synth/zka_loader.h):
+ * straight into the region (keys/zka_loader.h):
  *   [0, 2048)     the header: magic, version, curve, counts, the source files' identity, and
  *                 for each section its offset, length and XXH3-64 checksum; an XXH3-64 of the
  *                 header itself ends it

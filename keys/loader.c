@@ -58,7 +58,7 @@
  *   6. No read targets bytes above pop_mark: a read never lands on a page a populate
  *      thread is still faulting in, and the populate threads are joined before an unmap.
  */
-#include "synth/zka_loader.h"
+#include "keys/zka_loader.h"
 
 #include <errno.h>
 #include <fcntl.h>

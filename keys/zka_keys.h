@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "synth/params.h"
-#include "synth/zka_loader.h"
+#include "keys/params.h"
+#include "keys/zka_loader.h"
 
 typedef struct zka_keys_opts {
 	const char *r1cs; /* the circuit to put in the region (pipeline); NULL: none */

@@ -1,4 +1,4 @@
-/* zka_loader.h - reads a .zka file (a params region's image, synth/params.h) into memory with
+/* zka_loader.h - reads a .zka file (a params region's image, keys/params.h) into memory with
  * io_uring and O_DIRECT, verifying every section's checksum while later reads are in flight.
  * See loader.c for the design (objects, states, invariants). */
 #ifndef ZKA_LOADER_H
@@ -6,11 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "synth/params.h"
+#include "keys/params.h"
 
-#define ZKA_LOADER_DEPTH 8	      /* reads in flight (measured: docs/keys.md) */
-#define ZKA_LOADER_CHUNK (4u << 20)   /* bytes per read */
-#define ZKA_LOADER_IOV_MAX (1u << 30) /* bytes per registered buffer (the kernel's limit) */
+#define ZKA_LOADER_DEPTH 8		 /* reads in flight (measured: docs/keys.md) */
+#define ZKA_LOADER_CHUNK (4u << 20)	 /* bytes per read */
+#define ZKA_LOADER_IOV_MAX (1u << 30)	 /* bytes per registered buffer (the kernel's limit) */
 #define ZKA_LOADER_POP_PIECE (32u << 20) /* bytes a populate thread takes at a time */
 #define ZKA_LOADER_POP_THREADS 4	 /* at most (and at most the online CPUs) */
 /* populate ahead by default from this many CPUs: measured 2026-12-02 (docs/keys.md), a 2^22
