@@ -42,6 +42,7 @@
 #include "config/zka_version.h"
 #include "gpud/backend.h"
 #include "gpud/outputs.h"
+#include "keys/zka_cache.h"
 #include "synth/pipe.h"
 #include "zk/groth16.h"
 #include "zk/json_io.h"
@@ -115,7 +116,7 @@ static int64_t mono_ns(void)
 }
 
 /* The daemon: shared by the lanes and the main thread. */
-#define CIRCUITS_MAX 256 /* as the pipeline cache: circuit indices of the arena */
+#define CIRCUITS_MAX ZKA_PARAMS_CACHE_MAX /* circuit indices of the arena */
 #define KEYW (CIRCUITS_MAX / 64)
 #define YIELD_MAX 5 /* key preference: at most 5 x 20 ms before taking a slot anyway */
 
@@ -127,7 +128,9 @@ struct daemon {
 	void *ctx;
 	int lanes;
 	atomic_int fatal;      /* a lane hit arena trouble: everyone stops, exit 1 */
-	struct circuits *circ; /* the params regions, shared by the lanes */
+	/* the params regions, shared by the lanes: one mapping per region, so the backend's
+	 * per-circuit key cache (keyed by the mapping) sees one region, not one per lane */
+	zka_params_cache *circ;
 	pthread_mutex_t mu;    /* guards everything below */
 	int active;	       /* lanes inside be->prove */
 	int64_t busy_since, busy_ns;
@@ -150,63 +153,9 @@ static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
 	return hi > lo ? hi - lo : 0;
 }
 
+/* A params region replaced by a reload stays mapped (a lane may still prove from it) until exit
+ * or until RETIRED_MAX later replacements (keys/zka_cache.h). */
 #define RETIRED_MAX 64
-
-/* The circuits' params regions, shared by the lanes: one mapping per region, so the backend's
- * per-circuit key cache (keyed by the mapping) sees one region, not one per lane, and loads a
- * key once. A region replaced by a reload stays mapped until exit (a lane may still prove
- * from it); past RETIRED_MAX replaced regions, the oldest is unmapped. */
-struct circuits {
-	pthread_mutex_t mu;
-	zka_params p[CIRCUITS_MAX];
-	char shm[CIRCUITS_MAX][ZKA_SHM_NAME_MAX];
-	zka_params retired[RETIRED_MAX];
-	int nretired;
-};
-
-/* Returns circuit idx's params, mapping its region on first use; NULL with err set. */
-static const zka_params *circuit_get(struct circuits *c, struct zka_arena *a, uint32_t idx,
-				     char *err, size_t errlen)
-{
-	struct zka_circuit_info ci;
-	if (idx >= CIRCUITS_MAX || zka_circuit_info(a, idx, &ci)) {
-		snprintf(err, errlen, "circuit %u: no such entry", idx);
-		return NULL;
-	}
-	if (ci.state != ZKA_CIRCUIT_LOADED) {
-		snprintf(err, errlen, "circuit %u (%s): not loaded", idx, ci.key_path);
-		return NULL;
-	}
-	const zka_params *r = NULL;
-	pthread_mutex_lock(&c->mu);
-	if (c->p[idx].map && !strcmp(c->shm[idx], ci.params_shm)) {
-		r = &c->p[idx];
-		goto out;
-	}
-	if (c->p[idx].map) {
-		int k = c->nretired++ % RETIRED_MAX;
-		zka_params_close(&c->retired[k]);
-		c->retired[k] = c->p[idx];
-		memset(&c->p[idx], 0, sizeof c->p[idx]);
-	}
-	if (zka_params_open(ci.params_shm, &c->p[idx], err, errlen) == 0) {
-		snprintf(c->shm[idx], sizeof c->shm[idx], "%s", ci.params_shm);
-		r = &c->p[idx];
-	}
-out:
-	pthread_mutex_unlock(&c->mu);
-	return r;
-}
-
-static void circuits_free(struct circuits *c)
-{
-	for (int i = 0; i < CIRCUITS_MAX; i++)
-		zka_params_close(&c->p[i]);
-	for (int i = 0; i < RETIRED_MAX; i++)
-		zka_params_close(&c->retired[i]);
-	pthread_mutex_destroy(&c->mu);
-	free(c);
-}
 
 /* A lane enters the backend's prove. */
 static void busy_enter(struct daemon *d, int lane, int64_t t)
@@ -388,13 +337,9 @@ static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job)
 		fail = "cancelled";
 		goto finish;
 	}
-	/* the params region must be the arena owner's (issue 19) */
-	if (zka_circuit_info(a, ji.circuit, &ci) == 0 && ci.state == ZKA_CIRCUIT_LOADED &&
-	    zka_pipe_params_check(a, ci.params_shm, err, sizeof err)) {
-		fail = err;
-		goto finish;
-	}
-	if (!(p = circuit_get(d->circ, a, ji.circuit, err, sizeof err)) ||
+	(void)zka_circuit_info(a, ji.circuit, &ci); /* its key's path, for the messages */
+	/* the cache refuses a params region that is not the arena owner's (issue 19) */
+	if (!(p = zka_params_cache_get(d->circ, a, ji.circuit, err, sizeof err)) ||
 	    zka_pipe_slot_view(a, slot, &p->pk, &v)) {
 		if (!err[0])
 			snprintf(err, sizeof err, "slot %u is too small for the key", slot);
@@ -674,14 +619,13 @@ int main(int argc, char **argv)
 			   .device = device,
 			   .be = be,
 			   .lanes = inflight,
-			   .circ = calloc(1, sizeof *d.circ)};
+			   .circ = zka_params_cache_new(RETIRED_MAX)};
 	if (!d.circ) {
 		LOG("out of memory");
 		zka_arena_close(a);
 		return 1;
 	}
 	pthread_mutex_init(&d.mu, NULL);
-	pthread_mutex_init(&d.circ->mu, NULL);
 	if ((r = be->init(&d.ctx, a, device, inflight, note, sizeof note, err, sizeof err))) {
 		/* never fall back silently to another backend: say it and stop */
 		LOG("backend %s unavailable: %s", be->name, err);
@@ -741,7 +685,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	be->shutdown(d.ctx);
-	circuits_free(d.circ);
+	zka_params_cache_free(d.circ);
 	pthread_mutex_destroy(&d.mu);
 	zka_arena_close(a);
 	return atomic_load(&d.fatal) ? 1 : 0;

@@ -80,7 +80,7 @@ static int job_threads(const struct zka_arena *a, int floor_t, int max_t, uint32
 
 /* Synthesises job into slot. Returns 0 (slot READY), 1 (job failed with a reason: bad input)
  * or -errno (arena trouble: the caller stops). */
-static int synthesize(struct zka_arena *a, zka_pipe_cache *cache, uint32_t slot, uint32_t job,
+static int synthesize(struct zka_arena *a, zka_params_cache *cache, uint32_t slot, uint32_t job,
 		      int threads)
 {
 	struct zka_job_info ji;
@@ -94,7 +94,7 @@ static int synthesize(struct zka_arena *a, zka_pipe_cache *cache, uint32_t slot,
 		snprintf(err, sizeof err, "cancelled");
 		goto fail;
 	}
-	if (!(p = zka_pipe_circuit(cache, a, ji.circuit, err, sizeof err)))
+	if (!(p = zka_params_cache_get(cache, a, ji.circuit, err, sizeof err)))
 		goto fail;
 	if ((r = zka_pipe_slot_view(a, slot, &p->pk, &v))) {
 		snprintf(err, sizeof err,
@@ -113,7 +113,7 @@ static int synthesize(struct zka_arena *a, zka_pipe_cache *cache, uint32_t slot,
 		}
 		wm_cap = p->pk.n_vars;
 	}
-	const uint64_t(*vs)[4] = zka_pipe_values_std(cache, ji.circuit);
+	const uint64_t(*vs)[4] = zka_params_cache_values_std(cache, ji.circuit);
 	if (!vs) {
 		snprintf(err, sizeof err, "out of memory for the key's %u coefficient values",
 			 p->abc.n_vals);
@@ -210,7 +210,7 @@ int main(int argc, char **argv)
 	int r;
 	if (!a)
 		return 2;
-	zka_pipe_cache *cache = zka_pipe_cache_new();
+	zka_params_cache *cache = zka_params_cache_new(0);
 	if (!cache) {
 		zka_arena_close(a);
 		return 1;
@@ -259,7 +259,7 @@ int main(int argc, char **argv)
 		if (once)
 			break;
 	}
-	zka_pipe_cache_free(cache);
+	zka_params_cache_free(cache);
 	zka_arena_close(a);
 	zka_abc_scratch_free(wm, wm_cap);
 	return status;

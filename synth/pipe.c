@@ -33,63 +33,6 @@ int zka_pipe_slot_view(struct zka_arena *a, uint32_t slot, const zka_pk *pk, zka
 	return 0;
 }
 
-#define CACHE_MAX 256
-struct zka_pipe_cache {
-	zka_params p[CACHE_MAX];
-	char name[CACHE_MAX][ZKA_SHM_NAME_MAX];
-	uint64_t (*vs[CACHE_MAX])[4]; /* zka_pipe_values_std: made at first use, freed with p */
-};
-
-zka_pipe_cache *zka_pipe_cache_new(void)
-{
-	return calloc(1, sizeof(zka_pipe_cache));
-}
-
-void zka_pipe_cache_free(zka_pipe_cache *c)
-{
-	if (!c)
-		return;
-	for (int i = 0; i < CACHE_MAX; i++) {
-		zka_params_close(&c->p[i]);
-		free(c->vs[i]);
-	}
-	free(c);
-}
-
-const zka_params *zka_pipe_circuit(zka_pipe_cache *c, struct zka_arena *a, uint32_t idx,
-				   char *err, size_t errlen)
-{
-	struct zka_circuit_info ci;
-	if (idx >= CACHE_MAX || zka_circuit_info(a, idx, &ci)) {
-		snprintf(err, errlen, "circuit %u: no such entry", idx);
-		return NULL;
-	}
-	if (ci.state != ZKA_CIRCUIT_LOADED) {
-		snprintf(err, errlen, "circuit %u (%s): not loaded", idx, ci.key_path);
-		return NULL;
-	}
-	if (zka_pipe_params_check(a, ci.params_shm, err, errlen)) /* the arena owner's only */
-		return NULL;
-	if (c->p[idx].map && !strcmp(c->name[idx], ci.params_shm))
-		return &c->p[idx];
-	zka_params_close(&c->p[idx]);
-	free(c->vs[idx]);
-	c->vs[idx] = NULL;
-	if (zka_params_open(ci.params_shm, &c->p[idx], err, errlen))
-		return NULL;
-	snprintf(c->name[idx], sizeof c->name[idx], "%s", ci.params_shm);
-	return &c->p[idx];
-}
-
-const uint64_t (*zka_pipe_values_std(zka_pipe_cache *c, uint32_t idx))[4]
-{
-	if (idx >= CACHE_MAX || !c->p[idx].map)
-		return NULL;
-	if (!c->vs[idx])
-		c->vs[idx] = zka_abc_values_std(&c->p[idx].abc);
-	return (const uint64_t(*)[4])c->vs[idx];
-}
-
 /* hash of the first 4 KiB of the key: distinguishes rewritten files with equal size/mtime */
 static int key_identity(const char *path, struct zka_circuit_key *k, char *err, size_t errlen)
 {
@@ -201,30 +144,6 @@ int zka_pipe_load_circuit(struct zka_arena *a, const char *arena_name, const cha
 }
 
 /* ---- submit (issue 19): every check that the input allows is made here, naming the file ---- */
-
-int zka_pipe_params_check(const struct zka_arena *a, const char *shm, char *err, size_t errlen)
-{
-	uint32_t auid;
-	zka_arena_owner(a, &auid, NULL, NULL);
-	/* the owner from the name's inode (no open: a group member may not read the region) */
-	char path[ZKA_SHM_NAME_MAX + 16];
-	struct stat st;
-	snprintf(path, sizeof path, "/dev/shm/%s", shm[0] == '/' ? shm + 1 : shm);
-	if (strchr(path + 9, '/') || lstat(path, &st)) {
-		int e = strchr(path + 9, '/') ? EINVAL : errno;
-		snprintf(err, errlen, "params region %s: %s (%s)", shm, strerror(e),
-			 e == ENOENT ? "ENOENT" : e == EACCES ? "EACCES" : "lstat");
-		return -e;
-	}
-	if (!S_ISREG(st.st_mode) || (st.st_uid != auid && st.st_uid != 0)) {
-		snprintf(err, errlen,
-			 "params region %s is owned by uid %u, not by the arena's owner (uid %u): "
-			 "refusing another user's region (EPERM)",
-			 shm, (unsigned)st.st_uid, (unsigned)auid);
-		return -EPERM;
-	}
-	return 0;
-}
 
 /* Opens the output directory as the submitter sees it: not a symbolic link, a directory the
  * submitter may write; records its identity. */
@@ -363,7 +282,7 @@ int zka_pipe_submit(struct zka_arena *a, const char *arena_name, const char *zke
 	uint64_t need;
 	zka_arena_geometry(a, &g);
 	if ((r = zka_circuit_info(a, idx, &ci)) ||
-	    (r = zka_pipe_params_check(a, ci.params_shm, perr, sizeof perr))) {
+	    (r = zka_params_owner_check(a, ci.params_shm, perr, sizeof perr))) {
 		snprintf(err, errlen, "%s: %s", zkey, r == -ERANGE ? "no circuit entry" : perr);
 		return r;
 	}

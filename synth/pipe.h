@@ -19,6 +19,7 @@
 
 #include "shm/zka_arena.h"
 #include "keys/params.h"
+#include "keys/zka_cache.h"
 
 /* Pointers into a slot's data for a key; returns -ENOSPC when the slot is too small. */
 typedef struct {
@@ -26,19 +27,6 @@ typedef struct {
 	uint64_t bytes;
 } zka_slot_view;
 int zka_pipe_slot_view(struct zka_arena *a, uint32_t slot, const zka_pk *pk, zka_slot_view *v);
-
-/* A per-process cache of opened params regions, indexed by circuit table entry. */
-typedef struct zka_pipe_cache zka_pipe_cache;
-zka_pipe_cache *zka_pipe_cache_new(void);
-void zka_pipe_cache_free(zka_pipe_cache *c);
-/* Returns the params of circuit idx (opened on first use, reopened if the entry changed), or
- * NULL with err set when the entry is not LOADED or its region cannot be opened. */
-const zka_params *zka_pipe_circuit(zka_pipe_cache *c, struct zka_arena *a, uint32_t idx, char *err,
-				   size_t errlen);
-/* The standard form of circuit idx's coefficient values (zka_abc_values_std), for synthesis
- * into a slot; made at the first call after zka_pipe_circuit opened the region, kept with it.
- * NULL when the circuit is not open here or out of memory. */
-const uint64_t (*zka_pipe_values_std(zka_pipe_cache *c, uint32_t idx))[4];
 
 /* Makes sure the key (.zka or .zkey, and optional r1cs) is in a params region recorded in
  * the arena's circuit table (by path, size, mtime and a hash of the key's first 4 KiB): a
@@ -59,10 +47,6 @@ int zka_pipe_load_circuit(struct zka_arena *a, const char *arena_name, const cha
  * (nothing queued). */
 int zka_pipe_submit(struct zka_arena *a, const char *arena_name, const char *zkey, const char *r1cs,
 		    const char *wtns, const char *out_dir, uint64_t *id, char *err, size_t errlen);
-
-/* The params region SHM must be a regular object owned by the arena's owner (or root):
- * 0, or -errno with err naming the region and its owner (EPERM: another user's). */
-int zka_pipe_params_check(const struct zka_arena *a, const char *shm, char *err, size_t errlen);
 
 /* Removes every params region of the arena NAME (for destroy and the demo's cleanup).
  * Returns the number removed. */
