@@ -1,6 +1,8 @@
 /* loader.c - a .zka file into a params region at the storage's sequential bandwidth.
  *
  * Objects
+ *   load     one call of zka_loader_load: every object below and the progress of the load,
+ *            in one struct that the state functions pass along; load_end releases it.
  *   file     the .zka, opened O_DIRECT; where the file system refuses O_DIRECT (tmpfs, some
  *            overlays: open or the first aligned read fails with EINVAL) it is reopened
  *            buffered and one notice line says so.
@@ -25,24 +27,36 @@
  *            (zka_loader.h says why that is the default).
  *
  * States of a chunk (the mutex `mu` guards `landed` and the sections' next/busy/done)
- *   QUEUED -> IN_FLIGHT   zka_loader_load  READING loop, once pop_mark covers its bytes: an
- *                                          SQE for its remaining bytes is prepared;
- *                                          io_uring_submit_and_wait submits it
- *   IN_FLIGHT -> QUEUED   zka_loader_load  a short or interrupted read's CQE: `done` advances,
+ *   QUEUED -> IN_FLIGHT   read_ring()      once pop_mark covers its bytes: an SQE for its
+ *                                          remaining bytes (prep_read), submitted by
+ *                                          io_uring_submit_and_wait
+ *   IN_FLIGHT -> QUEUED   reap()           a short or interrupted read's CQE: `done` advances,
  *                                          an SQE for the rest is prepared
- *   IN_FLIGHT -> LANDED   landed()         its last byte arrived (called on the CQE); workers
- *                                          are woken
+ *   IN_FLIGHT -> LANDED   landed()         its last byte arrived (from reap(), or read_sync()
+ *                                          without a ring); workers are woken
  *   LANDED -> HASHED      hash_work()      its section's `next` reached it: XXH3 updated
- * States of a load (all in zka_loader_load)
- *   HEADER -> READING     header read with one aligned pread and checked, file size checked
- *                         against it, region made, ring set up and its buffers registered,
- *                         o->on_region told the region's address and layout
- *   READING -> VERIFYING  every chunk LANDED (no read in flight)
- *   VERIFYING -> DONE     every section HASHED and equal to the header's sum, the image valid
- *                         (zka_params_from_map), the residency record written, a named region
- *                         renamed into place
- *   any -> FAILED         the err: label: workers stopped, in-flight reads drained, ring
- *                         exited, region unmapped, temporary object unlinked
+ *
+ * States of a load (zka_loader_load calls one function per step, in this order, and stops
+ * at the first that fails; load_end is its one exit)
+ *   HEADER               load_open()      file opened (O_DIRECT when allowed), the header read
+ *                                          with one aligned pread
+ *                        load_header()    header checked, the file's size checked against it
+ *   HEADER -> READING    load_region()    region made, the header copied into it
+ *                        load_plan()      the chunks and the sections' checksum states
+ *                        load_populate()  populate threads started (o->populate)
+ *                        load_ring()      ring set up and its buffers registered
+ *                        load_start()     o->on_region told the region's address and layout,
+ *                                          the checksum workers started
+ *   READING -> VERIFYING load_read()      every chunk LANDED (no read in flight)
+ *   VERIFYING            load_verify()    every section HASHED and equal to the header's sum,
+ *                                          the ring and the file closed, the image valid
+ *                                          (zka_params_from_map)
+ *   VERIFYING -> DONE    load_commit()    the residency record written, a named region renamed
+ *                                          into place, the statistics filled in
+ *   any -> FAILED        load_end()       not DONE: workers stopped, in-flight reads drained,
+ *                                          ring exited, the consumer told to let go, region
+ *                                          unmapped, temporary object unlinked; DONE or not,
+ *                                          the load's own memory freed
  *
  * Invariants
  *   1. At most `depth` reads are in flight and no two of them target the same bytes.
@@ -64,6 +78,7 @@
 #include <fcntl.h>
 #include <liburing.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,11 +92,13 @@
 
 static _Atomic uint64_t key_opens;
 
+/* The count of key-file opens in this process (zka_loader.h). */
 uint64_t zka_loader_key_opens(void)
 {
 	return atomic_load(&key_opens);
 }
 
+/* Counts one open of a key file. */
 void zka_loader_count_open(void)
 {
 	atomic_fetch_add(&key_opens, 1);
@@ -108,8 +125,29 @@ struct sect {
 };
 
 struct load {
+	/* the call */
 	const char *path;
-	uint8_t *base;
+	const zka_loader_opts *o;
+	zka_params *p;
+	zka_loader_stats *st;
+	char *err;
+	size_t errlen;
+	unsigned depth;
+	uint64_t chunk;
+	int nthr; /* checksum workers wanted */
+	double t0, t_read0, t_verify0;
+	/* HEADER */
+	int fd, direct;
+	uint8_t *hdr;
+	zka_params_info in;
+	struct stat sb;
+	/* the region */
+	uint8_t *base; /* NULL: none yet */
+	size_t mapsize;
+	char tmp[64], final[64]; /* a named region's temporary and final names */
+	int region_given;	 /* o->on_region accepted it */
+	int committed;		 /* DONE: the region is the caller's */
+	/* chunks, sections and the workers */
 	struct chunk *ch;
 	uint32_t nch;
 	struct sect sec[ZKA_PARAMS_NSECT];
@@ -117,13 +155,25 @@ struct load {
 	int nsect_done, stop;
 	pthread_mutex_t mu;
 	pthread_cond_t work, fin;
+	pthread_t thr[4];
+	int nthr_started;
 	/* populating ahead: pieces of ZKA_LOADER_POP_PIECE claimed in order from pop_next;
 	 * pop_done[i] set when piece i is in; pop_mark (bytes) the populated prefix, read by
 	 * the READING loop without the mutex */
+	int populate;
 	size_t pop_size, pop_piece, pop_npieces, pop_next, pop_prefix;
 	uint8_t *pop_done;
 	_Atomic uint64_t pop_mark;
 	pthread_cond_t popc; /* pop_mark advanced */
+	pthread_t pop_thr[ZKA_LOADER_POP_THREADS];
+	int npop_started;
+	/* the ring and READING's progress */
+	struct io_uring ring;
+	int have_ring, used_ring, fixed;
+	uint32_t next, inflight; /* the first QUEUED chunk; reads in flight */
+	uint64_t got;		 /* bytes landed */
+	double last_print;
+	int printed;
 };
 
 #ifndef MADV_POPULATE_WRITE
@@ -236,219 +286,231 @@ static void progress_line(const char *path, uint64_t done, uint64_t total, doubl
 		t > 0 ? 1e-9 * (double)done / t : 0.0);
 }
 
-int zka_loader_load(const char *path, const zka_loader_opts *o, zka_params *p, zka_loader_stats *st,
-		    char *err, size_t errlen)
+/* Puts "path: " and the formatted message into the caller's err; returns ret. */
+static int fail(struct load *L, int ret, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(struct load *L, int ret, const char *fmt, ...)
 {
-	static const zka_loader_opts none = {0};
-	static _Atomic unsigned serial;
-	if (!o)
-		o = &none;
-	unsigned depth = o->depth ? o->depth : ZKA_LOADER_DEPTH;
-	uint64_t chunk = o->chunk ? o->chunk : ZKA_LOADER_CHUNK;
-	int nthr = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-	if (nthr > 4)
-		nthr = 4;
-	if (nthr < 1)
-		nthr = 1;
-	double t0 = now();
-	struct load L = {.path = path};
-	struct io_uring ring;
-	int have_ring = 0, fd = -1, ret = 0, direct = !o->buffered, fixed = 0;
-	uint8_t *hdr = NULL, *map = MAP_FAILED;
-	size_t mapsize = 0;
-	char tmp[64] = "", final[64] = "", why[300];
-	pthread_t thr[4];
-	int nthr_started = 0, used_ring = 0, region_given = 0, npop_started = 0;
-	pthread_t pop_thr[ZKA_LOADER_POP_THREADS];
-	uint32_t next = 0, inflight = 0;
-	zka_params_info in;
-	struct stat sb;
+	int n = snprintf(L->err, L->errlen, "%s: ", L->path);
+	if (n >= 0 && (size_t)n < L->errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(L->err + n, L->errlen - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+/* The load's starting state: options resolved, synchronization made, nothing acquired. */
+static void load_init(struct load *L, const char *path, const zka_loader_opts *o, zka_params *p,
+		      zka_loader_stats *st, char *err, size_t errlen)
+{
+	memset(L, 0, sizeof *L);
+	L->t0 = now();
+	L->path = path;
+	L->o = o;
+	L->p = p;
+	L->st = st;
+	L->err = err;
+	L->errlen = errlen;
+	L->depth = o->depth ? o->depth : ZKA_LOADER_DEPTH;
+	L->chunk = o->chunk ? o->chunk : ZKA_LOADER_CHUNK;
+	L->nthr = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	L->nthr = L->nthr > 4 ? 4 : L->nthr < 1 ? 1 : L->nthr;
+	L->fd = -1;
+	L->direct = !o->buffered;
 	memset(p, 0, sizeof *p);
 	if (st)
 		memset(st, 0, sizeof *st);
-	pthread_mutex_init(&L.mu, NULL);
-	pthread_cond_init(&L.work, NULL);
-	pthread_cond_init(&L.fin, NULL);
-	pthread_cond_init(&L.popc, NULL);
+	pthread_mutex_init(&L->mu, NULL);
+	pthread_cond_init(&L->work, NULL);
+	pthread_cond_init(&L->fin, NULL);
+	pthread_cond_init(&L->popc, NULL);
+}
 
-	/* HEADER: open (O_DIRECT when allowed), read the first 4 KiB with one aligned read */
-	if (posix_memalign((void **)&hdr, ZKA_PARAMS_ALIGN, ZKA_PARAMS_HDR)) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		ret = -ENOMEM;
-		goto err;
+/* HEADER: opens the file (O_DIRECT unless o->buffered) and reads its first ZKA_PARAMS_HDR
+ * bytes with one aligned read. Where the file system refuses O_DIRECT (open or that read
+ * fails with EINVAL) the file is reopened buffered and one notice line says so. */
+static int load_open(struct load *L)
+{
+	if (posix_memalign((void **)&L->hdr, ZKA_PARAMS_ALIGN, ZKA_PARAMS_HDR)) {
+		L->hdr = NULL;
+		return fail(L, -ENOMEM, "out of memory");
 	}
 	for (;;) {
 		zka_loader_count_open();
-		fd = open(path, O_RDONLY | O_CLOEXEC | (direct ? O_DIRECT : 0));
-		if (fd >= 0 && direct && getenv("ZKA_TEST_REFUSE_DIRECT")) {
-			/* test hook: a file system that refuses O_DIRECT (tmpfs before Linux 6.6)
-			 */
-			close(fd);
-			fd = -1;
+		L->fd = open(L->path, O_RDONLY | O_CLOEXEC | (L->direct ? O_DIRECT : 0));
+		if (L->fd >= 0 && L->direct && getenv("ZKA_TEST_REFUSE_DIRECT")) {
+			/* test hook: a file system refusing O_DIRECT (tmpfs before Linux 6.6) */
+			close(L->fd);
+			L->fd = -1;
 			errno = EINVAL;
 		}
-		if (fd < 0 && direct && errno == EINVAL)
-			goto no_direct;
-		if (fd < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			goto err;
+		ssize_t n = L->fd < 0 ? -1 : pread(L->fd, L->hdr, ZKA_PARAMS_HDR, 0);
+		int e = errno;
+		if (n < 0 && L->direct && e == EINVAL) {
+			if (L->fd >= 0)
+				close(L->fd);
+			L->fd = -1;
+			L->direct = 0;
+			if (!L->o->quiet)
+				fprintf(stderr,
+					"zkarena: %s: the file system refuses O_DIRECT; reading "
+					"through the page cache\n",
+					L->path);
+			continue;
 		}
-		ssize_t n = pread(fd, hdr, ZKA_PARAMS_HDR, 0);
-		if (n < 0 && direct && errno == EINVAL) {
-			close(fd);
-			fd = -1;
-			goto no_direct;
-		}
-		if (n < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			goto err;
-		}
-		if (n < (ssize_t)ZKA_PARAMS_HDR) {
-			ret = -EBADMSG;
-			snprintf(err, errlen, "%s: header: truncated (%zd bytes)", path, n);
-			goto err;
-		}
-		break;
-	no_direct:
-		direct = 0;
-		if (!o->quiet)
-			fprintf(stderr,
-				"zkarena: %s: the file system refuses O_DIRECT; reading through "
-				"the page cache\n",
-				path);
+		if (n < 0)
+			return fail(L, -e, "%s", strerror(e));
+		if (n < (ssize_t)ZKA_PARAMS_HDR)
+			return fail(L, -EBADMSG, "header: truncated (%zd bytes)", n);
+		return 0;
 	}
-	if ((ret = zka_params_header(hdr, &in, why, sizeof why))) {
-		snprintf(err, errlen, "%s: %s", path, why);
-		goto err;
-	}
-	if (fstat(fd, &sb)) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		goto err;
-	}
-	if ((uint64_t)sb.st_size < in.total) {
-		ret = -EBADMSG;
-		snprintf(err, errlen,
-			 "%s: section %s: truncated (the file ends at byte %lld of %llu)", path,
-			 sect_at(&in, (uint64_t)sb.st_size), (long long)sb.st_size,
-			 (unsigned long long)in.total);
-		goto err;
-	}
-	if ((uint64_t)sb.st_size > in.total) {
-		ret = -EBADMSG;
-		snprintf(err, errlen,
-			 "%s: section %s: %llu bytes past the end the header gives "
-			 "(mismatched file)",
-			 path, zka_params_section_name(ZKA_PARAMS_NSECT - 1),
-			 (unsigned long long)((uint64_t)sb.st_size - in.total));
-		goto err;
-	}
+}
 
-	/* the region */
-	mapsize = (size_t)in.total;
+/* HEADER: the header checked (zka_params_header) and the file's size against it. */
+static int load_header(struct load *L)
+{
+	char why[300];
+	int ret = zka_params_header(L->hdr, &L->in, why, sizeof why);
+	if (ret)
+		return fail(L, ret, "%s", why);
+	if (fstat(L->fd, &L->sb))
+		return fail(L, -errno, "%s", strerror(errno));
+	uint64_t size = (uint64_t)L->sb.st_size, total = L->in.total;
+	if (size < total)
+		return fail(
+		    L, -EBADMSG, "section %s: truncated (the file ends at byte %lld of %llu)",
+		    sect_at(&L->in, size), (long long)L->sb.st_size, (unsigned long long)total);
+	if (size > total)
+		return fail(
+		    L, -EBADMSG,
+		    "section %s: %llu bytes past the end the header gives (mismatched file)",
+		    zka_params_section_name(ZKA_PARAMS_NSECT - 1),
+		    (unsigned long long)(size - total));
+	L->mapsize = (size_t)total;
+	return 0;
+}
+
+/* A named region: a new shm object under a temporary name (L->tmp, unlinked by load_end
+ * unless committed), mapped shared. */
+static int region_named(struct load *L)
+{
+	static _Atomic unsigned serial;
+	snprintf(L->tmp, sizeof L->tmp, "/zka-load.%d.%u", (int)getpid(),
+		 atomic_fetch_add(&serial, 1));
+	int sfd = shm_open(L->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (sfd < 0) {
+		int e = errno;
+		fail(L, -e, "shm_open %s: %s", L->tmp, strerror(e));
+		L->tmp[0] = 0;
+		return -e;
+	}
+	int r = posix_fallocate(sfd, 0, (off_t)L->mapsize);
+	if (!r) {
+		void *m = mmap(NULL, L->mapsize, PROT_READ | PROT_WRITE, MAP_SHARED, sfd, 0);
+		r = m == MAP_FAILED ? errno : 0;
+		L->base = m == MAP_FAILED ? NULL : m;
+	}
+	close(sfd);
+	if (r)
+		return fail(L, -r, "cannot make a region of %zu bytes in /dev/shm: %s", L->mapsize,
+			    strerror(r));
+	return 0;
+}
+
+/* A private region: anonymous memory on 2 MiB boundaries, with transparent huge pages where
+ * the system gives them: 1/512 of the faults to fill it, of the pages to pin (a device's
+ * registration) and to free at the end. */
+static int region_private(struct load *L)
+{
+	const size_t huge = 2u << 20, size = L->mapsize;
+	uint8_t *m =
+	    mmap(NULL, size + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return fail(L, -errno, "cannot map %zu bytes: %s", size, strerror(errno));
+	uint8_t *a = (uint8_t *)(((uintptr_t)m + huge - 1) & ~(uintptr_t)(huge - 1));
+	if (a > m)
+		munmap(m, (size_t)(a - m));
+	munmap(a + size, (size_t)(m + size + huge - (a + size)));
+	L->base = a;
+	madvise(a, size, MADV_HUGEPAGE); /* a hint: without THP, 4 KiB pages */
+	return 0;
+}
+
+/* HEADER -> READING: the region (the caller's o->dst, named, or private), the header copied
+ * into it. */
+static int load_region(struct load *L)
+{
+	const zka_loader_opts *o = L->o;
+	int ret = 0;
 	if (o->dst) {
-		if (o->dst_size < mapsize || (uintptr_t)o->dst % ZKA_PARAMS_ALIGN) {
-			ret = -EINVAL;
-			snprintf(err, errlen, "%s: the destination is too small or unaligned",
-				 path);
-			goto err;
-		}
-		map = o->dst;
+		if (o->dst_size < L->mapsize || (uintptr_t)o->dst % ZKA_PARAMS_ALIGN)
+			return fail(L, -EINVAL, "the destination is too small or unaligned");
+		L->base = o->dst;
 	} else if (o->shm) {
-		snprintf(tmp, sizeof tmp, "/zka-load.%d.%u", (int)getpid(),
-			 atomic_fetch_add(&serial, 1));
-		int sfd = shm_open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (sfd < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "%s: shm_open %s: %s", path, tmp, strerror(errno));
-			tmp[0] = 0;
-			goto err;
-		}
-		int r = posix_fallocate(sfd, 0, (off_t)mapsize);
-		if (!r) {
-			map = mmap(NULL, mapsize, PROT_READ | PROT_WRITE, MAP_SHARED, sfd, 0);
-			r = map == MAP_FAILED ? errno : 0;
-		}
-		close(sfd);
-		if (r) {
-			ret = -r;
-			snprintf(err, errlen,
-				 "%s: cannot make a region of %zu bytes in /dev/shm: %s", path,
-				 mapsize, strerror(r));
-			goto err;
-		}
+		ret = region_named(L);
 	} else {
-		/* private anonymous memory on 2 MiB boundaries, with transparent huge pages where
-		 * the system gives them: 1/512 of the faults to fill it, of the pages to pin
-		 * (a device's registration) and to free at the end */
-		const size_t huge = 2u << 20;
-		uint8_t *m = mmap(NULL, mapsize + huge, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (m == MAP_FAILED) {
-			ret = -errno;
-			snprintf(err, errlen, "%s: cannot map %zu bytes: %s", path, mapsize,
-				 strerror(errno));
-			goto err;
-		}
-		uint8_t *a = (uint8_t *)(((uintptr_t)m + huge - 1) & ~(uintptr_t)(huge - 1));
-		if (a > m)
-			munmap(m, (size_t)(a - m));
-		munmap(a + mapsize, (size_t)(m + mapsize + huge - (a + mapsize)));
-		map = a;
-		madvise(map, mapsize, MADV_HUGEPAGE); /* a hint: without THP, 4 KiB pages */
+		ret = region_private(L);
 	}
-	L.base = map;
-	memcpy(map, hdr, ZKA_PARAMS_HDR);
+	if (!ret)
+		memcpy(L->base, L->hdr, ZKA_PARAMS_HDR);
+	return ret;
+}
 
-	/* the chunks: each section's extent (up to the next section) cut at `chunk` bytes and at
-	 * iovec boundaries */
+/* HEADER -> READING: the chunks (each section's extent, up to the next section, cut at `chunk`
+ * bytes and at iovec boundaries) and each section's checksum state; an empty section is
+ * HASHED at once. */
+static int load_plan(struct load *L)
+{
+	const zka_params_info *in = &L->in;
 	uint64_t nmax = 0;
 	for (int s = 0; s < ZKA_PARAMS_NSECT; s++) {
-		uint64_t end = s + 1 < ZKA_PARAMS_NSECT ? in.off[s + 1] : in.total;
-		nmax += (end - in.off[s]) / chunk + (end - in.off[s]) / ZKA_LOADER_IOV_MAX + 2;
+		uint64_t end = s + 1 < ZKA_PARAMS_NSECT ? in->off[s + 1] : in->total;
+		nmax += (end - in->off[s]) / L->chunk + (end - in->off[s]) / ZKA_LOADER_IOV_MAX + 2;
 	}
-	if (!(L.ch = calloc(nmax, sizeof *L.ch))) {
-		ret = -ENOMEM;
-		snprintf(err, errlen, "%s: out of memory", path);
-		goto err;
-	}
+	if (!(L->ch = calloc(nmax, sizeof *L->ch)))
+		return fail(L, -ENOMEM, "out of memory");
 	for (int s = 0; s < ZKA_PARAMS_NSECT; s++) {
-		uint64_t a = in.off[s], end = s + 1 < ZKA_PARAMS_NSECT ? in.off[s + 1] : in.total;
-		struct sect *c = &L.sec[s];
-		c->first = c->next = L.nch;
-		c->off = in.off[s];
-		c->len = in.len[s];
-		L.want[s] = in.sum[s];
-		if (!(c->st = XXH3_createState())) {
-			ret = -ENOMEM;
-			snprintf(err, errlen, "%s: out of memory", path);
-			goto err;
-		}
+		uint64_t a = in->off[s],
+			 end = s + 1 < ZKA_PARAMS_NSECT ? in->off[s + 1] : in->total;
+		struct sect *c = &L->sec[s];
+		c->first = c->next = L->nch;
+		c->off = in->off[s];
+		c->len = in->len[s];
+		L->want[s] = in->sum[s];
+		if (!(c->st = XXH3_createState()))
+			return fail(L, -ENOMEM, "out of memory");
 		XXH3_64bits_reset(c->st);
 		while (a < end) {
-			uint64_t b = a + chunk,
+			uint64_t b = a + L->chunk,
 				 iov_end = (a / ZKA_LOADER_IOV_MAX + 1) * ZKA_LOADER_IOV_MAX;
 			if (b > end)
 				b = end;
 			if (b > iov_end)
 				b = iov_end;
-			L.ch[L.nch++] =
+			L->ch[L->nch++] =
 			    (struct chunk){.off = a, .len = (uint32_t)(b - a), .sect = s};
 			a = b;
 		}
-		c->last = L.nch;
+		c->last = L->nch;
 		if (c->first == c->last) { /* an empty section: nothing to wait for */
 			c->done = 1;
-			c->bad = XXH3_64bits_digest(c->st) != L.want[s];
-			L.nsect_done++;
+			c->bad = XXH3_64bits_digest(c->st) != L->want[s];
+			L->nsect_done++;
 		}
 	}
+	return 0;
+}
 
-	/* populated ahead of the reads (o->populate: the kernel's page allocation and zeroing
-	 * beside the disk's transfers, on several cores), or the fixed buffers' registration
-	 * below faults every page in before the first read (the default) */
+/* HEADER -> READING: with populate (o->populate, the default on many CPUs, or the operator's
+ * ZKA_LOADER_POPULATE), populate threads that fault the region in ahead of the reads (the
+ * kernel's page allocation and zeroing beside the disk's transfers, on several cores); else,
+ * or without threads, pop_mark covers the whole region at once (the fixed buffers'
+ * registration in load_ring faults every page in before the first read). Cannot fail. */
+static int load_populate(struct load *L)
+{
+	const zka_loader_opts *o = L->o;
 	int populate = o->populate > 0 || (o->populate == 0 && sysconf(_SC_NPROCESSORS_ONLN) >=
 								   ZKA_LOADER_POP_MIN_CPUS);
 	const char *pe = getenv("ZKA_LOADER_POPULATE"); /* an operator's A/B switch */
@@ -457,318 +519,373 @@ int zka_loader_load(const char *path, const zka_loader_opts *o, zka_params *p, z
 	if (o->populate == 0 && pe && !strcmp(pe, "fixed"))
 		populate = 0;
 	if (populate) {
-		L.pop_size = mapsize;
-		L.pop_piece =
+		L->pop_size = L->mapsize;
+		L->pop_piece =
 		    o->pop_piece && o->pop_piece % 4096 == 0 ? o->pop_piece : ZKA_LOADER_POP_PIECE;
-		L.pop_npieces = (mapsize + L.pop_piece - 1) / L.pop_piece;
-		L.pop_done = calloc(L.pop_npieces, 1);
+		L->pop_npieces = (L->mapsize + L->pop_piece - 1) / L->pop_piece;
+		L->pop_done = calloc(L->pop_npieces, 1);
 		int np = (int)sysconf(_SC_NPROCESSORS_ONLN);
 		np = np > ZKA_LOADER_POP_THREADS ? ZKA_LOADER_POP_THREADS : np < 1 ? 1 : np;
-		for (int i = 0; L.pop_done && i < np; i++) {
-			if (pthread_create(&pop_thr[i], NULL, pop_work, &L))
+		for (int i = 0; L->pop_done && i < np; i++) {
+			if (pthread_create(&L->pop_thr[i], NULL, pop_work, L))
 				break;
-			npop_started++;
+			L->npop_started++;
 		}
-		if (!npop_started) { /* no threads: nothing ahead, the reads fault the pages */
+		if (!L->npop_started) /* no threads: nothing ahead, the reads fault the pages */
 			populate = 0;
-			atomic_store(&L.pop_mark, (uint64_t)mapsize);
-		}
-	} else {
-		atomic_store(&L.pop_mark, (uint64_t)mapsize);
 	}
+	L->populate = populate;
+	if (!populate)
+		atomic_store(&L->pop_mark, (uint64_t)L->mapsize);
+	return 0;
+}
 
-	/* the ring and its fixed buffers */
-	if (io_uring_queue_init(depth, &ring, 0) == 0) {
-		have_ring = 1;
-		if (!o->no_fixed && !populate) {
-			unsigned niov =
-			    (unsigned)((mapsize + ZKA_LOADER_IOV_MAX - 1) / ZKA_LOADER_IOV_MAX);
-			struct iovec *iov = calloc(niov, sizeof *iov);
-			for (unsigned i = 0; iov && i < niov; i++) {
-				iov[i].iov_base = (uint8_t *)map + (size_t)i * ZKA_LOADER_IOV_MAX;
-				iov[i].iov_len = mapsize - (size_t)i * ZKA_LOADER_IOV_MAX;
-				if (iov[i].iov_len > ZKA_LOADER_IOV_MAX)
-					iov[i].iov_len = ZKA_LOADER_IOV_MAX;
-			}
-			/* pins the region's pages once (RLIMIT_MEMLOCK applies without
-			 * CAP_IPC_LOCK); refused: plain reads, same data */
-			fixed = iov && io_uring_register_buffers(&ring, iov, niov) == 0;
-			free(iov);
-		}
+/* HEADER -> READING: the ring, and (unless populating ahead or o->no_fixed) the region
+ * registered as its fixed buffers, which pins the region's pages once (RLIMIT_MEMLOCK applies
+ * without CAP_IPC_LOCK). No ring: pread; registration refused: plain reads. Cannot fail. */
+static int load_ring(struct load *L)
+{
+	if (io_uring_queue_init(L->depth, &L->ring, 0) != 0)
+		return 0;
+	L->have_ring = 1;
+	if (L->o->no_fixed || L->populate)
+		return 0;
+	size_t size = L->mapsize;
+	unsigned niov = (unsigned)((size + ZKA_LOADER_IOV_MAX - 1) / ZKA_LOADER_IOV_MAX);
+	struct iovec *iov = calloc(niov, sizeof *iov);
+	for (unsigned i = 0; iov && i < niov; i++) {
+		iov[i].iov_base = L->base + (size_t)i * ZKA_LOADER_IOV_MAX;
+		iov[i].iov_len = size - (size_t)i * ZKA_LOADER_IOV_MAX;
+		if (iov[i].iov_len > ZKA_LOADER_IOV_MAX)
+			iov[i].iov_len = ZKA_LOADER_IOV_MAX;
 	}
+	L->fixed = iov && io_uring_register_buffers(&L->ring, iov, niov) == 0;
+	free(iov);
+	return 0;
+}
 
+/* HEADER -> READING: o->on_region told the region (its refusal fails the load), then the
+ * checksum workers started (at least one, or the load fails). */
+static int load_start(struct load *L)
+{
+	const zka_loader_opts *o = L->o;
 	if (o->on_region) {
-		int r = o->on_region(o->region_arg, map, mapsize, &in);
+		int r = o->on_region(o->region_arg, L->base, L->mapsize, &L->in);
 		if (r) {
-			ret = r < 0 ? r : -EIO;
-			snprintf(err, errlen, "%s: the region's consumer refused it: %s", path,
-				 strerror(-ret));
-			goto err;
+			int ret = r < 0 ? r : -EIO;
+			return fail(L, ret, "the region's consumer refused it: %s", strerror(-ret));
 		}
-		region_given = 1;
+		L->region_given = 1;
 	}
-	for (int i = 0; i < nthr; i++) {
-		if (pthread_create(&thr[i], NULL, hash_work, &L))
+	for (int i = 0; i < L->nthr; i++) {
+		if (pthread_create(&L->thr[i], NULL, hash_work, L))
 			break;
-		nthr_started++;
+		L->nthr_started++;
 	}
-	if (!nthr_started) {
-		ret = -EAGAIN;
-		snprintf(err, errlen, "%s: cannot start a checksum thread", path);
-		goto err;
-	}
+	if (!L->nthr_started)
+		return fail(L, -EAGAIN, "cannot start a checksum thread");
+	return 0;
+}
 
-	/* READING: keep `depth` reads in flight */
-	double t_read0 = now();
-	used_ring = have_ring;
-	uint64_t got = ZKA_PARAMS_HDR;
-	double last_print = 0;
-	int printed = 0;
-	while (next < L.nch || inflight) {
-		if (next < L.nch && !inflight &&
-		    L.ch[next].off + L.ch[next].len > atomic_load(&L.pop_mark)) {
-			/* nothing in flight and the next chunk's pages not in yet: wait for them */
-			pthread_mutex_lock(&L.mu);
-			while (L.ch[next].off + L.ch[next].len > atomic_load(&L.pop_mark))
-				pthread_cond_wait(&L.popc, &L.mu);
-			pthread_mutex_unlock(&L.mu);
-		}
-		if (!have_ring) { /* no io_uring: the same chunks, synchronously */
-			struct chunk *c = &L.ch[next];
-			while (c->done < c->len) {
-				ssize_t n = pread(fd, L.base + c->off + c->done, c->len - c->done,
-						  (off_t)(c->off + c->done));
-				if (n <= 0) {
-					ret = n < 0 ? -errno : -EBADMSG;
-					snprintf(err, errlen, "%s: section %s: %s", path,
-						 zka_params_section_name(c->sect),
-						 n < 0 ? strerror(errno)
-						       : "unexpected end of file");
-					goto err;
-				}
-				c->done += (uint32_t)n;
-			}
-			got += c->len;
-			landed(&L, next++);
-		} else {
-			while (next < L.nch && inflight < depth &&
-			       L.ch[next].off + L.ch[next].len <= atomic_load(&L.pop_mark)) {
-				struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
-				if (!sqe)
-					break;
-				struct chunk *c = &L.ch[next];
-				uint8_t *buf = L.base + c->off;
-				if (fixed)
-					io_uring_prep_read_fixed(
-					    sqe, fd, buf, c->len, c->off,
-					    (int)(c->off / ZKA_LOADER_IOV_MAX));
-				else
-					io_uring_prep_read(sqe, fd, buf, c->len, c->off);
-				io_uring_sqe_set_data(sqe, (void *)(uintptr_t)next);
-				next++;
-				inflight++;
-			}
-			/* submit what is queued and wait for one completion in the same syscall */
-			struct io_uring_cqe *cqe;
-			int r = io_uring_submit_and_wait(&ring, 1);
-			if (r == -EINTR || r == -EAGAIN)
-				continue; /* the queued entries stay queued and go with the next
-					     call */
-			if (r < 0) {
-				ret = r;
-				snprintf(err, errlen, "%s: io_uring_submit_and_wait: %s", path,
-					 strerror(-r));
-				goto err;
-			}
-			if ((r = io_uring_peek_cqe(&ring, &cqe)) != 0)
-				continue;
-			/* reap every completion that is ready (no syscall for those) */
-			do {
-				uint32_t k = (uint32_t)(uintptr_t)io_uring_cqe_get_data(cqe);
-				int res = cqe->res;
-				io_uring_cqe_seen(&ring, cqe);
-				inflight--;
-				struct chunk *c = &L.ch[k];
-				if (res == -EAGAIN || res == -EINTR ||
-				    (res > 0 && c->done + (uint32_t)res < c->len)) {
-					/* short or interrupted: read the rest again (IN_FLIGHT ->
-					 * QUEUED) */
-					if (res > 0)
-						c->done += (uint32_t)res;
-					struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
-					if (!sqe) {
-						ret = -EBUSY;
-						snprintf(err, errlen, "%s: io_uring: no free entry",
-							 path);
-						goto err;
-					}
-					uint8_t *buf = L.base + c->off + c->done;
-					if (fixed)
-						io_uring_prep_read_fixed(
-						    sqe, fd, buf, c->len - c->done,
-						    c->off + c->done,
-						    (int)(c->off / ZKA_LOADER_IOV_MAX));
-					else
-						io_uring_prep_read(sqe, fd, buf, c->len - c->done,
-								   c->off + c->done);
-					io_uring_sqe_set_data(sqe, (void *)(uintptr_t)k);
-					inflight++;
-					continue;
-				}
-				if (res <= 0) {
-					ret = res < 0 ? res : -EBADMSG;
-					snprintf(err, errlen, "%s: section %s: %s", path,
-						 zka_params_section_name(c->sect),
-						 res < 0 ? strerror(-res)
-							 : "unexpected end of file");
-					goto err;
-				}
-				c->done = c->len;
-				got += c->len;
-				landed(&L, k);
-			} while (io_uring_peek_cqe(&ring, &cqe) == 0);
-		}
-		double t = now() - t0;
+/* Blocks, with nothing in flight, until the populate threads have the next chunk's pages in
+ * (invariant 6). */
+static void wait_populated(struct load *L)
+{
+	struct chunk *c = &L->ch[L->next];
+	if (L->next >= L->nch || L->inflight || c->off + c->len <= atomic_load(&L->pop_mark))
+		return;
+	pthread_mutex_lock(&L->mu);
+	while (c->off + c->len > atomic_load(&L->pop_mark))
+		pthread_cond_wait(&L->popc, &L->mu);
+	pthread_mutex_unlock(&L->mu);
+}
+
+/* READING without a ring: the next chunk with pread(2), QUEUED -> LANDED. */
+static int read_sync(struct load *L)
+{
+	struct chunk *c = &L->ch[L->next];
+	while (c->done < c->len) {
+		ssize_t n = pread(L->fd, L->base + c->off + c->done, c->len - c->done,
+				  (off_t)(c->off + c->done));
+		if (n <= 0)
+			return fail(L, n < 0 ? -errno : -EBADMSG, "section %s: %s",
+				    zka_params_section_name(c->sect),
+				    n < 0 ? strerror(errno) : "unexpected end of file");
+		c->done += (uint32_t)n;
+	}
+	L->got += c->len;
+	landed(L, L->next++);
+	return 0;
+}
+
+/* Prepares sqe to read chunk k's remaining bytes into the region. */
+static void prep_read(struct load *L, struct io_uring_sqe *sqe, uint32_t k)
+{
+	struct chunk *c = &L->ch[k];
+	uint8_t *buf = L->base + c->off + c->done;
+	if (L->fixed)
+		io_uring_prep_read_fixed(sqe, L->fd, buf, c->len - c->done, c->off + c->done,
+					 (int)(c->off / ZKA_LOADER_IOV_MAX));
+	else
+		io_uring_prep_read(sqe, L->fd, buf, c->len - c->done, c->off + c->done);
+	io_uring_sqe_set_data(sqe, (void *)(uintptr_t)k);
+}
+
+/* One CQE: its chunk IN_FLIGHT -> QUEUED (short or interrupted: the rest prepared again) or
+ * -> LANDED; a failed read fails the load naming the section. */
+static int reap(struct load *L, struct io_uring_cqe *cqe)
+{
+	uint32_t k = (uint32_t)(uintptr_t)io_uring_cqe_get_data(cqe);
+	int res = cqe->res;
+	io_uring_cqe_seen(&L->ring, cqe);
+	L->inflight--;
+	struct chunk *c = &L->ch[k];
+	if (res == -EAGAIN || res == -EINTR || (res > 0 && c->done + (uint32_t)res < c->len)) {
+		if (res > 0)
+			c->done += (uint32_t)res;
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&L->ring);
+		if (!sqe)
+			return fail(L, -EBUSY, "io_uring: no free entry");
+		prep_read(L, sqe, k);
+		L->inflight++;
+		return 0;
+	}
+	if (res <= 0)
+		return fail(L, res < 0 ? res : -EBADMSG, "section %s: %s",
+			    zka_params_section_name(c->sect),
+			    res < 0 ? strerror(-res) : "unexpected end of file");
+	c->done = c->len;
+	L->got += c->len;
+	landed(L, k);
+	return 0;
+}
+
+/* READING with a ring: chunks QUEUED -> IN_FLIGHT up to `depth` in flight and up to pop_mark,
+ * submitted with a wait for one completion in the same syscall, then every ready completion
+ * reaped (no syscall for those). 0, 1 (interrupted or nothing reaped: call again), -errno. */
+static int read_ring(struct load *L)
+{
+	while (L->next < L->nch && L->inflight < L->depth &&
+	       L->ch[L->next].off + L->ch[L->next].len <= atomic_load(&L->pop_mark)) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&L->ring);
+		if (!sqe)
+			break;
+		prep_read(L, sqe, L->next++);
+		L->inflight++;
+	}
+	struct io_uring_cqe *cqe;
+	int r = io_uring_submit_and_wait(&L->ring, 1);
+	if (r == -EINTR || r == -EAGAIN)
+		return 1; /* the queued entries stay queued and go with the next call */
+	if (r < 0)
+		return fail(L, r, "io_uring_submit_and_wait: %s", strerror(-r));
+	if (io_uring_peek_cqe(&L->ring, &cqe) != 0)
+		return 1;
+	do {
+		if ((r = reap(L, cqe)))
+			return r;
+	} while (io_uring_peek_cqe(&L->ring, &cqe) == 0);
+	return 0;
+}
+
+/* READING -> VERIFYING: keeps `depth` reads in flight (or reads synchronously) until every
+ * chunk has LANDED; a progress line on stderr for a load over a second when asked. */
+static int load_read(struct load *L)
+{
+	const zka_loader_opts *o = L->o;
+	L->t_read0 = now();
+	L->used_ring = L->have_ring;
+	L->got = ZKA_PARAMS_HDR;
+	while (L->next < L->nch || L->inflight) {
+		wait_populated(L);
+		int r = L->have_ring ? read_ring(L) : read_sync(L);
+		if (r < 0)
+			return r;
+		if (r > 0)
+			continue;
+		double t = now() - L->t0;
 		if (o->progress && (o->progress > 0 || isatty(2)) && t > 1.0 &&
-		    t - last_print > 0.25) {
-			progress_line(path, got, in.total, t);
-			last_print = t;
-			printed = 1;
+		    t - L->last_print > 0.25) {
+			progress_line(L->path, L->got, L->in.total, t);
+			L->last_print = t;
+			L->printed = 1;
 		}
 	}
+	return 0;
+}
 
-	/* VERIFYING: wait for the workers to hash the last sections (the populate threads are
-	 * done: every chunk was read, so every piece was in) */
-	double t_verify0 = now();
-	for (int i = 0; i < npop_started; i++)
-		pthread_join(pop_thr[i], NULL);
-	npop_started = 0;
-	pthread_mutex_lock(&L.mu);
-	while (L.nsect_done < ZKA_PARAMS_NSECT)
-		pthread_cond_wait(&L.fin, &L.mu);
-	L.stop = 1; /* wakes the workers still waiting for work */
-	pthread_cond_broadcast(&L.work);
-	pthread_mutex_unlock(&L.mu);
-	for (int i = 0; i < nthr_started; i++)
-		pthread_join(thr[i], NULL);
-	nthr_started = 0;
-	if (printed) {
-		progress_line(path, in.total, in.total, now() - t0);
+/* Stops the workers and the populate threads and joins them (the populate threads take no
+ * further piece); safe when none runs. */
+static void stop_threads(struct load *L)
+{
+	pthread_mutex_lock(&L->mu);
+	L->stop = 1; /* wakes the workers still waiting for work */
+	pthread_cond_broadcast(&L->work);
+	pthread_mutex_unlock(&L->mu);
+	for (int i = 0; i < L->nthr_started; i++)
+		pthread_join(L->thr[i], NULL);
+	L->nthr_started = 0;
+	for (int i = 0; i < L->npop_started; i++) /* before the region is unmapped */
+		pthread_join(L->pop_thr[i], NULL);
+	L->npop_started = 0;
+}
+
+/* VERIFYING: waits for the workers to hash the last sections (the populate threads are done:
+ * every chunk was read, so every piece was in), checks every section's sum, closes the ring
+ * and the file, and validates the image into the caller's params. */
+static int load_verify(struct load *L)
+{
+	L->t_verify0 = now();
+	pthread_mutex_lock(&L->mu);
+	while (L->nsect_done < ZKA_PARAMS_NSECT)
+		pthread_cond_wait(&L->fin, &L->mu);
+	pthread_mutex_unlock(&L->mu);
+	stop_threads(L);
+	if (L->printed) {
+		progress_line(L->path, L->in.total, L->in.total, now() - L->t0);
 		fputc('\n', stderr);
 	}
 	for (int s = 0; s < ZKA_PARAMS_NSECT; s++)
-		if (L.sec[s].bad) {
-			ret = -EBADMSG;
-			snprintf(err, errlen, "%s: section %s: checksum mismatch (corrupt file)",
-				 path, zka_params_section_name(s));
-			goto err;
-		}
-	if (have_ring) {
-		io_uring_queue_exit(&ring); /* unregisters the buffers */
-		have_ring = 0;
-	}
-	close(fd);
-	fd = -1;
-	if ((ret = zka_params_from_map(map, mapsize, path, p, err, errlen)))
-		goto err;
-	double secs = now() - t0;
+		if (L->sec[s].bad)
+			return fail(L, -EBADMSG, "section %s: checksum mismatch (corrupt file)",
+				    zka_params_section_name(s));
+	if (L->have_ring)
+		io_uring_queue_exit(&L->ring); /* unregisters the buffers */
+	L->have_ring = 0;
+	close(L->fd);
+	L->fd = -1;
+	return zka_params_from_map(L->base, L->mapsize, L->path, L->p, L->err, L->errlen);
+}
+
+/* VERIFYING -> DONE: a named region gets its residency record and its name (the rename is the
+ * commit, invariant 4); the region becomes read-only (not the caller's o->dst, which p does
+ * not own) and the caller's; the statistics are filled in. */
+static int load_commit(struct load *L)
+{
+	const zka_loader_opts *o = L->o;
+	double secs = now() - L->t0;
+	unsigned depth = L->used_ring ? L->depth : 1;
 	if (o->shm) {
-		zka_params_res res = {.from = {.size = (uint64_t)sb.st_size,
-					       .mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 +
-							   sb.st_mtim.tv_nsec,
-					       .dev = (uint64_t)sb.st_dev,
-					       .ino = (uint64_t)sb.st_ino},
-				      .seconds = secs,
-				      .direct = (uint32_t)direct,
-				      .depth = used_ring ? depth : 1};
+		const struct stat *sb = &L->sb;
+		zka_params_res res = {
+		    .from = {.size = (uint64_t)sb->st_size,
+			     .mtime_ns =
+				 (int64_t)sb->st_mtim.tv_sec * 1000000000 + sb->st_mtim.tv_nsec,
+			     .dev = (uint64_t)sb->st_dev,
+			     .ino = (uint64_t)sb->st_ino},
+		    .seconds = secs,
+		    .direct = (uint32_t)L->direct,
+		    .depth = depth};
 		struct timespec rt;
 		clock_gettime(CLOCK_REALTIME, &rt);
 		res.loaded_at_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
-		if (!realpath(path, res.path))
-			snprintf(res.path, sizeof res.path, "%s", path);
-		zka_params_set_residency(map, &res);
+		if (!realpath(L->path, res.path))
+			snprintf(res.path, sizeof res.path, "%s", L->path);
+		zka_params_set_residency(L->base, &res);
 		if (o->shm[0])
-			snprintf(final, sizeof final, "%s", o->shm);
+			snprintf(L->final, sizeof L->final, "%s", o->shm);
 		else
-			snprintf(final, sizeof final, "/zka-key.%016llx",
-				 (unsigned long long)in.id);
+			snprintf(L->final, sizeof L->final, "/zka-key.%016llx",
+				 (unsigned long long)L->in.id);
 		char a[96], b[96];
-		snprintf(a, sizeof a, "/dev/shm%s", tmp);
-		snprintf(b, sizeof b, "/dev/shm%s", final);
-		if (rename(a, b)) { /* DONE: the commit (invariant 4) */
-			ret = -errno;
-			snprintf(err, errlen, "%s: cannot name the region %s: %s", path, final,
-				 strerror(errno));
-			memset(p, 0, sizeof *p);
-			goto err;
-		}
-		tmp[0] = 0;
+		snprintf(a, sizeof a, "/dev/shm%s", L->tmp);
+		snprintf(b, sizeof b, "/dev/shm%s", L->final);
+		if (rename(a, b)) /* DONE: the commit (invariant 4) */
+			return fail(L, -errno, "cannot name the region %s: %s", L->final,
+				    strerror(errno));
+		L->tmp[0] = 0;
 	}
 	if (!o->dst)
-		mprotect(map, mapsize, PROT_READ);
+		mprotect(L->base, L->mapsize, PROT_READ);
+	L->committed = 1;
+	zka_loader_stats *st = L->st;
 	if (st) {
 		st->seconds = secs;
-		st->t_setup = t_read0 - t0;
-		st->t_read = t_verify0 - t_read0;
-		st->t_verify = now() - t_verify0;
-		st->bytes = in.total;
-		st->direct = direct;
-		st->fixed = fixed;
-		st->populated = populate;
-		st->depth = used_ring ? depth : 1;
-		st->chunk = (unsigned)chunk;
-		snprintf(st->shm, sizeof st->shm, "%s", final);
+		st->t_setup = L->t_read0 - L->t0;
+		st->t_read = L->t_verify0 - L->t_read0;
+		st->t_verify = now() - L->t_verify0;
+		st->bytes = L->in.total;
+		st->direct = L->direct;
+		st->fixed = L->fixed;
+		st->populated = L->populate;
+		st->depth = depth;
+		st->chunk = (unsigned)L->chunk;
+		snprintf(st->shm, sizeof st->shm, "%s", L->final);
 	}
 	if (o->dst)
-		p->map = NULL, p->size = 0; /* the caller's mapping: not ours to unmap */
-	free(hdr);
-	free(L.ch);
-	free(L.pop_done);
-	for (int s = 0; s < ZKA_PARAMS_NSECT; s++)
-		XXH3_freeState(L.sec[s].st);
-	pthread_mutex_destroy(&L.mu);
-	pthread_cond_destroy(&L.work);
-	pthread_cond_destroy(&L.fin);
-	pthread_cond_destroy(&L.popc);
+		L->p->map = NULL, L->p->size = 0; /* the caller's mapping: not ours to unmap */
 	return 0;
-err:
-	if (nthr_started || npop_started) {
-		pthread_mutex_lock(&L.mu);
-		L.stop = 1; /* the populate threads take no further piece */
-		pthread_cond_broadcast(&L.work);
-		pthread_mutex_unlock(&L.mu);
-		for (int i = 0; i < nthr_started; i++)
-			pthread_join(thr[i], NULL);
-		for (int i = 0; i < npop_started; i++) /* before the region is unmapped */
-			pthread_join(pop_thr[i], NULL);
-	}
-	if (have_ring) {
+}
+
+/* The one exit. Not DONE (FAILED, invariant 5): threads stopped and joined, reads still in
+ * flight drained (they write into the region) and the ring exited, the file closed, the
+ * consumer told to let go before the memory goes away, the region unmapped (never the
+ * caller's o->dst), the temporary object unlinked, p zeroed. Always: the load's own memory
+ * and synchronization freed. Returns ret. */
+static int load_end(struct load *L, int ret)
+{
+	const zka_loader_opts *o = L->o;
+	if (L->nthr_started || L->npop_started)
+		stop_threads(L);
+	if (L->have_ring) {
 		/* barrier: reads still in flight write into the region; drain them before it is
 		 * unmapped (queue_exit alone does not wait for them) */
 		struct io_uring_cqe *cqe;
-		while (inflight && io_uring_wait_cqe(&ring, &cqe) == 0) {
-			io_uring_cqe_seen(&ring, cqe);
-			inflight--;
+		while (L->inflight && io_uring_wait_cqe(&L->ring, &cqe) == 0) {
+			io_uring_cqe_seen(&L->ring, cqe);
+			L->inflight--;
 		}
-		io_uring_queue_exit(&ring);
+		io_uring_queue_exit(&L->ring);
 	}
-	if (fd >= 0)
-		close(fd);
-	if (region_given && o->on_region_drop)
-		o->on_region_drop(o->region_arg); /* before the memory goes away */
-	if (map != MAP_FAILED && !o->dst)
-		munmap(map, mapsize);
-	if (tmp[0])
-		shm_unlink(tmp);
-	free(hdr);
-	free(L.ch);
-	free(L.pop_done);
+	if (L->fd >= 0)
+		close(L->fd);
+	if (!L->committed) {
+		if (L->region_given && o->on_region_drop)
+			o->on_region_drop(o->region_arg); /* before the memory goes away */
+		if (L->base && !o->dst)
+			munmap(L->base, L->mapsize);
+		if (L->tmp[0])
+			shm_unlink(L->tmp);
+		memset(L->p, 0, sizeof *L->p);
+	}
+	free(L->hdr);
+	free(L->ch);
+	free(L->pop_done);
 	for (int s = 0; s < ZKA_PARAMS_NSECT; s++)
-		XXH3_freeState(L.sec[s].st);
-	pthread_mutex_destroy(&L.mu);
-	pthread_cond_destroy(&L.work);
-	pthread_cond_destroy(&L.fin);
-	pthread_cond_destroy(&L.popc);
-	memset(p, 0, sizeof *p);
+		XXH3_freeState(L->sec[s].st);
+	pthread_mutex_destroy(&L->mu);
+	pthread_cond_destroy(&L->work);
+	pthread_cond_destroy(&L->fin);
+	pthread_cond_destroy(&L->popc);
 	return ret;
+}
+
+/* See zka_loader.h. One function per step of the load (the note's table), in order, until
+ * one fails; load_end is the one exit of both outcomes. */
+int zka_loader_load(const char *path, const zka_loader_opts *o, zka_params *p, zka_loader_stats *st,
+		    char *err, size_t errlen)
+{
+	static const zka_loader_opts none = {0};
+	struct load L;
+	load_init(&L, path, o ? o : &none, p, st, err, errlen);
+	int ret = load_open(&L); /* HEADER */
+	if (!ret)
+		ret = load_header(&L);
+	if (!ret) /* HEADER -> READING */
+		ret = load_region(&L);
+	if (!ret)
+		ret = load_plan(&L);
+	if (!ret)
+		ret = load_populate(&L);
+	if (!ret)
+		ret = load_ring(&L);
+	if (!ret)
+		ret = load_start(&L);
+	if (!ret) /* READING -> VERIFYING */
+		ret = load_read(&L);
+	if (!ret) /* VERIFYING -> DONE */
+		ret = load_verify(&L);
+	if (!ret)
+		ret = load_commit(&L);
+	return load_end(&L, ret);
 }
