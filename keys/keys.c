@@ -1,4 +1,46 @@
-/* keys.c - see zka_keys.h. */
+/* keys.c - where a proving key comes from (keys/zka_keys.h): resident regions, .zka files, the
+ * .zkey import and its cache directory; `zkarena import`, `params list` and `params evict`.
+ *
+ * Objects
+ *   key file     a .zka (a params image, keys/params.h) or a .zkey (snarkjs), with an optional
+ *                .r1cs; its identity is zka_file_id: stat(2)'s size, mtime, device and inode,
+ *                plus an XXH3-64 of its bytes where imported (hash_file).
+ *   region       struct region: an image being built by the import, in anonymous memory or
+ *                in a shm object under a temporary name (/zka-load.PID.iN).
+ *   resident     a named params region /zka-key.<id> (id: zka_params_info.id, the content
+ *                identity) or the caller's name (o->shm), carrying a residency record: the
+ *                file it was read from or imported from, when, how fast.
+ *   cache entry  <cache dir>/<name>-<XXH3 of the .zkey's and .r1cs's identities>.zka: the
+ *                import of a .zkey kept as a .zka, so the next open of that .zkey is a load.
+ *
+ * States of a key request (zka_keys_open: the first source that serves the key returns)
+ *   RESIDENT   open_resident()  a resident region imported from or read from this very file
+ *                               (and circuit) is mapped: no key file is opened
+ *   ZKA        open_zka()       a .zka: read by the loader (keys/zka_loader.h)
+ *   CACHED     open_cached()    a .zkey whose cache entry was imported from this very .zkey
+ *                               (zkey_identity): the entry read by the loader; a stale or bad
+ *                               entry is said on stderr and its region dropped
+ *   IMPORT     open_import()    the .zkey imported (import_region), the cache entry written
+ *                               (write_file; a failure is said and ignored), the region
+ *                               published under its name (region_publish) and validated
+ * States of a named region
+ *   TEMPORARY -> PUBLISHED   region_publish() (an import) or the loader's load_commit (a .zka):
+ *                            the residency record written, then the rename into its name
+ *   PUBLISHED -> EVICTED     zka_keys_evict(): unlinked; processes that map it keep it
+ * States of a cache entry
+ *   ABSENT | STALE -> WRITTEN   write_file(): temporary file, fsync, rename
+ *
+ * Invariants
+ *   1. A resident region or a cache entry serves a key file only when the identity it records
+ *      (the file read, or the .zkey it was imported from) equals the file's (same_file), and
+ *      the circuit's when one is asked for, none when none is.
+ *   2. An image becomes visible under a name (a region's, a .zka's, a cache entry's) only by a
+ *      rename after it is complete: every point of an import validated (validate_points: on
+ *      the curve, in the subgroup), every section of a load checksummed.
+ *   3. Every open(2) of a key file here is counted (zka_loader_count_open): finding a resident
+ *      region opens none, and the tests hold it to that.
+ *   4. A failed import or publish leaves nothing: no temporary object, no mapping.
+ */
 #include "keys/zka_keys.h"
 
 #include "zk/par.h"
@@ -10,6 +52,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -425,133 +468,196 @@ static int region_publish(struct region *rg, const char *want, const char *path,
 	return 0;
 }
 
-int zka_keys_open(const char *path, const zka_keys_opts *o, zka_params *p, zka_keys_info *ki,
-		  char *err, size_t errlen)
+/* snprintf into a fixed-size field of zka_keys_info, where a long path is cut (intended). */
+static void fieldf(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fieldf(char *dst, size_t n, const char *fmt, ...)
 {
-	static const zka_keys_opts none = {0};
-	zka_keys_info dummy;
-	if (!o)
-		o = &none;
-	if (!ki)
-		ki = &dummy;
-	memset(ki, 0, sizeof *ki);
-	memset(p, 0, sizeof *p);
-	double t0 = now();
-	int ret;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(dst, n, fmt, ap);
+	va_end(ap);
+}
+
+/* One zka_keys_open call: what each source (resident, .zka, cached, imported) needs. */
+struct req {
+	const char *path;
+	const zka_keys_opts *o;
+	zka_params *p;
+	zka_keys_info *ki;
+	char *err;
+	size_t errlen;
+	double t0;
+	zka_loader_opts lo;   /* for a .zka or a cache entry */
+	zka_file_id kid, rid; /* the .zkey's and the .r1cs's identity (stat only) */
+	char cpath[PATH_MAX]; /* the .zkey's cache entry, "" with o->no_cache */
+};
+
+/* RESIDENT: the key's resident region (zka_keys_find_resident) opened; 0, or -ENOENT when
+ * there is none or it does not open (the next source is tried). Opens no key file. */
+static int open_resident(struct req *q)
+{
 	char name[64];
-	if (!o->no_resident && zka_keys_find_resident(path, o->r1cs, name) == 0 &&
-	    zka_params_open(name, p, err, errlen) == 0) {
-		ki->seconds = now() - t0;
-		ki->resident = 1;
-		snprintf(ki->shm, sizeof ki->shm, "%s", name);
-		snprintf(ki->how, sizeof ki->how, "resident region %s", name);
-		return 0;
-	}
-	zka_loader_opts lo = {.threads = o->threads,
-			      .progress = o->progress,
-			      .shm = o->shm,
-			      .on_region = o->on_region,
-			      .on_region_drop = o->on_region_drop,
-			      .region_arg = o->region_arg};
+	if (q->o->no_resident || zka_keys_find_resident(q->path, q->o->r1cs, name) ||
+	    zka_params_open(name, q->p, q->err, q->errlen))
+		return -ENOENT;
+	q->ki->seconds = now() - q->t0;
+	q->ki->resident = 1;
+	fieldf(q->ki->shm, sizeof q->ki->shm, "%s", name);
+	fieldf(q->ki->how, sizeof q->ki->how, "resident region %s", name);
+	return 0;
+}
+
+/* ZKA: the .zka read by the loader (which holds its circuit already: o->r1cs is refused). */
+static int open_zka(struct req *q)
+{
 	zka_loader_stats ls;
-	if (file_is_zka(path)) {
-		if (o->r1cs) {
-			snprintf(err, errlen,
-				 "%s: a .zka holds its circuit already (import it with --r1cs)",
-				 path);
-			return -EINVAL;
-		}
-		if ((ret = zka_loader_load(path, &lo, p, &ls, err, errlen)))
-			return ret;
-		ki->seconds = now() - t0;
-		snprintf(ki->shm, sizeof ki->shm, "%s", ls.shm);
-		snprintf(ki->file, sizeof ki->file, "%s", path);
-		snprintf(ki->how, sizeof ki->how, "read %s: %.2f GB/s, %s, %s buffers, depth %u",
-			 path, ls.seconds > 0 ? 1e-9 * (double)ls.bytes / ls.seconds : 0.0,
-			 ls.direct ? "O_DIRECT" : "buffered", ls.fixed ? "fixed" : "plain",
-			 ls.depth);
-		return 0;
+	int ret;
+	if (q->o->r1cs) {
+		snprintf(q->err, q->errlen,
+			 "%s: a .zka holds its circuit already (import it with --r1cs)", q->path);
+		return -EINVAL;
 	}
-	/* a .zkey: its cached .zka when one matches, else import it (and cache the result) */
+	if ((ret = zka_loader_load(q->path, &q->lo, q->p, &ls, q->err, q->errlen)))
+		return ret;
+	q->ki->seconds = now() - q->t0;
+	fieldf(q->ki->shm, sizeof q->ki->shm, "%s", ls.shm);
+	fieldf(q->ki->file, sizeof q->ki->file, "%s", q->path);
+	fieldf(q->ki->how, sizeof q->ki->how, "read %s: %.2f GB/s, %s, %s buffers, depth %u",
+	       q->path, ls.seconds > 0 ? 1e-9 * (double)ls.bytes / ls.seconds : 0.0,
+	       ls.direct ? "O_DIRECT" : "buffered", ls.fixed ? "fixed" : "plain", ls.depth);
+	return 0;
+}
+
+/* The .zkey's (and .r1cs's) identity into q->kid (q->rid), and its cache entry's path unless
+ * o->no_cache. 0 or -errno naming the file. */
+static int zkey_identity(struct req *q)
+{
 	struct stat sb;
-	zka_file_id kid, rid = {0};
-	char cpath[PATH_MAX] = "", why[600] = "";
-	if (stat(path, &sb)) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	const char *r1cs = q->o->r1cs;
+	if (stat(q->path, &sb)) {
+		snprintf(q->err, q->errlen, "%s: %s", q->path, strerror(errno));
 		return -errno;
 	}
-	fid_of(&sb, &kid);
-	if (o->r1cs) {
-		if (stat(o->r1cs, &sb)) {
-			snprintf(err, errlen, "%s: %s", o->r1cs, strerror(errno));
+	fid_of(&sb, &q->kid);
+	if (r1cs) {
+		if (stat(r1cs, &sb)) {
+			snprintf(q->err, q->errlen, "%s: %s", r1cs, strerror(errno));
 			return -errno;
 		}
-		fid_of(&sb, &rid);
+		fid_of(&sb, &q->rid);
 	}
-	if (!o->no_cache) {
-		cache_path(path, &kid, o->r1cs ? &rid : NULL, cpath, sizeof cpath);
-		if (access(cpath, R_OK) == 0) {
-			lo.quiet = 1;
-			if (zka_loader_load(cpath, &lo, p, &ls, why, sizeof why) == 0) {
-				zka_params_info in;
-				zka_params_header(p->map, &in, why, sizeof why);
-				if (same_file(&in.src_key, &kid) &&
-				    (!o->r1cs ? !in.has_r1cs
-					      : in.has_r1cs && same_file(&in.src_r1cs, &rid))) {
-					ki->seconds = now() - t0;
-					snprintf(ki->shm, sizeof ki->shm, "%s", ls.shm);
-					snprintf(ki->file, sizeof ki->file, "%s", cpath);
-					snprintf(ki->how, sizeof ki->how,
-						 "cached %s: %.2f GB/s, %s", cpath,
-						 ls.seconds > 0
-						     ? 1e-9 * (double)ls.bytes / ls.seconds
-						     : 0.0,
-						 ls.direct ? "O_DIRECT" : "buffered");
-					return 0;
-				}
-				if (ls.shm[0])
-					shm_unlink(ls.shm);
-				zka_params_close(p);
-			}
-			fprintf(stderr,
-				"zkarena: %s: stale or bad cache entry (%s); importing again\n",
-				cpath, why[0] ? why : "another key");
+	if (!q->o->no_cache)
+		cache_path(q->path, &q->kid, r1cs ? &q->rid : NULL, q->cpath, sizeof q->cpath);
+	return 0;
+}
+
+/* CACHED: the .zkey's cache entry read by the loader when it exists and was imported from
+ * this very .zkey (and circuit, or none when none is asked for); 0, or -ENOENT when there is
+ * no such entry (a stale or bad one is said on stderr, its region dropped). */
+static int open_cached(struct req *q)
+{
+	const zka_keys_opts *o = q->o;
+	zka_loader_stats ls;
+	char why[600] = "";
+	if (!q->cpath[0] || access(q->cpath, R_OK))
+		return -ENOENT;
+	q->lo.quiet = 1;
+	if (zka_loader_load(q->cpath, &q->lo, q->p, &ls, why, sizeof why) == 0) {
+		zka_params_info in;
+		zka_params_header(q->p->map, &in, why, sizeof why);
+		if (same_file(&in.src_key, &q->kid) &&
+		    (!o->r1cs ? !in.has_r1cs : in.has_r1cs && same_file(&in.src_r1cs, &q->rid))) {
+			q->ki->seconds = now() - q->t0;
+			fieldf(q->ki->shm, sizeof q->ki->shm, "%s", ls.shm);
+			fieldf(q->ki->file, sizeof q->ki->file, "%s", q->cpath);
+			fieldf(q->ki->how, sizeof q->ki->how, "cached %s: %.2f GB/s, %s", q->cpath,
+			       ls.seconds > 0 ? 1e-9 * (double)ls.bytes / ls.seconds : 0.0,
+			       ls.direct ? "O_DIRECT" : "buffered");
+			return 0;
 		}
+		if (ls.shm[0])
+			shm_unlink(ls.shm);
+		zka_params_close(q->p);
 	}
+	fprintf(stderr, "zkarena: %s: stale or bad cache entry (%s); importing again\n", q->cpath,
+		why[0] ? why : "another key");
+	return -ENOENT;
+}
+
+/* IMPORT: the .zkey imported into a new region (every point validated), written to its cache
+ * entry (a failure to cache is said and ignored), the region published under its name
+ * (o->shm) and validated into q->p. */
+static int open_import(struct req *q)
+{
+	const zka_keys_opts *o = q->o;
+	const char *path = q->path, *cached = "not cached";
+	char why[600] = "", name[64];
 	struct region rg;
-	if ((ret = import_region(path, o->r1cs, o->shm != NULL, o->threads, o->progress, &rg, &kid,
-				 err, errlen)))
+	int ret = import_region(path, o->r1cs, o->shm != NULL, o->threads, o->progress, &rg,
+				&q->kid, q->err, q->errlen);
+	if (ret)
 		return ret;
-	const char *cached = "not cached";
-	if (cpath[0]) {
+	if (q->cpath[0]) {
 		char dir[PATH_MAX];
 		zka_keys_cache_dir(dir, sizeof dir);
-		if (mkdirs(dir) || write_file(cpath, rg.map, rg.size, why, sizeof why))
+		if (mkdirs(dir) || write_file(q->cpath, rg.map, rg.size, why, sizeof why))
 			fprintf(stderr, "zkarena: cannot cache %s in %s (%s); continuing without\n",
 				path, dir, why[0] ? why : strerror(errno));
 		else
-			cached = cpath;
+			cached = q->cpath;
 	}
-	if (o->shm &&
-	    (ret = region_publish(&rg, o->shm, path, &kid, now() - t0, name, err, errlen))) {
+	if (o->shm && (ret = region_publish(&rg, o->shm, path, &q->kid, now() - q->t0, name, q->err,
+					    q->errlen))) {
 		region_drop(&rg);
 		return ret;
 	}
 	if (o->shm)
 		mprotect(rg.map, rg.size, PROT_READ);
-	if ((ret = zka_params_from_map(rg.map, rg.size, path, p, err, errlen))) {
+	if ((ret = zka_params_from_map(rg.map, rg.size, path, q->p, q->err, q->errlen))) {
 		if (o->shm)
 			shm_unlink(name);
 		region_drop(&rg);
 		return ret;
 	}
-	ki->seconds = now() - t0;
+	q->ki->seconds = now() - q->t0;
 	if (o->shm)
-		snprintf(ki->shm, sizeof ki->shm, "%s", name);
+		fieldf(q->ki->shm, sizeof q->ki->shm, "%s", name);
 	if (strcmp(cached, "not cached"))
-		snprintf(ki->file, sizeof ki->file, "%s", cached);
-	snprintf(ki->how, sizeof ki->how, "imported %s (points validated; %s)", path, cached);
+		fieldf(q->ki->file, sizeof q->ki->file, "%s", cached);
+	fieldf(q->ki->how, sizeof q->ki->how, "imported %s (points validated; %s)", path, cached);
 	return 0;
+}
+
+/* See zka_keys.h: the sources in order, RESIDENT, then ZKA for a .zka, else CACHED and
+ * IMPORT for a .zkey; the first that serves the key returns. */
+int zka_keys_open(const char *path, const zka_keys_opts *o, zka_params *p, zka_keys_info *ki,
+		  char *err, size_t errlen)
+{
+	static const zka_keys_opts none = {0};
+	zka_keys_info dummy;
+	struct req q = {.path = path,
+			.o = o ? o : &none,
+			.p = p,
+			.ki = ki ? ki : &dummy,
+			.err = err,
+			.errlen = errlen,
+			.t0 = now()};
+	memset(q.ki, 0, sizeof *q.ki);
+	memset(p, 0, sizeof *p);
+	if (open_resident(&q) == 0)
+		return 0;
+	q.lo = (zka_loader_opts){.threads = q.o->threads,
+				 .progress = q.o->progress,
+				 .shm = q.o->shm,
+				 .on_region = q.o->on_region,
+				 .on_region_drop = q.o->on_region_drop,
+				 .region_arg = q.o->region_arg};
+	if (file_is_zka(path))
+		return open_zka(&q);
+	int ret = zkey_identity(&q);
+	if (ret || (ret = open_cached(&q)) != -ENOENT)
+		return ret;
+	return open_import(&q);
 }
 
 /* ---- resident regions ---- */

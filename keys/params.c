@@ -1,4 +1,34 @@
-/* params.c - see params.h. */
+/* params.c - the params image (keys/params.h): one layout for a .zka file and a params region.
+ *
+ * Objects
+ *   header     struct hdr in the first 2 KiB: magic, version, counts, each section's offset,
+ *              length and XXH3-64, the sources' identities; an XXH3-64 of every byte before it
+ *              ends it.
+ *   residency  the next 2 KiB: zka_params_res with its own checksum, outside the header's;
+ *              written into a region after a load (zka_params_set_residency).
+ *   sections   S_COUNT of them (sect_name), each at a ZKA_PARAMS_ALIGN multiple, zero-padded:
+ *              the key's points, its A and B in CSR (zk/abc.h), the r1cs's matrices.
+ *   plan       zka_params_plan: an image being built from a key, its sources and header.
+ *
+ * States of an image
+ *   PLANNED  -> FILLED    zka_params_plan_new, then zka_params_plan_fill: the CSR form built,
+ *                         the sections laid out, copied and hashed, the header checksummed
+ *   FILLED   -> NAMED     zka_params_create: into a shm object under a temporary name, then
+ *                         renamed to NAME (keys.c and the loader publish theirs likewise)
+ *   any      -> OPENED    zka_params_open, zka_params_open_shape, zka_params_from_map: the
+ *                         header checked (zka_params_header), the size against it, the CSR
+ *                         and r1cs matrices checked (not with _shape), pointers set into it
+ *
+ * Invariants
+ *   1. zka_params_header checks magic, version, checksum, curve, every section's length
+ *      against the counts, alignment, order and bounds before any section's offset is used.
+ *   2. The content identity (zka_params_info.id) hashes the counts, lengths and section
+ *      checksums only: two imports of the same key and circuit have the same id, whatever
+ *      file they came from.
+ *   3. An opened image's pointers are into its read-only mapping; a shape-only open zeroes
+ *      abc and cs, so nothing unchecked is handed out.
+ *   4. zka_params_create makes NAME appear only complete (rename is the commit).
+ */
 #include "keys/params.h"
 
 #include "zk/abc.h"
