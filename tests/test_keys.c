@@ -1,10 +1,13 @@
-/* test_keys.c - the .zka format, the loader and resident keys (keys/zka_loader.h,
- * keys/zka_keys.h) on the snarkjs fixtures of tests/data/fmt (both curves, both .zkey section
- * orders): import -> load -> prove gives the proof zka_prove gives from the .zkey (fixed r, s);
- * every loader path (O_DIRECT with fixed buffers, plain reads, buffered, tmpfs, depth 1 with
- * 4 KiB reads) gives the file's bytes; corrupt, truncated and mismatched files are refused
- * naming the section; a key with an off-curve point is refused at import naming section and
- * index; a resident key is used without opening the key file (the loader's open counter). */
+/* test_keys.c - the .zka format, the loader, resident keys and the params cache
+ * (keys/zka_loader.h, keys/zka_keys.h, keys/zka_cache.h) on the snarkjs fixtures of
+ * tests/data/fmt (both curves, both .zkey section orders): import -> load -> prove gives the
+ * proof zka_prove gives from the .zkey (fixed r, s); every loader path (O_DIRECT with fixed
+ * buffers, plain reads, buffered, tmpfs, depth 1 with 4 KiB reads) gives the file's bytes;
+ * corrupt, truncated and mismatched files are refused naming the section; a key with an
+ * off-curve point is refused at import naming section and index; a resident key is used
+ * without opening the key file (the loader's open counter); the params cache hits, refuses,
+ * and keeps or closes a replaced region as asked. */
+#include "keys/zka_cache.h"
 #include "keys/zka_keys.h"
 #include "keys/zka_loader.h"
 #include "tests/testutil.h"
@@ -93,11 +96,13 @@ static int prove_params(const zka_params *p, const zka_witness *w, const zka_rs 
 	(*wm)[4] = malloc((size_t)w->n * 32);
 	int r = -ENOMEM;
 	if (a && b && c && wm) {
-		r = zka_abc_witness_mem(p->pk.curve, (const uint64_t(*)[4])w->w, w->n, wm, NULL, 0, 2)
+		r = zka_abc_witness_mem(p->pk.curve, (const uint64_t(*)[4])w->w, w->n, wm, NULL, 0,
+					2)
 			? -EINVAL
 			: 0;
 		if (!r)
-			r = zka_abc_compute(&p->abc, (const uint64_t(*)[4])wm, NULL, NULL, a, b, c, 2);
+			r = zka_abc_compute(&p->abc, (const uint64_t(*)[4])wm, NULL, NULL, a, b, c,
+					    2);
 		if (!r)
 			r = zka_prove_abc(&p->pk, a, b, c, (const uint64_t(*)[4])w->w, rs, proof,
 					  NULL, NULL);
@@ -536,6 +541,94 @@ static void test_resident(void)
 	CU_ASSERT(zka_keys_evict("0000nosuchkey", err, sizeof err) == -ENOENT);
 }
 
+/* How many mappings of /dev/shm NAME this process holds. */
+static int mappings_of(const char *name)
+{
+	char line[1024], want[96];
+	snprintf(want, sizeof want, "/dev/shm%s", name);
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0;
+	while (f && fgets(line, sizeof line, f))
+		n += strstr(line, want) != NULL;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* An arena NAME with circuit entry 0 LOADED from params region shm. */
+static struct zka_arena *cache_arena(const char *name, const char *shm)
+{
+	struct zka_arena_params ap = {.nslots = 1, .slot_bytes = 4096, .numa_node = -1};
+	struct zka_arena *a = NULL;
+	const char *msg = NULL;
+	zka_arena_destroy(name);
+	CU_ASSERT_FATAL(zka_arena_create(name, &ap, &a, &msg) == 0);
+	struct zka_circuit_key k = {.key_path = "/test/k1.zkey", .key_size = 1, .header_hash = 7};
+	uint32_t idx = 99;
+	CU_ASSERT_FATAL(zka_circuit_claim(a, &k, &idx) == 0 && idx == 0);
+	CU_ASSERT_FATAL(zka_circuit_publish(a, 0, shm) == 0);
+	return a;
+}
+
+/* The params cache (keys/zka_cache.h): hits, refusals, and a replaced region kept mapped
+ * (keep > 0) or closed (keep = 0). */
+static void test_params_cache(void)
+{
+	char err[1024] = "", arena[64], r1[64], r2[64];
+	snprintf(arena, sizeof arena, "t-keys-cache-%d", (int)getpid());
+	snprintf(r1, sizeof r1, "/zka-tk-cache1-%d", (int)getpid());
+	snprintf(r2, sizeof r2, "/zka-tk-cache2-%d", (int)getpid());
+	zka_pk pk;
+	zka_r1cs cs;
+	CU_ASSERT_FATAL(zka_params_read_files(fixture("bn128.nopub.zkey"), NULL, &pk, &cs, err,
+					      sizeof err) == 0);
+	CU_ASSERT_FATAL(zka_params_create(r1, &pk, NULL, err, sizeof err) == 0);
+	CU_ASSERT_FATAL(zka_params_create(r2, &pk, NULL, err, sizeof err) == 0);
+	struct zka_arena *a = cache_arena(arena, r1);
+	zka_params_cache *keep = zka_params_cache_new(1), *drop = zka_params_cache_new(0);
+	CU_ASSERT_FATAL(keep && drop);
+	const zka_params *p = zka_params_cache_get(keep, a, 0, err, sizeof err);
+	CU_ASSERT_FATAL(p != NULL);
+	CU_ASSERT(p->pk.n_vars == pk.n_vars && p->abc.n_vals > 0);
+	CU_ASSERT(zka_params_cache_get(keep, a, 0, err, sizeof err) == p); /* a hit */
+	const uint64_t(*vs)[4] = zka_params_cache_values_std(keep, 0);
+	CU_ASSERT(vs != NULL && zka_params_cache_values_std(keep, 0) == vs);
+	CU_ASSERT(zka_params_cache_values_std(keep, 1) == NULL); /* not open here */
+	CU_ASSERT_FATAL(zka_params_cache_get(drop, a, 0, err, sizeof err) != NULL);
+	CU_ASSERT(mappings_of(r1) == 2);
+	/* refusals: no such entry, an entry not LOADED, a region that is not there */
+	CU_ASSERT(zka_params_cache_get(keep, a, 300, err, sizeof err) == NULL);
+	CU_ASSERT(strstr(err, "circuit 300: no such entry") != NULL);
+	struct zka_circuit_key k2 = {.key_path = "/test/k2.zkey", .key_size = 2};
+	uint32_t idx;
+	CU_ASSERT_FATAL(zka_circuit_claim(a, &k2, &idx) == 0 && idx == 1);
+	CU_ASSERT(zka_params_cache_get(keep, a, 1, err, sizeof err) == NULL);
+	CU_ASSERT(strstr(err, "circuit 1 (/test/k2.zkey): not loaded") != NULL);
+	CU_ASSERT(zka_params_owner_check(a, "/zka-tk-no-such-region", err, sizeof err) == -ENOENT);
+	CU_ASSERT(strstr(err, "params region /zka-tk-no-such-region") != NULL);
+	CU_ASSERT(zka_params_owner_check(a, "/a/b", err, sizeof err) == -EINVAL);
+	CU_ASSERT(zka_params_owner_check(a, r1, err, sizeof err) == 0);
+	/* entry 0 now names another region (the arena made again): both caches reopen it; the
+	 * keeping one still maps the old region, the other has closed it */
+	zka_arena_close(a);
+	a = cache_arena(arena, r2);
+	const zka_params *q = zka_params_cache_get(keep, a, 0, err, sizeof err);
+	CU_ASSERT_FATAL(q != NULL);
+	CU_ASSERT(zka_params_cache_get(drop, a, 0, err, sizeof err) != NULL);
+	CU_ASSERT(mappings_of(r2) == 2);
+	CU_ASSERT(mappings_of(r1) == 1);
+	zka_params_cache_free(keep);
+	zka_params_cache_free(drop);
+	zka_params_cache_free(NULL);
+	CU_ASSERT(mappings_of(r1) == 0 && mappings_of(r2) == 0);
+	zka_arena_close(a);
+	zka_arena_destroy(arena);
+	shm_unlink(r1);
+	shm_unlink(r2);
+	zka_pk_free(&pk);
+	zka_r1cs_free(&cs);
+}
+
 int main(void)
 {
 	/* in the build tree: on a disk file system, where /tmp may be tmpfs */
@@ -563,6 +656,7 @@ int main(void)
 	    {"off-curve point refused at import", test_off_curve},
 	    {"the loader's region consumer", test_region_consumer},
 	    {"resident key without opening the key file", test_resident},
+	    {"the params cache", test_params_cache},
 	    {NULL, NULL}};
 	zka_test_suite("keys", cases);
 	int r = zka_test_run();
