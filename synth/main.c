@@ -11,6 +11,7 @@
  * back to the queue and its slot back to the free ring. */
 #include "config/zka_notify.h"
 #include "config/zka_version.h"
+#include "keys/zka_cache.h"
 #include "synth/pipe.h"
 #include "zk/abc.h"
 #include "zk/groth16.h"

@@ -1,5 +1,6 @@
 /* pipe.c - see pipe.h. */
 #include "synth/pipe.h"
+#include "keys/zka_cache.h"
 #include "keys/zka_keys.h"
 #include "zk/binfile.h"
 

@@ -19,7 +19,6 @@
 
 #include "shm/zka_arena.h"
 #include "keys/params.h"
-#include "keys/zka_cache.h"
 
 /* Pointers into a slot's data for a key; returns -ENOSPC when the slot is too small. */
 typedef struct {
