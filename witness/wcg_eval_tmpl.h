@@ -75,7 +75,23 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 			break;
 		case ZKA_WOP_ADD: WF_(add)(&m[d], M(n->a), M(n->b)); fl[d] = 1; break;
 		case ZKA_WOP_SUB: WF_(sub)(&m[d], M(n->a), M(n->b)); fl[d] = 1; break;
-		case ZKA_WOP_MUL: WF_(mul)(&m[d], M(n->a), M(n->b)); fl[d] = 1; break;
+		case ZKA_WOP_MUL: {
+			/* by a bit (most products of a hash circuit): a select, not a product */
+			const WT *x = M(n->a), *y = M(n->b);
+			/* a top-limb prefilter: a full-width value skips the three compares */
+			if ((x->v[3] != one.v[3] && x->v[3] != 0) && (y->v[3] != one.v[3] && y->v[3] != 0))
+				WF_(mul)(&m[d], x, y);
+			else if (WF_(eq)(x, &one))
+				m[d] = *y;
+			else if (WF_(eq)(y, &one))
+				m[d] = *x;
+			else if (WF_(is_zero)(x) || WF_(is_zero)(y))
+				m[d] = zero;
+			else
+				WF_(mul)(&m[d], x, y);
+			fl[d] = 1;
+			break;
+		}
 		case ZKA_WOP_NEG: WF_(neg)(&m[d], M(n->a)); fl[d] = 1; break;
 		case ZKA_WOP_DIV: {
 			WT t;
