@@ -13,6 +13,7 @@
 #include "config/zka_version.h"
 #include "keys/zka_cache.h"
 #include "synth/pipe.h"
+#include "witness/zka_witness.h"
 #include "zk/abc.h"
 #include "zk/groth16.h"
 #include "zk/opt.h"
@@ -79,6 +80,91 @@ static int job_threads(const struct zka_arena *a, int floor_t, int max_t, uint32
 	return t < floor_t ? floor_t : t > max_t ? max_t : t;
 }
 
+/* The witness graph of the job's circuit (KEY.wcg beside the key the circuit table names),
+ * kept while jobs use the same circuit entry and key file; its scratch and input buffers grow
+ * to the largest graph seen. NULL with err set when there is none or it is bad. */
+static struct {
+	zka_wcg *g;
+	uint32_t circuit;
+	char path[4096];
+	void *scratch;
+	size_t scratch_cap;
+	uint64_t (*in)[4];
+	uint32_t in_cap;
+} wg = {.circuit = UINT32_MAX};
+
+static zka_wcg *job_graph(struct zka_arena *a, uint32_t circuit, char *err, size_t errlen)
+{
+	struct zka_circuit_info ci;
+	char path[4096];
+	if (zka_circuit_info(a, circuit, &ci)) {
+		snprintf(err, errlen, "circuit %u: no such entry", circuit);
+		return NULL;
+	}
+	snprintf(path, sizeof path, "%.4000s.wcg", ci.key_path);
+	if (wg.g && wg.circuit == circuit && !strcmp(wg.path, path))
+		return wg.g;
+	zka_wcg_free(wg.g);
+	wg.g = NULL;
+	int rc = zka_wcg_load(path, &wg.g, err, errlen);
+	if (rc == -ENOENT)
+		snprintf(err, errlen, "%.400s: no witness graph for this key (import it with --c)",
+			 path);
+	if (rc)
+		return NULL;
+	wg.circuit = circuit;
+	snprintf(wg.path, sizeof wg.path, "%s", path);
+	size_t sb = zka_wcg_scratch_bytes(wg.g);
+	uint32_t ni = zka_wcg_n_inputs(wg.g) + 1;
+	if (sb > wg.scratch_cap) {
+		free(wg.scratch);
+		wg.scratch = aligned_alloc(64, (sb + 63) / 64 * 64);
+		wg.scratch_cap = wg.scratch ? sb : 0;
+	}
+	if (ni > wg.in_cap) {
+		free(wg.in);
+		wg.in = calloc(ni, 32);
+		wg.in_cap = wg.in ? ni : 0;
+	}
+	if (!wg.scratch || !wg.in) {
+		snprintf(err, errlen, "out of memory for the witness graph of %.400s", path);
+		zka_wcg_free(wg.g);
+		wg.g = NULL;
+		return NULL;
+	}
+	return wg.g;
+}
+
+/* input.json -> the slot's witness area, through the circuit's graph: 0, or 1 with err set
+ * (bad input or a circuit assert: the job fails at once, as a bad .wtns does). */
+static int witness_from_input(struct zka_arena *a, const struct zka_job_info *ji,
+			      const zka_params *p, uint64_t (*w)[4], char *err, size_t errlen)
+{
+	zka_wcg *g = job_graph(a, ji->circuit, err, errlen);
+	if (!g)
+		return 1;
+	if (zka_wcg_curve(g) != p->pk.curve || zka_wcg_n_witness(g) != p->pk.n_vars) {
+		snprintf(err, errlen, "%.400s: the graph computes %u %s values, the key expects %u %s",
+			 wg.path, zka_wcg_n_witness(g), zka_wcg_curve(g)->pretty, p->pk.n_vars,
+			 p->pk.curve->pretty);
+		return 1;
+	}
+	char e[700];
+	if (zka_wcg_inputs_json(g, ji->witness_path, wg.in, e, sizeof e) ||
+	    zka_wcg_eval(g, (const uint64_t(*)[4])wg.in, w, wg.scratch, e, sizeof e)) {
+		snprintf(err, errlen, "%.500s", e);
+		return 1;
+	}
+	return 0;
+}
+
+/* Whether the job's witness is an input.json (a name ending in .json). */
+static int is_input_json(const char *path)
+{
+	size_t l = strlen(path);
+	return l > 5 && !strcmp(path + l - 5, ".json");
+}
+
 /* Synthesises job into slot. Returns 0 (slot READY), 1 (job failed with a reason: bad input)
  * or -errno (arena trouble: the caller stops). */
 static int synthesize(struct zka_arena *a, zka_params_cache *cache, uint32_t slot, uint32_t job,
@@ -126,9 +212,21 @@ static int synthesize(struct zka_arena *a, zka_params_cache *cache, uint32_t slo
 	 * slot (POSIX shm) has none when the kernel's shmem THP is off, as on the H200 box (2^22:
 	 * 180 -> 149 ms a job from huge pages, docs/synthesis.md) */
 	uint64_t *cls = zka_abc_scratch_cls(wm, p->pk.n_vars);
-	if (zka_abc_witness(ji.witness_path, p->pk.curve, p->pk.n_vars, v.w, wm, cls, 1, threads,
-			    err, sizeof err))
+	if (is_input_json(ji.witness_path)) {
+		/* the witness computed straight into the slot, then wm and the classes from it */
+		if (witness_from_input(a, &ji, p, v.w, err, sizeof err))
+			goto fail;
+		int64_t bad = zka_abc_witness_mem(p->pk.curve, (const uint64_t(*)[4])v.w,
+						  p->pk.n_vars, wm, cls, 1, threads);
+		if (bad) {
+			snprintf(err, sizeof err, "witness value %lld is not below r",
+				 (long long)bad - 1);
+			goto fail;
+		}
+	} else if (zka_abc_witness(ji.witness_path, p->pk.curve, p->pk.n_vars, v.w, wm, cls, 1,
+				   threads, err, sizeof err)) {
 		goto fail;
+	}
 	/* a and b only: the prover computes c = a .* b (the GPU on the device) */
 	if ((r = zka_abc_compute(&p->abc, (const uint64_t(*)[4])wm, cls, vs, v.a, v.b, NULL,
 				 threads))) {
