@@ -65,9 +65,10 @@ int zka_bench_witness(int argc, char **argv)
 					     {"wasm", required_argument, 0, 'w'},
 					     {"snarkjs", required_argument, 0, 's'},
 					     {"cpp", required_argument, 0, 'c'},
+					     {"keep-cpp", required_argument, 0, 'k'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
-	const char *wasm = NULL, *cpp = NULL;
+	const char *wasm = NULL, *cpp = NULL, *keep_cpp = NULL;
 	const char *snarkjs = "node tests/interop/node_modules/snarkjs/cli.js";
 	int runs = 10, opt;
 	optind = 1;
@@ -83,14 +84,17 @@ int zka_bench_witness(int argc, char **argv)
 		case 'w': wasm = optarg; break;
 		case 's': snarkjs = optarg; break;
 		case 'c': cpp = optarg; break;
+		case 'k': keep_cpp = optarg; break;
 		case 'h':
 			printf("usage: zkarena bench witness circuit.zka|circuit.wcg input.json [--runs N]\n"
 			       "                             [--cpp circuit_cpp] [--wasm circuit.wasm]\n"
-			       "                             [--snarkjs CMD]\n\n"
+			       "                             [--snarkjs CMD] [--keep-cpp DIR]\n\n"
 			       "Times witness generation from input.json: zkarena's graph in process (one\n"
 			       "thread: the per-core figure) and as the `zkarena witness` CLI, circom's own\n"
 			       "C++ generator (--cpp: circom's --c output, built here -O3 with nasm, timed\n"
-			       "in process) and `snarkjs wtns calculate` (--wasm; CMD default: node\n"
+			       "in process; --keep-cpp DIR keeps that build in DIR, and --cpp DIR of such\n"
+			       "a build runs it without building: for machines without nasm) and\n"
+			       "`snarkjs wtns calculate` (--wasm; CMD default: node\n"
 			       "tests/interop/node_modules/snarkjs/cli.js). Medians of N runs (default 10;\n"
 			       "snarkjs at most 3). Every peer's witness is compared byte for byte with\n"
 			       "zkarena's; the exit status is 1 when one differs.\n");
@@ -155,16 +159,38 @@ int zka_bench_witness(int argc, char **argv)
 	double tcpp = -1;
 	const char *cpp_same = "-";
 	if (cpp) {
-		char name[256], work[4200];
-		snprintf(work, sizeof work, "%s/circom", dir);
-		mkdir(work, 0700);
-		fprintf(stderr, "zkarena bench witness: building circom's C++ generator (-O3) ...\n");
-		if (zka_wc_build_circom_timer(cpp, work, name, sizeof name, err, sizeof err)) {
-			fprintf(stderr, "zkarena bench witness: circom's C++: %s\n", err);
+		char name[256] = "", work[4200], tbin[4400];
+		snprintf(tbin, sizeof tbin, "%s/timer", cpp);
+		if (access(tbin, X_OK) == 0) { /* a kept build: DIR/timer and DIR/circuit.name */
+			snprintf(work, sizeof work, "%s", cpp);
+			snprintf(tbin, sizeof tbin, "%s/circuit.name", cpp);
+			FILE *nf = fopen(tbin, "r");
+			if (!nf || !fgets(name, sizeof name, nf))
+				name[0] = 0;
+			if (nf)
+				fclose(nf);
+			name[strcspn(name, "\n")] = 0;
 		} else {
+			if (keep_cpp)
+				snprintf(work, sizeof work, "%s", keep_cpp);
+			else
+				snprintf(work, sizeof work, "%s/circom", dir);
+			mkdir(work, 0700);
+			fprintf(stderr, "zkarena bench witness: building circom's C++ generator (-O3) ...\n");
+			if (zka_wc_build_circom_timer(cpp, work, name, sizeof name, err, sizeof err)) {
+				fprintf(stderr, "zkarena bench witness: circom's C++: %s\n", err);
+				name[0] = 0;
+			} else {
+				snprintf(cmd, sizeof cmd, "cp '%s/%s.dat' '%s/' && echo '%s' > '%s/circuit.name'",
+					 cpp, name, work, name, work);
+				if (system(cmd))
+					name[0] = 0;
+			}
+		}
+		if (name[0]) {
 			snprintf(other, sizeof other, "%s/circom.wtns", dir);
 			snprintf(cmd, sizeof cmd, "'%s/timer' '%s/%s.dat' '%s' %d '%s' > '%s/times'", work,
-				 cpp, name, input, runs, other, dir);
+				 work, name, input, runs, other, dir);
 			if (system(cmd) == 0) {
 				char tp[4300];
 				snprintf(tp, sizeof tp, "%s/times", dir);
