@@ -17,7 +17,7 @@
  * time, proofs, input-copy time and the part of it that overlapped another lane's proof are
  * cumulative counters, sampled each second so that the last minute's GPU busy %, proofs/s and
  * synthesis jobs/s (slots made READY, from the arena's counters) are differences of two
- * samples. The main thread writes them to /dev/shm/zkarena-NAME.gpud-status (atomically, mode
+ * samples. The main thread writes them to /dev/shm/zkarena-NAME.gpud-status (shm/zka_gpud_status.h: atomically, mode
  * 0600; `zkarena status` shows it) and logs them once a minute. The "counters:" line is for
  * programs (bench pipeline, the metrics): CLOCK_MONOTONIC ns and the cumulative values, and
  * with the cuda backend the device's memory in use and its size at the end (mem_used=,
@@ -43,12 +43,12 @@
 #include "gpud/backend.h"
 #include "gpud/outputs.h"
 #include "keys/zka_cache.h"
+#include "shm/zka_gpud_status.h"
 #include "synth/pipe.h"
 #include "zk/groth16.h"
 #include "zk/json_io.h"
 #include "zk/opt.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -118,6 +118,7 @@ static int64_t mono_ns(void)
 /* The daemon: shared by the lanes and the main thread. */
 #define CIRCUITS_MAX ZKA_PARAMS_CACHE_MAX /* circuit indices of the arena */
 #define KEYW (CIRCUITS_MAX / 64)
+_Static_assert(CIRCUITS_MAX == ZKA_GPUD_KEYS_MAX, "the status file's keys line names them all");
 #define YIELD_MAX 5 /* key preference: at most 5 x 20 ms before taking a slot anyway */
 
 struct daemon {
@@ -246,54 +247,20 @@ static int lacking(struct daemon *d)
 	return r;
 }
 
-static void status_path(char *out, size_t n, const char *name, int id)
-{
-	if (id == 0)
-		snprintf(out, n, "/dev/shm/zkarena-%s.gpud-status", name);
-	else
-		snprintf(out, n, "/dev/shm/zkarena-%s.gpud%d-status", name, id);
-}
-
-/* Reads the other gpuds' status files: the keys held by those still alive go to d->others. */
-static void read_others(struct daemon *d, const char *self)
+/* Reads the other gpuds' status files (shm/zka_gpud_status.h: regular files of the arena's
+ * owner only): the keys held by those still alive go to d->others. */
+static void read_others(struct daemon *d)
 {
 	uint64_t others[KEYW] = {0};
-	char prefix[ZKA_NAME_MAX + 32];
-	snprintf(prefix, sizeof prefix, "zkarena-%s.gpud", d->name);
-	DIR *dir = opendir("/dev/shm");
-	if (!dir)
-		return;
-	struct dirent *e;
-	while ((e = readdir(dir))) {
-		size_t l = strlen(e->d_name), pl = strlen(prefix);
-		if (strncmp(e->d_name, prefix, pl) || l < pl + 7 ||
-		    strcmp(e->d_name + l - 7, "-status"))
+	uint32_t owner;
+	zka_arena_owner(d->a, &owner, NULL, NULL);
+	for (int id = 0; id < ZKA_GPUDS_MAX; id++) {
+		struct zka_gpud_status s;
+		if (id == d->id || zka_gpud_status_read(d->name, id, owner, &s) || !s.alive)
 			continue;
-		char path[400], line[4096];
-		snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
-		if (!strcmp(path, self))
-			continue;
-		FILE *f = fopen(path, "r");
-		if (!f)
-			continue;
-		int pid = 0, alive = 0;
-		while (fgets(line, sizeof line, f)) {
-			if (sscanf(line, "pid %d:", &pid) == 1)
-				alive = pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
-			if (!alive || strncmp(line, "keys:", 5))
-				continue;
-			char *c = strchr(line + 5, ':');
-			char *sv = NULL;
-			for (char *t = c ? strtok_r(c + 1, " \n", &sv) : NULL; t;
-			     t = strtok_r(NULL, " \n", &sv)) {
-				unsigned idx;
-				if (sscanf(t, "%u=", &idx) == 1 && idx < CIRCUITS_MAX)
-					others[idx / 64] |= 1ull << (idx % 64);
-			}
-		}
-		fclose(f);
+		for (int i = 0; i < KEYW; i++)
+			others[i] |= s.keys[i];
 	}
-	closedir(dir);
 	pthread_mutex_lock(&d->mu);
 	memcpy(d->others, others, sizeof others);
 	pthread_mutex_unlock(&d->mu);
@@ -458,10 +425,9 @@ static void *lane_main(void *arg)
 
 #define HIST 61 /* one sample a second: the last minute is hist[now] - hist[now - 60] */
 
-/* Writes the status file (atomically: temporary file, rename). */
-static void write_status(const char *path, struct daemon *d, const char *note,
-			 const struct sample *now, const struct sample *old, char *line,
-			 size_t linelen)
+/* The last minute in words, from two samples: the status file's second line and the log's. */
+static void summarize(struct daemon *d, const struct sample *now, const struct sample *old,
+		      char *line, size_t linelen)
 {
 	double dt = (double)(now->t - old->t) * 1e-9;
 	uint64_t np = now->proofs - old->proofs;
@@ -478,53 +444,46 @@ static void write_status(const char *path, struct daemon *d, const char *note,
 	    dt, strcmp(d->be->name, "cuda") ? "prover" : "GPU", 100 * busy,
 	    dt > 0 ? (double)np / dt : 0, dt > 0 ? (double)(now->ready - old->ready) / dt : 0,
 	    ready < 0 ? 0 : ready, cp, 100 * hid);
-	char tmp[200];
-	snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
+}
+
+/* Writes the status file (shm/zka_gpud_status.h: atomically) and the summary to line. */
+static void write_status(struct daemon *d, const char *note, const struct sample *now,
+			 const struct sample *old, char *line, size_t linelen)
+{
+	static struct zka_gpud_status s; /* main thread only */
+	static uint64_t key_bytes[CIRCUITS_MAX];
+	memset(&s, 0, sizeof s);
+	summarize(d, now, old, line, linelen);
 	pthread_mutex_lock(&d->mu);
-	uint64_t failed = d->failed, bytes_in = d->bytes_in, yields = d->yields, kb = 0;
-	uint64_t here[KEYW], key_bytes[CIRCUITS_MAX];
-	memcpy(here, d->here, sizeof here);
+	s.failed = d->failed;
+	s.bytes_in = d->bytes_in;
+	s.yields = d->yields;
+	memcpy(s.keys, d->here, sizeof s.keys);
 	memcpy(key_bytes, d->key_bytes, sizeof key_bytes);
 	pthread_mutex_unlock(&d->mu);
-	int nkeys = 0;
 	for (int i = 0; i < CIRCUITS_MAX; i++)
-		if (here[i / 64] >> (i % 64) & 1)
-			nkeys++, kb += key_bytes[i];
+		if (s.keys[i / 64] >> (i % 64) & 1)
+			s.nkeys++, s.key_bytes += key_bytes[i];
 	zka_backend_status bs = {0};
 	if (d->be->status)
 		d->be->status(d->ctx, &bs);
-	fprintf(f, "pid %d: %s%s%s\n%s\n", (int)getpid(), note, bs.warn[0] ? "; " : "", bs.warn,
-		line);
-	fprintf(f, "gpud: id=%d device=%d backend=%s lanes=%d\n", d->id, d->device, d->be->name,
-		d->lanes);
-	fprintf(f, "keys: %d resident, %llu bytes:", nkeys, (unsigned long long)kb);
-	for (int i = 0; i < CIRCUITS_MAX; i++)
-		if (here[i / 64] >> (i % 64) & 1)
-			fprintf(f, " %d=%llu", i, (unsigned long long)key_bytes[i]);
-	fprintf(f, "\n");
-	fprintf(f,
-		"counters: mono_ns=%lld busy_ns=%lld proofs=%llu failed=%llu copy_ns=%lld "
-		"copy_hidden_ns=%lld ready_total=%llu lanes=%d bytes_in=%llu yields=%llu keys=%d "
-		"key_bytes=%llu",
-		(long long)now->t, (long long)now->busy_ns, (unsigned long long)now->proofs,
-		(unsigned long long)failed, (long long)now->copy_ns, (long long)now->copy_hidden_ns,
-		(unsigned long long)now->ready, d->lanes, (unsigned long long)bytes_in,
-		(unsigned long long)yields, nkeys, (unsigned long long)kb);
-	if (bs.has_mem) /* device memory: the cuda backend's (the cpu backend has none) */
-		fprintf(f, " mem_used=%llu mem_total=%llu", (unsigned long long)bs.mem_used,
-			(unsigned long long)bs.mem_total);
-	fprintf(f, "\n");
-	if (fclose(f) == 0)
-		rename(tmp, path);
-	else
-		unlink(tmp);
+	s.id = d->id;
+	s.device = d->device;
+	s.pid = (int)getpid();
+	s.lanes = d->lanes;
+	snprintf(s.backend, sizeof s.backend, "%s", d->be->name);
+	snprintf(s.note, sizeof s.note, "%s%s%s", note, bs.warn[0] ? "; " : "", bs.warn);
+	snprintf(s.summary, sizeof s.summary, "%s", line);
+	s.mono_ns = (unsigned long long)now->t;
+	s.busy_ns = (unsigned long long)now->busy_ns;
+	s.proofs = now->proofs;
+	s.copy_ns = (unsigned long long)now->copy_ns;
+	s.copy_hidden_ns = (unsigned long long)now->copy_hidden_ns;
+	s.ready_total = now->ready;
+	s.has_mem = bs.has_mem; /* device memory: the cuda backend's (the cpu backend has none) */
+	s.mem_used = bs.mem_used;
+	s.mem_total = bs.mem_total;
+	zka_gpud_status_write(d->name, &s, key_bytes);
 }
 
 int main(int argc, char **argv)
@@ -636,14 +595,12 @@ int main(int argc, char **argv)
 		snprintf(note + strlen(note), sizeof note - strlen(note), "; %d proof%s in flight",
 			 inflight, inflight > 1 ? "s" : "");
 	LOG("gpud %d (device %d): %s", id, device, note);
-	char path[128];
-	status_path(path, sizeof path, name, id);
 	struct sample hist[HIST];
 	int nh = 0;
 	char line[512];
 	take_sample(&d, &hist[0]);
 	nh = 1;
-	write_status(path, &d, note, &hist[0], &hist[0], line, sizeof line);
+	write_status(&d, note, &hist[0], &hist[0], line, sizeof line);
 	zka_notify("READY=1\nSTATUS=gpud %d (device %d, %s): started", id, device, be->name);
 
 	pthread_t th[ZKA_LANES_MAX];
@@ -668,14 +625,14 @@ int main(int argc, char **argv)
 				LOG("recovered %d record(s) of dead processes", n);
 			last_rec = t;
 		}
-		read_others(&d, path);
+		read_others(&d);
 		struct sample s;
 		take_sample(&d, &s);
 		/* the sample 60 s ago (or the first one) is the one this one replaces */
 		struct sample old = hist[nh < HIST ? 0 : nh % HIST];
 		hist[nh % HIST] = s;
 		nh++;
-		write_status(path, &d, note, &s, &old, line, sizeof line);
+		write_status(&d, note, &s, &old, line, sizeof line);
 		zka_notify("WATCHDOG=1\nSTATUS=%s", line);
 		if (t - last_log >= 60000000000LL) {
 			LOG("%s", line);

@@ -6,7 +6,7 @@
  * Where the values come from. Nothing in the arena or the daemons is changed for the metrics:
  *   - the arena's counters (zka_arena_counter): jobs submitted/done/failed, records recovered;
  *   - a table scan at each scrape: slots per state, ring depths;
- *   - the gpuds' status files (tools/gpuds.h, written once a second by each gpud): per gpud
+ *   - the gpuds' status files (shm/zka_gpud_status.h, written once a second by each gpud): per gpud
  *     busy ratio of the last minute, proofs, bytes copied into the prover, keys resident and
  *     their bytes, whether it is running;
  *   - the collector thread: every 250 ms it scans the job table and, for each record that is
@@ -39,7 +39,7 @@
 #include "metrics/zka_metrics.h"
 
 #include "shm/zka_arena.h"
-#include "tools/gpuds.h"
+#include "shm/zka_gpud_status.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -323,8 +323,8 @@ int zka_metrics_render(zka_metrics *m, char **text, size_t *len)
 		put(&b, "zkarena_ring_depth{ring=\"%s\"} %d\n", zka_ring_name(r), d < 0 ? 0 : d);
 	}
 
-	struct zka_gpud_status gs[ZKA_GPUDS_MAX];
-	int ng = zka_gpuds_read(m->name, gs, ZKA_GPUDS_MAX);
+	struct zka_gpud_status *gs = calloc(ZKA_GPUDS_MAX, sizeof *gs);
+	int ng = gs ? zka_gpud_status_read_all(m->name, gs, ZKA_GPUDS_MAX) : 0;
 	static const struct {
 		const char *name, *type, *help;
 	} gf[] = {
@@ -382,6 +382,7 @@ int zka_metrics_render(zka_metrics *m, char **text, size_t *len)
 				put(&b, "%s{gpud=\"%d\",device=\"%d\"} %llu\n", mf[f].name,
 				    gs[i].id, gs[i].device, f ? gs[i].mem_total : gs[i].mem_used);
 	}
+	free(gs);
 	if (!b.ok) {
 		free(b.p);
 		return -ENOMEM;

@@ -8,6 +8,7 @@
  *   [owner table: u64 ident per entry (pid:22 | start-ticks:42), 0 = empty]
  *   [circuit table] [job table] [slot table] [rings: 4 system + user rings]
  *   [pad to 2 MiB] [slot data: nslots x slot_stride (2 MiB multiple)]
+ * Beside it, not in it: the gpuds' status files (shm/gpud_status.c), removed by destroy.
  * Every in-arena reference is an index or an offset. The geometry is copied into the handle
  * once at open, after validation (magic, version, checksum, recomputed layout, object size);
  * nothing is ever re-read from the header afterwards, so a scribbled header cannot move a
@@ -100,6 +101,7 @@
  *       the audit restores I2. Repair is for a quiescent arena, like check.
  */
 #include "shm/internal.h"
+#include "shm/zka_gpud_status.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -782,6 +784,7 @@ int zka_arena_destroy(const char *name)
 		return rc;
 	if (shm_unlink(shm) != 0)
 		return -errno;
+	zka_gpud_status_remove_all(name); /* no gpud's status file outlives the arena */
 	return 0;
 }
 

@@ -63,7 +63,8 @@ int zka_arena_create(const char *name, const struct zka_arena_params *p, struct 
 int zka_arena_open(const char *name, int flags, struct zka_arena **out, const char **msg);
 /* Unmaps; releases this process's owner entry when it owns no record. NULL is fine. */
 void zka_arena_close(struct zka_arena *a);
-/* Removes the shm object (mapped handles stay valid until closed). */
+/* Removes the shm object (mapped handles stay valid until closed), then every gpud status
+ * file of the arena (shm/zka_gpud_status.h). */
 int zka_arena_destroy(const char *name);
 /* The shm object's owner, group and mode (as fstat saw them at open). */
 void zka_arena_owner(const struct zka_arena *a, uint32_t *uid, uint32_t *gid, uint32_t *mode);

@@ -347,9 +347,6 @@ int zka_pipe_unlink_params(const char *arena_name)
 			n++;
 	}
 	closedir(d);
-	char st[128];
-	snprintf(st, sizeof st, "/dev/shm/zkarena-%s.gpud-status", arena_name);
-	unlink(st);
 	return n;
 }
 

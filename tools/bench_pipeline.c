@@ -11,6 +11,7 @@
  *      slots back to back (no synthesis, no verification, no output files).
  * Everything it made (arenas, params regions, files) is removed at the end, also on Ctrl-C. */
 #include "gpud/backend.h"
+#include "shm/zka_gpud_status.h"
 #include "synth/pipe.h"
 #include "tools/cli.h"
 #include "tools/util.h"
@@ -242,23 +243,19 @@ struct counters {
 	unsigned long long proofs;
 };
 
-/* Reads the "counters:" line of the daemon's status file. */
+/* Reads the "counters:" line of gpud 0's status file (shm/zka_gpud_status.h). */
 static void read_counters(const char *arena, struct counters *c)
 {
-	char path[160], line[512];
-	snprintf(path, sizeof path, "/dev/shm/zkarena-%s.gpud-status", arena);
+	static struct zka_gpud_status s;
 	memset(c, 0, sizeof *c);
-	FILE *f = fopen(path, "r");
-	if (!f)
+	if (zka_gpud_status_read(arena, 0, zka_gpud_status_owner(arena), &s) || !s.has_counters)
 		return;
-	while (fgets(line, sizeof line, f))
-		if (sscanf(line,
-			   "counters: mono_ns=%lld busy_ns=%lld proofs=%llu failed=%*u "
-			   "copy_ns=%lld copy_hidden_ns=%lld",
-			   &c->mono_ns, &c->busy_ns, &c->proofs, &c->copy_ns,
-			   &c->copy_hidden_ns) == 5)
-			c->ok = 1;
-	fclose(f);
+	c->ok = 1;
+	c->mono_ns = (long long)s.mono_ns;
+	c->busy_ns = (long long)s.busy_ns;
+	c->proofs = s.proofs;
+	c->copy_ns = (long long)s.copy_ns;
+	c->copy_hidden_ns = (long long)s.copy_hidden_ns;
 }
 
 /* The steady-state window from a new reading c: it opens (c0) at the first reading with at

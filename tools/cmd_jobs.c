@@ -388,27 +388,9 @@ int zka_cmd_status(int argc, char **argv)
 		for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
 			printf(" %s %u", zka_job_state_name(states[i]), cnt[states[i]]);
 		printf("\n");
-		char path[128], line[600];
-		snprintf(path, sizeof path, "/dev/shm/zkarena-%s.gpud-status", argv[1]);
-		/* the daemon's file: no link followed, a regular file of the arena's owner */
-		int sfd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		struct stat sst;
 		uint32_t auid;
 		zka_arena_owner(a, &auid, NULL, NULL);
-		if (sfd >= 0 && (fstat(sfd, &sst) || !S_ISREG(sst.st_mode) || sst.st_uid != auid)) {
-			close(sfd);
-			sfd = -1;
-			printf("daemon: %s is not a regular file of the arena's owner: ignored\n", path);
-		}
-		FILE *f = sfd >= 0 ? fdopen(sfd, "r") : NULL;
-		if (f) {
-			while (fgets(line, sizeof line, f))
-				printf("daemon: %s", line);
-			fclose(f);
-		} else {
-			printf("daemon: no zkarena-gpud has started on this arena yet\n");
-		}
-		zka_gpuds_print(argv[1]); /* every gpud: the table, the files of ids >= 1 */
+		zka_gpuds_print(argv[1], auid); /* every gpud: its file, the table */
 		list_jobs(a, 0);
 	}
 	zka_arena_close(a);

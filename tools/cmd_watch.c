@@ -3,6 +3,7 @@
  * the last failures. Plain text: on a terminal each snapshot replaces the previous one (cursor
  * home, clear), in a pipe snapshots follow each other separated by a blank line. */
 #include "shm/zka_arena.h"
+#include "shm/zka_gpud_status.h"
 #include "synth/pipe.h"
 #include "tools/gpuds.h"
 
@@ -103,8 +104,8 @@ static void snapshot(struct zka_arena *a, const char *name)
 	if (other)
 		printf(" [other] %d", other);
 	printf("\n");
-	struct zka_gpud_status gs[ZKA_GPUDS_MAX];
-	int ng = zka_gpuds_read(name, gs, ZKA_GPUDS_MAX);
+	struct zka_gpud_status *gs = calloc(ZKA_GPUDS_MAX, sizeof *gs);
+	int ng = gs ? zka_gpud_status_read_all(name, gs, ZKA_GPUDS_MAX) : 0;
 	if (!ng)
 		printf("gpuds: none has started on this arena\n");
 	for (int i = 0; i < ng; i++)
@@ -115,6 +116,7 @@ static void snapshot(struct zka_arena *a, const char *name)
 	for (int i = 0; i < nfail; i++)
 		printf("  job %llu: %s\n", (unsigned long long)fail[i].id, fail[i].reason);
 	free(fail);
+	free(gs);
 }
 
 int zka_status_watch(const char *name, int watch)
