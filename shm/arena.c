@@ -30,6 +30,9 @@
  *   WRITING(dead) -> FREE       PROVING(dead) -> READY (job not terminal) | FREE (job terminal)
  *   any corrupt word (or data offset) -> QUARANTINED (check --repair; never left)
  *
+ * Where: jobs and slots in table.c, circuits in circuit.c, the "(dead)" transitions, check
+ * and repair in recover.c (helpers shared by the three in records.h), rings in ring.c.
+ *
  * Transition table (function: transition [ring touched]):
  *   zka_job_submit       job FREE -> FILLING(me)                 [pop free-jobs; when empty,
  *                                                                 zka_job_expire(need 1) first]

@@ -1,11 +1,13 @@
-/* table.c - job, slot and circuit transitions, recovery and the invariant checker.
- * The transition table and invariants (I1-I8) are at the top of arena.c.
- * Ordering: all record CASes and state-word loads are seq_cst (ld/cas below): a transition
- * orders every field written before it (paths, times, tags, reason) before the new state is
- * visible, and a reader's load of the state orders its later reads of those fields. The field
- * accesses themselves (atomic_store/atomic_load of times, serial, tags) are seq_cst atomics
- * that need no ordering of their own beyond that; they are not commented one by one. */
-#include "shm/internal.h"
+/* table.c - the job and slot tables: their transitions (submit, take, ready, finish, ...), the
+ * clients' reads and waits, retention and priorities. Circuits are in circuit.c, recovery,
+ * the invariant checker and repair in recover.c; the helpers they share in records.h.
+ * The transition table and invariants (I1-I12) are at the top of arena.c.
+ * Ordering: all record CASes and state-word loads are seq_cst (ld/cas in records.h): a
+ * transition orders every field written before it (paths, times, tags, reason) before the new
+ * state is visible, and a reader's load of the state orders its later reads of those fields.
+ * The field accesses themselves (atomic_store/atomic_load of times, serial, tags) are seq_cst
+ * atomics that need no ordering of their own beyond that; they are not commented one by one. */
+#include "shm/records.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -14,39 +16,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-int zka__owner_in_use(const struct zka_arena *a, uint32_t idx);
-void zka__ring_repair_locked(struct zka_arena *a, int r);
-int zka__ring_audit(struct zka_arena *a, int r, int timeout_ms);
-
-#define LOCK_MS 5000 /* ring locks inside transitions/recovery: a live holder never takes long */
-
-static uint64_t ld(_Atomic uint64_t *w)
-{
-	return atomic_load(w); /* seq_cst: see the file comment */
-}
-static int cas(_Atomic uint64_t *w, uint64_t *expect, uint64_t desired)
-{
-	return atomic_compare_exchange_strong(w, expect, desired); /* seq_cst */
-}
-
-static void count_slot(struct zka_arena *a, uint32_t st)
-{
-	atomic_fetch_add_explicit(&hdr(a)->into_slot_state[st & 7], 1, memory_order_relaxed);
-}
-static void count_job(struct zka_arena *a, uint32_t st)
-{
-	atomic_fetch_add_explicit(&hdr(a)->into_job_state[st & 15], 1, memory_order_relaxed);
-}
-
-static uint64_t slot_next(uint64_t w, uint32_t st, uint32_t owner, uint32_t job)
-{
-	return w_slot(st, owner, job, w_slot_gen(w) + 1);
-}
-static uint64_t job_next(uint64_t w, uint32_t st, uint32_t owner, uint32_t slot, uint32_t att)
-{
-	return w_job(st, owner, slot, att, w_job_gen(w) + 1);
-}
 
 uint32_t zka__ring_table_n(const struct zka_arena *a, int r)
 {
@@ -139,7 +108,7 @@ static int leave_free_job(struct zka_arena *a, uint32_t idx, void *c)
 	return cas(&job_rec(a, idx)->word, &w, x->got) ? 0 : -EAGAIN;
 }
 
-static int push_slot(struct zka_arena *a, int r, uint32_t idx, uint64_t expect, uint64_t desired)
+int zka__push_slot(struct zka_arena *a, int r, uint32_t idx, uint64_t expect, uint64_t desired)
 {
 	struct xctx x = {.expect = expect, .desired = desired};
 	struct zka__ring_ops ops = {.enter = enter_slot, .ctx = &x};
@@ -148,7 +117,7 @@ static int push_slot(struct zka_arena *a, int r, uint32_t idx, uint64_t expect, 
 		count_slot(a, w_state(desired));
 	return rc;
 }
-static int push_job(struct zka_arena *a, int r, uint32_t idx, uint64_t expect, uint64_t desired)
+int zka__push_job(struct zka_arena *a, int r, uint32_t idx, uint64_t expect, uint64_t desired)
 {
 	struct xctx x = {.expect = expect, .desired = desired};
 	struct zka__ring_ops ops = {.enter = enter_job, .ctx = &x};
@@ -156,21 +125,6 @@ static int push_job(struct zka_arena *a, int r, uint32_t idx, uint64_t expect, u
 	if (rc == 0)
 		count_job(a, w_state(desired));
 	return rc;
-}
-
-static void copy_str(char *dst, const char *src, size_t n)
-{
-	size_t l = strnlen(src, n - 1);
-	memcpy(dst, src, l);
-	memset(dst + l, 0, n - l);
-}
-
-/* Bumps the job's futex word and wakes its waiters (I8). */
-static void job_announce(struct zka__job *J)
-{
-	atomic_fetch_add(&J->done_seq, 1); /* seq_cst: after the state CAS, before reading waiters */
-	if (atomic_load(&J->waiters))
-		zka__futex_wake(&J->done_seq, INT_MAX);
 }
 
 /* Reads slot s's word and checks it is in state st owned by me. */
@@ -184,6 +138,32 @@ static int my_slot(struct zka_arena *a, uint32_t s, uint32_t st, uint32_t *me, u
 	*w = ld(&slot_rec(a, s)->word);
 	if (w_state(*w) != st || w_owner(*w) != *me)
 		return -EPERM;
+	return 0;
+}
+
+/* The slot and job that a slot's holder acts on: slot s in state sst owned by me, bound to
+ * job j, which is in state jst, owned by me and bound back to s (I4, I5). */
+struct pair {
+	uint32_t me, j;
+	uint64_t sw, jw; /* the words just read: the "from" words of the holder's CASes */
+	struct zka__job *J;
+};
+
+/* Reads and checks the pair of slot s: 0 with *p filled; zka__self's -errno, -ERANGE (s out of
+ * range), -EPERM (s not in sst, or not mine), -EINVAL (no job bound) or -EBADMSG (the job
+ * disagrees: arena corrupt). The opening check of every transition a slot's holder makes. */
+static int my_pair(struct zka_arena *a, uint32_t s, uint32_t sst, uint32_t jst, struct pair *p)
+{
+	int rc = my_slot(a, s, sst, &p->me, &p->sw);
+	if (rc < 0)
+		return rc;
+	p->j = w_link(p->sw);
+	if (p->j >= a->g.njobs)
+		return -EINVAL;
+	p->J = job_rec(a, p->j);
+	p->jw = ld(&p->J->word);
+	if (w_state(p->jw) != jst || w_owner(p->jw) != p->me || w_link(p->jw) != s)
+		return -EBADMSG;
 	return 0;
 }
 
@@ -307,8 +287,8 @@ int zka_job_expire(struct zka_arena *a, uint32_t need)
 		if (st != ZKA_JOB_DONE && st != ZKA_JOB_FAILED)
 			continue;
 		atomic_store(&J->expired, st); /* before the CAS: a waiter woken by it sees it */
-		if (push_job(a, ZKA_RING_FREE_JOBS, f[i].j, w,
-			     job_next(w, ZKA_JOB_FREE, ZKA_OWNER_NONE, ZKA_NONE, 0)) < 0)
+		if (zka__push_job(a, ZKA_RING_FREE_JOBS, f[i].j, w,
+				  job_next(w, ZKA_JOB_FREE, ZKA_OWNER_NONE, ZKA_NONE, 0)) < 0)
 			continue; /* moved on (released by its client): nothing to do */
 		job_announce(J);
 		freed++;
@@ -456,8 +436,8 @@ int zka_job_submit(struct zka_arena *a, const struct zka_job_spec *sp, uint64_t 
 	atomic_store(&J->priority, sp->priority ? sp->priority : a->priority);
 	ZKA_FAULT("job.submit.filling");
 	uint64_t w = x.got;
-	if ((rc = push_job(a, ZKA_RING_SUBMITTED_JOBS, j, w,
-			   job_next(w, ZKA_JOB_SUBMITTED, ZKA_OWNER_NONE, ZKA_NONE, 0))) < 0)
+	if ((rc = zka__push_job(a, ZKA_RING_SUBMITTED_JOBS, j, w,
+				job_next(w, ZKA_JOB_SUBMITTED, ZKA_OWNER_NONE, ZKA_NONE, 0))) < 0)
 		return rc; /* the record stays FILLING(me): recovered when we die */
 	cnt(a, ZKA_C_JOBS_SUBMITTED, 1);
 	*id = serial << 24 | j;
@@ -516,12 +496,12 @@ int zka_slot_release(struct zka_arena *a, uint32_t slot)
 		return rc;
 	if (w_link(sw) != ZKA_NONE)
 		return -EBUSY;
-	return push_slot(a, ZKA_RING_FREE_SLOTS, slot, sw,
-			 slot_next(sw, ZKA_SLOT_FREE, ZKA_OWNER_NONE, ZKA_NONE));
+	return zka__push_slot(a, ZKA_RING_FREE_SLOTS, slot, sw,
+			      slot_next(sw, ZKA_SLOT_FREE, ZKA_OWNER_NONE, ZKA_NONE));
 }
 
 /* Roll job j forward from SYNTHESIZING(*, s) to READY(s) (I5). Anyone. */
-static void job_roll_ready(struct zka_arena *a, uint32_t j, uint32_t s)
+void zka__job_roll_ready(struct zka_arena *a, uint32_t j, uint32_t s)
 {
 	struct zka__job *J = job_rec(a, j);
 	uint64_t w = ld(&J->word);
@@ -537,51 +517,37 @@ static void job_roll_ready(struct zka_arena *a, uint32_t j, uint32_t s)
 /* slot WRITING(me, j) -> READY(j) [ready ring], then job -> READY. Only the slot's worker. */
 int zka_slot_ready(struct zka_arena *a, uint32_t slot)
 {
-	uint32_t me;
-	uint64_t sw;
-	int rc = my_slot(a, slot, ZKA_SLOT_WRITING, &me, &sw);
+	struct pair p;
+	int rc = my_pair(a, slot, ZKA_SLOT_WRITING, ZKA_JOB_SYNTHESIZING, &p);
 	if (rc < 0)
 		return rc;
-	uint32_t j = w_link(sw);
-	if (j >= a->g.njobs)
-		return -EINVAL;
-	uint64_t jw = ld(&job_rec(a, j)->word);
-	if (w_state(jw) != ZKA_JOB_SYNTHESIZING || w_owner(jw) != me || w_link(jw) != slot)
-		return -EBADMSG;
-	atomic_store(&job_rec(a, j)->t_synth_end, zka__now_ns());
-	if ((rc = push_slot(a, ZKA_RING_READY_SLOTS, slot, sw,
-			    slot_next(sw, ZKA_SLOT_READY, ZKA_OWNER_NONE, j))) < 0)
+	atomic_store(&p.J->t_synth_end, zka__now_ns());
+	if ((rc = zka__push_slot(a, ZKA_RING_READY_SLOTS, slot, p.sw,
+				 slot_next(p.sw, ZKA_SLOT_READY, ZKA_OWNER_NONE, p.j))) < 0)
 		return rc;
 	ZKA_FAULT("slot.ready.committed");
-	job_roll_ready(a, j, slot);
+	zka__job_roll_ready(a, p.j, slot);
 	return 0;
 }
 
 /* job SYNTHESIZING(me) -> FAILED(reason); slot WRITING(me, j) -> FREE. The slot's worker. */
 int zka_job_fail_synth(struct zka_arena *a, uint32_t slot, const char *reason)
 {
-	uint32_t me;
-	uint64_t sw;
-	int rc = my_slot(a, slot, ZKA_SLOT_WRITING, &me, &sw);
+	struct pair p;
+	int rc = my_pair(a, slot, ZKA_SLOT_WRITING, ZKA_JOB_SYNTHESIZING, &p);
 	if (rc < 0)
 		return rc;
-	uint32_t j = w_link(sw);
-	if (j >= a->g.njobs)
-		return -EINVAL;
-	struct zka__job *J = job_rec(a, j);
-	uint64_t jw = ld(&J->word);
-	if (w_state(jw) != ZKA_JOB_SYNTHESIZING || w_owner(jw) != me || w_link(jw) != slot)
-		return -EBADMSG;
-	copy_str(J->reason, reason ? reason : "synthesis failed", ZKA_REASON_MAX);
-	atomic_store(&J->t_synth_end, zka__now_ns());
-	if (!cas(&J->word, &jw, job_next(jw, ZKA_JOB_FAILED, ZKA_OWNER_NONE, slot, w_job_attempts(jw))))
+	copy_str(p.J->reason, reason ? reason : "synthesis failed", ZKA_REASON_MAX);
+	atomic_store(&p.J->t_synth_end, zka__now_ns());
+	if (!cas(&p.J->word, &p.jw,
+		 job_next(p.jw, ZKA_JOB_FAILED, ZKA_OWNER_NONE, slot, w_job_attempts(p.jw))))
 		return -EBADMSG;
 	count_job(a, ZKA_JOB_FAILED);
 	cnt(a, ZKA_C_JOBS_FAILED, 1);
-	job_announce(J);
+	job_announce(p.J);
 	ZKA_FAULT("job.fail.failed");
-	return push_slot(a, ZKA_RING_FREE_SLOTS, slot, sw,
-			 slot_next(sw, ZKA_SLOT_FREE, ZKA_OWNER_NONE, ZKA_NONE));
+	return zka__push_slot(a, ZKA_RING_FREE_SLOTS, slot, p.sw,
+			      slot_next(p.sw, ZKA_SLOT_FREE, ZKA_OWNER_NONE, ZKA_NONE));
 }
 
 /* slot READY(j) -> PROVING(me, j) [ready ring]; job READY|SYNTHESIZING(*, s) -> PROVING(me).
@@ -618,8 +584,8 @@ int zka_slot_take_ready(struct zka_arena *a, uint32_t *slot, uint32_t *job, int 
 		}
 		/* inconsistent pair: quarantine the slot (its a, b, w belong to no live job) */
 		cnt(a, ZKA_C_QUARANTINED, 1);
-		if (push_slot(a, ZKA_RING_FREE_SLOTS, s, x.got,
-			      slot_next(x.got, ZKA_SLOT_FREE, ZKA_OWNER_NONE, ZKA_NONE)) < 0)
+		if (zka__push_slot(a, ZKA_RING_FREE_SLOTS, s, x.got,
+				   slot_next(x.got, ZKA_SLOT_FREE, ZKA_OWNER_NONE, ZKA_NONE)) < 0)
 			cnt(a, ZKA_C_CLEANUP_FAILURES, 1);
 	}
 }
@@ -627,31 +593,23 @@ int zka_slot_take_ready(struct zka_arena *a, uint32_t *slot, uint32_t *job, int 
 /* job PROVING(me) -> DONE | FAILED(reason); slot PROVING(me, j) -> FREE. The slot's prover. */
 int zka_job_finish(struct zka_arena *a, uint32_t slot, const char *reason)
 {
-	uint32_t me;
-	uint64_t sw;
-	int rc = my_slot(a, slot, ZKA_SLOT_PROVING, &me, &sw);
+	struct pair p;
+	int rc = my_pair(a, slot, ZKA_SLOT_PROVING, ZKA_JOB_PROVING, &p);
 	if (rc < 0)
 		return rc;
-	uint32_t j = w_link(sw);
-	if (j >= a->g.njobs)
-		return -EINVAL;
-	struct zka__job *J = job_rec(a, j);
-	uint64_t jw = ld(&J->word);
-	if (w_state(jw) != ZKA_JOB_PROVING || w_owner(jw) != me || w_link(jw) != slot)
-		return -EBADMSG;
 	if (reason)
-		copy_str(J->reason, reason, ZKA_REASON_MAX);
-	atomic_store(&J->t_prove_end, zka__now_ns());
-	attempt_end(J);
+		copy_str(p.J->reason, reason, ZKA_REASON_MAX);
+	atomic_store(&p.J->t_prove_end, zka__now_ns());
+	attempt_end(p.J);
 	uint32_t st = reason ? ZKA_JOB_FAILED : ZKA_JOB_DONE;
-	if (!cas(&J->word, &jw, job_next(jw, st, ZKA_OWNER_NONE, slot, w_job_attempts(jw))))
+	if (!cas(&p.J->word, &p.jw, job_next(p.jw, st, ZKA_OWNER_NONE, slot, w_job_attempts(p.jw))))
 		return -EBADMSG;
 	count_job(a, st);
 	cnt(a, reason ? ZKA_C_JOBS_FAILED : ZKA_C_JOBS_DONE, 1);
-	job_announce(J);
+	job_announce(p.J);
 	ZKA_FAULT("job.finish.done");
-	return push_slot(a, ZKA_RING_FREE_SLOTS, slot, sw,
-			 slot_next(sw, ZKA_SLOT_FREE, ZKA_OWNER_NONE, ZKA_NONE));
+	return zka__push_slot(a, ZKA_RING_FREE_SLOTS, slot, p.sw,
+			      slot_next(p.sw, ZKA_SLOT_FREE, ZKA_OWNER_NONE, ZKA_NONE));
 }
 
 /* Copies a validated snapshot of job j. */
@@ -818,8 +776,8 @@ int zka_job_release(struct zka_arena *a, uint64_t id)
 		return -ESTALE;
 	if (w_state(w) != ZKA_JOB_DONE && w_state(w) != ZKA_JOB_FAILED)
 		return -EBUSY;
-	if ((rc = push_job(a, ZKA_RING_FREE_JOBS, j, w,
-			   job_next(w, ZKA_JOB_FREE, ZKA_OWNER_NONE, ZKA_NONE, 0))) < 0)
+	if ((rc = zka__push_job(a, ZKA_RING_FREE_JOBS, j, w,
+				job_next(w, ZKA_JOB_FREE, ZKA_OWNER_NONE, ZKA_NONE, 0))) < 0)
 		return rc == -EBUSY ? -ESTALE : rc;
 	job_announce(J); /* waiters see -ESTALE */
 	return 0;
@@ -852,426 +810,4 @@ int zka_job_cancelled(const struct zka_arena *a, uint32_t job)
 	if (job >= a->g.njobs)
 		return 0;
 	return atomic_load_explicit(&job_rec(a, job)->cancel, memory_order_acquire) == 1;
-}
-
-/* ---- circuits ---- */
-int zka_circuit_claim(struct zka_arena *a, const struct zka_circuit_key *k, uint32_t *idx)
-{
-	uint32_t me;
-	if (!k->key_path || strnlen(k->key_path, ZKA_PATH_MAX) >= ZKA_PATH_MAX)
-		return -EINVAL;
-	int rc = zka__self(a, &me);
-	if (rc < 0)
-		return rc;
-	for (uint32_t i = 0; i < a->g.ncircuits; i++) {
-		struct zka__circuit *C = circ_rec(a, i);
-		uint64_t w = ld(&C->word);
-		uint32_t st = w_state(w);
-		if ((st == ZKA_CIRCUIT_LOADED || st == ZKA_CIRCUIT_LOADING) &&
-		    atomic_load(&C->key_size) == k->key_size &&
-		    atomic_load(&C->key_mtime_ns) == k->key_mtime_ns &&
-		    atomic_load(&C->header_hash) == k->header_hash &&
-		    strncmp(C->key_path, k->key_path, ZKA_PATH_MAX) == 0) {
-			*idx = i;
-			return (int)st;
-		}
-	}
-	for (uint32_t i = 0; i < a->g.ncircuits; i++) {
-		struct zka__circuit *C = circ_rec(a, i);
-		uint64_t w = ld(&C->word);
-		if (w_state(w) != ZKA_CIRCUIT_FREE)
-			continue;
-		uint64_t nw = ZKA_CIRCUIT_LOADING | (uint64_t)me << 4 | ((w >> 16) + 1) << 16;
-		if (!cas(&C->word, &w, nw))
-			continue;
-		copy_str(C->key_path, k->key_path, ZKA_PATH_MAX);
-		memset(C->params_shm, 0, ZKA_SHM_NAME_MAX);
-		atomic_store(&C->key_size, k->key_size);
-		atomic_store(&C->key_mtime_ns, k->key_mtime_ns);
-		atomic_store(&C->header_hash, k->header_hash);
-		*idx = i;
-		return 0;
-	}
-	return -ENOSPC;
-}
-
-int zka_circuit_publish(struct zka_arena *a, uint32_t idx, const char *params_shm)
-{
-	uint32_t me;
-	if (idx >= a->g.ncircuits || (params_shm && strnlen(params_shm, ZKA_SHM_NAME_MAX) >= ZKA_SHM_NAME_MAX))
-		return -EINVAL;
-	int rc = zka__self(a, &me);
-	if (rc < 0)
-		return rc;
-	struct zka__circuit *C = circ_rec(a, idx);
-	uint64_t w = ld(&C->word);
-	if (w_state(w) != ZKA_CIRCUIT_LOADING || w_owner(w) != me)
-		return -EPERM;
-	if (params_shm)
-		copy_str(C->params_shm, params_shm, ZKA_SHM_NAME_MAX);
-	uint64_t nw = (params_shm ? ZKA_CIRCUIT_LOADED : ZKA_CIRCUIT_FREE) |
-		      (uint64_t)ZKA_OWNER_NONE << 4 | ((w >> 16) + 1) << 16;
-	return cas(&C->word, &w, nw) ? 0 : -EBADMSG;
-}
-
-int zka_circuit_info(const struct zka_arena *a, uint32_t idx, struct zka_circuit_info *o)
-{
-	memset(o, 0, sizeof *o);
-	if (idx >= a->g.ncircuits)
-		return -ERANGE;
-	struct zka__circuit *C = circ_rec(a, idx);
-	uint64_t w = ld(&C->word);
-	o->state = w_state(w) >= ZKA_CIRCUIT_FREE && w_state(w) <= ZKA_CIRCUIT_LOADED ? (int)w_state(w) : 0;
-	o->owner = w_owner(w) == ZKA_OWNER_NONE ? ZKA_NONE : w_owner(w);
-	memcpy(o->key_path, C->key_path, ZKA_PATH_MAX);
-	o->key_path[ZKA_PATH_MAX - 1] = 0;
-	memcpy(o->params_shm, C->params_shm, ZKA_SHM_NAME_MAX);
-	o->params_shm[ZKA_SHM_NAME_MAX - 1] = 0;
-	o->key_size = atomic_load(&C->key_size);
-	o->key_mtime_ns = atomic_load(&C->key_mtime_ns);
-	o->header_hash = atomic_load(&C->header_hash);
-	return 0;
-}
-
-/* ---- recovery ---- */
-
-/* Is the owner named by word w dead? An owner index out of range or naming an empty entry is
- * corrupt (I4 says registration precedes use, and only recovery reaps): treated as dead. */
-static int owner_dead(struct zka_arena *a, uint32_t o)
-{
-	if (o == ZKA_OWNER_NONE)
-		return 0;
-	if (o >= a->g.nowners)
-		return 1;
-	if (o == a->owner_idx && a->owner_pid == getpid())
-		return 0;
-	return !zka__owner_alive(a, o);
-}
-
-static int job_owned_state(uint32_t st)
-{
-	return st == ZKA_JOB_FILLING || st == ZKA_JOB_SYNTHESIZING || st == ZKA_JOB_PROVING;
-}
-static int slot_owned_state(uint32_t st)
-{
-	return st == ZKA_SLOT_WRITING || st == ZKA_SLOT_PROVING;
-}
-
-/* Recovers job j if its owner is dead. Returns 1 when a record moved. */
-static int recover_job(struct zka_arena *a, uint32_t j)
-{
-	struct zka__job *J = job_rec(a, j);
-	uint64_t w = ld(&J->word);
-	uint32_t st = w_state(w), s = w_link(w);
-	if (!job_owned_state(st) || !owner_dead(a, w_owner(w)))
-		return 0;
-	int rc;
-	switch (st) {
-	case ZKA_JOB_FILLING:
-		rc = push_job(a, ZKA_RING_FREE_JOBS, j, w,
-			      job_next(w, ZKA_JOB_FREE, ZKA_OWNER_NONE, ZKA_NONE, 0));
-		break;
-	case ZKA_JOB_SYNTHESIZING: {
-		/* I5: a READY/PROVING slot bound to j means synthesis completed: roll forward */
-		if (s < a->g.nslots) {
-			uint64_t sw = ld(&slot_rec(a, s)->word);
-			if ((w_state(sw) == ZKA_SLOT_READY || w_state(sw) == ZKA_SLOT_PROVING) &&
-			    w_link(sw) == j) {
-				job_roll_ready(a, j, s);
-				return 1;
-			}
-		}
-		uint32_t att = w_job_attempts(w) + 1;
-		uint32_t max = atomic_load(&J->max_attempts);
-		if (max < 1 || max > 255)
-			max = a->g.max_attempts;
-		if (att >= max) {
-			snprintf(J->reason, ZKA_REASON_MAX,
-				 "synthesis worker died %u time(s) (max_attempts %u)", att, max);
-			if (!cas(&J->word, &w, job_next(w, ZKA_JOB_FAILED, ZKA_OWNER_NONE, s, att))) {
-				rc = -EBUSY;
-				break;
-			}
-			count_job(a, ZKA_JOB_FAILED);
-			cnt(a, ZKA_C_JOBS_FAILED, 1);
-			job_announce(J);
-			rc = 0;
-		} else {
-			rc = push_job(a, ZKA_RING_SUBMITTED_JOBS, j, w,
-				      job_next(w, ZKA_JOB_SUBMITTED, ZKA_OWNER_NONE, ZKA_NONE, att));
-		}
-		break;
-	}
-	case ZKA_JOB_PROVING:
-		/* the slot keeps its a, b, w: back to READY, no re-synthesis; the slot follows */
-		rc = cas(&J->word, &w, job_next(w, ZKA_JOB_READY, ZKA_OWNER_NONE, s, w_job_attempts(w)))
-			     ? 0
-			     : -EBUSY;
-		if (rc == 0)
-			count_job(a, ZKA_JOB_READY);
-		break;
-	default:
-		return 0;
-	}
-	if (rc == -EBUSY)
-		return 0; /* the record moved on: someone else handled it */
-	if (rc < 0) {
-		cnt(a, ZKA_C_CLEANUP_FAILURES, 1);
-		return 0;
-	}
-	return 1;
-}
-
-static int recover_slot(struct zka_arena *a, uint32_t s)
-{
-	struct zka__slot *S = slot_rec(a, s);
-	uint64_t w = ld(&S->word);
-	uint32_t st = w_state(w), j = w_link(w);
-	if (!slot_owned_state(st) || !owner_dead(a, w_owner(w)))
-		return 0;
-	int rc, to_ready = 0;
-	if (st == ZKA_SLOT_PROVING && j < a->g.njobs) {
-		uint64_t jw = ld(&job_rec(a, j)->word);
-		uint32_t js = w_state(jw);
-		/* the job is READY again (recover_job) or was never moved (died between the two
-		 * CASes of take_ready): the slot goes back to READY; a terminal job frees it */
-		to_ready = (js == ZKA_JOB_READY || js == ZKA_JOB_SYNTHESIZING) && w_link(jw) == s;
-		if (js == ZKA_JOB_PROVING && w_link(jw) == s) {
-			recover_job(a, j); /* job's owner is dead too (same process) */
-			jw = ld(&job_rec(a, j)->word);
-			to_ready = w_state(jw) == ZKA_JOB_READY && w_link(jw) == s;
-		}
-	}
-	if (to_ready)
-		rc = push_slot(a, ZKA_RING_READY_SLOTS, s, w,
-			       slot_next(w, ZKA_SLOT_READY, ZKA_OWNER_NONE, j));
-	else
-		rc = push_slot(a, ZKA_RING_FREE_SLOTS, s, w,
-			       slot_next(w, ZKA_SLOT_FREE, ZKA_OWNER_NONE, ZKA_NONE));
-	if (rc == -EBUSY)
-		return 0;
-	if (rc < 0) {
-		cnt(a, ZKA_C_CLEANUP_FAILURES, 1);
-		return 0;
-	}
-	return 1;
-}
-
-static int recover_circuit(struct zka_arena *a, uint32_t i)
-{
-	struct zka__circuit *C = circ_rec(a, i);
-	uint64_t w = ld(&C->word);
-	if (w_state(w) != ZKA_CIRCUIT_LOADING || !owner_dead(a, w_owner(w)))
-		return 0;
-	uint64_t nw = ZKA_CIRCUIT_FREE | (uint64_t)ZKA_OWNER_NONE << 4 | ((w >> 16) + 1) << 16;
-	return cas(&C->word, &w, nw) ? 1 : 0;
-}
-
-int zka_arena_recover(struct zka_arena *a)
-{
-	if (a->flags & ZKA_OPEN_RDONLY)
-		return -EROFS;
-	struct zka__hdr *h = hdr(a);
-	int rc = zka__robust_lock(&h->recover_mu, LOCK_MS);
-	if (rc < 0) {
-		cnt(a, ZKA_C_CLEANUP_FAILURES, 1);
-		return rc;
-	}
-	cnt(a, ZKA_C_RECOVER_RUNS, 1);
-	int n = 0;
-	/* jobs first: a SYNTHESIZING job's fate depends on its slot's state (I5) */
-	for (uint32_t j = 0; j < a->g.njobs; j++) {
-		n += recover_job(a, j);
-		if (j == a->g.njobs / 2)
-			ZKA_FAULT("recover.mid");
-	}
-	for (uint32_t s = 0; s < a->g.nslots; s++)
-		n += recover_slot(a, s);
-	for (uint32_t i = 0; i < a->g.ncircuits; i++)
-		n += recover_circuit(a, i);
-	/* a second job pass: SYNTHESIZING jobs whose slot moved during the slot pass */
-	for (uint32_t j = 0; j < a->g.njobs; j++)
-		n += recover_job(a, j);
-	/* reap dead owner entries no record names any more (I6) */
-	for (uint32_t o = 0; o < a->g.nowners; o++) {
-		uint64_t id = atomic_load(&owners(a)[o]);
-		if (!id || !owner_dead(a, o) || zka__owner_in_use(a, o))
-			continue;
-		/* seq_cst CAS: frees the entry only if it still holds the dead ident */
-		if (atomic_compare_exchange_strong(&owners(a)[o], &id, 0))
-			cnt(a, ZKA_C_OWNERS_REAPED, 1);
-	}
-	/* tables are authoritative: rings that disagree with them are rebuilt (I2, I3) */
-	for (int r = 0; r < (int)ZKA_SYS_RINGS; r++)
-		if (zka__ring_audit(a, r, 200) == -ENOMEM)
-			cnt(a, ZKA_C_CLEANUP_FAILURES, 1); /* busy (live holder): audited next time */
-	cnt(a, ZKA_C_RECOVERED, (uint64_t)n);
-	pthread_mutex_unlock(&h->recover_mu);
-	zka__ring_kick_all(a);
-	zka_job_expire(a, 0); /* retention: finished records older than retention_s */
-	return n;
-}
-
-/* ---- invariant check (quiescent arena) ---- */
-#define FAIL(...)                                                                                  \
-	do {                                                                                       \
-		if (err)                                                                           \
-			snprintf(err, errsz, __VA_ARGS__);                                         \
-		rc = -EUCLEAN;                                                                     \
-		goto out;                                                                          \
-	} while (0)
-
-int zka_arena_check(struct zka_arena *a, char *err, size_t errsz)
-{
-	int rc = 0;
-	if (a->flags & ZKA_OPEN_RDONLY)
-		return -EROFS; /* it takes the ring mutexes */
-	uint32_t nmax = a->g.nslots > a->g.njobs ? a->g.nslots : a->g.njobs;
-	unsigned char *seen = calloc(nmax, 1);
-	if (!seen)
-		return -ENOMEM;
-	for (int r = 0; r < (int)ZKA_SYS_RINGS; r++) {
-		struct zka__ring *R = ring_at(a, r);
-		uint32_t n = zka__ring_table_n(a, r), cap = (uint32_t)a->g.ring_cap[r];
-		memset(seen, 0, nmax);
-		int lr = zka__robust_lock(&R->mu, LOCK_MS);
-		if (lr < 0)
-			FAIL("ring %s: cannot lock (%d)", zka_ring_name(r), lr);
-		if (lr == 1)
-			zka__ring_repair_locked(a, r);
-		uint32_t head = atomic_load(&R->head), tail = atomic_load(&R->tail);
-		if (tail - head > cap) {
-			pthread_mutex_unlock(&R->mu);
-			FAIL("ring %s: span %u > capacity %u", zka_ring_name(r), tail - head, cap);
-		}
-		for (uint32_t i = head; i != tail; i++) {
-			uint32_t idx = atomic_load(&R->cells[i % cap]);
-			if (idx >= n || seen[idx] || zka__ring_member(a, r, idx) != 1) {
-				pthread_mutex_unlock(&R->mu);
-				FAIL("ring %s: entry %u (index %u) %s", zka_ring_name(r), i - head, idx,
-				     idx >= n ? "out of range" : seen[idx] ? "duplicated" : "not in the ring's state");
-			}
-			seen[idx] = 1;
-		}
-		for (uint32_t idx = 0; idx < n; idx++)
-			if (!seen[idx] && zka__ring_member(a, r, idx) == 1) {
-				pthread_mutex_unlock(&R->mu);
-				FAIL("ring %s: record %u is in the ring's state but not in the ring",
-				     zka_ring_name(r), idx);
-			}
-		pthread_mutex_unlock(&R->mu);
-	}
-	for (uint32_t s = 0; s < a->g.nslots; s++) {
-		struct zka_slot_info si;
-		zka_slot_info(a, s, &si);
-		if (!si.state)
-			FAIL("slot %u: corrupt record (check --repair quarantines it)", s);
-		if (slot_owned_state((uint32_t)si.state) != (si.owner != ZKA_NONE))
-			FAIL("slot %u: %s with owner %u", s, zka_slot_state_name(si.state), si.owner);
-		if (si.state == ZKA_SLOT_FREE && si.job != ZKA_NONE)
-			FAIL("slot %u: FREE but bound to job %u", s, si.job);
-		if (si.state == ZKA_SLOT_READY || si.state == ZKA_SLOT_PROVING ||
-		    (si.state == ZKA_SLOT_WRITING && si.job != ZKA_NONE)) {
-			uint64_t jw = ld(&job_rec(a, si.job)->word);
-			uint32_t js = w_state(jw);
-			int ok = w_link(jw) == s &&
-				 (si.state == ZKA_SLOT_WRITING ? js == ZKA_JOB_SYNTHESIZING
-				  : si.state == ZKA_SLOT_READY ? (js == ZKA_JOB_READY || js == ZKA_JOB_SYNTHESIZING)
-							       : (js == ZKA_JOB_PROVING || js == ZKA_JOB_READY || js == ZKA_JOB_SYNTHESIZING ||
-								  js == ZKA_JOB_DONE || js == ZKA_JOB_FAILED));
-			if (!ok)
-				FAIL("slot %u: %s bound to job %u in state %s (slot link %u)", s,
-				     zka_slot_state_name(si.state), si.job, zka_job_state_name((int)js),
-				     w_link(jw));
-		}
-	}
-	for (uint32_t j = 0; j < a->g.njobs; j++) {
-		struct zka_job_info ji;
-		zka_job_info(a, j, &ji);
-		if (!ji.state)
-			FAIL("job %u: corrupt record (check --repair quarantines it)", j);
-		if (job_owned_state((uint32_t)ji.state) != (ji.owner != ZKA_NONE))
-			FAIL("job %u: %s with owner %u", j, zka_job_state_name(ji.state), ji.owner);
-		if (ji.state == ZKA_JOB_READY || ji.state == ZKA_JOB_PROVING) {
-			uint64_t sw = ld(&slot_rec(a, ji.slot)->word);
-			uint32_t ss = w_state(sw);
-			if (w_link(sw) != j ||
-			    (ji.state == ZKA_JOB_READY ? ss != ZKA_SLOT_READY && ss != ZKA_SLOT_PROVING
-						       : ss != ZKA_SLOT_PROVING))
-				FAIL("job %u: %s but slot %u is %s bound to %u", j,
-				     zka_job_state_name(ji.state), ji.slot, zka_slot_state_name((int)ss),
-				     w_link(sw));
-		}
-		if (ji.attempts > ji.max_attempts)
-			FAIL("job %u: attempts %u > max %u", j, ji.attempts, ji.max_attempts);
-	}
-out:
-	free(seen);
-	return rc;
-}
-
-const char *zka_slot_state_name(int s)
-{
-	static const char *const n[] = {"CORRUPT", "FREE",   "WRITING",
-					"READY",   "PROVING", "QUARANTINED"};
-	return s >= 0 && s <= 5 ? n[s] : "CORRUPT";
-}
-
-const char *zka_job_state_name(int s)
-{
-	static const char *const n[] = {"CORRUPT",      "FREE",  "FILLING", "SUBMITTED",
-					"SYNTHESIZING", "READY", "PROVING", "DONE",
-					"FAILED",       "QUARANTINED"};
-	return s >= 0 && s <= 9 ? n[s] : "CORRUPT";
-}
-
-/* ---- quarantine of corrupt records (issue 19) ----
- * A record whose state word is out of range, whose links point outside the tables, or (a
- * slot) whose data offset disagrees with the geometry is corrupt: it moves, by one CAS from
- * the word judged corrupt, to QUARANTINED (no owner, no link) and stays there for good. No
- * ring's state is QUARANTINED, so the ring audit that follows drops any cell naming it. */
-int zka_arena_repair(struct zka_arena *a, uint32_t *slots, uint32_t *jobs)
-{
-	if (a->flags & ZKA_OPEN_RDONLY)
-		return -EROFS;
-	struct zka__hdr *h = hdr(a);
-	int rc = zka__robust_lock(&h->recover_mu, LOCK_MS);
-	if (rc < 0)
-		return rc;
-	uint32_t ns = 0, nj = 0;
-	for (uint32_t s = 0; s < a->g.nslots; s++) {
-		struct zka__slot *S = slot_rec(a, s);
-		uint64_t w = ld(&S->word);
-		struct zka_slot_info si;
-		zka_slot_info(a, s, &si);
-		if (si.state != 0 || w_state(w) == ZKA_SLOT_QUARANTINED)
-			continue;
-		if (cas(&S->word, &w, slot_next(w, ZKA_SLOT_QUARANTINED, ZKA_OWNER_NONE, ZKA_NONE))) {
-			count_slot(a, ZKA_SLOT_QUARANTINED);
-			ns++;
-		}
-	}
-	for (uint32_t j = 0; j < a->g.njobs; j++) {
-		struct zka__job *J = job_rec(a, j);
-		uint64_t w = ld(&J->word);
-		struct zka_job_info ji;
-		zka_job_info(a, j, &ji);
-		if (ji.state != 0 || w_state(w) == ZKA_JOB_QUARANTINED)
-			continue;
-		if (cas(&J->word, &w, job_next(w, ZKA_JOB_QUARANTINED, ZKA_OWNER_NONE, ZKA_NONE, 0))) {
-			count_job(a, ZKA_JOB_QUARANTINED);
-			job_announce(J); /* its waiters stop waiting */
-			nj++;
-		}
-	}
-	for (int r = 0; r < (int)ZKA_SYS_RINGS; r++)
-		zka__ring_audit(a, r, 1000);
-	cnt(a, ZKA_C_QUARANTINED, ns + nj);
-	pthread_mutex_unlock(&h->recover_mu);
-	zka__ring_kick_all(a);
-	if (slots)
-		*slots = ns;
-	if (jobs)
-		*jobs = nj;
-	return (int)(ns + nj);
 }
