@@ -16,6 +16,7 @@
  * lease expired and was taken over meanwhile).
  */
 #include "cluster/zka_cluster.h"
+#include "synth/client.h"
 #include "synth/pipe.h"
 #include "tools/cli.h"
 #include "zk/opt.h"
@@ -283,8 +284,8 @@ static void start(struct bridge *b, const struct zka_cluster_lease *l)
 		snprintf(err, sizeof err, "%s: %s", j->dir, strerror(errno));
 		r = -errno;
 	} else {
-		r = zka_pipe_submit(b->a, b->arena_name, l->circuit, NULL, l->witness, j->dir,
-				    &j->aid, err, sizeof err);
+		r = zka_client_submit(b->a, b->arena_name, l->circuit, NULL, l->witness, j->dir,
+				      &j->aid, err, sizeof err);
 	}
 	if (r) {
 		j->aid = 0;

@@ -32,11 +32,10 @@ typedef struct zka_backend {
 	 * used by one thread at a time and lanes run concurrently (the CUDA backend: one device
 	 * context each, sharing the keys, so one proof's copies overlap another's kernels).
 	 * a, b, w live in the slot and must not be modified (a restarted daemon proves the
-	 * same slot again after a crash); the backend makes c = a .* b itself (synth/pipe.h).
-	 * circuit identifies p for per-circuit caches
-	 * (device-resident keys). *copy_s receives the seconds this proof spent copying its
-	 * inputs (host to device, or into the CPU prover's scratch). Returns 0 or -errno with
-	 * err set. */
+	 * same slot again after a crash); the backend makes c = a .* b itself
+	 * (synth/slot_layout.h). circuit identifies p for per-circuit caches (device-resident
+	 * keys). *copy_s receives the seconds this proof spent copying its inputs (host to device,
+	 * or into the CPU prover's scratch). Returns 0 or -errno with err set. */
 	int (*prove)(void *ctx, int lane, uint32_t circuit, const zka_params *p,
 		     const uint64_t (*a)[4], const uint64_t (*b)[4], const uint64_t (*w)[4],
 		     const zka_rs *rs, zka_proof *proof, zka_prove_times *t, double *copy_s,

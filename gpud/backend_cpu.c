@@ -61,8 +61,8 @@ static int cpu_prove(void *ctx, int lane, uint32_t circuit, const zka_params *p,
 		x->cap = n;
 	}
 	double t0 = mono();
-	/* the slot's a and b are in standard form and it holds no c (synth/pipe.h): a, b and c
-	 * in Montgomery form into the scratch */
+	/* the slot's a and b are in standard form and it holds no c (synth/slot_layout.h): a, b and
+	 * c in Montgomery form into the scratch */
 	int r = zka_abc_from_slot(p->pk.curve, a, b, x->scratch, (uint32_t)n, 0);
 	*copy_s = mono() - t0;
 	if (r) {

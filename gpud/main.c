@@ -45,6 +45,7 @@
 #include "keys/zka_cache.h"
 #include "shm/zka_gpud_status.h"
 #include "synth/pipe.h"
+#include "synth/slot_layout.h"
 #include "zk/groth16.h"
 #include "zk/json_io.h"
 #include "zk/opt.h"
@@ -307,7 +308,7 @@ static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job)
 	(void)zka_circuit_info(a, ji.circuit, &ci); /* its key's path, for the messages */
 	/* the cache refuses a params region that is not the arena owner's (issue 19) */
 	if (!(p = zka_params_cache_get(d->circ, a, ji.circuit, err, sizeof err)) ||
-	    zka_pipe_slot_view(a, slot, &p->pk, &v)) {
+	    zka_slot_layout_view(a, slot, &p->pk, &v)) {
 		if (!err[0])
 			snprintf(err, sizeof err, "slot %u is too small for the key", slot);
 		fail = err;

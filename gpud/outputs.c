@@ -1,5 +1,6 @@
 /* outputs.c - see outputs.h. */
 #include "gpud/outputs.h"
+#include "synth/client.h"
 #include "synth/pipe.h"
 #include "zk/json_io.h"
 
@@ -227,7 +228,7 @@ int zka_outputs_marker(const struct zka_arena *a, const struct zka_job_info *ji,
 	int dfd = zka_outputs_open_dir(ji, err, errlen);
 	if (dfd < 0)
 		return dfd;
-	zka_pipe_marker(mk, sizeof mk, a, ji->out_dir, ji->id);
+	zka_client_marker(mk, sizeof mk, a, ji->out_dir, ji->id);
 	const char *m = marker_base(mk);
 	struct stat st;
 	int r = 0;
@@ -352,7 +353,7 @@ int zka_outputs_write(const struct zka_arena *a, const struct zka_job_info *ji, 
 	private_dir_remove(pdir);
 	if (!r) {
 		char mk[ZKA_PATH_MAX + 128], line[200];
-		zka_pipe_marker(mk, sizeof mk, a, ji->out_dir, ji->id);
+		zka_client_marker(mk, sizeof mk, a, ji->out_dir, ji->id);
 		int n = snprintf(line, sizeof line,
 				 "DONE job %llu attempt %u gpud pid %d at %lld ns (REALTIME)\n",
 				 (unsigned long long)ji->id, attempt, (int)getpid(),

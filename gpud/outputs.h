@@ -2,7 +2,7 @@
  * job's output directory without letting the submitter redirect it (issue 19).
  *
  * The directory is opened by its path with O_DIRECTORY|O_NOFOLLOW and must have the device and
- * inode recorded at submit (zka_pipe_submit), and be writable by the submitter (its uid/gid in
+ * inode recorded at submit (zka_client_submit), and be writable by the submitter (its uid/gid in
  * the job): a directory replaced by a symbolic link or another directory fails the job with a
  * reason and nothing is written. Every file is created through that directory fd only, as a
  * temporary file with O_CREAT|O_EXCL|O_NOFOLLOW, written, fsynced, given to the submitter

@@ -151,7 +151,7 @@ struct zka_job_spec {
 	uint32_t max_attempts; /* 0: the arena's default */
 	uint64_t user_tag;     /* free for the caller (tests use it) */
 	int32_t priority;      /* higher first; 0: the handle's (zka_arena_set_priority) */
-	/* the output directory's identity and the submitter (zka_pipe_submit sets them; the
+	/* the output directory's identity and the submitter (zka_client_submit sets them; the
 	 * prover writes only into a directory with this identity, files owned by uid/gid) */
 	uint64_t out_dev, out_ino;
 	uint32_t uid, gid;
@@ -188,7 +188,7 @@ int zka_job_info(const struct zka_arena *a, uint32_t job, struct zka_job_info *o
  * ZKA_PRIORITY_AGE_S seconds waited (the bound on starvation), FIFO among equals (shm/table.c);
  * the test hook ZKA_PRIORITY_AGE_MS in the taking process's environment sets a shorter step.
  * zka_arena_set_priority sets the priority of the jobs this handle submits with spec priority
- * 0 (for callers that build the spec elsewhere, e.g. zka_pipe_submit). */
+ * 0 (for callers that build the spec elsewhere, e.g. zka_client_submit). */
 #define ZKA_PRIORITY_AGE_S 10
 #define ZKA_PRIORITY_MIN (-1000)
 #define ZKA_PRIORITY_MAX 1000

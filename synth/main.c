@@ -13,6 +13,7 @@
 #include "config/zka_version.h"
 #include "keys/zka_cache.h"
 #include "synth/pipe.h"
+#include "synth/slot_layout.h"
 #include "witness/zka_witness.h"
 #include "zk/abc.h"
 #include "zk/groth16.h"
@@ -183,7 +184,7 @@ static int synthesize(struct zka_arena *a, zka_params_cache *cache, uint32_t slo
 	}
 	if (!(p = zka_params_cache_get(cache, a, ji.circuit, err, sizeof err)))
 		goto fail;
-	if ((r = zka_pipe_slot_view(a, slot, &p->pk, &v))) {
+	if ((r = zka_slot_layout_view(a, slot, &p->pk, &v))) {
 		snprintf(err, sizeof err,
 			 "the key needs %llu bytes per slot, more than the arena's slots hold",
 			 (unsigned long long)zka_params_slot_bytes(&p->pk));

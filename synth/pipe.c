@@ -2,7 +2,6 @@
 #include "synth/pipe.h"
 #include "keys/zka_cache.h"
 #include "keys/zka_keys.h"
-#include "zk/binfile.h"
 
 #include <dirent.h>
 #include <stdarg.h>
@@ -17,22 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
-
-int zka_pipe_slot_view(struct zka_arena *a, uint32_t slot, const zka_pk *pk, zka_slot_view *v)
-{
-	uint64_t size = 0;
-	uint8_t *base = zka_slot_data(a, slot, &size);
-	uint64_t need = zka_params_slot_bytes(pk), n = pk->domain_size;
-	if (!base)
-		return -EINVAL;
-	if (size < need)
-		return -ENOSPC;
-	v->a = (uint64_t(*)[4])base;
-	v->b = (uint64_t(*)[4])(base + 32 * n);
-	v->w = (uint64_t(*)[4])(base + 64 * n);
-	v->bytes = need;
-	return 0;
-}
 
 /* hash of the first 4 KiB of the key: distinguishes rewritten files with equal size/mtime */
 static int key_identity(const char *path, struct zka_circuit_key *k, char *err, size_t errlen)
@@ -144,82 +127,12 @@ int zka_pipe_load_circuit(struct zka_arena *a, const char *arena_name, const cha
 	return r;
 }
 
-/* ---- submit (issue 19): every check that the input allows is made here, naming the file ---- */
-
-/* Opens the output directory as the submitter sees it: not a symbolic link, a directory the
- * submitter may write; records its identity. */
-static int submit_out_dir(const char *out_dir, char *o, struct zka_job_spec *spec, char *err,
-			  size_t errlen)
-{
-	struct stat st;
-	if (lstat(out_dir, &st)) {
-		snprintf(err, errlen, "--out %s: %s", out_dir, strerror(errno));
-		return -errno;
-	}
-	if (S_ISLNK(st.st_mode)) {
-		snprintf(err, errlen, "--out %s: is a symbolic link (name the directory itself)",
-			 out_dir);
-		return -ELOOP;
-	}
-	if (!realpath(out_dir, o)) {
-		snprintf(err, errlen, "--out %s: %s", out_dir, strerror(errno));
-		return -errno;
-	}
-	int fd = open(o, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		int e = errno;
-		snprintf(err, errlen, "--out %s: %s", out_dir,
-			 e == ENOTDIR ? "not a directory" : strerror(e));
-		if (fd >= 0)
-			close(fd);
-		return -e;
-	}
-	close(fd);
-	if (access(o, W_OK | X_OK)) {
-		snprintf(err, errlen, "--out %s: not writable by this user (uid %u): %s", out_dir,
-			 (unsigned)getuid(), strerror(errno));
-		return -EACCES;
-	}
-	spec->out_dev = (uint64_t)st.st_dev;
-	spec->out_ino = (uint64_t)st.st_ino;
-	spec->uid = (uint32_t)getuid();
-	spec->gid = (uint32_t)getgid();
-	return 0;
-}
-
-/* The witness: a readable regular file of the key's curve and length (its header only; the
- * values are checked by the worker). */
-static int submit_witness(const char *wtns, const char *w, const zka_pk *pk, char *err,
-			  size_t errlen)
-{
-	zka_binfile bf;
-	const uint8_t *p;
-	const zka_curve *fc;
-	int r = zka_binfile_open(&bf, w, "wtns", 2, 2, err, errlen);
-	if (r)
-		return r;
-	if ((r = zka_binfile_field_header(&bf, w, 4, &p, &fc, err, errlen)) == 0) {
-		uint32_t nw = zka_le32(p);
-		if (fc != pk->curve) {
-			snprintf(err, errlen, "%s: witness is for %s but the key is %s", wtns,
-				 fc->pretty, pk->curve->pretty);
-			r = -EINVAL;
-		} else if (nw != pk->n_vars) {
-			snprintf(err, errlen, "%s: witness has %u values but the key expects %u",
-				 wtns, nw, pk->n_vars);
-			r = -EINVAL;
-		} else {
-			r = zka_binfile_section(&bf, 2, (uint64_t)nw * 32, &p, NULL, err, errlen);
-		}
-	}
-	zka_binfile_close(&bf);
-	return r;
-}
+/* ---- the loaded keys as a submitter that does not own the arena sees them (synth/client.c) ---- */
 
 /* A submitter that does not own the arena (a member of its group) may use only keys the
  * owner loaded: the LOADED entry with this key's identity, never a region of its own. */
-static int submit_find_loaded(struct zka_arena *a, const char *zkey, const char *r1cs,
-			      uint32_t *idx, char *err, size_t errlen)
+int zka_pipe_find_loaded(struct zka_arena *a, const char *zkey, const char *r1cs, uint32_t *idx,
+			 char *err, size_t errlen)
 {
 	char abs[PATH_MAX];
 	struct zka_circuit_key k;
@@ -246,88 +159,6 @@ static int submit_find_loaded(struct zka_arena *a, const char *zkey, const char 
 	return -EPERM;
 }
 
-int zka_pipe_submit(struct zka_arena *a, const char *arena_name, const char *zkey,
-		    const char *r1cs, const char *wtns, const char *out_dir, uint64_t *id,
-		    char *err, size_t errlen)
-{
-	char w[PATH_MAX], o[PATH_MAX];
-	struct zka_job_spec spec = {0};
-	int r;
-	struct stat wst;
-	if (!realpath(wtns, w) || access(w, R_OK) || stat(w, &wst)) {
-		snprintf(err, errlen, "%s: %s", wtns, strerror(errno));
-		return -errno;
-	}
-	if (!S_ISREG(wst.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", wtns);
-		return -EINVAL;
-	}
-	if ((r = submit_out_dir(out_dir, o, &spec, err, errlen)))
-		return r;
-	if (strlen(w) >= ZKA_PATH_MAX || strlen(o) >= ZKA_PATH_MAX) {
-		snprintf(err, errlen, "%s: path too long for the arena", strlen(w) >= ZKA_PATH_MAX ? wtns : out_dir);
-		return -ENAMETOOLONG;
-	}
-	uint32_t idx, auid;
-	zka_arena_owner(a, &auid, NULL, NULL);
-	if (geteuid() == auid || geteuid() == 0)
-		r = zka_pipe_load_circuit(a, arena_name, zkey, r1cs, &idx, err, errlen);
-	else
-		r = submit_find_loaded(a, zkey, r1cs, &idx, err, errlen);
-	if (r)
-		return r;
-	struct zka_circuit_info ci;
-	zka_params prm = {0};
-	char perr[600];
-	struct zka_arena_geometry g;
-	uint64_t need;
-	zka_arena_geometry(a, &g);
-	if ((r = zka_circuit_info(a, idx, &ci)) ||
-	    (r = zka_params_owner_check(a, ci.params_shm, perr, sizeof perr))) {
-		snprintf(err, errlen, "%s: %s", zkey, r == -ERANGE ? "no circuit entry" : perr);
-		return r;
-	}
-	/* a group member cannot map the owner's region (mode 0600): the daemons check its
-	 * witness and slot size then, and name them in the job's reason */
-	if ((r = zka_params_open_shape(ci.params_shm, &prm, perr, sizeof perr)) &&
-	    geteuid() == auid) {
-		snprintf(err, errlen, "%s: %s", zkey, perr);
-		return r;
-	}
-	if (r)
-		goto queue;
-	need = zka_params_slot_bytes(&prm.pk);
-	if (need > g.slot_stride) {
-		snprintf(err, errlen,
-			 "%s: the key needs slots of %llu bytes but arena %s's slots hold %llu bytes "
-			 "(create it with --slot-bytes %llu or more)",
-			 zkey, (unsigned long long)need, arena_name,
-			 (unsigned long long)g.slot_stride, (unsigned long long)need);
-		zka_params_close(&prm);
-		return -ENOSPC;
-	}
-	r = submit_witness(wtns, w, &prm.pk, err, errlen);
-	zka_params_close(&prm);
-	if (r)
-		return r;
-queue:
-	spec.circuit = idx;
-	spec.witness_path = w;
-	spec.out_dir = o;
-	r = zka_job_submit(a, &spec, id, 10000);
-	if (r == -EAGAIN) {
-		uint32_t used, fin;
-		zka_job_counts(a, &used, &fin);
-		snprintf(err, errlen,
-			 "arena %s: cannot queue the job: job table full: all %u records are live "
-			 "(%u queued or in progress; finished ones are freed as needed) after 10 s",
-			 arena_name, g.njobs, used - fin);
-	} else if (r) {
-		snprintf(err, errlen, "arena %s: cannot queue the job: %s", arena_name, strerror(-r));
-	}
-	return r;
-}
-
 int zka_pipe_unlink_params(const char *arena_name)
 {
 	char prefix[64];
@@ -348,14 +179,6 @@ int zka_pipe_unlink_params(const char *arena_name)
 	}
 	closedir(d);
 	return n;
-}
-
-void zka_pipe_marker(char *out, size_t n, const struct zka_arena *a, const char *out_dir, uint64_t id)
-{
-	struct zka_arena_geometry geo;
-	zka_arena_geometry(a, &geo);
-	snprintf(out, n, "%s/.zkarena-job-%lld-%llu.done", out_dir, (long long)geo.epoch_ns,
-		 (unsigned long long)id);
 }
 
 struct zka_arena *zka_pipe_attach(const char *prog, const char *name, int flags)

@@ -12,7 +12,9 @@
  * Everything it made (arenas, params regions, files) is removed at the end, also on Ctrl-C. */
 #include "gpud/backend.h"
 #include "shm/zka_gpud_status.h"
+#include "synth/client.h"
 #include "synth/pipe.h"
+#include "synth/slot_layout.h"
 #include "tools/cli.h"
 #include "tools/util.h"
 #include "zk/abc.h"
@@ -322,7 +324,7 @@ static double ceiling(const zka_backend *be, const char *cname, const zka_params
 		goto out;
 	for (int i = 0; i < lanes; i++) {
 		l[i] = (struct ceil_lane){.be = be, .ctx = ctx, .lane = i, .reps = 1, .p = p};
-		if (zka_pipe_slot_view(a, (uint32_t)i, &p->pk, &l[i].v) ||
+		if (zka_slot_layout_view(a, (uint32_t)i, &p->pk, &l[i].v) ||
 		    synth_new(&p->abc, (const uint64_t(*)[4])vs, &p->pk, wtns, l[i].v.a, l[i].v.w,
 			      wm, threads, err, errlen) ||
 		    (ceil_main(&l[i]), l[i].rc)) { /* synthesize, then one warm-up proof */
@@ -722,7 +724,7 @@ int zka_bench_pipeline(int argc, char **argv)
 			snprintf(err, sizeof err, "%.500s: %s", path, strerror(errno));
 			goto fail;
 		}
-		if (zka_pipe_submit(a, name, zkey, NULL, wtns, path, &ids[i], err, sizeof err))
+		if (zka_client_submit(a, name, zkey, NULL, wtns, path, &ids[i], err, sizeof err))
 			goto fail;
 		if (i == 0)
 			printf("  key loaded into the arena (first submit) in %.2f s\n",

@@ -2,6 +2,7 @@
  * arena and keys from the test-only setup, `zkarena run` with W workers, a few dozen proofs
  * submitted at once with a live progress line, every proof read back and verified, then a
  * table of per-stage times. Everything it made is removed at the end, also after Ctrl-C. */
+#include "synth/client.h"
 #include "synth/pipe.h"
 #include "tools/cli.h"
 #include "tools/util.h"
@@ -176,7 +177,7 @@ int zka_cmd_demo(int argc, char **argv)
 			snprintf(err, sizeof err, "%.500s: %s", path, strerror(errno));
 			goto fail;
 		}
-		if (zka_pipe_submit(a, name, zkey, NULL, wtns, path, &ids[i], err, sizeof err))
+		if (zka_client_submit(a, name, zkey, NULL, wtns, path, &ids[i], err, sizeof err))
 			goto fail;
 	}
 	int done = 0, failed = 0;

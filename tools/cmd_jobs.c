@@ -1,4 +1,5 @@
 /* cmd_jobs.c - the job API on the command line: submit, wait, status, cancel, list. */
+#include "synth/client.h"
 #include "synth/pipe.h"
 #include "tools/cli.h"
 #include "tools/gpuds.h"
@@ -82,8 +83,8 @@ int zka_cmd_submit(int argc, char **argv)
 	char err[1024] = "";
 	uint64_t id;
 	zka_arena_set_priority(a, prio);
-	int r = zka_pipe_submit(a, argv[optind], argv[optind + 1], r1cs, argv[optind + 2], out, &id,
-				err, sizeof err);
+	int r = zka_client_submit(a, argv[optind], argv[optind + 1], r1cs, argv[optind + 2], out,
+				  &id, err, sizeof err);
 	zka_arena_close(a);
 	if (r) {
 		fprintf(stderr, "zkarena submit: %s\n", err);
@@ -98,61 +99,50 @@ static double secs(int64_t a, int64_t b)
 	return a && b && b >= a ? (double)(b - a) * 1e-9 : -1;
 }
 
-/* Is the job's done marker in dir? 1 yes (its line in line), 0 no, -1 dir unusable. The
- * marker is read with O_NOFOLLOW and must be a regular file. */
-static int read_marker(const struct zka_arena *a, const char *dir, uint64_t id, char *line,
-		       size_t n)
+/* Prints wait's answer for outcome r of job id (zka_client_wait) and returns the exit status:
+ * 0 DONE, 1 FAILED, 3 timed out, 2 unknown job or trouble. */
+static int wait_report(uint64_t id, int r, const struct zka_client_outcome *o)
 {
-	char mk[ZKA_PATH_MAX + 128];
-	zka_pipe_marker(mk, sizeof mk, a, dir, id);
-	int fd = open(mk, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -1;
-	}
-	ssize_t k = read(fd, line, n - 1);
-	close(fd);
-	line[k > 0 ? k : 0] = 0;
-	line[strcspn(line, "\n")] = 0;
-	return 1;
-}
-
-/* wait's answer for a job whose record is gone: from the record kept after retention freed it
- * (not yet reused), else from the done marker in --out DIR, else "expired". */
-static int wait_expired(const struct zka_arena *a, uint64_t id, const char *out)
-{
-	struct zka_job_info ji;
 	unsigned long long u = (unsigned long long)id;
-	char line[256];
-	if (zka_job_expired(a, id, &ji) == 0) {
-		if (ji.state == ZKA_JOB_FAILED) {
-			printf("job %llu FAILED: %s (record freed by retention)\n", u, ji.reason);
-			return 1;
-		}
-		out = ji.out_dir;
+	const struct zka_job_info *ji = &o->ji;
+	if (r == 0 && o->from == ZKA_CLIENT_MARKER) {
+		printf("job %llu DONE: %s/proof.json %s/public.json (record expired; from the done "
+		       "marker: %s)\n",
+		       u, o->out_dir, o->out_dir, o->marker);
+		return 0;
 	}
-	if (!out) {
+	if (r == 0) {
+		printf(
+		    "job %llu DONE: %s/proof.json %s/public.json (synthesis %.3f s, prove %.3f s, "
+		    "total %.3f s, attempts %u)\n",
+		    u, ji->out_dir, ji->out_dir, secs(ji->t_synth_start, ji->t_synth_end),
+		    secs(ji->t_prove_start, ji->t_prove_end), secs(ji->t_submit, ji->t_prove_end),
+		    ji->attempts + 1);
+		return 0;
+	}
+	if (r == 1) {
+		printf("job %llu FAILED: %s%s\n", u, ji->reason,
+		       o->from == ZKA_CLIENT_RETAINED ? " (record freed by retention)" : "");
+		return 1;
+	}
+	if (r == -ETIMEDOUT) {
+		fprintf(stderr, "zkarena wait: job %llu: still running after the timeout\n", u);
+		return 3;
+	}
+	if (r == -ESTALE)
 		fprintf(stderr,
 			"zkarena wait: job %llu: no such job: never submitted, released, or its record "
 			"expired (finished records are kept for the retention time, or less when the "
 			"table is needed); pass --out DIR to read its outcome from its done marker\n",
 			u);
-		return 2;
-	}
-	int m = read_marker(a, out, id, line, sizeof line);
-	if (m == 1) {
-		printf("job %llu DONE: %s/proof.json %s/public.json (record expired; from the done "
-		       "marker: %s)\n",
-		       u, out, out, line);
-		return 0;
-	}
-	fprintf(stderr,
-		"zkarena wait: job %llu: its record expired and %s has no done marker for it: the "
-		"job did not produce a proof there\n",
-		u, out);
+	else if (r == -ENOENT)
+		fprintf(
+		    stderr,
+		    "zkarena wait: job %llu: its record expired and %s has no done marker for it: "
+		    "the job did not produce a proof there\n",
+		    u, o->out_dir);
+	else
+		fprintf(stderr, "zkarena wait: job %llu: %s\n", u, strerror(-r));
 	return 2;
 }
 
@@ -206,27 +196,14 @@ int zka_cmd_wait(int argc, char **argv)
 	struct zka_arena *a = open_arena("wait", argv[optind], 0);
 	if (!a)
 		return 2;
-	struct zka_job_info ji;
-	int r = zka_job_wait(a, id, timeout_ms, &ji), status;
-	if (r == 0) {
-		printf("job %llu DONE: %s/proof.json %s/public.json (synthesis %.3f s, prove %.3f s, "
-		       "total %.3f s, attempts %u)\n",
-		       (unsigned long long)id, ji.out_dir, ji.out_dir,
-		       secs(ji.t_synth_start, ji.t_synth_end), secs(ji.t_prove_start, ji.t_prove_end),
-		       secs(ji.t_submit, ji.t_prove_end), ji.attempts + 1);
-		status = 0;
-	} else if (r == 1) {
-		printf("job %llu FAILED: %s\n", (unsigned long long)id, ji.reason);
-		status = 1;
-	} else if (r == -ETIMEDOUT) {
-		fprintf(stderr, "zkarena wait: job %llu: still running after the timeout\n", (unsigned long long)id);
-		status = 3;
-	} else if (r == -ESTALE) {
-		status = wait_expired(a, id, out);
-	} else {
-		fprintf(stderr, "zkarena wait: job %llu: %s\n", (unsigned long long)id, strerror(-r));
-		status = 2;
+	struct zka_client_outcome *o = malloc(sizeof *o);
+	if (!o) {
+		fprintf(stderr, "zkarena wait: out of memory\n");
+		zka_arena_close(a);
+		return 2;
 	}
+	int status = wait_report(id, zka_client_wait(a, id, timeout_ms, out, o), o);
+	free(o);
 	if (release && (status == 0 || status == 1))
 		zka_job_release(a, id);
 	zka_arena_close(a);

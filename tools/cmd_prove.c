@@ -1,6 +1,7 @@
 /* cmd_prove.c - `zkarena prove [options] circuit.zkey witness.wtns proof.json public.json`:
  * the snarkjs/rapidsnark-compatible prover command, on the CPU or (--gpu) on a CUDA device. */
 #include "shm/zka_arena.h"
+#include "synth/client.h"
 #include "synth/pipe.h"
 #include "keys/zka_keys.h"
 #include "tools/cli.h"
@@ -9,10 +10,10 @@
 #include "zk/decimal.h"
 #include "zk/groth16.h"
 #include "zk/json_io.h"
+#include "zk/opt.h"
 #include "zk/r1cs.h"
 #include "zk/wtns.h"
 #include "zk/zkey.h"
-#include "zk/opt.h"
 #ifdef ZKA_HAVE_CUDA
 #include "cuda/zka_gpu.h"
 
@@ -789,7 +790,7 @@ static int prove_arena(const char *name, const char *zkey, const char *r1cs, con
 	struct zka_job_info ji;
 	if (!a)
 		goto out;
-	if (zka_pipe_submit(a, name, zkey, r1cs, wtns, dir, &id, err, sizeof err))
+	if (zka_client_submit(a, name, zkey, r1cs, wtns, dir, &id, err, sizeof err))
 		goto out;
 	double t1 = mono();
 	int r = zka_job_wait(a, id, -1, &ji);
@@ -826,7 +827,7 @@ out:
 	if (a) {
 		if (id) {
 			char mk[PATH_MAX + 96];
-			zka_pipe_marker(mk, sizeof mk, a, dir, id);
+			zka_client_marker(mk, sizeof mk, a, dir, id);
 			unlink(mk);
 			zka_job_release(a, id);
 		}
