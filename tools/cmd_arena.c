@@ -335,123 +335,152 @@ static void node_text(int node, char *buf, size_t n)
 		snprintf(buf, n, "?(%s)", strerror(-node));
 }
 
-static int cmd_status(int argc, char **argv)
+/* Slots and jobs per state (index 0: corrupt records). */
+struct state_counts {
+	int slot[6], job[10];
+};
+
+static void count_states(struct zka_arena *a, const struct zka_arena_geometry *g,
+			 struct state_counts *c)
 {
-	struct zka_arena *a = NULL;
-	int json = 0, all = 0;
-	int rc = open_named(argc, argv, "status", ZKA_OPEN_RDONLY | ZKA_OPEN_SHARED, &a, &json,
-			    &all);
-	if (rc >= 0)
-		return rc;
-	struct zka_arena_geometry g;
-	zka_arena_geometry(a, &g);
-	int slot_counts[6] = {0}, job_counts[10] = {0};
+	memset(c, 0, sizeof *c);
+	for (uint32_t s = 0; s < g->nslots; s++) {
+		struct zka_slot_info si;
+		zka_slot_info(a, s, &si);
+		c->slot[si.state]++;
+	}
+	for (uint32_t j = 0; j < g->njobs; j++) {
+		struct zka_job_info ji;
+		zka_job_info(a, j, &ji);
+		c->job[ji.state]++;
+	}
+}
+
+/* status --json, part 1: name, geometry, owner, rings, counters and the state counts, up to
+ * the slot list. */
+static void json_summary(struct zka_arena *a, const struct zka_arena_geometry *gp, const char *name,
+			 const struct state_counts *sc)
+{
+	const struct zka_arena_geometry g = *gp;
+	const int *slot_counts = sc->slot, *job_counts = sc->job;
+	printf("{\"name\":");
+	json_str(name);
+	printf(",\"geometry\":{\"version\":%u,\"slots\":%u,\"slot_bytes\":%" PRIu64
+	       ",\"slot_stride\":%" PRIu64 ",\"jobs\":%u,\"owners\":%u,\"circuits\":%u,"
+	       "\"max_attempts\":%u,\"numa_node\":%d,\"total_bytes\":%" PRIu64
+	       ",\"data_off\":%" PRIu64 ",\"epoch_ns\":%" PRId64 ",\"retention_s\":%u,"
+	       "\"jobs_off\":%" PRIu64 ",\"job_rec_bytes\":%" PRIu64 ",\"slots_off\":%" PRIu64
+	       ",\"slot_rec_bytes\":%" PRIu64 "},",
+	       g.version, g.nslots, g.slot_bytes, g.slot_stride, g.njobs, g.nowners, g.ncircuits,
+	       g.max_attempts, g.numa_node, g.total_bytes, g.data_off, g.epoch_ns, g.retention_s,
+	       g.jobs_off, g.job_rec_bytes, g.slots_off, g.slot_rec_bytes);
+	uint32_t ouid, ogid, omode;
+	zka_arena_owner(a, &ouid, &ogid, &omode);
+	printf("\"owner\":{\"uid\":%u,\"gid\":%u,\"mode\":%u},", ouid, ogid, omode);
+	printf("\"rings\":{");
+	for (uint32_t r = 0; r < g.nrings; r++)
+		printf("%s\"%s\":{\"depth\":%d,\"capacity\":%d}", r ? "," : "",
+		       zka_ring_name((int)r), zka_ring_depth(a, (int)r),
+		       zka_ring_capacity(a, (int)r));
+	printf("},\"counters\":{");
+	for (int c = 0; c < ZKA_C_COUNT; c++)
+		printf("%s\"%s\":%" PRIu64, c ? "," : "", zka_counter_name(c),
+		       zka_arena_counter(a, c));
+	printf("},\"slot_states\":{");
+	for (int s = 0; s <= 5; s++)
+		printf("%s\"%s\":%d", s ? "," : "", zka_slot_state_name(s), slot_counts[s]);
+	printf("},\"job_states\":{");
+	for (int s = 0; s <= 9; s++)
+		printf("%s\"%s\":%d", s ? "," : "", zka_job_state_name(s), job_counts[s]);
+	printf("},\"state_entries\":{\"slot\":{");
+	for (int s = 1; s <= 5; s++)
+		printf("%s\"%s\":%" PRIu64, s > 1 ? "," : "", zka_slot_state_name(s),
+		       zka_arena_state_entries(a, 0, s));
+	printf("},\"job\":{");
+	for (int s = 1; s <= 9; s++)
+		printf("%s\"%s\":%" PRIu64, s > 1 ? "," : "", zka_job_state_name(s),
+		       zka_arena_state_entries(a, 1, s));
+}
+
+/* status --json, part 2: the slots, one object each. */
+static void json_slots(struct zka_arena *a, const struct zka_arena_geometry *gp)
+{
+	const struct zka_arena_geometry g = *gp;
+	printf("}},\"slots\":[");
 	for (uint32_t s = 0; s < g.nslots; s++) {
 		struct zka_slot_info si;
 		zka_slot_info(a, s, &si);
-		slot_counts[si.state]++;
+		char node[64];
+		node_text(zka_slot_numa_node(a, s), node, sizeof node);
+		printf("%s{\"index\":%u,\"state\":\"%s\",\"owner_pid\":%d,\"owner_alive\":%s,"
+		       "\"job\":%d,\"data_off\":%" PRIu64 ",\"data_size\":%" PRIu64
+		       ",\"used_bytes\":%" PRIu64 ",\"numa_node\":",
+		       s ? "," : "", s, zka_slot_state_name(si.state), si.who.pid,
+		       si.who.alive ? "true" : "false", si.job == ZKA_NONE ? -1 : (int)si.job,
+		       si.data_off, si.data_size, si.used_bytes);
+		json_str(node);
+		putchar('}');
 	}
+}
+
+/* status --json, part 3: the job records (all, or those not FREE). */
+static void json_jobs(struct zka_arena *a, const struct zka_arena_geometry *gp, int all)
+{
+	const struct zka_arena_geometry g = *gp;
+	printf("],\"jobs\":[");
+	int first = 1;
 	for (uint32_t j = 0; j < g.njobs; j++) {
 		struct zka_job_info ji;
 		zka_job_info(a, j, &ji);
-		job_counts[ji.state]++;
+		if (!all && ji.state == ZKA_JOB_FREE)
+			continue;
+		printf("%s{\"index\":%u,\"id\":%" PRIu64 ",\"state\":\"%s\",\"owner_pid\":%d,"
+		       "\"slot\":%d,\"attempts\":%u,\"max_attempts\":%u,\"synth_count\":%u,"
+		       "\"circuit\":%d,\"t_submit\":%" PRId64 ",\"t_synth_start\":%" PRId64
+		       ",\"t_synth_end\":%" PRId64 ",\"t_prove_start\":%" PRId64
+		       ",\"t_prove_end\":%" PRId64 ",\"witness\":",
+		       first ? "" : ",", j, ji.id, zka_job_state_name(ji.state), ji.who.pid,
+		       ji.slot == ZKA_NONE ? -1 : (int)ji.slot, ji.attempts, ji.max_attempts,
+		       ji.synth_count, ji.circuit == ZKA_NONE ? -1 : (int)ji.circuit, ji.t_submit,
+		       ji.t_synth_start, ji.t_synth_end, ji.t_prove_start, ji.t_prove_end);
+		json_str(ji.witness_path);
+		printf(",\"out_dir\":");
+		json_str(ji.out_dir);
+		printf(",\"reason\":");
+		json_str(ji.reason);
+		printf(",\"prove_count\":%u,\"uid\":%u}", ji.prove_count, ji.uid);
+		first = 0;
 	}
-	const char *name = argv[argc - 1];
-	if (json) {
-		printf("{\"name\":");
-		json_str(name);
-		printf(",\"geometry\":{\"version\":%u,\"slots\":%u,\"slot_bytes\":%" PRIu64
-		       ",\"slot_stride\":%" PRIu64 ",\"jobs\":%u,\"owners\":%u,\"circuits\":%u,"
-		       "\"max_attempts\":%u,\"numa_node\":%d,\"total_bytes\":%" PRIu64
-		       ",\"data_off\":%" PRIu64 ",\"epoch_ns\":%" PRId64 ",\"retention_s\":%u,"
-		       "\"jobs_off\":%" PRIu64 ",\"job_rec_bytes\":%" PRIu64 ",\"slots_off\":%" PRIu64
-		       ",\"slot_rec_bytes\":%" PRIu64 "},",
-		       g.version, g.nslots, g.slot_bytes, g.slot_stride, g.njobs, g.nowners,
-		       g.ncircuits, g.max_attempts, g.numa_node, g.total_bytes, g.data_off, g.epoch_ns,
-		       g.retention_s, g.jobs_off, g.job_rec_bytes, g.slots_off, g.slot_rec_bytes);
-		uint32_t ouid, ogid, omode;
-		zka_arena_owner(a, &ouid, &ogid, &omode);
-		printf("\"owner\":{\"uid\":%u,\"gid\":%u,\"mode\":%u},", ouid, ogid, omode);
-		printf("\"rings\":{");
-		for (uint32_t r = 0; r < g.nrings; r++)
-			printf("%s\"%s\":{\"depth\":%d,\"capacity\":%d}", r ? "," : "", zka_ring_name((int)r),
-			       zka_ring_depth(a, (int)r), zka_ring_capacity(a, (int)r));
-		printf("},\"counters\":{");
-		for (int c = 0; c < ZKA_C_COUNT; c++)
-			printf("%s\"%s\":%" PRIu64, c ? "," : "", zka_counter_name(c), zka_arena_counter(a, c));
-		printf("},\"slot_states\":{");
-		for (int s = 0; s <= 5; s++)
-			printf("%s\"%s\":%d", s ? "," : "", zka_slot_state_name(s), slot_counts[s]);
-		printf("},\"job_states\":{");
-		for (int s = 0; s <= 9; s++)
-			printf("%s\"%s\":%d", s ? "," : "", zka_job_state_name(s), job_counts[s]);
-		printf("},\"state_entries\":{\"slot\":{");
-		for (int s = 1; s <= 5; s++)
-			printf("%s\"%s\":%" PRIu64, s > 1 ? "," : "", zka_slot_state_name(s),
-			       zka_arena_state_entries(a, 0, s));
-		printf("},\"job\":{");
-		for (int s = 1; s <= 9; s++)
-			printf("%s\"%s\":%" PRIu64, s > 1 ? "," : "", zka_job_state_name(s),
-			       zka_arena_state_entries(a, 1, s));
-		printf("}},\"slots\":[");
-		for (uint32_t s = 0; s < g.nslots; s++) {
-			struct zka_slot_info si;
-			zka_slot_info(a, s, &si);
-			char node[64];
-			node_text(zka_slot_numa_node(a, s), node, sizeof node);
-			printf("%s{\"index\":%u,\"state\":\"%s\",\"owner_pid\":%d,\"owner_alive\":%s,"
-			       "\"job\":%d,\"data_off\":%" PRIu64 ",\"data_size\":%" PRIu64
-			       ",\"used_bytes\":%" PRIu64 ",\"numa_node\":",
-			       s ? "," : "", s, zka_slot_state_name(si.state), si.who.pid,
-			       si.who.alive ? "true" : "false", si.job == ZKA_NONE ? -1 : (int)si.job,
-			       si.data_off, si.data_size, si.used_bytes);
-			json_str(node);
-			putchar('}');
-		}
-		printf("],\"jobs\":[");
-		int first = 1;
-		for (uint32_t j = 0; j < g.njobs; j++) {
-			struct zka_job_info ji;
-			zka_job_info(a, j, &ji);
-			if (!all && ji.state == ZKA_JOB_FREE)
-				continue;
-			printf("%s{\"index\":%u,\"id\":%" PRIu64 ",\"state\":\"%s\",\"owner_pid\":%d,"
-			       "\"slot\":%d,\"attempts\":%u,\"max_attempts\":%u,\"synth_count\":%u,"
-			       "\"circuit\":%d,\"t_submit\":%" PRId64 ",\"t_synth_start\":%" PRId64
-			       ",\"t_synth_end\":%" PRId64 ",\"t_prove_start\":%" PRId64
-			       ",\"t_prove_end\":%" PRId64 ",\"witness\":",
-			       first ? "" : ",", j, ji.id, zka_job_state_name(ji.state), ji.who.pid,
-			       ji.slot == ZKA_NONE ? -1 : (int)ji.slot, ji.attempts, ji.max_attempts,
-			       ji.synth_count, ji.circuit == ZKA_NONE ? -1 : (int)ji.circuit,
-			       ji.t_submit, ji.t_synth_start, ji.t_synth_end, ji.t_prove_start,
-			       ji.t_prove_end);
-			json_str(ji.witness_path);
-			printf(",\"out_dir\":");
-			json_str(ji.out_dir);
-			printf(",\"reason\":");
-			json_str(ji.reason);
-			printf(",\"prove_count\":%u,\"uid\":%u}", ji.prove_count, ji.uid);
-			first = 0;
-		}
-		printf("],\"circuits\":[");
-		first = 1;
-		for (uint32_t i = 0; i < g.ncircuits; i++) {
-			struct zka_circuit_info ci;
-			zka_circuit_info(a, i, &ci);
-			if (ci.state == ZKA_CIRCUIT_FREE)
-				continue;
-			printf("%s{\"index\":%u,\"state\":\"%s\",\"key_path\":", first ? "" : ",", i,
-			       circuit_state_name(ci.state));
-			json_str(ci.key_path);
-			printf(",\"key_size\":%" PRIu64 ",\"params_shm\":", ci.key_size);
-			json_str(ci.params_shm);
-			putchar('}');
-			first = 0;
-		}
-		printf("]}\n");
-		zka_arena_close(a);
-		return 0;
+}
+
+/* status --json, part 4: the circuits in use, and the closing brace. */
+static void json_circuits(struct zka_arena *a, const struct zka_arena_geometry *gp)
+{
+	const struct zka_arena_geometry g = *gp;
+	int first = 1;
+	printf("],\"circuits\":[");
+	for (uint32_t i = 0; i < g.ncircuits; i++) {
+		struct zka_circuit_info ci;
+		zka_circuit_info(a, i, &ci);
+		if (ci.state == ZKA_CIRCUIT_FREE)
+			continue;
+		printf("%s{\"index\":%u,\"state\":\"%s\",\"key_path\":", first ? "" : ",", i,
+		       circuit_state_name(ci.state));
+		json_str(ci.key_path);
+		printf(",\"key_size\":%" PRIu64 ",\"params_shm\":", ci.key_size);
+		json_str(ci.params_shm);
+		putchar('}');
+		first = 0;
 	}
+	printf("]}\n");
+}
+
+/* status in text, part 1: the arena, its owner, rings, counters and the state counts. */
+static void text_summary(struct zka_arena *a, const struct zka_arena_geometry *gp, const char *name,
+			 const struct state_counts *sc)
+{
+	const struct zka_arena_geometry g = *gp;
+	const int *slot_counts = sc->slot, *job_counts = sc->job;
 	char t[64];
 	time_t sec = (time_t)(g.epoch_ns / 1000000000);
 	struct tm tm;
@@ -485,6 +514,12 @@ static int cmd_status(int argc, char **argv)
 		       zka_arena_state_entries(a, 1, s));
 	if (job_counts[0])
 		printf(" CORRUPT %d", job_counts[0]);
+}
+
+/* status in text, part 2: the slots, the job records and the circuits. */
+static void text_tables(struct zka_arena *a, const struct zka_arena_geometry *gp, int all)
+{
+	const struct zka_arena_geometry g = *gp;
 	printf("\nslots:\n  %5s %-8s %-16s %-8s %-10s %s\n", "slot", "state", "owner", "job", "used", "numa");
 	for (uint32_t s = 0; s < g.nslots; s++) {
 		struct zka_slot_info si;
@@ -520,6 +555,31 @@ static int cmd_status(int argc, char **argv)
 		if (ci.state != ZKA_CIRCUIT_FREE)
 			printf("circuit %u: %s %s (%" PRIu64 " bytes) params %s\n", i,
 			       circuit_state_name(ci.state), ci.key_path, ci.key_size, ci.params_shm);
+	}
+}
+
+/* `arena status NAME [--json] [--all]`: the arena's geometry, rings, counters and records. */
+static int cmd_status(int argc, char **argv)
+{
+	struct zka_arena *a = NULL;
+	int json = 0, all = 0;
+	int rc =
+	    open_named(argc, argv, "status", ZKA_OPEN_RDONLY | ZKA_OPEN_SHARED, &a, &json, &all);
+	if (rc >= 0)
+		return rc;
+	struct zka_arena_geometry g;
+	zka_arena_geometry(a, &g);
+	struct state_counts sc;
+	count_states(a, &g, &sc);
+	const char *name = argv[argc - 1];
+	if (json) {
+		json_summary(a, &g, name, &sc);
+		json_slots(a, &g);
+		json_jobs(a, &g, all);
+		json_circuits(a, &g);
+	} else {
+		text_summary(a, &g, name, &sc);
+		text_tables(a, &g, all);
 	}
 	zka_arena_close(a);
 	return 0;

@@ -50,7 +50,26 @@ static void usage(FILE *f)
 	    "also on Ctrl-C. The prover log is kept in the temporary directory until the end.\n");
 }
 
-int zka_cmd_demo(int argc, char **argv)
+/* The demo's settings and everything it made (removed by demo_cleanup). */
+struct demo {
+	int njobs, workers, m;
+	const zka_curve *curve;
+	const char *backend;
+	char dir[32], name[64], zkey[PATH_MAX], wtns[PATH_MAX], log[PATH_MAX], err[1024];
+	pid_t runner;
+	struct zka_arena *a;
+	uint64_t *ids;
+	double *st[5];
+	zka_r1cs cs;
+	zka_witness w;
+	zka_pk pk;
+	zka_vk vk;
+	int done, failed, verified;
+	double t0, elapsed;
+};
+
+/* Parses the options into d: -1 to go on, else the exit status (help, bad usage). */
+static int demo_options(int argc, char **argv, struct demo *d)
 {
 	static const struct option opts[] = {{"jobs", required_argument, 0, 'j'},
 					     {"workers", required_argument, 0, 'w'},
@@ -59,33 +78,31 @@ int zka_cmd_demo(int argc, char **argv)
 					     {"backend", required_argument, 0, 'b'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
-	int njobs = 32, workers = 2, m = 4000, opt;
-	const zka_curve *curve = &zka_curve_bn254;
-	const char *backend = "cpu";
+	int opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
-			if (zka_opt_int("zkarena demo", "--jobs", optarg, 1, 4096, &njobs))
+			if (zka_opt_int("zkarena demo", "--jobs", optarg, 1, 4096, &d->njobs))
 				return 2;
 			break;
 		case 'w':
-			if (zka_opt_int("zkarena demo", "--workers", optarg, 1, 64, &workers))
+			if (zka_opt_int("zkarena demo", "--workers", optarg, 1, 64, &d->workers))
 				return 2;
 			break;
 		case 'm':
-			if (zka_opt_int("zkarena demo", "--constraints", optarg, 1, 1 << 24, &m))
+			if (zka_opt_int("zkarena demo", "--constraints", optarg, 1, 1 << 24, &d->m))
 				return 2;
 			break;
 		case 'c':
-			if (!(curve = zka_curve_by_name(optarg))) {
+			if (!(d->curve = zka_curve_by_name(optarg))) {
 				fprintf(stderr, "zkarena demo: --curve: unknown curve '%s'\n",
 					optarg);
 				return 2;
 			}
 			break;
 		case 'b':
-			backend = optarg;
+			d->backend = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -95,179 +112,233 @@ int zka_cmd_demo(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (njobs < 1 || njobs > 4096 || workers < 1 || workers > 64 || m < 1 || m > (1 << 24)) {
+	if (d->njobs < 1 || d->njobs > 4096 || d->workers < 1 || d->workers > 64 || d->m < 1 ||
+	    d->m > (1 << 24)) {
 		fprintf(stderr, "zkarena demo: --jobs in 1..4096, --workers in 1..64, "
 				"--constraints in 1..2^24\n");
 		return 2;
 	}
-	char dir[] = "/tmp/zkarena-demo-XXXXXX", name[64], path[PATH_MAX], zkey[PATH_MAX],
-	     wtns[PATH_MAX], log[PATH_MAX], err[1024] = "";
-	if (!mkdtemp(dir)) {
-		fprintf(stderr, "zkarena demo: mkdtemp: %s\n", strerror(errno));
-		return 1;
-	}
-	snprintf(name, sizeof name, "demo-%d", (int)getpid());
-	snprintf(zkey, sizeof zkey, "%s/circuit.zkey", dir);
-	snprintf(wtns, sizeof wtns, "%s/witness.wtns", dir);
-	snprintf(log, sizeof log, "%s/pipeline.log", dir);
-	struct sigaction sa = {.sa_handler = on_int};
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	return -1;
+}
 
-	int status = 1, r;
-	pid_t runner = -1;
-	struct zka_arena *a = NULL;
-	uint64_t *ids = calloc((size_t)njobs, sizeof *ids);
-	double *st[5];
-	for (int i = 0; i < 5; i++)
-		st[i] = calloc((size_t)njobs, sizeof(double));
-	zka_r1cs cs = {0};
-	zka_witness w = {0};
-	zka_pk pk = {0};
-	zka_vk vk = {0};
+/* A random circuit of m constraints, test-only keys for it, the key and witness files. 0, or
+ * -1 with d->err set. */
+static int demo_keys(struct demo *d)
+{
+	int r;
 	zka_toxic tw;
-	if (!ids || !st[0] || !st[1] || !st[2] || !st[3] || !st[4])
-		goto out;
-
 	printf("zkarena demo: %s, %d constraints, %d proofs, %d workers, backend %s\n",
-	       curve->pretty, m, njobs, workers, backend);
+	       d->curve->pretty, d->m, d->njobs, d->workers, d->backend);
 	printf("  making a random circuit and test-only keys (zkarena setup --insecure)...\n");
 	fflush(stdout);
-	if ((r = zka_synthetic_circuit(curve, (uint32_t)m, 2, (uint64_t)time(NULL), &cs, &w))) {
-		snprintf(err, sizeof err, "making the circuit: %s", strerror(-r));
-		goto fail;
+	if ((r = zka_synthetic_circuit(d->curve, (uint32_t)d->m, 2, (uint64_t)time(NULL), &d->cs,
+				       &d->w))) {
+		snprintf(d->err, sizeof d->err, "making the circuit: %s", strerror(-r));
+		return -1;
 	}
-	zka_toxic_from_seed(&tw, curve, (uint64_t)getpid() * 2654435761u);
-	if ((r = zka_setup(&cs, &tw, &pk, NULL, 0))) {
-		snprintf(err, sizeof err, "setup: %s", strerror(-r));
-		goto fail;
+	zka_toxic_from_seed(&tw, d->curve, (uint64_t)getpid() * 2654435761u);
+	if ((r = zka_setup(&d->cs, &tw, &d->pk, NULL, 0))) {
+		snprintf(d->err, sizeof d->err, "setup: %s", strerror(-r));
+		return -1;
 	}
-	if (zka_zkey_write(zkey, &pk, 0, err, sizeof err) ||
-	    zka_wtns_write(wtns, &w, err, sizeof err))
-		goto fail;
-	if ((r = zka_vk_from_pk(&vk, &pk))) {
-		snprintf(err, sizeof err, "out of memory");
-		goto fail;
+	if (zka_zkey_write(d->zkey, &d->pk, 0, d->err, sizeof d->err) ||
+	    zka_wtns_write(d->wtns, &d->w, d->err, sizeof d->err))
+		return -1;
+	if (zka_vk_from_pk(&d->vk, &d->pk)) {
+		snprintf(d->err, sizeof d->err, "out of memory");
+		return -1;
 	}
-	/* an arena with a slot per worker plus two, each as large as this key needs */
-	struct zka_arena_params ap = {.nslots = (uint32_t)workers + 2,
-				      .slot_bytes = zka_params_slot_bytes(&pk),
-				      .njobs = (uint32_t)(njobs > 64 ? njobs : 64),
+	return 0;
+}
+
+/* The arena (a slot per worker plus two, each as large as the key needs) and `zkarena run`
+ * on it. 0, or -1 with d->err set. */
+static int demo_pipeline(struct demo *d)
+{
+	struct zka_arena_params ap = {.nslots = (uint32_t)d->workers + 2,
+				      .slot_bytes = zka_params_slot_bytes(&d->pk),
+				      .njobs = (uint32_t)(d->njobs > 64 ? d->njobs : 64),
 				      .numa_node = -1};
 	const char *msg = NULL;
-	if ((r = zka_arena_create(name, &ap, &a, &msg))) {
-		snprintf(err, sizeof err, "arena %s: %s", name, msg ? msg : strerror(-r));
-		goto fail;
+	int r;
+	if ((r = zka_arena_create(d->name, &ap, &d->a, &msg))) {
+		snprintf(d->err, sizeof d->err, "arena %s: %s", d->name, msg ? msg : strerror(-r));
+		return -1;
 	}
-	printf("  arena %s: %u slots of %.1f MiB in /dev/shm; pipeline log: %s\n", name, ap.nslots,
-	       (double)ap.slot_bytes / (1 << 20), log);
+	printf("  arena %s: %u slots of %.1f MiB in /dev/shm; pipeline log: %s\n", d->name,
+	       ap.nslots, (double)ap.slot_bytes / (1 << 20), d->log);
 	fflush(stdout);
 	char wk[16];
-	snprintf(wk, sizeof wk, "%d", workers);
-	const char *rargs[] = {name, "--workers", wk, "--backend", backend, NULL};
-	runner = zka_spawn_run(log, rargs);
-	if (runner < 0) {
-		snprintf(err, sizeof err, "fork: %s", strerror(errno));
-		goto fail;
+	snprintf(wk, sizeof wk, "%d", d->workers);
+	const char *rargs[] = {d->name, "--workers", wk, "--backend", d->backend, NULL};
+	d->runner = zka_spawn_run(d->log, rargs);
+	if (d->runner < 0) {
+		snprintf(d->err, sizeof d->err, "fork: %s", strerror(errno));
+		return -1;
 	}
-	double t0 = zka_now();
-	for (int i = 0; i < njobs && !interrupted; i++) {
-		snprintf(path, sizeof path, "%s/job%03d", dir, i);
+	return 0;
+}
+
+/* Submits the njobs proofs at once, each into its own directory. 0, or -1 with d->err set. */
+static int demo_submit(struct demo *d)
+{
+	char path[PATH_MAX];
+	for (int i = 0; i < d->njobs && !interrupted; i++) {
+		snprintf(path, sizeof path, "%s/job%03d", d->dir, i);
 		if (mkdir(path, 0755)) {
-			snprintf(err, sizeof err, "%.500s: %s", path, strerror(errno));
-			goto fail;
+			snprintf(d->err, sizeof d->err, "%.500s: %s", path, strerror(errno));
+			return -1;
 		}
-		if (zka_client_submit(a, name, zkey, NULL, wtns, path, &ids[i], err, sizeof err))
-			goto fail;
+		if (zka_client_submit(d->a, d->name, d->zkey, NULL, d->wtns, path, &d->ids[i],
+				      d->err, sizeof d->err))
+			return -1;
 	}
-	int done = 0, failed = 0;
-	for (int i = 0; i < njobs && !interrupted; i++) {
+	return 0;
+}
+
+/* Waits for each job in turn with a live progress line, keeping its stage times. 0, or -1
+ * with d->err set when the pipeline stopped or on Ctrl-C. */
+static int demo_wait(struct demo *d)
+{
+	int r;
+	for (int i = 0; i < d->njobs && !interrupted; i++) {
 		struct zka_job_info ji;
 		for (;;) {
-			r = zka_job_wait(a, ids[i], 250, &ji);
+			r = zka_job_wait(d->a, d->ids[i], 250, &ji);
 			if (r != -ETIMEDOUT || interrupted)
 				break;
 			int rs;
-			if (waitpid(runner, &rs, WNOHANG) == runner) {
-				runner = -1;
-				snprintf(err, sizeof err, "the pipeline stopped (see %.500s)", log);
-				goto fail;
+			if (waitpid(d->runner, &rs, WNOHANG) == d->runner) {
+				d->runner = -1;
+				snprintf(d->err, sizeof d->err, "the pipeline stopped (see %.500s)",
+					 d->log);
+				return -1;
 			}
 		}
 		if (interrupted)
 			break;
 		if (r == 0) {
-			done++;
+			d->done++;
 		} else {
-			failed++;
+			d->failed++;
 			fprintf(stderr, "\nzkarena demo: job %llu failed: %s\n",
-				(unsigned long long)ids[i], r == 1 ? ji.reason : strerror(-r));
+				(unsigned long long)d->ids[i], r == 1 ? ji.reason : strerror(-r));
 			continue;
 		}
 		double sv[5];
 		zka_job_stages(&ji, sv);
 		for (int k = 0; k < 5; k++)
-			st[k][i] = sv[k];
-		double el = zka_now() - t0;
-		printf("\r  proving: %d/%d done, %.2f proofs/s", done, njobs, done / el);
+			d->st[k][i] = sv[k];
+		double el = zka_now() - d->t0;
+		printf("\r  proving: %d/%d done, %.2f proofs/s", d->done, d->njobs, d->done / el);
 		fflush(stdout);
 	}
-	double elapsed = zka_now() - t0;
+	d->elapsed = zka_now() - d->t0;
 	printf("\n");
 	if (interrupted) {
-		snprintf(err, sizeof err, "interrupted: cleaning up");
-		goto fail;
+		snprintf(d->err, sizeof d->err, "interrupted: cleaning up");
+		return -1;
 	}
-	/* read every proof back and verify it */
-	int verified = 0;
-	for (int i = 0; i < njobs; i++) {
+	return 0;
+}
+
+/* Reads every proof back and verifies it; prints the counts, the stage times and the rate. */
+static void demo_verify(struct demo *d)
+{
+	for (int i = 0; i < d->njobs; i++) {
 		char pp[PATH_MAX + 16], pubp[PATH_MAX + 16];
 		zka_proof proof;
 		uint64_t(*pub)[4] = NULL;
 		uint32_t npub = 0;
 		const char *why;
-		snprintf(pp, sizeof pp, "%s/job%03d/proof.json", dir, i);
-		snprintf(pubp, sizeof pubp, "%s/job%03d/public.json", dir, i);
-		if (!zka_proof_read_json(pp, curve, &proof, err, sizeof err) &&
-		    !zka_public_read_json(pubp, curve, &pub, &npub, err, sizeof err) &&
-		    zka_verify(&vk, (const uint64_t(*)[4])pub, npub, &proof, &why) == 1)
-			verified++;
+		snprintf(pp, sizeof pp, "%s/job%03d/proof.json", d->dir, i);
+		snprintf(pubp, sizeof pubp, "%s/job%03d/public.json", d->dir, i);
+		if (!zka_proof_read_json(pp, d->curve, &proof, d->err, sizeof d->err) &&
+		    !zka_public_read_json(pubp, d->curve, &pub, &npub, d->err, sizeof d->err) &&
+		    zka_verify(&d->vk, (const uint64_t(*)[4])pub, npub, &proof, &why) == 1)
+			d->verified++;
 		free(pub);
 	}
 	printf("  %d proofs done, %d failed, %d verified by reading proof.json/public.json back\n",
-	       done, failed, verified);
-	if (done > 0) {
+	       d->done, d->failed, d->verified);
+	if (d->done > 0) {
 		printf("\n");
-		zka_print_stages(st, 0, njobs, "  ");
+		zka_print_stages(d->st, 0, d->njobs, "  ");
 		printf(
 		    "\n  throughput: %.2f proofs/s (%d proofs in %.2f s, %d workers, 1 prover)\n",
-		    done / elapsed, done, elapsed, workers);
+		    d->done / d->elapsed, d->done, d->elapsed, d->workers);
 	}
-	status = (done == njobs && verified == njobs) ? 0 : 1;
-	goto out;
-fail:
-	fprintf(stderr, "\nzkarena demo: %s\n", err);
-	status = interrupted ? 130 : 1;
-out:
-	if (runner > 0) {
-		kill(runner, SIGTERM);
-		waitpid(runner, NULL, 0);
+}
+
+/* Stops the pipeline, removes the arena, its params regions and the temporary directory, and
+ * frees what the demo held. */
+static void demo_cleanup(struct demo *d)
+{
+	if (d->runner > 0) {
+		kill(d->runner, SIGTERM);
+		waitpid(d->runner, NULL, 0);
 	}
-	if (a) {
-		zka_arena_close(a);
-		zka_arena_destroy(name);
-		zka_pipe_unlink_params(name);
+	if (d->a) {
+		zka_arena_close(d->a);
+		zka_arena_destroy(d->name);
+		zka_pipe_unlink_params(d->name);
 	}
 	char rm[PATH_MAX + 16];
-	snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
+	snprintf(rm, sizeof rm, "rm -rf '%s'", d->dir);
 	if (system(rm) != 0)
-		fprintf(stderr, "zkarena demo: could not remove %s\n", dir);
-	zka_r1cs_free(&cs);
-	zka_witness_free(&w);
-	zka_pk_free(&pk);
-	zka_vk_free(&vk);
-	free(ids);
+		fprintf(stderr, "zkarena demo: could not remove %s\n", d->dir);
+	zka_r1cs_free(&d->cs);
+	zka_witness_free(&d->w);
+	zka_pk_free(&d->pk);
+	zka_vk_free(&d->vk);
+	free(d->ids);
 	for (int i = 0; i < 5; i++)
-		free(st[i]);
+		free(d->st[i]);
+}
+
+int zka_cmd_demo(int argc, char **argv)
+{
+	struct demo z = {.njobs = 32,
+			 .workers = 2,
+			 .m = 4000,
+			 .curve = &zka_curve_bn254,
+			 .backend = "cpu",
+			 .dir = "/tmp/zkarena-demo-XXXXXX",
+			 .runner = -1};
+	struct demo *d = &z;
+	int status = demo_options(argc, argv, d);
+	if (status >= 0)
+		return status;
+	if (!mkdtemp(d->dir)) {
+		fprintf(stderr, "zkarena demo: mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+	snprintf(d->name, sizeof d->name, "demo-%d", (int)getpid());
+	snprintf(d->zkey, sizeof d->zkey, "%s/circuit.zkey", d->dir);
+	snprintf(d->wtns, sizeof d->wtns, "%s/witness.wtns", d->dir);
+	snprintf(d->log, sizeof d->log, "%s/pipeline.log", d->dir);
+	struct sigaction sa = {.sa_handler = on_int};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	status = 1;
+	d->ids = calloc((size_t)d->njobs, sizeof *d->ids);
+	for (int i = 0; i < 5; i++)
+		d->st[i] = calloc((size_t)d->njobs, sizeof(double));
+	if (!d->ids || !d->st[0] || !d->st[1] || !d->st[2] || !d->st[3] || !d->st[4])
+		goto out;
+	if (demo_keys(d) || demo_pipeline(d))
+		goto err;
+	d->t0 = zka_now();
+	if (demo_submit(d) || demo_wait(d))
+		goto err;
+	demo_verify(d);
+	status = (d->done == d->njobs && d->verified == d->njobs) ? 0 : 1;
+	goto out;
+err:
+	fprintf(stderr, "\nzkarena demo: %s\n", d->err);
+	status = interrupted ? 130 : 1;
+out:
+	demo_cleanup(d);
 	return status;
 }
