@@ -88,7 +88,17 @@ static void usage(FILE *f)
 	    "used instead (e.g. a circom circuit).\n");
 }
 
-int zka_bench_prove(int argc, char **argv)
+/* The benchmark's settings and the paths it works with. */
+struct bprove {
+	const char *curve, *snarkjs, *keep, *zkey_in, *wtns_in, *rapidsnark;
+	int m, runs, threads;
+	char sj[1024];	 /* the snarkjs command, "" when none */
+	char dir[256];	 /* the working directory (--keep, or a temporary one) */
+	char self[1024]; /* this executable, for the zkarena CLI's runs */
+};
+
+/* Parses the options into b: -1 to go on, else the exit status (help, bad usage). */
+static int bp_options(int argc, char **argv, struct bprove *b)
 {
 	static const struct option opts[] = {{"curve", required_argument, 0, 'c'},
 					     {"constraints", required_argument, 0, 'n'},
@@ -101,207 +111,268 @@ int zka_bench_prove(int argc, char **argv)
 					     {"wtns", required_argument, 0, 'w'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
-	const char *curve = "both", *snarkjs = NULL, *keep = NULL, *zkey_in = NULL, *wtns_in = NULL,
-		   *rapidsnark = NULL;
-	int m = 6000, runs = 3, threads = 0, opt;
+	int opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'c': curve = optarg; break;
+		case 'c':
+			b->curve = optarg;
+			break;
 		case 'n':
-			if (zka_opt_int("zkarena bench prove", "--constraints", optarg, 1, 1 << 26, &m))
+			if (zka_opt_int("zkarena bench prove", "--constraints", optarg, 1, 1 << 26,
+					&b->m))
 				return 2;
 			break;
 		case 'r':
-			if (zka_opt_int("zkarena bench prove", "--runs", optarg, 1, 64, &runs))
+			if (zka_opt_int("zkarena bench prove", "--runs", optarg, 1, 64, &b->runs))
 				return 2;
 			break;
 		case 't':
-			if (zka_opt_int("zkarena bench prove", "--threads", optarg, 1, 1024, &threads))
+			if (zka_opt_int("zkarena bench prove", "--threads", optarg, 1, 1024,
+					&b->threads))
 				return 2;
 			break;
-		case 's': snarkjs = optarg; break;
-		case 'R':
-			rapidsnark = optarg;
+		case 's':
+			b->snarkjs = optarg;
 			break;
-		case 'k': keep = optarg; break;
-		case 'z': zkey_in = optarg; break;
-		case 'w': wtns_in = optarg; break;
+		case 'R':
+			b->rapidsnark = optarg;
+			break;
+		case 'k':
+			b->keep = optarg;
+			break;
+		case 'z':
+			b->zkey_in = optarg;
+			break;
+		case 'w':
+			b->wtns_in = optarg;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if ((zkey_in == NULL) != (wtns_in == NULL)) {
+	if ((b->zkey_in == NULL) != (b->wtns_in == NULL)) {
 		fprintf(stderr, "zkarena bench prove: --zkey and --wtns go together\n");
 		return 2;
 	}
-	if (m < 1 || runs < 1 || runs > 64) {
+	if (b->m < 1 || b->runs < 1 || b->runs > 64) {
 		fprintf(stderr, "zkarena bench prove: --constraints >= 1 and --runs in 1..64\n");
 		return 2;
 	}
+	return -1;
+}
+
+/* The peers' commands, the working directory and this executable's path: -1 to go on, else
+ * the exit status. */
+static int bp_prepare(struct bprove *b)
+{
 	static const char *deflt = "tests/interop/node_modules/snarkjs/cli.js";
-	char sj[1024];
-	if (!snarkjs) {
+	if (!b->snarkjs) {
 		if (access(deflt, R_OK) == 0)
-			snprintf(sj, sizeof sj, "node %s", deflt);
+			snprintf(b->sj, sizeof b->sj, "node %s", deflt);
 		else
-			sj[0] = 0;
-	} else if (!strcmp(snarkjs, "none")) {
-		sj[0] = 0;
+			b->sj[0] = 0;
+	} else if (!strcmp(b->snarkjs, "none")) {
+		b->sj[0] = 0;
 	} else {
-		snprintf(sj, sizeof sj, "%s", snarkjs);
+		snprintf(b->sj, sizeof b->sj, "%s", b->snarkjs);
 	}
-	if (rapidsnark && access(rapidsnark, X_OK)) {
-		fprintf(stderr, "zkarena bench prove: --rapidsnark %s: %s\n", rapidsnark,
+	if (b->rapidsnark && access(b->rapidsnark, X_OK)) {
+		fprintf(stderr, "zkarena bench prove: --rapidsnark %s: %s\n", b->rapidsnark,
 			strerror(errno));
 		return 2;
 	}
-	char dir[256];
-	if (keep)
-		snprintf(dir, sizeof dir, "%s", keep);
+	if (b->keep)
+		snprintf(b->dir, sizeof b->dir, "%s", b->keep);
 	else
-		snprintf(dir, sizeof dir, "/tmp/zkarena-bench-XXXXXX");
-	if (!keep && !mkdtemp(dir)) {
+		snprintf(b->dir, sizeof b->dir, "/tmp/zkarena-bench-XXXXXX");
+	if (!b->keep && !mkdtemp(b->dir)) {
 		fprintf(stderr, "zkarena bench prove: mkdtemp: %s\n", strerror(errno));
 		return 1;
 	}
-	char self[1024];
-	ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+	ssize_t sl = readlink("/proc/self/exe", b->self, sizeof b->self - 1);
 	if (sl <= 0) {
 		fprintf(stderr, "zkarena bench prove: cannot find my own executable\n");
 		return 1;
 	}
-	self[sl] = 0;
+	b->self[sl] = 0;
+	return -1;
+}
+
+/* The table's title and header. */
+static void bp_header(const struct bprove *b)
+{
 	struct utsname un;
 	uname(&un);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	if (zkey_in)
-		printf("zkarena bench prove: %s with %s (constraints column: the key's domain size), %d runs, "
-		       "medians; %s %s, %ld CPUs\n\n", zkey_in, wtns_in, runs, un.nodename, un.machine, ncpu);
+	if (b->zkey_in)
+		printf("zkarena bench prove: %s with %s (constraints column: the key's domain "
+		       "size), %d runs, "
+		       "medians; %s %s, %ld CPUs\n\n",
+		       b->zkey_in, b->wtns_in, b->runs, un.nodename, un.machine, ncpu);
 	else
-		printf("zkarena bench prove: %d constraints (random circuit, 1/3 boolean), %d runs, "
-		       "medians; %s %s, %ld CPUs\n\n", m, runs, un.nodename, un.machine, ncpu);
+		printf(
+		    "zkarena bench prove: %d constraints (random circuit, 1/3 boolean), %d runs, "
+		    "medians; %s %s, %ld CPUs\n\n",
+		    b->m, b->runs, un.nodename, un.machine, ncpu);
 	printf("| curve     | constraints | zkarena in-process | zkarena CLI | snarkjs CLI | "
 	       "snarkjs / zkarena (CLI) | rapidsnark CLI | rapidsnark / zkarena (CLI) |\n");
 	printf("|-----------|-------------|--------------------|-------------|-------------|-------"
 	       "------------------|----------------|----------------------------|\n");
+}
+
+enum { BP_GO, BP_SKIP, BP_STOP };
+
+/* Curve c's key and witness: --zkey/--wtns when given (BP_SKIP when the key is of another
+ * curve), else a random circuit with a test-only key written to b->dir; their files in zk and
+ * wt. BP_STOP with *status set when the row cannot be made; BP_GO (with *status 1 when the
+ * files could not be written) otherwise. */
+static int bp_inputs(const struct bprove *b, const zka_curve *c, zka_r1cs *cs, zka_witness *w,
+		     zka_pk *pk, char zk[512], char wt[512], int *status)
+{
+	zka_toxic tw;
+	char err[512] = "";
+	memset(cs, 0, sizeof *cs);
+	if (b->zkey_in) {
+		if (zka_zkey_read(b->zkey_in, pk, err, sizeof err) ||
+		    zka_wtns_read(b->wtns_in, w, err, sizeof err)) {
+			fprintf(stderr, "zkarena bench prove: %s\n", err);
+			zka_pk_free(pk);
+			*status = 2;
+			return BP_STOP;
+		}
+		if (pk->curve != c) {
+			zka_pk_free(pk);
+			zka_witness_free(w);
+			return BP_SKIP;
+		}
+		if (w->curve != c || w->n != pk->n_vars) {
+			fprintf(stderr, "zkarena bench prove: %s does not fit %s\n", b->wtns_in,
+				b->zkey_in);
+			zka_pk_free(pk);
+			zka_witness_free(w);
+			*status = 2;
+			return BP_STOP;
+		}
+		snprintf(zk, 512, "%s", b->zkey_in);
+		snprintf(wt, 512, "%s", b->wtns_in);
+		return BP_GO;
+	}
+	if (zka_synthetic_circuit(c, (uint32_t)b->m, 1, 7, cs, w)) {
+		*status = 1;
+		return BP_STOP;
+	}
+	zka_toxic_from_seed(&tw, c, 11);
+	if (zka_setup(cs, &tw, pk, NULL, b->threads)) {
+		zka_r1cs_free(cs);
+		zka_witness_free(w);
+		*status = 1;
+		return BP_STOP;
+	}
+	snprintf(zk, 512, "%s/%s.zkey", b->dir, c->name);
+	snprintf(wt, 512, "%s/%s.wtns", b->dir, c->name);
+	if (zka_zkey_write(zk, pk, 0, err, sizeof err) || zka_wtns_write(wt, w, err, sizeof err)) {
+		fprintf(stderr, "zkarena bench prove: %s\n", err);
+		*status = 1;
+	}
+	return BP_GO;
+}
+
+/* Times curve c's row (in process, the zkarena CLI, snarkjs, rapidsnark), checks the peers'
+ * proofs and prints the row; a failure sets *status. */
+static void bp_row(const struct bprove *b, const zka_curve *c, const zka_pk *pk,
+		   const zka_witness *w, const char *zk, const char *wt, int *status)
+{
+	const char *dir = b->dir, *self = b->self;
+	int runs = b->runs, threads = b->threads;
+	char cmd[4096];
+	double in[64];
+	zka_prove_opts po = {.threads = threads};
+	for (int i = 0; i < runs && !*status; i++) {
+		zka_rs rs;
+		zka_proof p;
+		zka_rs_random(&rs, c);
+		double t0 = zka_now();
+		if (zka_prove(pk, w, &rs, &p, &po, NULL))
+			*status = 1;
+		in[i] = zka_now() - t0;
+	}
+	double tin = *status ? -1 : zka_percentile(in, runs, 50);
+	snprintf(cmd, sizeof cmd, "'%s' prove --no-verify %s%d '%s' '%s' %s/p.json %s/pub.json",
+		 self, threads ? "--threads " : "", threads, zk, wt, dir, dir);
+	if (!threads)
+		snprintf(cmd, sizeof cmd, "'%s' prove --no-verify '%s' '%s' %s/p.json %s/pub.json",
+			 self, zk, wt, dir, dir);
+	double tcli = *status ? -1 : time_cmd(cmd, runs);
+	double tsj = -1;
+	if (b->sj[0] && !*status) {
+		snprintf(cmd, sizeof cmd,
+			 "%s groth16 prove '%s' '%s' %s/sp.json %s/spub.json >/dev/null 2>&1",
+			 b->sj, zk, wt, dir, dir);
+		tsj = time_cmd(cmd, runs);
+	}
+	char sjs[64] = "n/a", ratio[64] = "n/a", rss[64] = "n/a", rratio[64] = "n/a";
+	if (tsj > 0 && peer_ok(pk, w, dir, "sp.json", "spub.json", "snarkjs")) {
+		snprintf(sjs, sizeof sjs, "%.3f s", tsj);
+		snprintf(ratio, sizeof ratio, "%.1fx", tsj / tcli);
+	} else if (b->sj[0] && !*status) {
+		snprintf(sjs, sizeof sjs, "failed");
+		*status = 1;
+	}
+	if (b->rapidsnark && c != &zka_curve_bn254) {
+		snprintf(rss, sizeof rss, "BN254 only");
+	} else if (b->rapidsnark && !*status) {
+		snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' %s/rp.json %s/rpub.json >/dev/null 2>&1",
+			 b->rapidsnark, zk, wt, dir, dir);
+		double trs = time_cmd(cmd, runs);
+		if (trs > 0 && peer_ok(pk, w, dir, "rp.json", "rpub.json", "rapidsnark")) {
+			snprintf(rss, sizeof rss, "%.3f s", trs);
+			snprintf(rratio, sizeof rratio, "%.2fx", trs / tcli);
+		} else {
+			snprintf(rss, sizeof rss, "failed");
+			*status = 1;
+		}
+	}
+	int ncons = b->zkey_in ? (int)pk->domain_size : b->m;
+	printf("| %-9s | %11d | %16.3f s | %9.3f s | %11s | %23s | %14s | %26s |\n", c->pretty,
+	       ncons, tin, tcli, sjs, ratio, rss, rratio);
+	fflush(stdout);
+}
+
+int zka_bench_prove(int argc, char **argv)
+{
+	struct bprove b = {.curve = "both", .m = 6000, .runs = 3};
+	int status = bp_options(argc, argv, &b);
+	if (status >= 0 || (status = bp_prepare(&b)) >= 0)
+		return status;
+	bp_header(&b);
 	const zka_curve *cs_[2] = {&zka_curve_bn254, &zka_curve_bls12_381};
-	int status = 0;
+	status = 0;
 	for (int ci = 0; ci < 2; ci++) {
 		const zka_curve *c = cs_[ci];
-		if (strcmp(curve, "both") && zka_curve_by_name(curve) != c)
+		if (strcmp(b.curve, "both") && zka_curve_by_name(b.curve) != c)
 			continue;
 		zka_r1cs cs;
 		zka_witness w;
 		zka_pk pk;
-		zka_toxic tw;
-		char zk[512], wt[512], cmd[4096], err[512] = "";
-		memset(&cs, 0, sizeof cs);
-		if (zkey_in) {
-			if (zka_zkey_read(zkey_in, &pk, err, sizeof err) ||
-			    zka_wtns_read(wtns_in, &w, err, sizeof err)) {
-				fprintf(stderr, "zkarena bench prove: %s\n", err);
-				zka_pk_free(&pk);
-				status = 2;
-				break;
-			}
-			if (pk.curve != c) {
-				zka_pk_free(&pk);
-				zka_witness_free(&w);
-				continue;
-			}
-			if (w.curve != c || w.n != pk.n_vars) {
-				fprintf(stderr, "zkarena bench prove: %s does not fit %s\n", wtns_in, zkey_in);
-				zka_pk_free(&pk);
-				zka_witness_free(&w);
-				status = 2;
-				break;
-			}
-			snprintf(zk, sizeof zk, "%s", zkey_in);
-			snprintf(wt, sizeof wt, "%s", wtns_in);
-		} else {
-			if (zka_synthetic_circuit(c, (uint32_t)m, 1, 7, &cs, &w)) {
-				status = 1;
-				break;
-			}
-			zka_toxic_from_seed(&tw, c, 11);
-			if (zka_setup(&cs, &tw, &pk, NULL, threads)) {
-				zka_r1cs_free(&cs);
-				zka_witness_free(&w);
-				status = 1;
-				break;
-			}
-			snprintf(zk, sizeof zk, "%s/%s.zkey", dir, c->name);
-			snprintf(wt, sizeof wt, "%s/%s.wtns", dir, c->name);
-			if (zka_zkey_write(zk, &pk, 0, err, sizeof err) ||
-			    zka_wtns_write(wt, &w, err, sizeof err)) {
-				fprintf(stderr, "zkarena bench prove: %s\n", err);
-				status = 1;
-			}
-		}
-		double in[64];
-		zka_prove_opts po = {.threads = threads};
-		for (int i = 0; i < runs && !status; i++) {
-			zka_rs rs;
-			zka_proof p;
-			zka_rs_random(&rs, c);
-			double t0 = zka_now();
-			if (zka_prove(&pk, &w, &rs, &p, &po, NULL))
-				status = 1;
-			in[i] = zka_now() - t0;
-		}
-		double tin = status ? -1 : zka_percentile(in, runs, 50);
-		snprintf(cmd, sizeof cmd, "'%s' prove --no-verify %s%d '%s' '%s' %s/p.json %s/pub.json",
-			 self, threads ? "--threads " : "", threads, zk, wt, dir, dir);
-		if (!threads)
-			snprintf(cmd, sizeof cmd, "'%s' prove --no-verify '%s' '%s' %s/p.json %s/pub.json",
-				 self, zk, wt, dir, dir);
-		double tcli = status ? -1 : time_cmd(cmd, runs);
-		double tsj = -1;
-		if (sj[0] && !status) {
-			snprintf(cmd, sizeof cmd, "%s groth16 prove '%s' '%s' %s/sp.json %s/spub.json >/dev/null 2>&1",
-				 sj, zk, wt, dir, dir);
-			tsj = time_cmd(cmd, runs);
-		}
-		char sjs[64] = "n/a", ratio[64] = "n/a", rss[64] = "n/a", rratio[64] = "n/a";
-		if (tsj > 0 && peer_ok(&pk, &w, dir, "sp.json", "spub.json", "snarkjs")) {
-			snprintf(sjs, sizeof sjs, "%.3f s", tsj);
-			snprintf(ratio, sizeof ratio, "%.1fx", tsj / tcli);
-		} else if (sj[0] && !status) {
-			snprintf(sjs, sizeof sjs, "failed");
-			status = 1;
-		}
-		if (rapidsnark && c != &zka_curve_bn254) {
-			snprintf(rss, sizeof rss, "BN254 only");
-		} else if (rapidsnark && !status) {
-			snprintf(cmd, sizeof cmd,
-				 "'%s' '%s' '%s' %s/rp.json %s/rpub.json >/dev/null 2>&1",
-				 rapidsnark, zk, wt, dir, dir);
-			double trs = time_cmd(cmd, runs);
-			if (trs > 0 &&
-			    peer_ok(&pk, &w, dir, "rp.json", "rpub.json", "rapidsnark")) {
-				snprintf(rss, sizeof rss, "%.3f s", trs);
-				snprintf(rratio, sizeof rratio, "%.2fx", trs / tcli);
-			} else {
-				snprintf(rss, sizeof rss, "failed");
-				status = 1;
-			}
-		}
-		int ncons = zkey_in ? (int)pk.domain_size : m;
-		printf("| %-9s | %11d | %16.3f s | %9.3f s | %11s | %23s | %14s | %26s |\n",
-		       c->pretty, ncons, tin, tcli, sjs, ratio, rss, rratio);
-		fflush(stdout);
+		char zk[512], wt[512];
+		int in = bp_inputs(&b, c, &cs, &w, &pk, zk, wt, &status);
+		if (in == BP_SKIP)
+			continue;
+		if (in == BP_STOP)
+			break;
+		bp_row(&b, c, &pk, &w, zk, wt, &status);
 		zka_pk_free(&pk);
 		zka_r1cs_free(&cs);
 		zka_witness_free(&w);
 	}
-	if (!sj[0] && !(snarkjs && !strcmp(snarkjs, "none")))
+	if (!b.sj[0] && !(b.snarkjs && !strcmp(b.snarkjs, "none")))
 		printf("\nsnarkjs not found: run from the source tree after scripts/install-deps.sh or pass --snarkjs\n");
-	if (!keep) {
+	if (!b.keep) {
 		char rm[512];
-		snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
+		snprintf(rm, sizeof rm, "rm -rf '%s'", b.dir);
 		if (system(rm) != 0)
-			fprintf(stderr, "zkarena bench prove: could not remove %s\n", dir);
+			fprintf(stderr, "zkarena bench prove: could not remove %s\n", b.dir);
 	}
 	return status;
 }
