@@ -256,7 +256,22 @@ int zka_run_bind_node(int n)
 #endif
 }
 
-int zka_cmd_run(int argc, char **argv)
+/* The supervisor's settings (flags, then the settings file) and what it runs. */
+struct run {
+	int workers, threads, inflight, numa, numa_set, cores;
+	const char *backend, *device, *config, *metrics, *budget;
+	char *name;
+	int devs[64], ndev;
+	char threads_s[16], inflight_s[16], max_s[16];
+	char synth[PATH_MAX], gpud[PATH_MAX];
+	struct zka_arena *a;
+	zka_metrics *mx;
+	struct child *ch;
+	int n; /* children: ndev gpuds, then the workers */
+};
+
+/* Parses the flags into r: -1 to go on, else the exit status (help, bad usage). */
+static int run_options(int argc, char **argv, struct run *r)
 {
 	static const struct option opts[] = {{"workers", required_argument, 0, 'w'},
 					     {"threads", required_argument, 0, 't'},
@@ -270,21 +285,20 @@ int zka_cmd_run(int argc, char **argv)
 					     {"table-budget", required_argument, 0, 'T'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
-	int workers = 0, threads = 0, inflight = 0, numa = -1, numa_set = 0, opt;
-	const char *backend = NULL, *device = NULL, *config = NULL, *metrics = NULL, *budget = NULL;
+	int opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'w':
-			if (zka_opt_int("zkarena run", "--workers", optarg, 1, 256, &workers))
+			if (zka_opt_int("zkarena run", "--workers", optarg, 1, 256, &r->workers))
 				return 2;
 			break;
 		case 't':
-			if (zka_opt_int("zkarena run", "--threads", optarg, 1, 1024, &threads))
+			if (zka_opt_int("zkarena run", "--threads", optarg, 1, 1024, &r->threads))
 				return 2;
 			break;
 		case 'i':
-			if (zka_opt_int("zkarena run", "--inflight", optarg, 1, 8, &inflight))
+			if (zka_opt_int("zkarena run", "--inflight", optarg, 1, 8, &r->inflight))
 				return 2;
 			break;
 		case 'b':
@@ -293,14 +307,14 @@ int zka_cmd_run(int argc, char **argv)
 					optarg);
 				return 2;
 			}
-			backend = optarg;
+			r->backend = optarg;
 			break;
 		case 'd':
 		case 'D':
-			device = optarg;
+			r->device = optarg;
 			break;
 		case 'c':
-			config = optarg;
+			r->config = optarg;
 			break;
 		case 'T': {
 			double t;
@@ -312,16 +326,16 @@ int zka_cmd_run(int argc, char **argv)
 				    optarg);
 				return 2;
 			}
-			budget = optarg;
+			r->budget = optarg;
 			break;
 		}
 		case 'm':
-			metrics = optarg;
+			r->metrics = optarg;
 			break;
 		case 'n':
-			if (zka_opt_int("zkarena run", "--numa-node", optarg, -1, 1023, &numa))
+			if (zka_opt_int("zkarena run", "--numa-node", optarg, -1, 1023, &r->numa))
 				return 2;
-			numa_set = 1;
+			r->numa_set = 1;
 			break;
 		case 'h':
 			usage();
@@ -334,195 +348,238 @@ int zka_cmd_run(int argc, char **argv)
 		fprintf(stderr, "zkarena run: expected NAME (see --help)\n");
 		return 2;
 	}
-	char *name = argv[optind];
-	/* the settings file: flags override it */
-	struct zka_config cf;
+	r->name = argv[optind];
+	return -1;
+}
+
+/* The settings file (--config, or the arena's when it exists) fills what the flags left
+ * unset; then the defaults. -1 to go on, else the exit status. */
+static int run_settings(struct run *r)
+{
+	static struct zka_config cf; /* r keeps pointers into it */
 	char cpath[PATH_MAX];
-	if (config)
-		snprintf(cpath, sizeof cpath, "%s", config);
+	if (r->config)
+		snprintf(cpath, sizeof cpath, "%s", r->config);
 	else
-		zka_config_path(cpath, sizeof cpath, name);
-	if (config || access(cpath, F_OK) == 0) {
+		zka_config_path(cpath, sizeof cpath, r->name);
+	if (r->config || access(cpath, F_OK) == 0) {
 		int problems = 0;
 		if (zka_config_load(cpath, &cf, stderr, &problems)) {
 			fprintf(stderr, "zkarena run: %s: not started (%d problem%s)\n", cpath,
 				problems, problems == 1 ? "" : "s");
 			return 2;
 		}
-		if (!workers && (cf.set & ZKA_CF_WORKERS))
-			workers = cf.workers;
-		if (!threads && (cf.set & ZKA_CF_THREADS))
-			threads = cf.threads;
-		if (!inflight && (cf.set & ZKA_CF_INFLIGHT))
-			inflight = cf.inflight;
-		if (!backend && (cf.set & ZKA_CF_BACKEND))
-			backend = cf.backend;
-		if (!budget && (cf.set & ZKA_CF_TABLE_BUDGET))
-			budget = cf.table_budget;
-		if (!device && (cf.set & ZKA_CF_DEVICES))
-			device = cf.devices;
-		if (!metrics && (cf.set & ZKA_CF_METRICS) && cf.metrics[0])
-			metrics = cf.metrics;
-		if (!numa_set && (cf.set & ZKA_CF_NUMA))
-			numa = cf.numa_node;
+		if (!r->workers && (cf.set & ZKA_CF_WORKERS))
+			r->workers = cf.workers;
+		if (!r->threads && (cf.set & ZKA_CF_THREADS))
+			r->threads = cf.threads;
+		if (!r->inflight && (cf.set & ZKA_CF_INFLIGHT))
+			r->inflight = cf.inflight;
+		if (!r->backend && (cf.set & ZKA_CF_BACKEND))
+			r->backend = cf.backend;
+		if (!r->budget && (cf.set & ZKA_CF_TABLE_BUDGET))
+			r->budget = cf.table_budget;
+		if (!r->device && (cf.set & ZKA_CF_DEVICES))
+			r->device = cf.devices;
+		if (!r->metrics && (cf.set & ZKA_CF_METRICS) && cf.metrics[0])
+			r->metrics = cf.metrics;
+		if (!r->numa_set && (cf.set & ZKA_CF_NUMA))
+			r->numa = cf.numa_node;
 	}
-	if (!backend)
-		backend = "cpu";
-	if (budget && strcmp(backend, "cuda")) /* said once: the setting does nothing here */
+	if (!r->backend)
+		r->backend = "cpu";
+	if (r->budget && strcmp(r->backend, "cuda")) /* said once: the setting does nothing here */
 		fprintf(stderr,
 			"zkarena run: table budget %s ignored: window tables exist only with the "
 			"cuda backend (this run: %s)\n",
-			budget, backend);
-	if (!device)
-		device = "0";
-	if (numa >= 0 && zka_run_bind_node(numa))
-		return 2;
-	int devs[64], ndev = 0;
-	{
-		const char *p = device;
-		while (1) {
-			char *end;
-			errno = 0;
-			long v = strtol(p, &end, 10);
-			if (errno || end == p || v < 0 || v > 1023 || (*end && *end != ',') ||
-			    ndev == 64) {
-				fprintf(
-				    stderr,
-				    "zkarena run: --devices: '%s' is not a list of 1..64 device "
-				    "numbers (0..1023) separated by commas\n",
-				    device);
-				return 2;
-			}
-			devs[ndev++] = (int)v;
-			if (!*end)
-				break;
-			p = end + 1;
+			r->budget, r->backend);
+	if (!r->device)
+		r->device = "0";
+	return -1;
+}
+
+/* r->device ("0,1,...") into r->devs: 0, or -1 after saying what is wrong. */
+static int run_devices(struct run *r)
+{
+	const char *p = r->device;
+	while (1) {
+		char *end;
+		errno = 0;
+		long v = strtol(p, &end, 10);
+		if (errno || end == p || v < 0 || v > 1023 || (*end && *end != ',') ||
+		    r->ndev == 64) {
+			fprintf(stderr,
+				"zkarena run: --devices: '%s' is not a list of 1..64 device "
+				"numbers (0..1023) separated by commas\n",
+				r->device);
+			return -1;
 		}
+		r->devs[r->ndev++] = (int)v;
+		if (!*end)
+			return 0;
+		p = end + 1;
 	}
-	int cores = zka_par_threads(0);
-	zka_run_shape(cores, &workers, &threads);
-	char threads_s[16], inflight_s[16], max_s[16];
-	snprintf(threads_s, sizeof threads_s, "%d", threads);
+}
+
+/* The children's shape (workers x threads, proofs in flight) and executables. 0, or -1 after
+ * saying which is missing. */
+static int run_shape(struct run *r)
+{
+	r->cores = zka_par_threads(0);
+	zka_run_shape(r->cores, &r->workers, &r->threads);
+	snprintf(r->threads_s, sizeof r->threads_s, "%d", r->threads);
 	/* a lone job may use every worker's threads (zkarena-synth --max-threads), never more:
 	 * W x T stays the bound the operator chose */
-	snprintf(max_s, sizeof max_s, "%d", workers * threads);
-	snprintf(inflight_s, sizeof inflight_s, "%d",
-		 inflight		   ? inflight
-		 : strcmp(backend, "cuda") ? 1
-					   : 2);
-	char synth[PATH_MAX], gpud[PATH_MAX];
-	if (zka_run_find_exe("ZKA_SYNTH_BIN", "zkarena-synth", "synth", synth, sizeof synth) ||
-	    zka_run_find_exe("ZKA_GPUD_BIN", "zkarena-gpud", "gpud", gpud, sizeof gpud)) {
+	snprintf(r->max_s, sizeof r->max_s, "%d", r->workers * r->threads);
+	snprintf(r->inflight_s, sizeof r->inflight_s, "%d",
+		 r->inflight		      ? r->inflight
+		 : strcmp(r->backend, "cuda") ? 1
+					      : 2);
+	if (zka_run_find_exe("ZKA_SYNTH_BIN", "zkarena-synth", "synth", r->synth,
+			     sizeof r->synth) ||
+	    zka_run_find_exe("ZKA_GPUD_BIN", "zkarena-gpud", "gpud", r->gpud, sizeof r->gpud)) {
 		fprintf(stderr,
 			"zkarena run: cannot find zkarena-synth/zkarena-gpud next to zkarena "
 			"(set ZKA_SYNTH_BIN and ZKA_GPUD_BIN)\n");
-		return 2;
+		return -1;
 	}
-	struct zka_arena *a = zka_pipe_attach("zkarena run", name, 0);
-	if (!a)
-		return 2;
-	zka_metrics *mx = NULL;
-	if (metrics) {
-		char err[256];
-		/* the server's and collector's threads never take the supervisor's signals */
-		sigset_t block, old;
-		sigemptyset(&block);
-		sigaddset(&block, SIGALRM);
-		sigaddset(&block, SIGTERM);
-		sigaddset(&block, SIGINT);
-		pthread_sigmask(SIG_BLOCK, &block, &old);
-		int mr = zka_metrics_start(&mx, a, name, metrics, err, sizeof err);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		if (mr) {
-			fprintf(stderr, "zkarena run: --metrics: %s\n", err);
-			zka_arena_close(a);
-			return 2;
-		}
-		fprintf(stderr, "zkarena run: metrics on http://%s/metrics\n", metrics);
+	return 0;
+}
+
+/* --metrics: the exporter's threads, started with the supervisor's signals blocked so that
+ * they never take them. 0, or -1 after saying why. */
+static int run_metrics(struct run *r)
+{
+	if (!r->metrics)
+		return 0;
+	char err[256];
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGALRM);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	int mr = zka_metrics_start(&r->mx, r->a, r->name, r->metrics, err, sizeof err);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (mr) {
+		fprintf(stderr, "zkarena run: --metrics: %s\n", err);
+		return -1;
 	}
-	struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: waitpid returns EINTR */
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	int n = workers + ndev;
-	struct child *ch = calloc((size_t)n, sizeof *ch);
-	if (!ch) {
-		zka_arena_close(a);
-		return 1;
+	fprintf(stderr, "zkarena run: metrics on http://%s/metrics\n", r->metrics);
+	return 0;
+}
+
+/* Child i's command line: gpud i on device devs[i] for i < ndev, else worker i - ndev + 1. */
+static void run_child_argv(struct run *r, struct child *c, int i)
+{
+	c->index = i;
+	c->backoff = 0;
+	c->life_rd = -1;
+	if (i < r->ndev) {
+		c->what = "gpud";
+		snprintf(c->id_s, sizeof c->id_s, "%d", i);
+		snprintf(c->dev_s, sizeof c->dev_s, "%d", r->devs[i]);
+		char **v = c->argv;
+		v[0] = r->gpud, v[1] = "--backend", v[2] = (char *)r->backend, v[3] = "--device";
+		v[4] = c->dev_s, v[5] = "--inflight", v[6] = r->inflight_s, v[7] = "--id";
+		int k = 8;
+		v[k++] = c->id_s;
+		if (r->budget && !strcmp(r->backend, "cuda")) /* the cpu backend has none */
+			v[k++] = "--table-budget", v[k++] = (char *)r->budget;
+		v[k++] = r->name, v[k] = NULL;
+	} else {
+		c->index =
+		    i - r->ndev + 1; /* workers are numbered from 1, as before several gpuds */
+		c->what = "worker";
+		c->argv[0] = r->synth, c->argv[1] = "--threads", c->argv[2] = r->threads_s;
+		c->argv[3] = "--max-threads", c->argv[4] = r->max_s;
+		c->argv[5] = r->name, c->argv[6] = NULL;
 	}
-	/* SIGCHLD is taken only inside ppoll (below): a death between a reap and the wait cannot
-	 * be missed until the next tick */
-	struct sigaction chld = {.sa_handler = on_tick};
-	sigaction(SIGCHLD, &chld, NULL);
-	sigset_t with_chld;
-	sigemptyset(&with_chld);
-	sigaddset(&with_chld, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &with_chld, &run_mask);
-	for (int i = 0; i < n; i++) {
-		struct child *c = &ch[i];
-		c->index = i;
-		c->backoff = 0;
-		c->life_rd = -1;
-		if (i < ndev) {
-			c->what = "gpud";
-			snprintf(c->id_s, sizeof c->id_s, "%d", i);
-			snprintf(c->dev_s, sizeof c->dev_s, "%d", devs[i]);
-			char **v = c->argv;
-			v[0] = gpud, v[1] = "--backend", v[2] = (char *)backend, v[3] = "--device";
-			v[4] = c->dev_s, v[5] = "--inflight", v[6] = inflight_s, v[7] = "--id";
-			int k = 8;
-			v[k++] = c->id_s;
-			if (budget && !strcmp(backend, "cuda")) /* the cpu backend has none */
-				v[k++] = "--table-budget", v[k++] = (char *)budget;
-			v[k++] = name, v[k] = NULL;
-		} else {
-			c->index =
-			    i - ndev + 1; /* workers are numbered from 1, as before several gpuds */
-			c->what = "worker";
-			c->argv[0] = synth, c->argv[1] = "--threads", c->argv[2] = threads_s;
-			c->argv[3] = "--max-threads", c->argv[4] = max_s;
-			c->argv[5] = name, c->argv[6] = NULL;
-		}
-		if (spawn(c) < 0)
-			fprintf(stderr, "zkarena run: fork: %s\n", strerror(errno));
-	}
+}
+
+/* Says what started, and warns when the arena has fewer slots than the children can hold. */
+static void run_started(struct run *r)
+{
 	char gp[256] = "";
-	for (int i = 0; i < ndev; i++)
+	for (int i = 0; i < r->ndev; i++)
 		snprintf(gp + strlen(gp), sizeof gp - strlen(gp), "%s%d", i ? "," : "",
-			 (int)ch[i].pid);
+			 (int)r->ch[i].pid);
 	fprintf(
 	    stderr,
 	    "zkarena run: arena %s: %d gpud%s (%s backend, %s in flight, devices %s) pid %s and "
 	    "%d workers x %d threads started (%d cores)\n",
-	    name, ndev, ndev > 1 ? "s" : "", backend, inflight_s, device, gp, workers, threads,
-	    cores);
+	    r->name, r->ndev, r->ndev > 1 ? "s" : "", r->backend, r->inflight_s, r->device, gp,
+	    r->workers, r->threads, r->cores);
 	struct zka_arena_geometry geo;
-	zka_arena_geometry(a, &geo);
-	if (geo.nslots < (uint32_t)(workers + ndev * atoi(inflight_s)))
+	zka_arena_geometry(r->a, &geo);
+	int want = r->workers + r->ndev * atoi(r->inflight_s);
+	if (geo.nslots < (uint32_t)want)
 		fprintf(stderr,
 			"zkarena run: warning: arena %s has %u slots, fewer than %d workers + %s "
 			"proofs in flight: some will wait for a slot (create the arena with "
 			"--slots %d)\n",
-			name, geo.nslots, workers, inflight_s,
-			workers + ndev * atoi(inflight_s) + 1);
-	struct sigaction tick = {.sa_handler = on_tick};
-	sigaction(SIGALRM, &tick, NULL);
-	struct itimerval iv = {{1, 0}, {1, 0}};
-	setitimer(ITIMER_REAL, &iv, NULL);
-	zka_notify("READY=1\nSTATUS=arena %s: %d gpud(s), %d worker(s)", name, ndev, workers);
-	struct pollfd *pf = calloc((size_t)n, sizeof *pf);
+			r->name, geo.nslots, r->workers, r->inflight_s, want + 1);
+}
+
+/* Child c (pid, wait status st) died: recovery, then its restart after the backoff, unless
+ * it refused to start (exit 2: the supervisor stops) or the supervisor is stopping. */
+static void run_reaped(struct run *r, struct child *c, pid_t pid, int st)
+{
+	char how[128];
+	describe(how, sizeof how, st);
+	double lived = now() - c->started;
+	c->pid = 0;
+	int rec = zka_arena_recover(r->a);
+	fprintf(stderr,
+		"zkarena run: %s %d (pid %d) %s after %.1f s; recovery put back %d "
+		"record(s)\n",
+		c->what, c->index, (int)pid, how, lived, rec < 0 ? 0 : rec);
+	if (stopping)
+		return;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 2) {
+		fprintf(stderr,
+			"zkarena run: %s %d refused to start (bad configuration); "
+			"stopping\n",
+			c->what, c->index);
+		stopping = 1;
+		return;
+	}
+	/* a process that ran 2 s or more comes back at once (a gpud's restart is
+	 * what the pipeline waits for: issue 18's <= 1 s); one that keeps dying
+	 * young waits 100 ms, doubling up to 5 s */
+	c->backoff = lived >= 2.0	  ? 0
+		     : c->backoff < 0.1	  ? 0.1
+		     : c->backoff * 2 > 5 ? 5
+					  : c->backoff * 2;
+	struct timespec ts = {(time_t)c->backoff,
+			      (long)((c->backoff - (double)(time_t)c->backoff) * 1e9)};
+	while (nanosleep(&ts, &ts) && errno == EINTR && !stopping)
+		; /* the second's tick must not cut the backoff short */
+	if (!stopping)
+		zka_metrics_restart(r->mx, c->what);
+	if (!stopping && spawn(c) > 0)
+		fprintf(stderr, "zkarena run: %s %d restarted as pid %d\n", c->what, c->index,
+			(int)c->pid);
+}
+
+/* The supervision loop, until SIGTERM/SIGINT or a child refusing to start: reaps the dead
+ * (a child replaced at its life pipe's hangup is only reaped and recovered), restarts them. */
+static void run_supervise(struct run *r)
+{
+	struct pollfd *pf = calloc((size_t)r->n, sizeof *pf);
 	while (!stopping && pf) {
 		int st;
 		zka_notify("WATCHDOG=1");
 		pid_t pid = waitpid(-1, &st, WNOHANG);
 		if (pid == 0 || (pid < 0 && errno == ECHILD)) {
 			/* nobody to reap: wait for a life pipe's hangup, SIGCHLD or the tick */
-			for (int i = 0; i < n; i++)
-				pf[i] =
-				    (struct pollfd){ch[i].pid > 0 ? ch[i].life_rd : -1, POLLIN, 0};
-			if (ppoll(pf, (nfds_t)n, NULL, &run_mask) > 0)
-				for (int i = 0; i < n && !stopping; i++)
+			for (int i = 0; i < r->n; i++)
+				pf[i] = (struct pollfd){r->ch[i].pid > 0 ? r->ch[i].life_rd : -1,
+							POLLIN, 0};
+			if (ppoll(pf, (nfds_t)r->n, NULL, &run_mask) > 0)
+				for (int i = 0; i < r->n && !stopping; i++)
 					if (pf[i].fd >= 0 && pf[i].revents)
-						on_hangup(&ch[i], mx);
+						on_hangup(&r->ch[i], r->mx);
 			continue;
 		}
 		if (pid < 0) {
@@ -530,13 +587,13 @@ int zka_cmd_run(int argc, char **argv)
 				continue;
 			break;
 		}
-		for (int i = 0; i < n; i++) {
-			struct child *c = &ch[i];
+		for (int i = 0; i < r->n; i++) {
+			struct child *c = &r->ch[i];
 			if (c->dying == pid) { /* replaced already: reaped and recovered now */
 				char how[128];
 				describe(how, sizeof how, st);
 				c->dying = 0;
-				int rec = zka_arena_recover(a);
+				int rec = zka_arena_recover(r->a);
 				fprintf(stderr,
 					"zkarena run: %s %d (pid %d) %s; recovery put back %d "
 					"record(s) (pid %d took its place)\n",
@@ -546,81 +603,103 @@ int zka_cmd_run(int argc, char **argv)
 			}
 			if (c->pid != pid)
 				continue;
-			char how[128];
-			describe(how, sizeof how, st);
-			double lived = now() - c->started;
-			c->pid = 0;
-			int rec = zka_arena_recover(a);
-			fprintf(stderr,
-				"zkarena run: %s %d (pid %d) %s after %.1f s; recovery put back %d "
-				"record(s)\n",
-				c->what, c->index, (int)pid, how, lived, rec < 0 ? 0 : rec);
+			run_reaped(r, c, pid, st);
 			if (stopping)
 				break;
-			if (WIFEXITED(st) && WEXITSTATUS(st) == 2) {
-				fprintf(stderr,
-					"zkarena run: %s %d refused to start (bad configuration); "
-					"stopping\n",
-					c->what, c->index);
-				stopping = 1;
-				break;
-			}
-			/* a process that ran 2 s or more comes back at once (a gpud's restart is
-			 * what the pipeline waits for: issue 18's <= 1 s); one that keeps dying
-			 * young waits 100 ms, doubling up to 5 s */
-			c->backoff = lived >= 2.0	  ? 0
-				     : c->backoff < 0.1	  ? 0.1
-				     : c->backoff * 2 > 5 ? 5
-							  : c->backoff * 2;
-			struct timespec ts = {
-			    (time_t)c->backoff,
-			    (long)((c->backoff - (double)(time_t)c->backoff) * 1e9)};
-			while (nanosleep(&ts, &ts) && errno == EINTR && !stopping)
-				; /* the second's tick must not cut the backoff short */
-			if (!stopping)
-				zka_metrics_restart(mx, c->what);
-			if (!stopping && spawn(c) > 0)
-				fprintf(stderr, "zkarena run: %s %d restarted as pid %d\n", c->what,
-					c->index, (int)c->pid);
 		}
 	}
 	free(pf);
+}
+
+/* Stops every child: SIGTERM, SIGKILL after 5 s; then the last recovery. */
+static void run_stop(struct run *r)
+{
 	struct itimerval off = {{0, 0}, {0, 0}};
 	setitimer(ITIMER_REAL, &off, NULL);
 	zka_notify("STOPPING=1");
 	fprintf(stderr, "zkarena run: stopping\n");
-	for (int i = 0; i < n; i++)
-		if (ch[i].pid > 0)
-			kill(ch[i].pid, SIGTERM);
+	for (int i = 0; i < r->n; i++)
+		if (r->ch[i].pid > 0)
+			kill(r->ch[i].pid, SIGTERM);
 	double deadline = now() + 5;
 	int left = 0;
-	for (int i = 0; i < n; i++)
-		left += ch[i].pid > 0;
+	for (int i = 0; i < r->n; i++)
+		left += r->ch[i].pid > 0;
 	while (left > 0) {
 		int st;
 		pid_t pid = waitpid(-1, &st, WNOHANG);
 		if (pid > 0) {
-			for (int i = 0; i < n; i++)
-				if (ch[i].pid == pid)
-					ch[i].pid = 0, left--;
+			for (int i = 0; i < r->n; i++)
+				if (r->ch[i].pid == pid)
+					r->ch[i].pid = 0, left--;
 			continue;
 		}
 		if (pid < 0 && errno != EINTR)
 			break;
 		if (now() > deadline) {
-			for (int i = 0; i < n; i++)
-				if (ch[i].pid > 0)
-					kill(ch[i].pid, SIGKILL);
+			for (int i = 0; i < r->n; i++)
+				if (r->ch[i].pid > 0)
+					kill(r->ch[i].pid, SIGKILL);
 			deadline = now() + 60;
 		}
 		struct timespec ts = {0, 20 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 	}
-	int rec = zka_arena_recover(a);
+	int rec = zka_arena_recover(r->a);
 	if (rec > 0)
 		fprintf(stderr, "zkarena run: recovery put back %d record(s) at shutdown\n", rec);
-	free(ch);
-	zka_metrics_stop(mx);
-	zka_arena_close(a);
+}
+
+int zka_cmd_run(int argc, char **argv)
+{
+	struct run r0 = {.numa = -1}, *r = &r0;
+	int status = run_options(argc, argv, r);
+	if (status >= 0 || (status = run_settings(r)) >= 0)
+		return status;
+	if (r->numa >= 0 && zka_run_bind_node(r->numa))
+		return 2;
+	if (run_devices(r) || run_shape(r))
+		return 2;
+	if (!(r->a = zka_pipe_attach("zkarena run", r->name, 0)))
+		return 2;
+	status = 2;
+	if (run_metrics(r))
+		goto err;
+	struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: waitpid returns EINTR */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	r->n = r->workers + r->ndev;
+	status = 1;
+	if (!(r->ch = calloc((size_t)r->n, sizeof *r->ch)))
+		goto err;
+	/* SIGCHLD is taken only inside ppoll (run_supervise): a death between a reap and the
+	 * wait cannot be missed until the next tick */
+	struct sigaction chld = {.sa_handler = on_tick};
+	sigaction(SIGCHLD, &chld, NULL);
+	sigset_t with_chld;
+	sigemptyset(&with_chld);
+	sigaddset(&with_chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &with_chld, &run_mask);
+	for (int i = 0; i < r->n; i++) {
+		run_child_argv(r, &r->ch[i], i);
+		if (spawn(&r->ch[i]) < 0)
+			fprintf(stderr, "zkarena run: fork: %s\n", strerror(errno));
+	}
+	run_started(r);
+	struct sigaction tick = {.sa_handler = on_tick};
+	sigaction(SIGALRM, &tick, NULL);
+	struct itimerval iv = {{1, 0}, {1, 0}};
+	setitimer(ITIMER_REAL, &iv, NULL);
+	zka_notify("READY=1\nSTATUS=arena %s: %d gpud(s), %d worker(s)", r->name, r->ndev,
+		   r->workers);
+	run_supervise(r);
+	run_stop(r);
+	free(r->ch);
+	zka_metrics_stop(r->mx);
+	zka_arena_close(r->a);
 	return 0;
+err:
+	zka_metrics_stop(r->mx);
+	zka_arena_close(r->a);
+	return status;
 }
