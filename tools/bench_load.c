@@ -259,16 +259,57 @@ struct method {
 				  loader's way (0: populated ahead, 1: fixed buffers) */
 };
 
-int zka_bench_load(int argc, char **argv)
+/* The methods, in the order of the first repetition. */
+static const struct method ms[] = {{M_LOADER, 1, 4u << 20},
+				   {M_LOADER, 2, 4u << 20},
+				   {M_LOADER, 4, 4u << 20},
+				   {M_LOADER, 8, 4u << 20},
+				   {M_LOADER, 16, 4u << 20},
+				   {M_LOADER, 32, 4u << 20},
+				   {M_LOADER, 8, 1u << 20},
+				   {M_LOADER, 8, 16u << 20},
+				   {M_LOADER, 32, 16u << 20},
+				   {M_DIRECT, 8, 4u << 20},
+				   {M_DIRECT, 32, 4u << 20},
+				   {M_DIRECT, 8, 16u << 20},
+				   {M_DIRECT, 32, 16u << 20},
+				   {M_FRESH, 0, 0},
+				   {M_FRESH, 1, 0},
+				   {M_FRESH_SHM, 0, 0},
+				   {M_FRESH_SHM, 1, 0},
+				   {M_BUFFERED, 0, 0},
+				   {M_READ, 0, 0},
+				   {M_MMAP, 0, 0}};
+enum { NM = sizeof ms / sizeof ms[0] };
+#define MIB (1u << 20)
+
+/* One run of the benchmark: the file, the region every method reads into, the rows. */
+struct bload {
+	const char *path;
+	size_t size, mapped;
+	uint8_t *dst;
+	zka_params p;
+	zka_loader_stats st;
+	zka_keys_info ki;
+	int direct, fixed; /* every loader run read with O_DIRECT, into fixed buffers */
+	double cached_max; /* the largest share still cached after a drop */
+	/* rows: one per method, the page-cache methods two (cold, warm) */
+	struct row rows[NM + 2];
+	int row_of[NM], nr, r_default;
+	char fs[64], dev[384], queue[256];
+};
+
+/* Parses the options: -1 to go on (*reps set), else the exit status (help, bad usage). */
+static int bl_options(int argc, char **argv, int *reps)
 {
 	static const struct option opts[] = {
 	    {"reps", required_argument, 0, 'r'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	int reps = 3, opt;
+	int opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
-			if (zka_opt_int("zkarena bench load", "--reps", optarg, 1, 100, &reps))
+			if (zka_opt_int("zkarena bench load", "--reps", optarg, 1, 100, reps))
 				return 2;
 			break;
 		case 'h':
@@ -305,92 +346,79 @@ int zka_bench_load(int argc, char **argv)
 		fprintf(stderr, "zkarena bench load: expected FILE.zka (see --help)\n");
 		return 2;
 	}
-	const char *path = argv[optind];
-	char err[1024], fs[64], dev[384], queue[256];
-	zka_params p;
-	zka_loader_stats st;
-	zka_keys_info ki;
+	return -1;
+}
+
+/* The file to read (a .zkey's cached .zka, imported now when missing), its size, and the one
+ * shm region every method reads into, faulted in once. -1 to go on, else the exit status. */
+static int bl_prepare(struct bload *b, const char *path)
+{
+	char err[1024];
 	size_t l = strlen(path);
+	b->path = path;
 	if (l < 4 || strcmp(path + l - 4, ".zka")) {
-		/* a .zkey: its .zka in the cache (imported now when missing) */
 		zka_keys_opts ko = {.no_resident = 1, .progress = -1};
-		if (zka_keys_open(path, &ko, &p, &ki, err, sizeof err)) {
+		if (zka_keys_open(path, &ko, &b->p, &b->ki, err, sizeof err)) {
 			fprintf(stderr, "zkarena bench load: %s\n", err);
 			return 2;
 		}
-		zka_params_close(&p);
-		if (!ki.file[0]) {
+		zka_params_close(&b->p);
+		if (!b->ki.file[0]) {
 			fprintf(stderr, "zkarena bench load: %s: no cached .zka to read\n", path);
 			return 2;
 		}
-		printf("%s: its cached .zka is %s\n", path, ki.file);
-		path = ki.file;
+		printf("%s: its cached .zka is %s\n", path, b->ki.file);
+		b->path = b->ki.file;
 	}
 	/* the size, and a first check that the file loads at all */
 	zka_loader_opts first = {.buffered = 1, .quiet = 1};
-	if (zka_loader_load(path, &first, &p, &st, err, sizeof err)) {
+	if (zka_loader_load(b->path, &first, &b->p, &b->st, err, sizeof err)) {
 		fprintf(stderr, "zkarena bench load: %s\n", err);
 		return 2;
 	}
-	size_t size = p.size, mapped = (size + 4095) & ~(size_t)4095;
-	zka_params_close(&p);
+	b->size = b->p.size;
+	b->mapped = (b->size + 4095) & ~(size_t)4095;
+	zka_params_close(&b->p);
 	char shm[64];
 	snprintf(shm, sizeof shm, "/zka-bench.%d", (int)getpid());
 	int fd = shm_open(shm, O_RDWR | O_CREAT | O_EXCL, 0600);
-	uint8_t *dst = MAP_FAILED;
-	if (fd >= 0 && posix_fallocate(fd, 0, (off_t)mapped) == 0)
-		dst = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	b->dst = MAP_FAILED;
+	if (fd >= 0 && posix_fallocate(fd, 0, (off_t)b->mapped) == 0)
+		b->dst = mmap(NULL, b->mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (fd >= 0)
 		close(fd);
 	shm_unlink(shm); /* the mapping stays: one region for every method */
-	if (dst == MAP_FAILED) {
+	if (b->dst == MAP_FAILED) {
 		fprintf(stderr, "zkarena bench load: cannot make a %zu-byte region in /dev/shm\n",
-			size);
+			b->size);
 		return 1;
 	}
 	/* faulted in once here, so that no method's first run pays for the region's first touch */
-	memset(dst, 0, mapped);
-	where(path, fs, sizeof fs, dev, sizeof dev, queue, sizeof queue);
-	const unsigned MiB = 1u << 20;
-	static struct method ms[] = {{M_LOADER, 1, 4u << 20},
-				     {M_LOADER, 2, 4u << 20},
-				     {M_LOADER, 4, 4u << 20},
-				     {M_LOADER, 8, 4u << 20},
-				     {M_LOADER, 16, 4u << 20},
-				     {M_LOADER, 32, 4u << 20},
-				     {M_LOADER, 8, 1u << 20},
-				     {M_LOADER, 8, 16u << 20},
-				     {M_LOADER, 32, 16u << 20},
-				     {M_DIRECT, 8, 4u << 20},
-				     {M_DIRECT, 32, 4u << 20},
-				     {M_DIRECT, 8, 16u << 20},
-				     {M_DIRECT, 32, 16u << 20},
-				     {M_FRESH, 0, 0},
-				     {M_FRESH, 1, 0},
-				     {M_FRESH_SHM, 0, 0},
-				     {M_FRESH_SHM, 1, 0},
-				     {M_BUFFERED, 0, 0},
-				     {M_READ, 0, 0},
-				     {M_MMAP, 0, 0}};
-	enum { NM = sizeof ms / sizeof ms[0] };
-	/* rows: one per method, the page-cache methods two (cold, warm) */
-	struct row rows[NM + 2];
-	int row_of[NM], nr = 0, r_default = -1;
-	memset(rows, 0, sizeof rows);
+	memset(b->dst, 0, b->mapped);
+	where(b->path, b->fs, sizeof b->fs, b->dev, sizeof b->dev, b->queue, sizeof b->queue);
+	return -1;
+}
+
+/* The rows' method and cache columns, and which row is the loader at its defaults. */
+static void bl_rows(struct bload *b)
+{
+	memset(b->rows, 0, sizeof b->rows);
+	b->nr = 0;
+	b->r_default = -1;
 	for (int i = 0; i < NM; i++) {
-		struct row *r = &rows[row_of[i] = nr++];
+		struct row *r = &b->rows[b->row_of[i] = b->nr++];
 		switch (ms[i].kind) {
 		case M_LOADER:
 			r->method = "io_uring O_DIRECT (loader)";
 			r->cache = "cold";
 			if (ms[i].depth == ZKA_LOADER_DEPTH && ms[i].chunk == ZKA_LOADER_CHUNK)
-				r_default = row_of[i];
+				b->r_default = b->row_of[i];
 			break;
 		case M_DIRECT:
 			r->method = "pread O_DIRECT (reference)";
 			r->cache = "cold";
 			snprintf(r->note, sizeof r->note, "%u threads, %u MiB reads, nothing else",
-				 ms[i].depth, ms[i].chunk / MiB);
+				 ms[i].depth, ms[i].chunk / MIB);
 			break;
 		case M_FRESH:
 		case M_FRESH_SHM:
@@ -407,97 +435,99 @@ int zka_bench_load(int argc, char **argv)
 		case M_MMAP:
 			r->method = ms[i].kind == M_READ ? "read(2), 8 MiB" : "mmap + memcpy";
 			r->cache = "cold";
-			rows[nr].method = r->method;
-			rows[nr++].cache = "warm";
+			b->rows[b->nr].method = r->method;
+			b->rows[b->nr++].cache = "warm";
 			break;
 		}
 	}
-	double cached_max = 0;
-	int direct = 1, fixed = 1;
-	for (int rep = 0; rep < reps; rep++) {
-		for (int j = 0; j < NM; j++) {
-			int i = (j + rep) % NM; /* rotated: no method always first or last */
-			struct row *r = &rows[row_of[i]];
-			double t = zka_now(), c;
-			switch (ms[i].kind) {
-			case M_LOADER: {
-				zka_loader_opts o = {.depth = ms[i].depth,
-						     .chunk = ms[i].chunk,
-						     .dst = dst,
-						     .dst_size = size,
-						     .quiet = 1};
-				if (timed_load(path, &o, &p, &st, r))
-					return 1;
-				direct &= st.direct;
-				fixed &= st.fixed;
-				break;
-			}
-			case M_FRESH:
-			case M_FRESH_SHM: {
-				/* what prove (a private region) and params load (shm) see: the
-				 * loader makes the region, so its pages are new */
-				char nm[64];
-				snprintf(nm, sizeof nm, "/zka-bench-fresh.%d", (int)getpid());
-				zka_loader_opts o = {.populate = ms[i].depth ? -1 : 1,
-						     .shm = ms[i].kind == M_FRESH_SHM ? nm : NULL,
-						     .quiet = 1};
-				if (timed_load(path, &o, &p, &st, r))
-					return 1;
-				zka_params_close(&p);
-				if (o.shm)
-					shm_unlink(nm);
-				break;
-			}
-			case M_DIRECT: {
-				int e = by_direct(path, dst, size, mapped, (int)ms[i].depth,
-						  ms[i].chunk);
-				if (e) {
-					fprintf(stderr,
-						"zkarena bench load: %s: O_DIRECT pread: %s\n",
-						path, strerror(-e));
-					return 1;
-				}
-				add(r, zka_now() - t);
-				break;
-			}
-			case M_BUFFERED: {
-				by_read(path, dst, size); /* warm: the file in the page cache */
-				zka_loader_opts o = {
-				    .buffered = 1, .dst = dst, .dst_size = size, .quiet = 1};
-				t = zka_now();
-				if (zka_loader_load(path, &o, &p, &st, err, sizeof err)) {
-					fprintf(stderr, "zkarena bench load: %s\n", err);
-					return 1;
-				}
-				add(r, zka_now() - t);
-				break;
-			}
-			case M_READ:
-			case M_MMAP:
-				c = drop_cache(path, size);
-				cached_max = c > cached_max ? c : cached_max;
-				for (int warm = 0; warm < 2; warm++) {
-					t = zka_now();
-					int e = ms[i].kind == M_READ ? by_read(path, dst, size)
-								     : by_mmap(path, dst, size);
-					if (e) {
-						fprintf(stderr, "zkarena bench load: %s: %s\n",
-							path, strerror(-e));
-						return 1;
-					}
-					add(r + warm, zka_now() - t);
-				}
-				break;
-			}
-		}
+}
+
+/* One timed run of method i into its row(s). 0, or -1 after saying what failed. */
+static int bl_run(struct bload *b, int i)
+{
+	const char *path = b->path;
+	struct row *r = &b->rows[b->row_of[i]];
+	char err[1024];
+	double t = zka_now(), c;
+	switch (ms[i].kind) {
+	case M_LOADER: {
+		zka_loader_opts o = {.depth = ms[i].depth,
+				     .chunk = ms[i].chunk,
+				     .dst = b->dst,
+				     .dst_size = b->size,
+				     .quiet = 1};
+		if (timed_load(path, &o, &b->p, &b->st, r))
+			return -1;
+		b->direct &= b->st.direct;
+		b->fixed &= b->st.fixed;
+		break;
 	}
+	case M_FRESH:
+	case M_FRESH_SHM: {
+		/* what prove (a private region) and params load (shm) see: the loader makes the
+		 * region, so its pages are new */
+		char nm[64];
+		snprintf(nm, sizeof nm, "/zka-bench-fresh.%d", (int)getpid());
+		zka_loader_opts o = {.populate = ms[i].depth ? -1 : 1,
+				     .shm = ms[i].kind == M_FRESH_SHM ? nm : NULL,
+				     .quiet = 1};
+		if (timed_load(path, &o, &b->p, &b->st, r))
+			return -1;
+		zka_params_close(&b->p);
+		if (o.shm)
+			shm_unlink(nm);
+		break;
+	}
+	case M_DIRECT: {
+		int e = by_direct(path, b->dst, b->size, b->mapped, (int)ms[i].depth, ms[i].chunk);
+		if (e) {
+			fprintf(stderr, "zkarena bench load: %s: O_DIRECT pread: %s\n", path,
+				strerror(-e));
+			return -1;
+		}
+		add(r, zka_now() - t);
+		break;
+	}
+	case M_BUFFERED: {
+		by_read(path, b->dst, b->size); /* warm: the file in the page cache */
+		zka_loader_opts o = {.buffered = 1, .dst = b->dst, .dst_size = b->size, .quiet = 1};
+		t = zka_now();
+		if (zka_loader_load(path, &o, &b->p, &b->st, err, sizeof err)) {
+			fprintf(stderr, "zkarena bench load: %s\n", err);
+			return -1;
+		}
+		add(r, zka_now() - t);
+		break;
+	}
+	case M_READ:
+	case M_MMAP:
+		c = drop_cache(path, b->size);
+		b->cached_max = c > b->cached_max ? c : b->cached_max;
+		for (int warm = 0; warm < 2; warm++) {
+			t = zka_now();
+			int e = ms[i].kind == M_READ ? by_read(path, b->dst, b->size)
+						     : by_mmap(path, b->dst, b->size);
+			if (e) {
+				fprintf(stderr, "zkarena bench load: %s: %s\n", path, strerror(-e));
+				return -1;
+			}
+			add(r + warm, zka_now() - t);
+		}
+		break;
+	}
+	return 0;
+}
+
+/* The notes that need the runs' means (the loader's phases, the cache left after drops). */
+static void bl_notes(struct bload *b)
+{
 	for (int i = 0; i < NM; i++) {
-		struct row *r = &rows[row_of[i]];
+		struct row *r = &b->rows[b->row_of[i]];
 		if (ms[i].kind == M_LOADER)
 			snprintf(r->note, sizeof r->note,
 				 "depth %u, %u MiB reads; mean setup %.3f s, reads %.3f s, "
 				 "verify %.3f s",
-				 ms[i].depth, ms[i].chunk / MiB, r->setup / r->n, r->read / r->n,
+				 ms[i].depth, ms[i].chunk / MIB, r->setup / r->n, r->read / r->n,
 				 r->verify / r->n);
 		if (ms[i].kind == M_FRESH || ms[i].kind == M_FRESH_SHM)
 			snprintf(r->note, sizeof r->note,
@@ -507,22 +537,29 @@ int zka_bench_load(int argc, char **argv)
 				 r->setup / r->n, r->read / r->n, r->verify / r->n);
 		if (ms[i].kind == M_READ || ms[i].kind == M_MMAP)
 			snprintf(r->note, sizeof r->note,
-				 "after fadvise DONTNEED: <= %.0f%% cached", 100 * cached_max);
+				 "after fadvise DONTNEED: <= %.0f%% cached", 100 * b->cached_max);
 	}
-	printf("zkarena bench load: %s, %.1f MB, file system %s, device %s\n", path,
-	       1e-6 * (double)size, fs, dev);
-	if (queue[0])
-		printf("block queue: %s\n", queue);
-	if (!direct)
+}
+
+/* The table, and the loader at its defaults against the best O_DIRECT reference and cold
+ * read(2). */
+static void bl_report(const struct bload *b)
+{
+	size_t size = b->size;
+	printf("zkarena bench load: %s, %.1f MB, file system %s, device %s\n", b->path,
+	       1e-6 * (double)size, b->fs, b->dev);
+	if (b->queue[0])
+		printf("block queue: %s\n", b->queue);
+	if (!b->direct)
 		printf("(the file system refused O_DIRECT: the loader rows read through the page "
 		       "cache)\n");
-	if (!fixed)
+	if (!b->fixed)
 		printf("(buffer registration refused: the loader rows used plain reads)\n");
 	printf("%-28s %-5s %9s %9s %9s  %s\n", "method", "cache", "best GB/s", "mean GB/s",
 	       "best s", "notes");
 	double best_ref = 0, read_cold = 0;
-	for (int i = 0; i < nr; i++) {
-		struct row *r = &rows[i];
+	for (int i = 0; i < b->nr; i++) {
+		const struct row *r = &b->rows[i];
 		double gb = 1e-9 * (double)size / r->best;
 		printf("%-28s %-5s %9.2f %9.2f %9.4f  %s\n", r->method, r->cache, gb,
 		       1e-9 * (double)size / (r->sum / r->n), r->best, r->note);
@@ -531,13 +568,35 @@ int zka_bench_load(int argc, char **argv)
 		if (!strcmp(r->method, "read(2), 8 MiB") && !strcmp(r->cache, "cold"))
 			read_cold = gb;
 	}
-	if (r_default >= 0 && best_ref > 0 && read_cold > 0) {
-		double gb = 1e-9 * (double)size / rows[r_default].best;
+	if (b->r_default >= 0 && best_ref > 0 && read_cold > 0) {
+		double gb = 1e-9 * (double)size / b->rows[b->r_default].best;
 		printf("loader at its defaults (depth %u, %u MiB): %.2f GB/s = %.0f%% of the best "
 		       "O_DIRECT reference (%.2f GB/s), %.2fx cold read(2) (%.2f GB/s)\n",
-		       ZKA_LOADER_DEPTH, ZKA_LOADER_CHUNK / MiB, gb, 100 * gb / best_ref, best_ref,
+		       ZKA_LOADER_DEPTH, ZKA_LOADER_CHUNK / MIB, gb, 100 * gb / best_ref, best_ref,
 		       gb / read_cold, read_cold);
 	}
-	munmap(dst, mapped);
-	return 0;
+}
+
+int zka_bench_load(int argc, char **argv)
+{
+	static struct bload b0;
+	struct bload *b = &b0;
+	int reps = 3, status = bl_options(argc, argv, &reps);
+	if (status >= 0)
+		return status;
+	*b = (struct bload){.direct = 1, .fixed = 1};
+	if ((status = bl_prepare(b, argv[optind])) >= 0)
+		return status;
+	bl_rows(b);
+	status = 1;
+	for (int rep = 0; rep < reps; rep++)
+		for (int j = 0; j < NM; j++)
+			if (bl_run(b, (j + rep) % NM)) /* rotated: no method always first or last */
+				goto err;
+	bl_notes(b);
+	bl_report(b);
+	status = 0;
+err:
+	munmap(b->dst, b->mapped);
+	return status;
 }
