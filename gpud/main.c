@@ -487,7 +487,16 @@ static void write_status(struct daemon *d, const char *note, const struct sample
 	zka_gpud_status_write(d->name, &s, key_bytes);
 }
 
-int main(int argc, char **argv)
+/* The daemon's flags. */
+struct gpud_opts {
+	const char *budget;
+	const zka_backend *be;
+	int device, inflight, id;
+};
+
+/* Parses the flags into o (and puts --table-budget where the CUDA library reads it): -1 to go
+ * on, else the exit status (help, version, bad usage). */
+static int gpud_options(int argc, char **argv, struct gpud_opts *o)
 {
 	static const struct option opts[] = {{"backend", required_argument, 0, 'b'},
 					     {"device", required_argument, 0, 'd'},
@@ -497,16 +506,14 @@ int main(int argc, char **argv)
 					     {"help", no_argument, 0, 'h'},
 					     {"version", no_argument, 0, 'V'},
 					     {0, 0, 0, 0}};
-	const char *budget = NULL;
-	const zka_backend *be = &zka_backend_cpu;
-	int device = 0, inflight = 0, id = 0, opt;
+	int opt;
 	while ((opt = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
 			if (!strcmp(optarg, "cpu"))
-				be = &zka_backend_cpu;
+				o->be = &zka_backend_cpu;
 			else if (!strcmp(optarg, "cuda"))
-				be = &zka_backend_cuda;
+				o->be = &zka_backend_cuda;
 			else {
 				fprintf(stderr,
 					"zkarena-gpud: --backend: '%s' is not cpu or cuda\n",
@@ -515,16 +522,16 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'd':
-			if (zka_opt_int("zkarena-gpud", "--device", optarg, 0, 1023, &device))
+			if (zka_opt_int("zkarena-gpud", "--device", optarg, 0, 1023, &o->device))
 				return 2;
 			break;
 		case 'i':
 			if (zka_opt_int("zkarena-gpud", "--inflight", optarg, 1, ZKA_LANES_MAX,
-					&inflight))
+					&o->inflight))
 				return 2;
 			break;
 		case 'I':
-			if (zka_opt_int("zkarena-gpud", "--id", optarg, 0, 63, &id))
+			if (zka_opt_int("zkarena-gpud", "--id", optarg, 0, 63, &o->id))
 				return 2;
 			break;
 		case 'T': {
@@ -536,7 +543,7 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
-			budget = optarg;
+			o->budget = optarg;
 			break;
 		}
 		case 'h':
@@ -553,17 +560,28 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (budget && be != &zka_backend_cuda) {
+	if (o->budget && o->be != &zka_backend_cuda) {
 		fprintf(stderr, "zkarena-gpud: --table-budget needs --backend cuda\n");
 		return 2;
 	}
 	/* the CUDA library reads it when each lane's context opens (zka_gpu_set_table_budget) */
-	if (budget && setenv("ZKG_TABLE_BUDGET", budget, 1)) {
+	if (o->budget && setenv("ZKG_TABLE_BUDGET", o->budget, 1)) {
 		fprintf(stderr, "zkarena-gpud: --table-budget: %s\n", strerror(errno));
 		return 2;
 	}
-	if (!inflight)
-		inflight = be == &zka_backend_cuda ? 2 : 1;
+	if (!o->inflight)
+		o->inflight = o->be == &zka_backend_cuda ? 2 : 1;
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct gpud_opts o = {.be = &zka_backend_cpu};
+	int status = gpud_options(argc, argv, &o);
+	if (status >= 0)
+		return status;
+	const zka_backend *be = o.be;
+	int device = o.device, inflight = o.inflight, id = o.id;
 	const char *name = argv[optind];
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGTERM, &sa, NULL);
