@@ -423,7 +423,37 @@ static double median(double *v, int n)
 	return zka_percentile(v, n, 50);
 }
 
-int zka_bench_pipeline(int argc, char **argv)
+/* The benchmark: its settings, what it made (removed by bpp_cleanup), and its figures. */
+struct bpipe {
+	const zka_curve *curve;
+	const char *backend, *zkey_in, *wtns_in;
+	int m, njobs, workers, threads, inflight, reps, sweep, synth_only;
+	struct zka__abc_tune tv[ROW_LOOPS_MAX];
+	int nv; /* --row-loops given: nv row loops in tv */
+	const zka_backend *be;
+	int cores;
+	char dir[40], name[64], cname[64], zkey[PATH_MAX], wtns[PATH_MAX], log[PATH_MAX], err[1024];
+	pid_t runner;
+	struct zka_arena *a;
+	zka_pk pk;
+	zka_abc mx;
+	uint64_t (*mvs)[4]; /* mx's values in standard form */
+	struct jobbuf b1, b2;
+	zka_params prm;
+	uint64_t *ids;
+	double *st[5];
+	int k0;			/* warm-up proofs before the steady-state window */
+	struct counters c0, c1; /* the window's first and last readings */
+	/* the steady state (bpp_window) and the ceiling (bpp_ceiling) */
+	double win, rate, busy, copy_ms, hidden, mean_synth, ceil_rate;
+	unsigned long long wp;
+};
+
+static const char *const P = "zkarena bench pipeline";
+
+/* Parses the options into b, then the defaults of `zkarena run`: -1 to go on, else the exit
+ * status (help, bad usage). */
+static int bpp_options(int argc, char **argv, struct bpipe *b)
 {
 	static const struct option opts[] = {{"curve", required_argument, 0, 'c'},
 					     {"constraints", required_argument, 0, 'm'},
@@ -440,18 +470,12 @@ int zka_bench_pipeline(int argc, char **argv)
 					     {"row-loops", required_argument, 0, 'L'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
-	const zka_curve *curve = &zka_curve_bn254;
-	const char *backend = "cpu", *zkey_in = NULL, *wtns_in = NULL;
-	int m = 65536, njobs = 40, workers = 0, threads = 0, inflight = 0, reps = 3, sweep = 0,
-	    synth_only = 0, opt;
-	struct zka__abc_tune tv[ROW_LOOPS_MAX];
-	int nv = 0; /* --row-loops given: nv row loops in tv */
-	const char *P = "zkarena bench pipeline";
+	int opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
-			if (!(curve = zka_curve_by_name(optarg))) {
+			if (!(b->curve = zka_curve_by_name(optarg))) {
 				fprintf(stderr,
 					"%s: --curve: unknown curve '%s' (bn128, bls12381)\n", P,
 					optarg);
@@ -459,27 +483,27 @@ int zka_bench_pipeline(int argc, char **argv)
 			}
 			break;
 		case 'm':
-			if (zka_opt_int(P, "--constraints", optarg, 1, 1 << 26, &m))
+			if (zka_opt_int(P, "--constraints", optarg, 1, 1 << 26, &b->m))
 				return 2;
 			break;
 		case 'j':
-			if (zka_opt_int(P, "--jobs", optarg, 4, 100000, &njobs))
+			if (zka_opt_int(P, "--jobs", optarg, 4, 100000, &b->njobs))
 				return 2;
 			break;
 		case 'w':
-			if (zka_opt_int(P, "--workers", optarg, 1, 256, &workers))
+			if (zka_opt_int(P, "--workers", optarg, 1, 256, &b->workers))
 				return 2;
 			break;
 		case 't':
-			if (zka_opt_int(P, "--threads", optarg, 1, 1024, &threads))
+			if (zka_opt_int(P, "--threads", optarg, 1, 1024, &b->threads))
 				return 2;
 			break;
 		case 'i':
-			if (zka_opt_int(P, "--inflight", optarg, 1, ZKA_LANES_MAX, &inflight))
+			if (zka_opt_int(P, "--inflight", optarg, 1, ZKA_LANES_MAX, &b->inflight))
 				return 2;
 			break;
 		case 'r':
-			if (zka_opt_int(P, "--reps", optarg, 1, 64, &reps))
+			if (zka_opt_int(P, "--reps", optarg, 1, 64, &b->reps))
 				return 2;
 			break;
 		case 'b':
@@ -488,22 +512,22 @@ int zka_bench_pipeline(int argc, char **argv)
 					optarg);
 				return 2;
 			}
-			backend = optarg;
+			b->backend = optarg;
 			break;
 		case 'z':
-			zkey_in = optarg;
+			b->zkey_in = optarg;
 			break;
 		case 'x':
-			wtns_in = optarg;
+			b->wtns_in = optarg;
 			break;
 		case 's':
-			sweep = 1;
+			b->sweep = 1;
 			break;
 		case 'S':
-			synth_only = 1;
+			b->synth_only = 1;
 			break;
 		case 'L':
-			if ((nv = parse_row_loops(optarg, tv)) < 0) {
+			if ((b->nv = parse_row_loops(optarg, b->tv)) < 0) {
 				fprintf(stderr,
 					"%s: --row-loops: '%s': want G:A[:K],... (at most %d) with "
 					"G and "
@@ -511,7 +535,7 @@ int zka_bench_pipeline(int argc, char **argv)
 					P, optarg, ROW_LOOPS_MAX);
 				return 2;
 			}
-			sweep = 1;
+			b->sweep = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -521,109 +545,136 @@ int zka_bench_pipeline(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc || !zkey_in != !wtns_in) {
+	if (optind != argc || !b->zkey_in != !b->wtns_in) {
 		fprintf(stderr, "%s: %s (see --help)\n", P,
 			optind != argc ? "unexpected arguments" : "--zkey and --wtns go together");
 		return 2;
 	}
-	const zka_backend *be = strcmp(backend, "cuda") ? &zka_backend_cpu : &zka_backend_cuda;
-	int cores = zka_par_threads(0);
+	b->be = strcmp(b->backend, "cuda") ? &zka_backend_cpu : &zka_backend_cuda;
+	b->cores = zka_par_threads(0);
 	/* the defaults of `zkarena run` */
-	zka_run_shape(cores, &workers, &threads);
-	if (!inflight)
-		inflight = be == &zka_backend_cuda ? 2 : 1;
+	zka_run_shape(b->cores, &b->workers, &b->threads);
+	if (!b->inflight)
+		b->inflight = b->be == &zka_backend_cuda ? 2 : 1;
+	return -1;
+}
 
-	char dir[] = "/tmp/zkarena-benchpipe-XXXXXX", name[64], cname[64], zkey[PATH_MAX],
-	     wtns[PATH_MAX], log[PATH_MAX], path[PATH_MAX], err[1024] = "";
-	if (!mkdtemp(dir)) {
-		fprintf(stderr, "%s: mkdtemp: %s\n", P, strerror(errno));
-		return 1;
-	}
-	snprintf(name, sizeof name, "benchpipe-%d", (int)getpid());
-	snprintf(cname, sizeof cname, "benchceil-%d", (int)getpid());
-	snprintf(log, sizeof log, "%s/pipeline.log", dir);
-	struct sigaction sa = {.sa_handler = on_int};
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	int status = 1;
-	pid_t runner = -1;
-	struct zka_arena *a = NULL;
-	zka_pk pk = {0};
-	zka_abc mx = {0};
-	uint64_t(*mvs)[4] = NULL; /* mx's values in standard form */
-	struct jobbuf b1 = {0}, b2 = {0};
-	zka_params prm = {0};
-	uint64_t *ids = calloc((size_t)njobs, sizeof *ids);
-	double *st[5];
-	for (int i = 0; i < 5; i++)
-		st[i] = calloc((size_t)njobs, sizeof(double));
-	if (!ids || !st[0] || !st[1] || !st[2] || !st[3] || !st[4])
-		goto out;
-	if (zkey_in) {
-		snprintf(zkey, sizeof zkey, "%s", zkey_in);
-		snprintf(wtns, sizeof wtns, "%s", wtns_in);
+/* The key and witness (--zkey/--wtns, or a random circuit's made in b->dir), the key read
+ * into b->pk, and the run's title line. 0, or -1 with b->err set. */
+static int bpp_key(struct bpipe *b)
+{
+	if (b->zkey_in) {
+		snprintf(b->zkey, sizeof b->zkey, "%s", b->zkey_in);
+		snprintf(b->wtns, sizeof b->wtns, "%s", b->wtns_in);
 	} else {
-		snprintf(zkey, sizeof zkey, "%s/circuit.zkey", dir);
-		snprintf(wtns, sizeof wtns, "%s/witness.wtns", dir);
+		snprintf(b->zkey, sizeof b->zkey, "%s/circuit.zkey", b->dir);
+		snprintf(b->wtns, sizeof b->wtns, "%s/witness.wtns", b->dir);
 		printf("%s: making a random %s circuit of %d constraints and a test-only key...\n",
-		       P, curve->pretty, m);
+		       P, b->curve->pretty, b->m);
 		fflush(stdout);
-		if (make_key(curve, m, be == &zka_backend_cuda, zkey, wtns, err, sizeof err))
-			goto fail;
+		if (make_key(b->curve, b->m, b->be == &zka_backend_cuda, b->zkey, b->wtns, b->err,
+			     sizeof b->err))
+			return -1;
 	}
-	if (zka_zkey_read(zkey, &pk, err, sizeof err))
-		goto fail;
-	curve = pk.curve;
+	if (zka_zkey_read(b->zkey, &b->pk, b->err, sizeof b->err))
+		return -1;
+	b->curve = b->pk.curve;
 	printf("%s: %s, domain 2^%u (%u signals, %u coefficients), %d cores, %d workers x %d "
 	       "threads, backend %s with %d in flight\n",
-	       P, curve->pretty, pk.log_domain, pk.n_vars, pk.n_coefs, cores, workers, threads,
-	       backend, inflight);
+	       P, b->curve->pretty, b->pk.log_domain, b->pk.n_vars, b->pk.n_coefs, b->cores,
+	       b->workers, b->threads, b->backend, b->inflight);
+	return 0;
+}
 
-	/* 1. synthesis in process */
-	size_t n = pk.domain_size;
-	double t0 = zka_now();
-	if (zka_abc_build(&pk, &mx, err, sizeof err))
-		goto fail;
-	double t_build = zka_now() - t0;
-	if (jobbuf_alloc(&b1, &pk) || jobbuf_alloc(&b2, &pk) || !(mvs = zka_abc_values_std(&mx))) {
-		snprintf(err, sizeof err, "out of memory for two jobs' buffers");
-		goto fail;
+/* --sweep: synthesis jobs/s in process for W workers x T threads (W T = the cores), once
+ * per row loop of --row-loops (the process's own without it). */
+static void bpp_sweep(struct bpipe *b, const uint64_t (*vs)[4])
+{
+	/* the sweep once per row loop of --row-loops, the process's own one without it */
+	struct zka__abc_tune saved = zka__abc_tune;
+	if (!b->nv)
+		b->tv[b->nv++] = zka__abc_tune;
+	printf("\nsynthesis throughput in process, W workers x T threads (W T = %d cores), "
+	       "jobs/s by row loop:\n\n| W x T   |",
+	       b->cores);
+	for (int v = 0; v < b->nv; v++)
+		printf(" %s %2u |",
+		       b->tv[v].classes	 ? "classes"
+		       : b->tv[v].gather ? "gather "
+					 : "direct ",
+		       b->tv[v].ahead);
+	printf("\n|---------|");
+	for (int v = 0; v < b->nv; v++)
+		printf("------------|");
+	printf("\n");
+	for (int T = 1; T <= b->cores && !interrupted; T *= 2) {
+		int W = b->cores / T;
+		int jobs = W * 3 > 6 ? W * 3 : 6;
+		printf("| %2d x %-2d |", W, T);
+		for (int v = 0; v < b->nv && !interrupted; v++) {
+			zka__abc_tune = b->tv[v];
+			printf(" %10.2f |", sweep_run(&b->mx, vs, &b->pk, b->wtns, W, T, jobs));
+			fflush(stdout);
+		}
+		printf("\n");
 	}
-	const uint64_t(*vs)[4] = (const uint64_t(*)[4])mvs;
+	zka__abc_tune = saved;
+}
+
+/* 1. Synthesis of one job in process: the previous path against the CSR one, one thread and
+ * T threads, outputs compared byte for byte; then the --sweep table. 0, or -1 with b->err set
+ * (also when interrupted). */
+static int bpp_synthesis(struct bpipe *b)
+{
+	size_t n = b->pk.domain_size;
+	double t0 = zka_now();
+	if (zka_abc_build(&b->pk, &b->mx, b->err, sizeof b->err))
+		return -1;
+	double t_build = zka_now() - t0;
+	if (jobbuf_alloc(&b->b1, &b->pk) || jobbuf_alloc(&b->b2, &b->pk) ||
+	    !(b->mvs = zka_abc_values_std(&b->mx))) {
+		snprintf(b->err, sizeof b->err, "out of memory for two jobs' buffers");
+		return -1;
+	}
+	const uint64_t(*vs)[4] = (const uint64_t(*)[4])b->mvs;
 	double v_old[64], v_one[64], v_t[64];
-	for (int i = 0; i < reps && !interrupted; i++) {
+	for (int i = 0; i < b->reps && !interrupted; i++) {
 		t0 = zka_now();
-		if (synth_old(&pk, wtns, b1.abc, b1.w, err, sizeof err))
-			goto fail;
+		if (synth_old(&b->pk, b->wtns, b->b1.abc, b->b1.w, b->err, sizeof b->err))
+			return -1;
 		v_old[i] = zka_now() - t0;
 		t0 = zka_now();
-		if (synth_new(&mx, vs, &pk, wtns, b2.abc, b2.w, b2.wm, 1, err, sizeof err))
-			goto fail;
+		if (synth_new(&b->mx, vs, &b->pk, b->wtns, b->b2.abc, b->b2.w, b->b2.wm, 1, b->err,
+			      sizeof b->err))
+			return -1;
 		v_one[i] = zka_now() - t0;
 		/* a, b, c as the prover will make them from the slot's a and b (untimed) */
-		if (zka_abc_from_slot(pk.curve, (const uint64_t(*)[4])b2.abc,
-				      (const uint64_t(*)[4])(b2.abc + n), b2.abc, (uint32_t)n,
-				      threads) ||
-		    memcmp(b1.abc, b2.abc, 3 * n * 32) ||
-		    memcmp(b1.w, b2.w, (size_t)pk.n_vars * 32)) {
-			snprintf(err, sizeof err,
+		if (zka_abc_from_slot(b->pk.curve, (const uint64_t(*)[4])b->b2.abc,
+				      (const uint64_t(*)[4])(b->b2.abc + n), b->b2.abc, (uint32_t)n,
+				      b->threads) ||
+		    memcmp(b->b1.abc, b->b2.abc, 3 * n * 32) ||
+		    memcmp(b->b1.w, b->b2.w, (size_t)b->pk.n_vars * 32)) {
+			snprintf(b->err, sizeof b->err,
 				 "the CSR path's slot differs from the previous path's");
-			goto fail;
+			return -1;
 		}
-		memset(b2.abc, 0, 3 * n * 32);
+		memset(b->b2.abc, 0, 3 * n * 32);
 		t0 = zka_now();
-		if (synth_new(&mx, vs, &pk, wtns, b2.abc, b2.w, b2.wm, threads, err, sizeof err))
-			goto fail;
+		if (synth_new(&b->mx, vs, &b->pk, b->wtns, b->b2.abc, b->b2.w, b->b2.wm, b->threads,
+			      b->err, sizeof b->err))
+			return -1;
 		v_t[i] = zka_now() - t0;
-		if (zka_abc_from_slot(pk.curve, (const uint64_t(*)[4])b2.abc,
-				      (const uint64_t(*)[4])(b2.abc + n), b2.abc, (uint32_t)n,
-				      threads) ||
-		    memcmp(b1.abc, b2.abc, 3 * n * 32)) {
-			snprintf(err, sizeof err, "the CSR path with %d threads differs", threads);
-			goto fail;
+		if (zka_abc_from_slot(b->pk.curve, (const uint64_t(*)[4])b->b2.abc,
+				      (const uint64_t(*)[4])(b->b2.abc + n), b->b2.abc, (uint32_t)n,
+				      b->threads) ||
+		    memcmp(b->b1.abc, b->b2.abc, 3 * n * 32)) {
+			snprintf(b->err, sizeof b->err, "the CSR path with %d threads differs",
+				 b->threads);
+			return -1;
 		}
 	}
-	double s_old = median(v_old, reps), s_one = median(v_one, reps), s_t = median(v_t, reps);
+	double s_old = median(v_old, b->reps), s_one = median(v_one, b->reps),
+	       s_t = median(v_t, b->reps);
 	printf(
 	    "\nsynthesis of one job in process (medians of %d; outputs byte-identical):\n\n"
 	    "| path                                                         | seconds   | vs "
@@ -636,178 +687,194 @@ int zka_bench_pipeline(int argc, char **argv)
 	    "| CSR, %3d threads                                             | %9.4f | %10.2fx |\n"
 	    "| (once per key, at load: building the CSR form)               | %9.4f |             "
 	    "|\n",
-	    reps, s_old, s_one, s_old / s_one, threads, s_t, s_old / s_t, t_build);
+	    b->reps, s_old, s_one, s_old / s_one, b->threads, s_t, s_old / s_t, t_build);
 	printf("(row loop: %s, prefetch %u rows ahead; ZKA_ABC_CLASSES, ZKA_ABC_GATHER, "
 	       "ZKA_ABC_AHEAD)\n",
 	       zka__abc_tune.classes  ? "direct with the class map"
 	       : zka__abc_tune.gather ? "gathered per chunk"
 				      : "direct",
 	       zka__abc_tune.ahead);
-	if (sweep) {
-		/* the sweep once per row loop of --row-loops, the process's own one without it */
-		struct zka__abc_tune saved = zka__abc_tune;
-		if (!nv)
-			tv[nv++] = zka__abc_tune;
-		printf("\nsynthesis throughput in process, W workers x T threads (W T = %d cores), "
-		       "jobs/s by row loop:\n\n| W x T   |",
-		       cores);
-		for (int v = 0; v < nv; v++)
-			printf(" %s %2u |",
-			       tv[v].classes  ? "classes"
-			       : tv[v].gather ? "gather "
-					      : "direct ",
-			       tv[v].ahead);
-		printf("\n|---------|");
-		for (int v = 0; v < nv; v++)
-			printf("------------|");
-		printf("\n");
-		for (int T = 1; T <= cores && !interrupted; T *= 2) {
-			int W = cores / T;
-			int jobs = W * 3 > 6 ? W * 3 : 6;
-			printf("| %2d x %-2d |", W, T);
-			for (int v = 0; v < nv && !interrupted; v++) {
-				zka__abc_tune = tv[v];
-				printf(" %10.2f |", sweep_run(&mx, vs, &pk, wtns, W, T, jobs));
-				fflush(stdout);
-			}
-			printf("\n");
-		}
-		zka__abc_tune = saved;
+	if (b->sweep)
+		bpp_sweep(b, vs);
+	jobbuf_free(&b->b1);
+	jobbuf_free(&b->b2);
+	memset(&b->b1, 0, sizeof b->b1);
+	memset(&b->b2, 0, sizeof b->b2);
+	zka_abc_free(&b->mx);
+	free(b->mvs);
+	b->mvs = NULL;
+	if (interrupted) {
+		snprintf(b->err, sizeof b->err, "interrupted: cleaning up");
+		return -1;
 	}
-	jobbuf_free(&b1);
-	jobbuf_free(&b2);
-	memset(&b1, 0, sizeof b1);
-	memset(&b2, 0, sizeof b2);
-	zka_abc_free(&mx);
-	free(mvs);
-	mvs = NULL;
-	if (interrupted)
-		goto intr;
-	if (synth_only) {
-		status = 0;
-		goto out;
-	}
+	return 0;
+}
 
-	/* 2. the pipeline */
-	struct zka_arena_params ap = {.nslots = (uint32_t)(workers + inflight + 2),
-				      .slot_bytes = zka_params_slot_bytes(&pk),
-				      .njobs = (uint32_t)(njobs > 64 ? njobs : 64),
+/* 2. The pipeline: an arena with a slot per worker and lane plus two, and `zkarena run` on
+ * it. 0, or -1 with b->err set. */
+static int bpp_start(struct bpipe *b)
+{
+	struct zka_arena_params ap = {.nslots = (uint32_t)(b->workers + b->inflight + 2),
+				      .slot_bytes = zka_params_slot_bytes(&b->pk),
+				      .njobs = (uint32_t)(b->njobs > 64 ? b->njobs : 64),
 				      .numa_node = -1};
 	const char *msg = NULL;
-	if (zka_arena_create(name, &ap, &a, &msg)) {
-		snprintf(err, sizeof err, "arena %s: %s", name, msg ? msg : "cannot create");
-		goto fail;
+	if (zka_arena_create(b->name, &ap, &b->a, &msg)) {
+		snprintf(b->err, sizeof b->err, "arena %s: %s", b->name,
+			 msg ? msg : "cannot create");
+		return -1;
 	}
-	printf("\npipeline: arena %s, %u slots of %.1f MiB, %d jobs; log %s\n", name, ap.nslots,
-	       (double)ap.slot_bytes / (1 << 20), njobs, log);
+	printf("\npipeline: arena %s, %u slots of %.1f MiB, %d jobs; log %s\n", b->name, ap.nslots,
+	       (double)ap.slot_bytes / (1 << 20), b->njobs, b->log);
 	fflush(stdout);
 	char wk[16], tk[16], ik[16];
-	snprintf(wk, sizeof wk, "%d", workers);
-	snprintf(tk, sizeof tk, "%d", threads);
-	snprintf(ik, sizeof ik, "%d", inflight);
-	const char *rargs[] = {name,	     "--workers", wk,	       "--threads", tk,
-			       "--inflight", ik,	  "--backend", backend,	    NULL};
-	runner = zka_spawn_run(log, rargs);
-	if (runner < 0) {
-		snprintf(err, sizeof err, "fork: %s", strerror(errno));
-		goto fail;
+	snprintf(wk, sizeof wk, "%d", b->workers);
+	snprintf(tk, sizeof tk, "%d", b->threads);
+	snprintf(ik, sizeof ik, "%d", b->inflight);
+	const char *rargs[] = {b->name,	     "--workers", wk,	       "--threads", tk,
+			       "--inflight", ik,	  "--backend", b->backend,  NULL};
+	b->runner = zka_spawn_run(b->log, rargs);
+	if (b->runner < 0) {
+		snprintf(b->err, sizeof b->err, "fork: %s", strerror(errno));
+		return -1;
 	}
+	return 0;
+}
+
+/* Submits the jobs, reading the daemon's counters meanwhile (the steady-state window may
+ * open while jobs are still submitted). 0, or -1 with b->err set. */
+static int bpp_submit(struct bpipe *b)
+{
+	char path[PATH_MAX];
+	double t0;
 	/* the key's load (params region) happens in the first submit: timed apart. The counters
 	 * are read while jobs are submitted too: at 25 ms a submit, 400 jobs take 10 s, and the
 	 * pipeline runs meanwhile (read only afterwards, 400 jobs at 2^22 left no window) */
-	int k0 = njobs / 10 > inflight * 2 ? njobs / 10 : inflight * 2;
-	struct counters c, c0 = {0}, c1 = {0};
+	b->k0 = b->njobs / 10 > b->inflight * 2 ? b->njobs / 10 : b->inflight * 2;
+	struct counters c;
 	t0 = zka_now();
-	for (int i = 0; i < njobs && !interrupted; i++) {
-		snprintf(path, sizeof path, "%s/job%05d", dir, i);
+	for (int i = 0; i < b->njobs && !interrupted; i++) {
+		snprintf(path, sizeof path, "%s/job%05d", b->dir, i);
 		if (mkdir(path, 0755)) {
-			snprintf(err, sizeof err, "%.500s: %s", path, strerror(errno));
-			goto fail;
+			snprintf(b->err, sizeof b->err, "%.500s: %s", path, strerror(errno));
+			return -1;
 		}
-		if (zka_client_submit(a, name, zkey, NULL, wtns, path, &ids[i], err, sizeof err))
-			goto fail;
+		if (zka_client_submit(b->a, b->name, b->zkey, NULL, b->wtns, path, &b->ids[i],
+				      b->err, sizeof b->err))
+			return -1;
 		if (i == 0)
 			printf("  key loaded into the arena (first submit) in %.2f s\n",
 			       zka_now() - t0);
-		read_counters(name, &c);
-		window_step(&c, &c0, &c1, k0, njobs - inflight - workers);
+		read_counters(b->name, &c);
+		window_step(&c, &b->c0, &b->c1, b->k0, b->njobs - b->inflight - b->workers);
 	}
+	return 0;
+}
+
+/* Waits for every job in turn, reading the counters, keeping the stage times. 0, or -1 with
+ * b->err set (a failed job, the pipeline stopped, or interrupted). */
+static int bpp_wait(struct bpipe *b)
+{
+	struct counters c;
 	int done = 0;
-	for (int i = 0; i < njobs && !interrupted; i++) {
+	for (int i = 0; i < b->njobs && !interrupted; i++) {
 		struct zka_job_info ji;
 		int r;
 		for (;;) {
-			r = zka_job_wait(a, ids[i], 100, &ji);
-			read_counters(name, &c);
-			window_step(&c, &c0, &c1, k0, njobs - inflight - workers);
+			r = zka_job_wait(b->a, b->ids[i], 100, &ji);
+			read_counters(b->name, &c);
+			window_step(&c, &b->c0, &b->c1, b->k0, b->njobs - b->inflight - b->workers);
 			if (r != -ETIMEDOUT || interrupted)
 				break;
 			int rs;
-			if (waitpid(runner, &rs, WNOHANG) == runner) {
-				runner = -1;
-				snprintf(err, sizeof err, "the pipeline stopped (see %.500s)", log);
-				goto fail;
+			if (waitpid(b->runner, &rs, WNOHANG) == b->runner) {
+				b->runner = -1;
+				snprintf(b->err, sizeof b->err, "the pipeline stopped (see %.500s)",
+					 b->log);
+				return -1;
 			}
 		}
 		if (interrupted)
 			break;
 		if (r != 0) {
-			snprintf(err, sizeof err, "job %llu failed: %.300s",
-				 (unsigned long long)ids[i], r == 1 ? ji.reason : strerror(-r));
-			goto fail;
+			snprintf(b->err, sizeof b->err, "job %llu failed: %.300s",
+				 (unsigned long long)b->ids[i], r == 1 ? ji.reason : strerror(-r));
+			return -1;
 		}
 		done++;
 		double sv[5];
 		zka_job_stages(&ji, sv);
 		for (int k = 0; k < 5; k++)
-			st[k][i] = sv[k];
-		printf("\r  %d/%d done", done, njobs);
+			b->st[k][i] = sv[k];
+		printf("\r  %d/%d done", done, b->njobs);
 		fflush(stdout);
 	}
 	printf("\n");
-	if (interrupted)
-		goto intr;
-	kill(runner, SIGTERM);
-	waitpid(runner, NULL, 0);
-	runner = -1;
-	if (!c0.ok || !c1.ok || c1.proofs <= c0.proofs) {
+	if (interrupted) {
+		snprintf(b->err, sizeof b->err, "interrupted: cleaning up");
+		return -1;
+	}
+	kill(b->runner, SIGTERM);
+	waitpid(b->runner, NULL, 0);
+	b->runner = -1;
+	return 0;
+}
+
+/* The steady-state figures from the window's two readings and the jobs' stage times. 0, or
+ * -1 with b->err set when the window never opened. */
+static int bpp_window(struct bpipe *b)
+{
+	if (!b->c0.ok || !b->c1.ok || b->c1.proofs <= b->c0.proofs) {
 		/* the daemon writes its counters once a second: too few jobs for two readings
 		 * between the warm-up and the tail */
-		snprintf(err, sizeof err,
+		snprintf(b->err, sizeof b->err,
 			 "no steady-state window: the daemon's counters were read %s between proof "
 			 "%d and proof %d (%d jobs); use more --jobs",
-			 c0.ok ? "once" : "never", k0, njobs - inflight - workers, njobs);
-		goto fail;
+			 b->c0.ok ? "once" : "never", b->k0, b->njobs - b->inflight - b->workers,
+			 b->njobs);
+		return -1;
 	}
-	double win = (double)(c1.mono_ns - c0.mono_ns) * 1e-9;
-	double rate = win > 0 ? (double)(c1.proofs - c0.proofs) / win : 0;
-	double busy = win > 0 ? (double)(c1.busy_ns - c0.busy_ns) * 1e-9 / win : 0;
-	unsigned long long wp = c1.proofs - c0.proofs;
-	double copy_ms = wp ? (double)(c1.copy_ns - c0.copy_ns) * 1e-6 / (double)wp : 0;
-	double hidden = c1.copy_ns > c0.copy_ns ? (double)(c1.copy_hidden_ns - c0.copy_hidden_ns) /
-						      (double)(c1.copy_ns - c0.copy_ns)
-						: 0;
+	b->win = (double)(b->c1.mono_ns - b->c0.mono_ns) * 1e-9;
+	b->rate = b->win > 0 ? (double)(b->c1.proofs - b->c0.proofs) / b->win : 0;
+	b->busy = b->win > 0 ? (double)(b->c1.busy_ns - b->c0.busy_ns) * 1e-9 / b->win : 0;
+	b->wp = b->c1.proofs - b->c0.proofs;
+	b->copy_ms = b->wp ? (double)(b->c1.copy_ns - b->c0.copy_ns) * 1e-6 / (double)b->wp : 0;
+	b->hidden = b->c1.copy_ns > b->c0.copy_ns
+			? (double)(b->c1.copy_hidden_ns - b->c0.copy_hidden_ns) /
+			      (double)(b->c1.copy_ns - b->c0.copy_ns)
+			: 0;
 	/* the mean synthesis time of the jobs after the warm-up */
-	double mean_synth = 0;
-	for (int i = k0; i < njobs; i++)
-		mean_synth += st[1][i] / (njobs - k0);
+	b->mean_synth = 0;
+	for (int i = b->k0; i < b->njobs; i++)
+		b->mean_synth += b->st[1][i] / (b->njobs - b->k0);
+	return 0;
+}
 
-	/* 3. the prover-only ceiling on the same key: the params region the pipeline loaded */
+/* 3. The prover-only ceiling on the same key, from the params region the pipeline loaded. 0,
+ * or -1 with b->err set. */
+static int bpp_ceiling(struct bpipe *b)
+{
 	struct zka_circuit_info ci;
-	if (zka_circuit_info(a, 0, &ci) || zka_params_open(ci.params_shm, &prm, err, sizeof err)) {
-		if (!err[0])
-			snprintf(err, sizeof err, "the pipeline's params region is gone");
-		goto fail;
+	if (zka_circuit_info(b->a, 0, &ci) ||
+	    zka_params_open(ci.params_shm, &b->prm, b->err, sizeof b->err)) {
+		if (!b->err[0])
+			snprintf(b->err, sizeof b->err, "the pipeline's params region is gone");
+		return -1;
 	}
-	int creps = njobs / inflight > 3 ? njobs / inflight : 3;
-	printf("  prover-only ceiling: %d lane(s) x %d proofs...\n", inflight, creps);
+	int creps = b->njobs / b->inflight > 3 ? b->njobs / b->inflight : 3;
+	printf("  prover-only ceiling: %d lane(s) x %d proofs...\n", b->inflight, creps);
 	fflush(stdout);
-	double ceil_rate =
-	    ceiling(be, cname, &prm, wtns, inflight, creps, threads, err, sizeof err);
-	if (ceil_rate < 0)
-		goto fail;
+	b->ceil_rate = ceiling(b->be, b->cname, &b->prm, b->wtns, b->inflight, creps, b->threads,
+			       b->err, sizeof b->err);
+	if (b->ceil_rate < 0)
+		return -1;
+	return 0;
+}
 
-	const char *who = be == &zka_backend_cuda ? "GPU" : "prover";
+/* The steady-state table and the stage times after the warm-up. */
+static void bpp_report(const struct bpipe *b)
+{
+	const char *who = b->be == &zka_backend_cuda ? "GPU" : "prover";
 	printf(
 	    "\npipeline at steady state (window %.2f s, %llu proofs, after %d warm-up proofs):\n\n"
 	    "| measure                                          | value          |\n"
@@ -819,43 +886,89 @@ int zka_bench_pipeline(int argc, char **argv)
 	    "| synthesis capacity (W / mean synthesis time)     | %9.2f jobs/s |\n"
 	    "| input copies per proof                           | %11.2f ms |\n"
 	    "| input copies hidden behind another proof         | %13.0f%% |\n",
-	    win, wp, k0, rate, ceil_rate, ceil_rate > 0 ? 100 * rate / ceil_rate : 0, who,
-	    100 * busy, mean_synth > 0 ? workers / mean_synth : 0, copy_ms, 100 * hidden);
+	    b->win, b->wp, b->k0, b->rate, b->ceil_rate,
+	    b->ceil_rate > 0 ? 100 * b->rate / b->ceil_rate : 0, who, 100 * b->busy,
+	    b->mean_synth > 0 ? b->workers / b->mean_synth : 0, b->copy_ms, 100 * b->hidden);
 	printf("\n");
-	zka_print_stages(st, k0, njobs, "");
-	if (win < 2)
+	zka_print_stages(b->st, b->k0, b->njobs, "");
+	if (b->win < 2)
 		printf("\nnote: the steady-state window is under 2 s; use more --jobs for a "
 		       "steadier figure\n");
+}
+
+/* Stops the pipeline and removes what the benchmark made: both arenas, the params regions,
+ * the temporary directory; frees the rest. */
+static void bpp_cleanup(struct bpipe *b)
+{
+	if (b->runner > 0) {
+		kill(b->runner, SIGTERM);
+		waitpid(b->runner, NULL, 0);
+	}
+	zka_params_close(&b->prm);
+	if (b->a) {
+		zka_arena_close(b->a);
+		zka_arena_destroy(b->name);
+		zka_pipe_unlink_params(b->name);
+	}
+	zka_arena_destroy(b->cname);
+	char rm[PATH_MAX + 16];
+	snprintf(rm, sizeof rm, "rm -rf '%s'", b->dir);
+	if (system(rm) != 0)
+		fprintf(stderr, "%s: could not remove %s\n", P, b->dir);
+	jobbuf_free(&b->b1);
+	jobbuf_free(&b->b2);
+	zka_abc_free(&b->mx);
+	free(b->mvs);
+	zka_pk_free(&b->pk);
+	free(b->ids);
+	for (int i = 0; i < 5; i++)
+		free(b->st[i]);
+}
+
+int zka_bench_pipeline(int argc, char **argv)
+{
+	struct bpipe b0 = {.curve = &zka_curve_bn254,
+			   .backend = "cpu",
+			   .m = 65536,
+			   .njobs = 40,
+			   .reps = 3,
+			   .dir = "/tmp/zkarena-benchpipe-XXXXXX",
+			   .runner = -1};
+	struct bpipe *b = &b0;
+	int status = bpp_options(argc, argv, b);
+	if (status >= 0)
+		return status;
+	if (!mkdtemp(b->dir)) {
+		fprintf(stderr, "%s: mkdtemp: %s\n", P, strerror(errno));
+		return 1;
+	}
+	snprintf(b->name, sizeof b->name, "benchpipe-%d", (int)getpid());
+	snprintf(b->cname, sizeof b->cname, "benchceil-%d", (int)getpid());
+	snprintf(b->log, sizeof b->log, "%s/pipeline.log", b->dir);
+	struct sigaction sa = {.sa_handler = on_int};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	status = 1;
+	b->ids = calloc((size_t)b->njobs, sizeof *b->ids);
+	for (int i = 0; i < 5; i++)
+		b->st[i] = calloc((size_t)b->njobs, sizeof(double));
+	if (!b->ids || !b->st[0] || !b->st[1] || !b->st[2] || !b->st[3] || !b->st[4])
+		goto out;
+	if (bpp_key(b) || bpp_synthesis(b))
+		goto err;
+	if (b->synth_only) {
+		status = 0;
+		goto out;
+	}
+	if (bpp_start(b) || bpp_submit(b) || bpp_wait(b) || bpp_window(b) || bpp_ceiling(b))
+		goto err;
+	bpp_report(b);
 	status = 0;
 	goto out;
-intr:
-	snprintf(err, sizeof err, "interrupted: cleaning up");
-fail:
-	fprintf(stderr, "\n%s: %s\n", P, err);
+err:
+	fprintf(stderr, "\n%s: %s\n", P, b->err);
 	status = interrupted ? 130 : 1;
 out:
-	if (runner > 0) {
-		kill(runner, SIGTERM);
-		waitpid(runner, NULL, 0);
-	}
-	zka_params_close(&prm);
-	if (a) {
-		zka_arena_close(a);
-		zka_arena_destroy(name);
-		zka_pipe_unlink_params(name);
-	}
-	zka_arena_destroy(cname);
-	char rm[PATH_MAX + 16];
-	snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
-	if (system(rm) != 0)
-		fprintf(stderr, "%s: could not remove %s\n", P, dir);
-	jobbuf_free(&b1);
-	jobbuf_free(&b2);
-	zka_abc_free(&mx);
-	free(mvs);
-	zka_pk_free(&pk);
-	free(ids);
-	for (int i = 0; i < 5; i++)
-		free(st[i]);
+	bpp_cleanup(b);
 	return status;
 }
