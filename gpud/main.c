@@ -17,12 +17,13 @@
  * time, proofs, input-copy time and the part of it that overlapped another lane's proof are
  * cumulative counters, sampled each second so that the last minute's GPU busy %, proofs/s and
  * synthesis jobs/s (slots made READY, from the arena's counters) are differences of two
- * samples. The main thread writes them to /dev/shm/zkarena-NAME.gpud-status (shm/zka_gpud_status.h: atomically, mode
- * 0600; `zkarena status` shows it) and logs them once a minute. The "counters:" line is for
- * programs (bench pipeline, the metrics): CLOCK_MONOTONIC ns and the cumulative values, and
- * with the cuda backend the device's memory in use and its size at the end (mem_used=,
- * mem_total=: cudaMemGetInfo, every process's allocations; absent with the cpu backend). A
- * backend's warning (a params region it could not register) is appended to the note line.
+ * samples. The main thread writes them to /dev/shm/zkarena-NAME.gpud-status (through
+ * shm/zka_gpud_status.h: atomically, mode 0600; `zkarena status` shows it) and logs them once
+ * a minute. The "counters:" line is for programs (bench pipeline, the metrics):
+ * CLOCK_MONOTONIC ns and the cumulative values, and with the cuda backend the device's memory
+ * in use and its size at the end (mem_used=, mem_total=: cudaMemGetInfo, every process's
+ * allocations; absent with the cpu backend). A backend's warning (a params region it could not
+ * register) is appended to the note line.
  *
  * Several gpuds on one arena (`zkarena run --devices 0,1`, or one gpud@ unit per device): each
  * is started with its own --id (0, 1, ...) and device, takes slots from the same ready ring and
