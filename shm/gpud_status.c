@@ -170,6 +170,14 @@ err:
 	return r;
 }
 
+/* Copies src into dst (n bytes), cut short when longer, always NUL-terminated. */
+static void copy_text(char *dst, size_t n, const char *src)
+{
+	size_t l = strnlen(src, n - 1);
+	memcpy(dst, src, l);
+	dst[l] = 0;
+}
+
 /* Parses the "keys:" line's "i=bytes" tokens into s->keys. */
 static void parse_keys(const char *line, struct zka_gpud_status *s)
 {
@@ -186,16 +194,16 @@ static void parse_keys(const char *line, struct zka_gpud_status *s)
 	}
 }
 
-/* Parses one line of a status file into s. */
+/* Parses one line of a status file (without its newline) into s. */
 static void parse_line(const char *line, int lineno, struct zka_gpud_status *s)
 {
 	int at = 0;
 	if (lineno == 0 && sscanf(line, "pid %d:%n", &s->pid, &at) == 1 && at > 0) {
 		at += line[at] == ' ';
-		snprintf(s->note, sizeof s->note, "%.*s", (int)strcspn(line + at, "\n"), line + at);
+		copy_text(s->note, sizeof s->note, line + at);
 	}
 	if (lineno == 1)
-		snprintf(s->summary, sizeof s->summary, "%.*s", (int)strcspn(line, "\n"), line);
+		copy_text(s->summary, sizeof s->summary, line);
 	sscanf(line, "last %*f s: %*s busy %lf%%, %lf proofs/s", &s->busy, &s->proofs_per_s);
 	sscanf(line, "gpud: id=%*d device=%d backend=%15s lanes=%d", &s->device, s->backend,
 	       &s->lanes);
@@ -220,16 +228,15 @@ static void parse_line(const char *line, int lineno, struct zka_gpud_status *s)
 
 void zka_gpud_status_parse(const char *text, struct zka_gpud_status *s)
 {
+	char line[8192]; /* one line at a time, so that no pattern reads on into the next */
 	memset(s, 0, sizeof *s);
 	s->device = -1;
 	snprintf(s->backend, sizeof s->backend, "?");
-	int lineno = 0;
-	for (const char *line = text; *line; lineno++) {
+	for (int lineno = 0; *text; lineno++) {
+		size_t len = strcspn(text, "\n");
+		snprintf(line, sizeof line, "%.*s", (int)len, text);
 		parse_line(line, lineno, s);
-		const char *nl = strchr(line, '\n');
-		if (!nl)
-			break;
-		line = nl + 1;
+		text += len + (text[len] == '\n');
 	}
 	s->busy /= 100;
 }
