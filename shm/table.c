@@ -167,6 +167,20 @@ static int my_pair(struct zka_arena *a, uint32_t s, uint32_t sst, uint32_t jst, 
 	return 0;
 }
 
+/* The record that job id names for its client (j = zka_job_index(id) in range: the caller's
+ * check): 0 with *J and its word *w; -ESTALE when it no longer names that job (another
+ * serial, or FREE or FILLING: released, expired or reused). The opening check of every
+ * client call on an id. */
+static int live_job(const struct zka_arena *a, uint64_t id, struct zka__job **J, uint64_t *w)
+{
+	*J = job_rec(a, zka_job_index(id));
+	*w = ld(&(*J)->word);
+	if (atomic_load(&(*J)->serial) != id >> 24 || w_state(*w) == ZKA_JOB_FREE ||
+	    w_state(*w) == ZKA_JOB_FILLING)
+		return -ESTALE;
+	return 0;
+}
+
 /* ---- issue 19: retention, output identity, proof attempts (helpers of the transitions) ---- */
 
 /* When a terminal record finished: its latest stage time. */
@@ -733,13 +747,10 @@ int zka_job_wait(struct zka_arena *a, uint64_t id, int timeout_ms, struct zka_jo
 		atomic_fetch_add(&J->waiters, 1); /* seq_cst: counted before reading seq/state (I8) */
 	for (;;) {
 		uint32_t seq = atomic_load(&J->done_seq);
-		uint64_t w = ld(&J->word);
-		uint32_t st = w_state(w);
-		if (atomic_load(&J->serial) != id >> 24 || st == ZKA_JOB_FREE ||
-		    st == ZKA_JOB_FILLING) {
-			rc = -ESTALE;
+		uint64_t w;
+		if ((rc = live_job(a, id, &J, &w)) < 0)
 			break;
-		}
+		uint32_t st = w_state(w);
 		if (st == ZKA_JOB_DONE || st == ZKA_JOB_FAILED) {
 			if (info)
 				zka_job_info(a, j, info);
@@ -769,11 +780,10 @@ int zka_job_release(struct zka_arena *a, uint64_t id)
 	int rc = zka__self(a, &me);
 	if (rc < 0)
 		return rc;
-	struct zka__job *J = job_rec(a, j);
-	uint64_t w = ld(&J->word);
-	if (atomic_load(&J->serial) != id >> 24 || w_state(w) == ZKA_JOB_FREE ||
-	    w_state(w) == ZKA_JOB_FILLING)
-		return -ESTALE;
+	struct zka__job *J;
+	uint64_t w;
+	if ((rc = live_job(a, id, &J, &w)) < 0)
+		return rc;
 	if (w_state(w) != ZKA_JOB_DONE && w_state(w) != ZKA_JOB_FAILED)
 		return -EBUSY;
 	if ((rc = zka__push_job(a, ZKA_RING_FREE_JOBS, j, w,
@@ -794,10 +804,9 @@ int zka_job_cancel(struct zka_arena *a, uint64_t id)
 		return -ERANGE;
 	if (a->flags & ZKA_OPEN_RDONLY)
 		return -EROFS;
-	struct zka__job *J = job_rec(a, j);
-	uint64_t w = ld(&J->word);
-	if (atomic_load(&J->serial) != id >> 24 || w_state(w) == ZKA_JOB_FREE ||
-	    w_state(w) == ZKA_JOB_FILLING)
+	struct zka__job *J;
+	uint64_t w;
+	if (live_job(a, id, &J, &w) < 0)
 		return -ESTALE;
 	if (w_state(w) == ZKA_JOB_DONE || w_state(w) == ZKA_JOB_FAILED)
 		return -EALREADY;
