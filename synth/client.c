@@ -35,6 +35,7 @@
 #include "synth/client.h"
 #include "keys/zka_cache.h"
 #include "synth/pipe.h"
+#include "witness/zka_witness.h"
 #include "zk/binfile.h"
 
 #include <errno.h>
@@ -178,7 +179,14 @@ int zka_client_submit(struct zka_arena *a, const char *arena_name, const char *z
 		zka_params_close(&prm);
 		return -ENOSPC;
 	}
-	r = submit_witness(wtns, w, &prm.pk, err, errlen);
+	size_t wl = strlen(w);
+	if (wl > 5 && !strcmp(w + wl - 5, ".json")) { /* input.json: the worker computes it */
+		char gp[ZKA_PATH_MAX + 8];
+		snprintf(gp, sizeof gp, "%s.wcg", ci.key_path);
+		r = zka_wcg_check_input(gp, w, prm.pk.curve, prm.pk.n_vars, err, errlen);
+	} else {
+		r = submit_witness(wtns, w, &prm.pk, err, errlen);
+	}
 	zka_params_close(&prm);
 	if (r)
 		return r;

@@ -16,6 +16,11 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/tests/interop/node_modules/snarkjs)
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/interop/witness.sh $<TARGET_FILE:zkarena>
                    ${CMAKE_BINARY_DIR}/interop-fixtures)
   set_tests_properties(interop_witness PROPERTIES TIMEOUT 1500 DEPENDS interop_snarkjs)
+  # input.json jobs through the pipeline, a worker killed mid-job (tests/interop/witness_pipeline.sh)
+  add_test(NAME interop_witness_pipeline
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/interop/witness_pipeline.sh $<TARGET_FILE:zkarena>
+                   ${CMAKE_BINARY_DIR}/interop-fixtures)
+  set_tests_properties(interop_witness_pipeline PROPERTIES TIMEOUT 600 DEPENDS interop_snarkjs)
 else()
   message(WARNING "zkarena: snarkjs not installed (run scripts/install-deps.sh): interop tests skipped")
 endif()

@@ -43,15 +43,17 @@ int zka_cmd_submit(int argc, char **argv)
 	static const struct option opts[] = {{"out", required_argument, 0, 'o'},
 					     {"r1cs", required_argument, 0, 'r'},
 					     {"priority", required_argument, 0, 'p'},
+					     {"input", required_argument, 0, 'i'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
-	const char *out = NULL, *r1cs = NULL;
+	const char *out = NULL, *r1cs = NULL, *input = NULL;
 	int opt, prio = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'r': r1cs = optarg; break;
+		case 'i': input = optarg; break;
 		case 'p':
 			if (zka_opt_int("zkarena submit", "--priority", optarg, ZKA_PRIORITY_MIN,
 					ZKA_PRIORITY_MAX, &prio))
@@ -59,7 +61,8 @@ int zka_cmd_submit(int argc, char **argv)
 			break;
 		case 'h':
 			printf("usage: zkarena submit NAME circuit.zkey witness.wtns --out DIR [--r1cs circuit.r1cs]\n"
-			       "                      [--priority N]\n\n"
+			       "                      [--priority N]\n"
+			       "       zkarena submit NAME circuit.zka --input input.json --out DIR [...]\n\n"
 			       "Queues one proof in arena NAME. The key is loaded into the arena's params\n"
 			       "region the first time it is named (later jobs reuse it); with --r1cs the\n"
 			       "workers also check each witness against the circuit. proof.json and\n"
@@ -67,14 +70,25 @@ int zka_cmd_submit(int argc, char **argv)
 			       "the last line. --priority N (-1000..1000, default 0): workers take the\n"
 			       "highest waiting priority first, FIFO within one; a job gains one level per\n"
 			       "%d s of waiting, so a low priority waits a bounded time.\n"
+			       "--input input.json (or a witness argument ending in .json): a synthesis\n"
+			       "worker computes the witness from input.json with the key's witness graph\n"
+			       "(circuit.zka.wcg, recorded by `zkarena import --c`), straight into its slot;\n"
+			       "the input is checked against the graph's inputs here, before queuing.\n"
 			       "exit status: 0 queued; 2 bad input (nothing queued).\n",
 			       ZKA_PRIORITY_AGE_S);
 			return 0;
 		default: return 2;
 		}
 	}
-	if (argc - optind != 3 || !out) {
-		fprintf(stderr, "zkarena submit: expected NAME circuit.zkey witness.wtns --out DIR (see --help)\n");
+	if (argc - optind != (input ? 2 : 3) || !out) {
+		fprintf(stderr, "zkarena submit: expected NAME circuit.zkey witness.wtns (or --input "
+				"input.json) --out DIR (see --help)\n");
+		return 2;
+	}
+	const char *wit = input ? input : argv[optind + 2];
+	size_t wl = strlen(wit);
+	if (input && (wl < 6 || strcmp(wit + wl - 5, ".json"))) {
+		fprintf(stderr, "zkarena submit: --input %s: the name must end in .json\n", input);
 		return 2;
 	}
 	struct zka_arena *a = open_arena("submit", argv[optind], 0);
@@ -83,8 +97,8 @@ int zka_cmd_submit(int argc, char **argv)
 	char err[1024] = "";
 	uint64_t id;
 	zka_arena_set_priority(a, prio);
-	int r = zka_client_submit(a, argv[optind], argv[optind + 1], r1cs, argv[optind + 2], out,
-				  &id, err, sizeof err);
+	int r = zka_client_submit(a, argv[optind], argv[optind + 1], r1cs, wit, out, &id, err,
+				  sizeof err);
 	zka_arena_close(a);
 	if (r) {
 		fprintf(stderr, "zkarena submit: %s\n", err);

@@ -597,3 +597,61 @@ int zka_wcg_eval(const zka_wcg *g, const uint64_t (*in)[4], uint64_t (*w)[4], vo
 		free(s);
 	return rc;
 }
+
+int zka_wcg_check_input(const char *graph, const char *input, const zka_curve *curve,
+			uint32_t n_vars, char *err, size_t errlen)
+{
+	struct zka_wcg g;
+	int fd = open(graph, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), rc = -EINVAL;
+	memset(&g, 0, sizeof g);
+	if (fd < 0) {
+		rc = -errno;
+		if (rc == -ENOENT)
+			snprintf(err, errlen, "%s: no witness graph for this key (import it with --c)",
+				 graph);
+		else
+			snprintf(err, errlen, "%s: %s", graph, strerror(errno));
+		return rc;
+	}
+	struct stat st;
+	uint8_t *map = NULL;
+	uint64_t *in = NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    pread(fd, &g.h, sizeof g.h, 0) != (ssize_t)sizeof g.h || memcmp(g.h.magic, ZKA_WCG_MAGIC, 8) ||
+	    g.h.version != 1 || (uint64_t)g.h.n_map * sizeof(struct zka_wcg_map) > (uint64_t)st.st_size) {
+		snprintf(err, errlen, "%s: not a zkarena witness graph of this version", graph);
+		goto out;
+	}
+	g.curve = g.h.curve == ZKA_BN254 ? &zka_curve_bn254
+		  : g.h.curve == ZKA_BLS12_381 ? &zka_curve_bls12_381 : NULL;
+	if (g.curve != curve || g.h.n_witness != n_vars) {
+		snprintf(err, errlen, "%s: the graph computes %u values of %s, the key expects %u of %s",
+			 graph, g.h.n_witness, g.curve ? g.curve->pretty : "an unknown curve", n_vars,
+			 curve->pretty);
+		goto out;
+	}
+	size_t mb = (size_t)g.h.n_map * sizeof(struct zka_wcg_map);
+	map = malloc(mb + 1);
+	in = calloc((size_t)g.h.n_inputs + 1, 32);
+	if (!map || !in) {
+		rc = -ENOMEM;
+		snprintf(err, errlen, "%s: out of memory", graph);
+		goto out;
+	}
+	if (pread(fd, map, mb, sizeof g.h) != (ssize_t)mb) {
+		snprintf(err, errlen, "%s: truncated", graph);
+		goto out;
+	}
+	g.map = (const struct zka_wcg_map *)map;
+	for (uint32_t i = 0; i < g.h.n_map; i++)
+		if ((uint64_t)g.map[i].offset + g.map[i].size > g.h.n_inputs) {
+			snprintf(err, errlen, "%s: an input map entry is outside the inputs", graph);
+			goto out;
+		}
+	rc = zka_wcg_inputs_json(&g, input, (uint64_t(*)[4])in, err, errlen);
+out:
+	free(map);
+	free(in);
+	close(fd);
+	return rc;
+}

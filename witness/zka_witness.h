@@ -33,6 +33,13 @@ size_t zka_wcg_scratch_bytes(const zka_wcg *g);
 int zka_wcg_inputs_json(const zka_wcg *g, const char *path, uint64_t (*in)[4], char *err,
 			size_t errlen);
 
+/* What a job client checks before queuing an input.json job, cheaply (the graph's header and
+ * input map only, no nodes): the graph at path graph exists and computes n_vars values of
+ * curve, and input parses against its inputs (zka_wcg_inputs_json's checks). 0 or -errno with
+ * one line in err. */
+int zka_wcg_check_input(const char *graph, const char *input, const zka_curve *curve,
+			uint32_t n_vars, char *err, size_t errlen);
+
 /* Evaluates the graph: w[0 .. n_witness) receives the witness (standard form). scratch, when
  * not NULL, is zka_wcg_scratch_bytes(g) bytes, 32-byte aligned, overwritten (one per thread);
  * else one is allocated for the call. Returns 0, -EDOM when a circuit assert fails (err names

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# witness_pipeline.sh ZKARENA FIXDIR - input.json jobs through the pipeline (zkarena run, CPU
+# backend) on a circom circuit of the interop fixtures (Poseidon, both curves): submit --input
+# checks the input before queuing; the workers compute each witness into its slot; proofs verify
+# with snarkjs and public.json equals snarkjs's; a worker SIGKILLed mid-synthesis of an
+# input.json job loses only that attempt (the job is DONE once); a circuit assert on a bad input
+# fails the job at once (one attempt), naming circom's template.
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../pipeline/lib.sh" "$1"
+fx=$2
+snarkjs="node $here/node_modules/snarkjs/cli.js"
+[ -f "$fx/.done" ] || { echo "no interop fixtures in $fx (interop_snarkjs makes them)"; exit 1; }
+for c in bn128 bls12381; do
+	cp "$fx/$c/hash.zkey" "$T/$c.zkey"
+	check "$c: import --c" "$ZK" import "$T/$c.zkey" --c "$fx/$c/hash_cpp" -o "$T/$c.zka"
+done
+check "arena create" "$ZK" arena create "$NAME" --slots 2 --slot-bytes 1M
+start_run 2 ZKA_SYNTH_DELAY_MS=800
+ids=()
+for c in bn128 bls12381; do
+	for i in 1 2 3; do
+		# three inputs per curve: the fixture's, and two with other salts
+		node -e "const j=JSON.parse(require('fs').readFileSync('$here/circuits/hash.input.json'));j.salt=String($i*1000+7);console.log(JSON.stringify(j))" > "$T/$c-in$i.json"
+		mkdir -p "$T/o/$c$i"
+		ids+=("$("$ZK" submit "$NAME" "$T/$c.zka" --input "$T/$c-in$i.json" --out "$T/o/$c$i" | tail -1)")
+	done
+done
+# a worker killed mid-synthesis of an input.json job
+if wait_state "${ids[0]}" SYNTHESIZING 30; then
+	pid=$(jobjson "${ids[0]}" owner_pid)
+	kill -9 "$pid" && ok "killed worker $pid mid-synthesis of an input.json job" || ko "could not kill '$pid'"
+else
+	ko "job ${ids[0]} never reached SYNTHESIZING"
+fi
+n=0
+for c in bn128 bls12381; do
+	for i in 1 2 3; do
+		id=${ids[$n]}
+		n=$((n + 1))
+		expect 0 "$c job $i ($id) DONE" "$ZK" wait "$NAME" "$id" --timeout 120
+		check "  snarkjs accepts its proof" $snarkjs groth16 verify "$fx/$c/hash.vk.json" "$T/o/$c$i/public.json" "$T/o/$c$i/proof.json"
+		$snarkjs wtns calculate "$fx/$c/hash_js/hash.wasm" "$T/$c-in$i.json" "$T/s.wtns" >/dev/null 2>&1
+		$snarkjs groth16 prove "$fx/$c/hash.zkey" "$T/s.wtns" "$T/sp.json" "$T/spub.json" >/dev/null 2>&1
+		cmp -s "$T/spub.json" "$T/o/$c$i/public.json" && ok "  public.json identical to snarkjs's" || ko "  public.json differs from snarkjs's"
+	done
+done
+sc=$(jobjson "${ids[0]}" synth_count)
+[ "$sc" = 2 ] && ok "the killed job was synthesized twice and proved once" || ko "synth_count $sc, wanted 2"
+# bad inputs are refused at submit, nothing queued
+echo '{"a": [1, 2], "nope": 1}' > "$T/bad.json"
+mkdir -p "$T/o/bad"
+expect 2 "submit --input with an unknown signal: refused" "$ZK" submit "$NAME" "$T/bn128.zka" --input "$T/bad.json" --out "$T/o/bad"
+grep -q "'nope' is not an input" "$T/out" && ok "  ... naming it" || ko "  ... said: $(cat "$T/out")"
+expect 2 "submit --input on a key without a graph: refused" "$ZK" submit "$NAME" "$fx/bn128/mix.zkey" --input "$T/bn128-in1.json" --out "$T/o/bad"
+grep -q "no witness graph" "$T/out" && ok "  ... saying so" || ko "  ... said: $(cat "$T/out")"
+finish
