@@ -60,6 +60,11 @@ static void usage(FILE *f)
 	    "                              [--backend cpu|cuda] [--reps R] [--sweep]\n"
 	    "                              [--synth-only] [--row-loops G:A[:K],...]\n"
 	    "       zkarena bench pipeline --zkey circuit.zkey --wtns witness.wtns [...]\n"
+	    "       zkarena bench pipeline --zkey circuit.zkey --input input.json [...]\n"
+	    "\n"
+	    "--input: every job starts at input.json and a worker computes its witness with the\n"
+	    "key's graph (circuit.zkey.wcg, `zkarena import --c` / `witness --c`) before a and b;\n"
+	    "the in-process rows use that witness as a .wtns.\n"
 	    "\n"
 	    "Measures whether synthesis keeps the prover busy, in one run on one key and witness:\n"
 	    "  synthesis in process: the previous path (one thread over the coefficient list, the\n"
@@ -426,7 +431,7 @@ static double median(double *v, int n)
 /* The benchmark: its settings, what it made (removed by bpp_cleanup), and its figures. */
 struct bpipe {
 	const zka_curve *curve;
-	const char *backend, *zkey_in, *wtns_in;
+	const char *backend, *zkey_in, *wtns_in, *input; /* input: jobs start at input.json */
 	int m, njobs, workers, threads, inflight, reps, sweep, synth_only;
 	struct zka__abc_tune tv[ROW_LOOPS_MAX];
 	int nv; /* --row-loops given: nv row loops in tv */
@@ -465,6 +470,7 @@ static int bpp_options(int argc, char **argv, struct bpipe *b)
 					     {"reps", required_argument, 0, 'r'},
 					     {"zkey", required_argument, 0, 'z'},
 					     {"wtns", required_argument, 0, 'x'},
+					     {"input", required_argument, 0, 'I'},
 					     {"sweep", no_argument, 0, 's'},
 					     {"synth-only", no_argument, 0, 'S'},
 					     {"row-loops", required_argument, 0, 'L'},
@@ -520,6 +526,9 @@ static int bpp_options(int argc, char **argv, struct bpipe *b)
 		case 'x':
 			b->wtns_in = optarg;
 			break;
+		case 'I':
+			b->input = optarg;
+			break;
 		case 's':
 			b->sweep = 1;
 			break;
@@ -545,9 +554,12 @@ static int bpp_options(int argc, char **argv, struct bpipe *b)
 			return 2;
 		}
 	}
-	if (optind != argc || !b->zkey_in != !b->wtns_in) {
+	if (optind != argc || (!b->input && !b->zkey_in != !b->wtns_in) ||
+	    (b->input && (!b->zkey_in || b->wtns_in))) {
 		fprintf(stderr, "%s: %s (see --help)\n", P,
-			optind != argc ? "unexpected arguments" : "--zkey and --wtns go together");
+			optind != argc ? "unexpected arguments"
+			: b->input     ? "--input goes with --zkey (and without --wtns)"
+				       : "--zkey and --wtns go together");
 		return 2;
 	}
 	b->be = strcmp(b->backend, "cuda") ? &zka_backend_cpu : &zka_backend_cuda;
@@ -563,7 +575,21 @@ static int bpp_options(int argc, char **argv, struct bpipe *b)
  * into b->pk, and the run's title line. 0, or -1 with b->err set. */
 static int bpp_key(struct bpipe *b)
 {
-	if (b->zkey_in) {
+	if (b->input) {
+		/* the in-process stages (synthesis, the ceiling) read this .wtns; the jobs start
+		 * at input.json, their witnesses computed by the workers */
+		zka_witness w;
+		snprintf(b->zkey, sizeof b->zkey, "%s", b->zkey_in);
+		snprintf(b->wtns, sizeof b->wtns, "%s/witness.wtns", b->dir);
+		if (zka_witness_from_input(b->zkey, b->input, &w, NULL, b->err, sizeof b->err))
+			return -1;
+		int r = zka_wtns_write(b->wtns, &w, b->err, sizeof b->err);
+		zka_witness_free(&w);
+		if (r)
+			return -1;
+		printf("%s: jobs start at %s: the workers compute each witness with %s.wcg\n", P,
+		       b->input, b->zkey);
+	} else if (b->zkey_in) {
 		snprintf(b->zkey, sizeof b->zkey, "%s", b->zkey_in);
 		snprintf(b->wtns, sizeof b->wtns, "%s", b->wtns_in);
 	} else {
@@ -759,8 +785,8 @@ static int bpp_submit(struct bpipe *b)
 			snprintf(b->err, sizeof b->err, "%.500s: %s", path, strerror(errno));
 			return -1;
 		}
-		if (zka_client_submit(b->a, b->name, b->zkey, NULL, b->wtns, path, &b->ids[i],
-				      b->err, sizeof b->err))
+		if (zka_client_submit(b->a, b->name, b->zkey, NULL, b->input ? b->input : b->wtns,
+				      path, &b->ids[i], b->err, sizeof b->err))
 			return -1;
 		if (i == 0)
 			printf("  key loaded into the arena (first submit) in %.2f s\n",
