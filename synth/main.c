@@ -145,8 +145,9 @@ static int witness_from_input(struct zka_arena *a, const struct zka_job_info *ji
 	if (!g)
 		return 1;
 	if (zka_wcg_curve(g) != p->pk.curve || zka_wcg_n_witness(g) != p->pk.n_vars) {
-		snprintf(err, errlen, "%.400s: the graph computes %u %s values, the key expects %u %s",
-			 wg.path, zka_wcg_n_witness(g), zka_wcg_curve(g)->pretty, p->pk.n_vars,
+		snprintf(err, errlen,
+			 "%.400s: the graph computes %u %s values, the key expects %u %s", wg.path,
+			 zka_wcg_n_witness(g), zka_wcg_curve(g)->pretty, p->pk.n_vars,
 			 p->pk.curve->pretty);
 		return 1;
 	}
@@ -263,12 +264,10 @@ fail:
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {{"threads", required_argument, 0, 't'},
-					     {"max-threads", required_argument, 0, 'm'},
-					     {"once", no_argument, 0, 'o'},
-					     {"help", no_argument, 0, 'h'},
-					     {"version", no_argument, 0, 'V'},
-					     {0, 0, 0, 0}};
+	static const struct option opts[] = {
+	    {"threads", required_argument, 0, 't'}, {"max-threads", required_argument, 0, 'm'},
+	    {"once", no_argument, 0, 'o'},	    {"help", no_argument, 0, 'h'},
+	    {"version", no_argument, 0, 'V'},	    {0, 0, 0, 0}};
 	int threads = 1, max_threads = 0, once = 0, opt;
 	while ((opt = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		switch (opt) {

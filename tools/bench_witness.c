@@ -59,6 +59,64 @@ static void row(const char *what, double sec, double ref, const char *same)
 	       same);
 }
 
+/* circom's C++ generator timed in process (built from cpp, or run from a kept build): the
+ * median seconds into *t (-1 when it failed), "identical"/"DIFFERS" against mine into *same. */
+static void time_circom(const char *cpp, const char *keep_cpp, const char *dir, const char *input,
+			int runs, const char *mine, double *t, const char **same)
+{
+	char other[4200], cmd[16384], err[1024] = "";
+	char name[256] = "", work[4200], tbin[4400];
+	snprintf(tbin, sizeof tbin, "%s/timer", cpp);
+	if (access(tbin, X_OK) == 0) { /* a kept build: DIR/timer and DIR/circuit.name */
+		snprintf(work, sizeof work, "%s", cpp);
+		snprintf(tbin, sizeof tbin, "%s/circuit.name", cpp);
+		FILE *nf = fopen(tbin, "r");
+		if (!nf || !fgets(name, sizeof name, nf))
+			name[0] = 0;
+		if (nf)
+			fclose(nf);
+		name[strcspn(name, "\n")] = 0;
+	} else {
+		if (keep_cpp)
+			snprintf(work, sizeof work, "%s", keep_cpp);
+		else
+			snprintf(work, sizeof work, "%s/circom", dir);
+		mkdir(work, 0700);
+		fprintf(stderr,
+			"zkarena bench witness: building circom's C++ generator (-O3) ...\n");
+		if (zka_wc_build_circom_timer(cpp, work, name, sizeof name, err, sizeof err)) {
+			fprintf(stderr, "zkarena bench witness: circom's C++: %s\n", err);
+			name[0] = 0;
+		} else {
+			snprintf(cmd, sizeof cmd,
+				 "cp '%s/%s.dat' '%s/' && echo '%s' > '%s/circuit.name'", cpp, name,
+				 work, name, work);
+			if (system(cmd))
+				name[0] = 0;
+		}
+	}
+	if (name[0]) {
+		snprintf(other, sizeof other, "%s/circom.wtns", dir);
+		snprintf(cmd, sizeof cmd, "'%s/timer' '%s/%s.dat' '%s' %d '%s' > '%s/times'", work,
+			 work, name, input, runs, other, dir);
+		if (system(cmd) == 0) {
+			char tp[4300];
+			snprintf(tp, sizeof tp, "%s/times", dir);
+			FILE *f = fopen(tp, "r");
+			double c[64];
+			int k = 0;
+			while (f && k < runs && fscanf(f, "%lf", &c[k]) == 1)
+				k++;
+			if (f)
+				fclose(f);
+			if (k == runs) {
+				*t = zka_percentile(c, k, 50);
+				*same = same_file(mine, other) ? "identical" : "DIFFERS";
+			}
+		}
+	}
+}
+
 int zka_bench_witness(int argc, char **argv)
 {
 	static const struct option opts[] = {{"runs", required_argument, 0, 'r'},
@@ -81,29 +139,47 @@ int zka_bench_witness(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'w': wasm = optarg; break;
-		case 's': snarkjs = optarg; break;
-		case 'c': cpp = optarg; break;
-		case 'k': keep_cpp = optarg; break;
+		case 'w':
+			wasm = optarg;
+			break;
+		case 's':
+			snarkjs = optarg;
+			break;
+		case 'c':
+			cpp = optarg;
+			break;
+		case 'k':
+			keep_cpp = optarg;
+			break;
 		case 'h':
-			printf("usage: zkarena bench witness circuit.zka|circuit.wcg input.json [--runs N]\n"
-			       "                             [--cpp circuit_cpp] [--wasm circuit.wasm]\n"
+			printf("usage: zkarena bench witness circuit.zka|circuit.wcg input.json "
+			       "[--runs N]\n"
+			       "                             [--cpp circuit_cpp] [--wasm "
+			       "circuit.wasm]\n"
 			       "                             [--snarkjs CMD] [--keep-cpp DIR]\n\n"
-			       "Times witness generation from input.json: zkarena's graph in process (one\n"
-			       "thread: the per-core figure) and as the `zkarena witness` CLI, circom's own\n"
-			       "C++ generator (--cpp: circom's --c output, built here -O3 with nasm, timed\n"
-			       "in process; --keep-cpp DIR keeps that build in DIR, and --cpp DIR of such\n"
+			       "Times witness generation from input.json: zkarena's graph in "
+			       "process (one\n"
+			       "thread: the per-core figure) and as the `zkarena witness` CLI, "
+			       "circom's own\n"
+			       "C++ generator (--cpp: circom's --c output, built here -O3 with "
+			       "nasm, timed\n"
+			       "in process; --keep-cpp DIR keeps that build in DIR, and --cpp DIR "
+			       "of such\n"
 			       "a build runs it without building: for machines without nasm) and\n"
 			       "`snarkjs wtns calculate` (--wasm; CMD default: node\n"
-			       "tests/interop/node_modules/snarkjs/cli.js). Medians of N runs (default 10;\n"
-			       "snarkjs at most 3). Every peer's witness is compared byte for byte with\n"
+			       "tests/interop/node_modules/snarkjs/cli.js). Medians of N runs "
+			       "(default 10;\n"
+			       "snarkjs at most 3). Every peer's witness is compared byte for byte "
+			       "with\n"
 			       "zkarena's; the exit status is 1 when one differs.\n");
 			return 0;
-		default: return 2;
+		default:
+			return 2;
 		}
 	}
 	if (argc - optind != 2) {
-		fprintf(stderr, "zkarena bench witness: expected circuit.zka input.json (see --help)\n");
+		fprintf(stderr,
+			"zkarena bench witness: expected circuit.zka input.json (see --help)\n");
 		return 2;
 	}
 	const char *key = argv[optind], *input = argv[optind + 1];
@@ -137,7 +213,8 @@ int zka_bench_witness(int argc, char **argv)
 		int rc = zka_wcg_inputs_json(g, input, in, err, sizeof err);
 		double b = zka_now();
 		if (!rc)
-			rc = zka_wcg_eval(g, (const uint64_t(*)[4])in, w.w, scratch, err, sizeof err);
+			rc = zka_wcg_eval(g, (const uint64_t(*)[4])in, w.w, scratch, err,
+					  sizeof err);
 		if (rc) {
 			fprintf(stderr, "zkarena bench witness: %s\n", err);
 			status = 2;
@@ -158,67 +235,19 @@ int zka_bench_witness(int argc, char **argv)
 
 	double tcpp = -1;
 	const char *cpp_same = "-";
-	if (cpp) {
-		char name[256] = "", work[4200], tbin[4400];
-		snprintf(tbin, sizeof tbin, "%s/timer", cpp);
-		if (access(tbin, X_OK) == 0) { /* a kept build: DIR/timer and DIR/circuit.name */
-			snprintf(work, sizeof work, "%s", cpp);
-			snprintf(tbin, sizeof tbin, "%s/circuit.name", cpp);
-			FILE *nf = fopen(tbin, "r");
-			if (!nf || !fgets(name, sizeof name, nf))
-				name[0] = 0;
-			if (nf)
-				fclose(nf);
-			name[strcspn(name, "\n")] = 0;
-		} else {
-			if (keep_cpp)
-				snprintf(work, sizeof work, "%s", keep_cpp);
-			else
-				snprintf(work, sizeof work, "%s/circom", dir);
-			mkdir(work, 0700);
-			fprintf(stderr, "zkarena bench witness: building circom's C++ generator (-O3) ...\n");
-			if (zka_wc_build_circom_timer(cpp, work, name, sizeof name, err, sizeof err)) {
-				fprintf(stderr, "zkarena bench witness: circom's C++: %s\n", err);
-				name[0] = 0;
-			} else {
-				snprintf(cmd, sizeof cmd, "cp '%s/%s.dat' '%s/' && echo '%s' > '%s/circuit.name'",
-					 cpp, name, work, name, work);
-				if (system(cmd))
-					name[0] = 0;
-			}
-		}
-		if (name[0]) {
-			snprintf(other, sizeof other, "%s/circom.wtns", dir);
-			snprintf(cmd, sizeof cmd, "'%s/timer' '%s/%s.dat' '%s' %d '%s' > '%s/times'", work,
-				 work, name, input, runs, other, dir);
-			if (system(cmd) == 0) {
-				char tp[4300];
-				snprintf(tp, sizeof tp, "%s/times", dir);
-				FILE *f = fopen(tp, "r");
-				double c[64];
-				int k = 0;
-				while (f && k < runs && fscanf(f, "%lf", &c[k]) == 1)
-					k++;
-				if (f)
-					fclose(f);
-				if (k == runs) {
-					tcpp = zka_percentile(c, k, 50);
-					cpp_same = same_file(mine, other) ? "identical" : "DIFFERS";
-				}
-			}
-		}
-	}
+	if (cpp)
+		time_circom(cpp, keep_cpp, dir, input, runs, mine, &tcpp, &cpp_same);
 	snprintf(other, sizeof other, "%s/cli.wtns", dir);
-	snprintf(cmd, sizeof cmd, "rm -f '%s'; '%s' witness '%s' '%s' '%s' 2>/dev/null", other, self,
-		 gp, input, other);
+	snprintf(cmd, sizeof cmd, "rm -f '%s'; '%s' witness '%s' '%s' '%s' 2>/dev/null", other,
+		 self, gp, input, other);
 	double tcli = time_cmd(cmd, runs < 5 ? runs : 5);
 	const char *cli_same = tcli >= 0 && same_file(mine, other) ? "identical" : "DIFFERS";
 	double tsj = -1;
 	const char *sj_same = "-";
 	if (wasm) {
 		snprintf(other, sizeof other, "%s/snarkjs.wtns", dir);
-		snprintf(cmd, sizeof cmd, "%s wtns calculate '%s' '%s' '%s' >/dev/null 2>&1", snarkjs, wasm,
-			 input, other);
+		snprintf(cmd, sizeof cmd, "%s wtns calculate '%s' '%s' '%s' >/dev/null 2>&1",
+			 snarkjs, wasm, input, other);
 		tsj = time_cmd(cmd, runs < 3 ? runs : 3);
 		sj_same = tsj >= 0 && same_file(mine, other) ? "identical" : "DIFFERS";
 	}
@@ -242,8 +271,10 @@ int zka_bench_witness(int argc, char **argv)
 	if (wasm)
 		row("snarkjs wtns calculate (CLI)", tsj, tcpp, sj_same);
 	printf("\nvs circom C++: its time per witness over this row's (above 1: faster). The "
-	       "in-process circom row includes its input.json parse, as the second zkarena row does.\n");
-	if (strcmp(cli_same, "identical") || !strcmp(cpp_same, "DIFFERS") || !strcmp(sj_same, "DIFFERS"))
+	       "in-process circom row includes its input.json parse, as the second zkarena row "
+	       "does.\n");
+	if (strcmp(cli_same, "identical") || !strcmp(cpp_same, "DIFFERS") ||
+	    !strcmp(sj_same, "DIFFERS"))
 		status = 1;
 out:
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -8,12 +8,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Opens arena name for a client (no recovery: that is the daemons' work); prints
  * "zkarena CMD: arena NAME: problem" and returns NULL on failure. */
@@ -40,49 +40,67 @@ static int parse_id(const char *cmd, const char *s, uint64_t *id)
 
 int zka_cmd_submit(int argc, char **argv)
 {
-	static const struct option opts[] = {{"out", required_argument, 0, 'o'},
-					     {"r1cs", required_argument, 0, 'r'},
-					     {"priority", required_argument, 0, 'p'},
-					     {"input", required_argument, 0, 'i'},
-					     {"help", no_argument, 0, 'h'},
-					     {0, 0, 0, 0}};
+	static const struct option opts[] = {
+	    {"out", required_argument, 0, 'o'},	     {"r1cs", required_argument, 0, 'r'},
+	    {"priority", required_argument, 0, 'p'}, {"input", required_argument, 0, 'i'},
+	    {"help", no_argument, 0, 'h'},	     {0, 0, 0, 0}};
 	const char *out = NULL, *r1cs = NULL, *input = NULL;
 	int opt, prio = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'o': out = optarg; break;
-		case 'r': r1cs = optarg; break;
-		case 'i': input = optarg; break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'r':
+			r1cs = optarg;
+			break;
+		case 'i':
+			input = optarg;
+			break;
 		case 'p':
 			if (zka_opt_int("zkarena submit", "--priority", optarg, ZKA_PRIORITY_MIN,
 					ZKA_PRIORITY_MAX, &prio))
 				return 2;
 			break;
 		case 'h':
-			printf("usage: zkarena submit NAME circuit.zkey witness.wtns --out DIR [--r1cs circuit.r1cs]\n"
-			       "                      [--priority N]\n"
-			       "       zkarena submit NAME circuit.zka --input input.json --out DIR [...]\n\n"
-			       "Queues one proof in arena NAME. The key is loaded into the arena's params\n"
-			       "region the first time it is named (later jobs reuse it); with --r1cs the\n"
-			       "workers also check each witness against the circuit. proof.json and\n"
-			       "public.json will appear in DIR (which must exist). Prints the job id alone on\n"
-			       "the last line. --priority N (-1000..1000, default 0): workers take the\n"
-			       "highest waiting priority first, FIFO within one; a job gains one level per\n"
-			       "%d s of waiting, so a low priority waits a bounded time.\n"
-			       "--input input.json (or a witness argument ending in .json): a synthesis\n"
-			       "worker computes the witness from input.json with the key's witness graph\n"
-			       "(circuit.zka.wcg, recorded by `zkarena import --c`), straight into its slot;\n"
-			       "the input is checked against the graph's inputs here, before queuing.\n"
-			       "exit status: 0 queued; 2 bad input (nothing queued).\n",
-			       ZKA_PRIORITY_AGE_S);
+			printf(
+			    "usage: zkarena submit NAME circuit.zkey witness.wtns --out DIR "
+			    "[--r1cs circuit.r1cs]\n"
+			    "                      [--priority N]\n"
+			    "       zkarena submit NAME circuit.zka --input input.json --out DIR "
+			    "[...]\n\n"
+			    "Queues one proof in arena NAME. The key is loaded into the arena's "
+			    "params\n"
+			    "region the first time it is named (later jobs reuse it); with --r1cs "
+			    "the\n"
+			    "workers also check each witness against the circuit. proof.json and\n"
+			    "public.json will appear in DIR (which must exist). Prints the job id "
+			    "alone on\n"
+			    "the last line. --priority N (-1000..1000, default 0): workers take "
+			    "the\n"
+			    "highest waiting priority first, FIFO within one; a job gains one "
+			    "level per\n"
+			    "%d s of waiting, so a low priority waits a bounded time.\n"
+			    "--input input.json (or a witness argument ending in .json): a "
+			    "synthesis\n"
+			    "worker computes the witness from input.json with the key's witness "
+			    "graph\n"
+			    "(circuit.zka.wcg, recorded by `zkarena import --c`), straight into "
+			    "its slot;\n"
+			    "the input is checked against the graph's inputs here, before "
+			    "queuing.\n"
+			    "exit status: 0 queued; 2 bad input (nothing queued).\n",
+			    ZKA_PRIORITY_AGE_S);
 			return 0;
-		default: return 2;
+		default:
+			return 2;
 		}
 	}
 	if (argc - optind != (input ? 2 : 3) || !out) {
-		fprintf(stderr, "zkarena submit: expected NAME circuit.zkey witness.wtns (or --input "
-				"input.json) --out DIR (see --help)\n");
+		fprintf(stderr,
+			"zkarena submit: expected NAME circuit.zkey witness.wtns (or --input "
+			"input.json) --out DIR (see --help)\n");
 		return 2;
 	}
 	const char *wit = input ? input : argv[optind + 2];
@@ -144,11 +162,12 @@ static int wait_report(uint64_t id, int r, const struct zka_client_outcome *o)
 		return 3;
 	}
 	if (r == -ESTALE)
-		fprintf(stderr,
-			"zkarena wait: job %llu: no such job: never submitted, released, or its record "
-			"expired (finished records are kept for the retention time, or less when the "
-			"table is needed); pass --out DIR to read its outcome from its done marker\n",
-			u);
+		fprintf(
+		    stderr,
+		    "zkarena wait: job %llu: no such job: never submitted, released, or its record "
+		    "expired (finished records are kept for the retention time, or less when the "
+		    "table is needed); pass --out DIR to read its outcome from its done marker\n",
+		    u);
 	else if (r == -ENOENT)
 		fprintf(
 		    stderr,
@@ -178,26 +197,40 @@ int zka_cmd_wait(int argc, char **argv)
 			errno = 0;
 			double sec = strtod(optarg, &end);
 			if (!*optarg || *end || errno || !(sec >= 0 && sec <= 2000000)) {
-				fprintf(stderr, "zkarena wait: --timeout: '%s' is not a number of seconds in 0..2000000\n",
+				fprintf(stderr,
+					"zkarena wait: --timeout: '%s' is not a number of seconds "
+					"in 0..2000000\n",
 					optarg);
 				return 2;
 			}
 			timeout_ms = (int)(sec * 1000);
 			break;
 		}
-		case 'r': release = 1; break;
-		case 'o': out = optarg; break;
+		case 'r':
+			release = 1;
+			break;
+		case 'o':
+			out = optarg;
+			break;
 		case 'h':
-			printf("usage: zkarena wait NAME JOB [--timeout SECONDS] [--release] [--out DIR]\n\n"
+			printf("usage: zkarena wait NAME JOB [--timeout SECONDS] [--release] "
+			       "[--out DIR]\n\n"
 			       "Blocks (on a futex, no polling) until JOB is DONE or FAILED.\n"
-			       "--release frees the job record afterwards (its id then stops naming it).\n"
-			       "Finished records are freed after the arena's retention time (or earlier,\n"
-			       "oldest first, when the table is needed): a freed job's outcome is read from\n"
-			       "its output directory's done marker (DIR, or the record while not reused).\n"
-			       "exit status: 0 DONE (proof.json and public.json are in the job's directory);\n"
-			       "1 FAILED (the reason is printed); 3 timed out; 2 bad usage or unknown job.\n");
+			       "--release frees the job record afterwards (its id then stops "
+			       "naming it).\n"
+			       "Finished records are freed after the arena's retention time (or "
+			       "earlier,\n"
+			       "oldest first, when the table is needed): a freed job's outcome is "
+			       "read from\n"
+			       "its output directory's done marker (DIR, or the record while not "
+			       "reused).\n"
+			       "exit status: 0 DONE (proof.json and public.json are in the job's "
+			       "directory);\n"
+			       "1 FAILED (the reason is printed); 3 timed out; 2 bad usage or "
+			       "unknown job.\n");
 			return 0;
-		default: return 2;
+		default:
+			return 2;
 		}
 	}
 	uint64_t id;
@@ -244,7 +277,8 @@ int zka_cmd_cancel(int argc, char **argv)
 	int r = zka_job_cancel(a, id);
 	zka_arena_close(a);
 	if (r == -EALREADY) {
-		fprintf(stderr, "zkarena cancel: job %llu already finished\n", (unsigned long long)id);
+		fprintf(stderr, "zkarena cancel: job %llu already finished\n",
+			(unsigned long long)id);
 		return 1;
 	}
 	if (r) {
@@ -319,13 +353,15 @@ static void print_attempts(const struct zka_job_info *ji)
 int zka_cmd_status(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		printf("usage: zkarena status NAME [JOB | --watch | --snapshot]\n\nWith JOB: that job's state, attempts, "
-		       "stage times and reason. Without: jobs per state, the daemon's backend and\n"
-		       "fast paths (from its last start), and the jobs not yet DONE. For the arena's\n"
-		       "slots, rings and counters see `zkarena arena status NAME`.\n"
-		       "--watch: a live view refreshed every second (slots by state, the queue by\n"
-		       "priority, each gpud's busy %% and proofs/s, the last failures) until Ctrl-C;\n"
-		       "plain text, also in a pipe. --snapshot: that view once.\n");
+		printf(
+		    "usage: zkarena status NAME [JOB | --watch | --snapshot]\n\nWith JOB: that "
+		    "job's state, attempts, "
+		    "stage times and reason. Without: jobs per state, the daemon's backend and\n"
+		    "fast paths (from its last start), and the jobs not yet DONE. For the arena's\n"
+		    "slots, rings and counters see `zkarena arena status NAME`.\n"
+		    "--watch: a live view refreshed every second (slots by state, the queue by\n"
+		    "priority, each gpud's busy %% and proofs/s, the last failures) until Ctrl-C;\n"
+		    "plain text, also in a pipe. --snapshot: that view once.\n");
 		return argc < 2 ? 2 : 0;
 	}
 	if (argc == 3 && (!strcmp(argv[2], "--watch") || !strcmp(argv[2], "--snapshot")))
@@ -343,7 +379,8 @@ int zka_cmd_status(int argc, char **argv)
 			    ji.state == ZKA_JOB_FREE) &&
 			   zka_job_expired(a, id, &ji) != 0) {
 			fprintf(stderr,
-				"zkarena status: job %llu: no such job (never submitted, released, or its "
+				"zkarena status: job %llu: no such job (never submitted, released, "
+				"or its "
 				"record expired and was reused)\n",
 				(unsigned long long)id);
 			status = 2;
@@ -351,21 +388,25 @@ int zka_cmd_status(int argc, char **argv)
 			if (ji.id == id && zka_job_expired(a, id, &ji) == 0)
 				printf("job %llu: record freed by retention (kept until reused)\n",
 				       (unsigned long long)id);
-			printf("job %llu: %s, priority %d, attempt %u of %u, synthesized %u time(s)\n",
-			       (unsigned long long)id, zka_job_state_name(ji.state), ji.priority, ji.attempts + 1,
-			       ji.max_attempts, ji.synth_count);
+			printf(
+			    "job %llu: %s, priority %d, attempt %u of %u, synthesized %u time(s)\n",
+			    (unsigned long long)id, zka_job_state_name(ji.state), ji.priority,
+			    ji.attempts + 1, ji.max_attempts, ji.synth_count);
 			printf("  witness %s\n  output  %s\n", ji.witness_path, ji.out_dir);
 			printf("  queued %.3f s, synthesis %.3f s, waiting for the prover %.3f s, "
 			       "prove %.3f s\n",
-			       secs(ji.t_submit, ji.t_synth_start), secs(ji.t_synth_start, ji.t_synth_end),
-			       secs(ji.t_synth_end, ji.t_prove_start), secs(ji.t_prove_start, ji.t_prove_end));
+			       secs(ji.t_submit, ji.t_synth_start),
+			       secs(ji.t_synth_start, ji.t_synth_end),
+			       secs(ji.t_synth_end, ji.t_prove_start),
+			       secs(ji.t_prove_start, ji.t_prove_end));
 			if (ji.reason[0])
 				printf("  reason: %s\n", ji.reason);
 			print_attempts(&ji);
 		}
 	} else {
-		static const int states[] = {ZKA_JOB_SUBMITTED, ZKA_JOB_SYNTHESIZING, ZKA_JOB_READY,
-					     ZKA_JOB_PROVING, ZKA_JOB_DONE, ZKA_JOB_FAILED};
+		static const int states[] = {ZKA_JOB_SUBMITTED, ZKA_JOB_SYNTHESIZING,
+					     ZKA_JOB_READY,	ZKA_JOB_PROVING,
+					     ZKA_JOB_DONE,	ZKA_JOB_FAILED};
 		struct zka_arena_geometry g;
 		zka_arena_geometry(a, &g);
 		unsigned cnt[16] = {0};

@@ -39,7 +39,8 @@ int zka_witness_from_input(const char *key, const char *input, zka_witness *w, d
 	zka_witness_graph_path(key, gp, sizeof gp);
 	int rc = zka_wcg_load(gp, &g, err, errlen);
 	if (rc == -ENOENT)
-		snprintf(err, errlen, "%s: no witness graph for this key (import it with --c DIR)", gp);
+		snprintf(err, errlen, "%s: no witness graph for this key (import it with --c DIR)",
+			 gp);
 	if (rc)
 		return rc;
 	in = calloc((size_t)zka_wcg_n_inputs(g) + 1, 32);
@@ -80,7 +81,8 @@ static int record_only(const char *cdir, const char *prime, const char *out)
 	const zka_curve *c = zka_curve_by_name(prime);
 	char err[1024] = "";
 	if (!c) {
-		fprintf(stderr, "zkarena witness: --prime %s: unknown (bn128 or bls12381)\n", prime);
+		fprintf(stderr, "zkarena witness: --prime %s: unknown (bn128 or bls12381)\n",
+			prime);
 		return 2;
 	}
 	if (!out) {
@@ -126,19 +128,26 @@ int zka_cmd_witness(int argc, char **argv)
 			continue;
 		}
 		if (opt == 'h') {
-			printf("usage: zkarena witness circuit.zka|circuit.wcg input.json witness.wtns\n"
-			       "       zkarena witness --c circuit_cpp [--prime bn128|bls12381] -o "
-			       "circuit.wcg\n\n"
-			       "Computes the witness of input.json, as `snarkjs wtns calculate` does, from\n"
-			       "the circuit's witness graph (circuit.zka.wcg beside the key, recorded by\n"
-			       "`zkarena import --c`). input.json is read as snarkjs reads it: each name\n"
-			       "an input signal of the main component, arrays flattened in order, numbers\n"
-			       "or decimal/0x strings, negative values mod r. The file is written\n"
-			       "atomically.\n"
-			       "The second form records the graph of circom's --c output without a key.\n"
-			       "exit status: 0 written; 2 bad usage, bad input or a failed circuit\n"
-			       "assert (one line naming the signal or circom's template and line;\n"
-			       "nothing written).\n");
+			printf(
+			    "usage: zkarena witness circuit.zka|circuit.wcg input.json "
+			    "witness.wtns\n"
+			    "       zkarena witness --c circuit_cpp [--prime bn128|bls12381] -o "
+			    "circuit.wcg\n\n"
+			    "Computes the witness of input.json, as `snarkjs wtns calculate` does, "
+			    "from\n"
+			    "the circuit's witness graph (circuit.zka.wcg beside the key, recorded "
+			    "by\n"
+			    "`zkarena import --c`). input.json is read as snarkjs reads it: each "
+			    "name\n"
+			    "an input signal of the main component, arrays flattened in order, "
+			    "numbers\n"
+			    "or decimal/0x strings, negative values mod r. The file is written\n"
+			    "atomically.\n"
+			    "The second form records the graph of circom's --c output without a "
+			    "key.\n"
+			    "exit status: 0 written; 2 bad usage, bad input or a failed circuit\n"
+			    "assert (one line naming the signal or circom's template and line;\n"
+			    "nothing written).\n");
 			return 0;
 		}
 		fprintf(stderr, "zkarena witness: see --help\n");
@@ -146,13 +155,16 @@ int zka_cmd_witness(int argc, char **argv)
 	}
 	if (cdir) {
 		if (argc != optind) {
-			fprintf(stderr, "zkarena witness: --c takes no other arguments (see --help)\n");
+			fprintf(stderr,
+				"zkarena witness: --c takes no other arguments (see --help)\n");
 			return 2;
 		}
 		return record_only(cdir, prime, out);
 	}
-	if (argc - optind != 3 || out) {		fprintf(stderr, "zkarena witness: expected circuit.zka input.json witness.wtns (see "
-				"--help)\n");
+	if (argc - optind != 3 || out) {
+		fprintf(stderr,
+			"zkarena witness: expected circuit.zka input.json witness.wtns (see "
+			"--help)\n");
 		return 2;
 	}
 	zka_witness w;

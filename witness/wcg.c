@@ -52,9 +52,10 @@ struct zka_wcg {
 	/* the compiled program */
 	struct zka_wcg_ins *prog;
 	uint32_t n_slots;
-	uint32_t *wemit, *wlist;	 /* witness entries of node i: wlist[wemit[i] .. wemit[i+1]) */
-	uint32_t *achk, *alist, *aslot; /* asserts checked at node i, and their (value, guard) slots */
-	uint32_t *wnode, *anode;	 /* the node of wlist[k] and of alist[k], ascending */
+	uint32_t *wemit, *wlist; /* witness entries of node i: wlist[wemit[i] .. wemit[i+1]) */
+	uint32_t *achk, *alist,
+	    *aslot;		 /* asserts checked at node i, and their (value, guard) slots */
+	uint32_t *wnode, *anode; /* the node of wlist[k] and of alist[k], ascending */
 };
 
 struct zka_wcg_ins {
@@ -130,12 +131,16 @@ static int arity(uint8_t op)
 {
 	switch (op) {
 	case ZKA_WOP_INPUT:
-	case ZKA_WOP_CONST: return 0;
+	case ZKA_WOP_CONST:
+		return 0;
 	case ZKA_WOP_NEG:
 	case ZKA_WOP_BNOT:
-	case ZKA_WOP_LNOT: return 1;
-	case ZKA_WOP_SELECT: return 3;
-	default: return op > 0 && op < ZKA_WOP_COUNT ? 2 : -1;
+	case ZKA_WOP_LNOT:
+		return 1;
+	case ZKA_WOP_SELECT:
+		return 3;
+	default:
+		return op > 0 && op < ZKA_WOP_COUNT ? 2 : -1;
 	}
 }
 
@@ -174,7 +179,6 @@ static const char *check(const struct zka_wcg *g)
 		return "the message table is not terminated";
 	return NULL;
 }
-
 
 /* Counting sort of (key, value) pairs into CSR form: start[0..n], list. 0 or -ENOMEM. */
 static int csr(uint32_t n, const uint32_t *key, uint32_t cnt, uint32_t **start, uint32_t **list)
@@ -223,8 +227,7 @@ static int compile(struct zka_wcg *g)
 		if (a->guard != ZKA_WCG_NONE && last[a->guard] < at)
 			last[a->guard] = at;
 	}
-	if (csr(nn, g->witness, nw, &g->wemit, &g->wlist) ||
-	    csr(nn, akey, na, &g->achk, &g->alist))
+	if (csr(nn, g->witness, nw, &g->wemit, &g->wlist) || csr(nn, akey, na, &g->achk, &g->alist))
 		goto out;
 	/* csr stored the positions k; witness entry k is witness index k */
 	g->aslot = malloc(((size_t)na + 1) * 2 * 4);
@@ -236,7 +239,9 @@ static int compile(struct zka_wcg *g)
 		struct zka_wcg_ins *in = &g->prog[i];
 		int k = arity(n->op);
 		in->op = n->op;
-		in->a = n->op == ZKA_WOP_INPUT || n->op == ZKA_WOP_CONST ? n->a : k >= 1 ? slot[n->a] : 0;
+		in->a = n->op == ZKA_WOP_INPUT || n->op == ZKA_WOP_CONST ? n->a
+			: k >= 1					 ? slot[n->a]
+									 : 0;
 		in->b = k >= 2 ? slot[n->b] : 0;
 		in->c = k >= 3 ? slot[n->c] : 0;
 		/* operands read for the last time here give their slots back first (W2: the
@@ -244,7 +249,8 @@ static int compile(struct zka_wcg *g)
 		uint32_t ops[3] = {n->a, n->b, n->c};
 		for (int j = 0; j < k; j++) {
 			uint32_t o = ops[j];
-			int checked = 0; /* an assert at i reads it after the instruction: keep it */
+			int checked =
+			    0; /* an assert at i reads it after the instruction: keep it */
 			for (uint32_t q = g->achk[i]; q < g->achk[i + 1]; q++)
 				checked |= g->asserts[g->alist[q]].node == o ||
 					   g->asserts[g->alist[q]].guard == o;
@@ -314,10 +320,11 @@ int zka_wcg_load(const char *path, zka_wcg **out, char *err, size_t errlen)
 		why = "unsupported graph version (re-import the circuit)";
 		goto bad;
 	}
-	uint64_t need = sizeof g->h + (uint64_t)g->h.n_map * sizeof(struct zka_wcg_map) +
-			(uint64_t)g->h.n_consts * 32 + (uint64_t)g->h.n_nodes * sizeof(struct zka_wcg_node) +
-			(uint64_t)g->h.n_witness * 4 + (uint64_t)g->h.n_asserts * sizeof(struct zka_wcg_assert) +
-			g->h.msg_bytes + 8;
+	uint64_t need =
+	    sizeof g->h + (uint64_t)g->h.n_map * sizeof(struct zka_wcg_map) +
+	    (uint64_t)g->h.n_consts * 32 + (uint64_t)g->h.n_nodes * sizeof(struct zka_wcg_node) +
+	    (uint64_t)g->h.n_witness * 4 +
+	    (uint64_t)g->h.n_asserts * sizeof(struct zka_wcg_assert) + g->h.msg_bytes + 8;
 	if (need != size) {
 		why = "truncated or of the wrong size";
 		goto bad;
@@ -404,10 +411,22 @@ void zka_wcg_free(zka_wcg *g)
 	free(g);
 }
 
-const zka_curve *zka_wcg_curve(const zka_wcg *g) { return g->curve; }
-uint32_t zka_wcg_n_witness(const zka_wcg *g) { return g->h.n_witness; }
-uint32_t zka_wcg_n_inputs(const zka_wcg *g) { return g->h.n_inputs; }
-size_t zka_wcg_scratch_bytes(const zka_wcg *g) { return (size_t)g->n_slots * 65; }
+const zka_curve *zka_wcg_curve(const zka_wcg *g)
+{
+	return g->curve;
+}
+uint32_t zka_wcg_n_witness(const zka_wcg *g)
+{
+	return g->h.n_witness;
+}
+uint32_t zka_wcg_n_inputs(const zka_wcg *g)
+{
+	return g->h.n_inputs;
+}
+size_t zka_wcg_scratch_bytes(const zka_wcg *g)
+{
+	return (size_t)g->n_slots * 65;
+}
 
 /* ---- input.json ---- */
 
@@ -540,7 +559,8 @@ int zka_wcg_inputs_json(const zka_wcg *g, const char *path, uint64_t (*in)[4], c
 			if (g->map[i].hash == h)
 				m = &g->map[i];
 		if (!m) {
-			snprintf(err, errlen, "%s: signal '%s' is not an input of the circuit", path, key);
+			snprintf(err, errlen, "%s: signal '%s' is not an input of the circuit",
+				 path, key);
 			goto out;
 		}
 		json_array_clear(list);
@@ -549,8 +569,9 @@ int zka_wcg_inputs_json(const zka_wcg *g, const char *path, uint64_t (*in)[4], c
 			goto out;
 		}
 		if (json_array_size(list) != m->size) {
-			snprintf(err, errlen, "%s: signal '%s' has %zu value%s, the circuit expects %u",
-				 path, key, json_array_size(list), json_array_size(list) == 1 ? "" : "s",
+			snprintf(err, errlen,
+				 "%s: signal '%s' has %zu value%s, the circuit expects %u", path,
+				 key, json_array_size(list), json_array_size(list) == 1 ? "" : "s",
 				 m->size);
 			goto out;
 		}
@@ -560,7 +581,8 @@ int zka_wcg_inputs_json(const zka_wcg *g, const char *path, uint64_t (*in)[4], c
 				if (m->size == 1)
 					snprintf(err, errlen, "%s: signal '%s' %s", path, key, why);
 				else
-					snprintf(err, errlen, "%s: signal '%s' value %u (flattened) %s", path,
+					snprintf(err, errlen,
+						 "%s: signal '%s' value %u (flattened) %s", path,
 						 key, k, why);
 				goto out;
 			}
@@ -607,8 +629,8 @@ int zka_wcg_check_input(const char *graph, const char *input, const zka_curve *c
 	if (fd < 0) {
 		rc = -errno;
 		if (rc == -ENOENT)
-			snprintf(err, errlen, "%s: no witness graph for this key (import it with --c)",
-				 graph);
+			snprintf(err, errlen,
+				 "%s: no witness graph for this key (import it with --c)", graph);
 		else
 			snprintf(err, errlen, "%s: %s", graph, strerror(errno));
 		return rc;
@@ -617,16 +639,19 @@ int zka_wcg_check_input(const char *graph, const char *input, const zka_curve *c
 	uint8_t *map = NULL;
 	uint64_t *in = NULL;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    pread(fd, &g.h, sizeof g.h, 0) != (ssize_t)sizeof g.h || memcmp(g.h.magic, ZKA_WCG_MAGIC, 8) ||
-	    g.h.version != 1 || (uint64_t)g.h.n_map * sizeof(struct zka_wcg_map) > (uint64_t)st.st_size) {
+	    pread(fd, &g.h, sizeof g.h, 0) != (ssize_t)sizeof g.h ||
+	    memcmp(g.h.magic, ZKA_WCG_MAGIC, 8) || g.h.version != 1 ||
+	    (uint64_t)g.h.n_map * sizeof(struct zka_wcg_map) > (uint64_t)st.st_size) {
 		snprintf(err, errlen, "%s: not a zkarena witness graph of this version", graph);
 		goto out;
 	}
-	g.curve = g.h.curve == ZKA_BN254 ? &zka_curve_bn254
-		  : g.h.curve == ZKA_BLS12_381 ? &zka_curve_bls12_381 : NULL;
+	g.curve = g.h.curve == ZKA_BN254       ? &zka_curve_bn254
+		  : g.h.curve == ZKA_BLS12_381 ? &zka_curve_bls12_381
+					       : NULL;
 	if (g.curve != curve || g.h.n_witness != n_vars) {
-		snprintf(err, errlen, "%s: the graph computes %u values of %s, the key expects %u of %s",
-			 graph, g.h.n_witness, g.curve ? g.curve->pretty : "an unknown curve", n_vars,
+		snprintf(err, errlen,
+			 "%s: the graph computes %u values of %s, the key expects %u of %s", graph,
+			 g.h.n_witness, g.curve ? g.curve->pretty : "an unknown curve", n_vars,
 			 curve->pretty);
 		goto out;
 	}
@@ -645,7 +670,8 @@ int zka_wcg_check_input(const char *graph, const char *input, const zka_curve *c
 	g.map = (const struct zka_wcg_map *)map;
 	for (uint32_t i = 0; i < g.h.n_map; i++)
 		if ((uint64_t)g.map[i].offset + g.map[i].size > g.h.n_inputs) {
-			snprintf(err, errlen, "%s: an input map entry is outside the inputs", graph);
+			snprintf(err, errlen, "%s: an input map entry is outside the inputs",
+				 graph);
 			goto out;
 		}
 	rc = zka_wcg_inputs_json(&g, input, (uint64_t(*)[4])in, err, errlen);

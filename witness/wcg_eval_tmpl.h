@@ -73,13 +73,20 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 			m[d] = ((const WT *)g->mconst)[n->a];
 			fl[d] = 1;
 			break;
-		case ZKA_WOP_ADD: WF_(add)(&m[d], M(n->a), M(n->b)); fl[d] = 1; break;
-		case ZKA_WOP_SUB: WF_(sub)(&m[d], M(n->a), M(n->b)); fl[d] = 1; break;
+		case ZKA_WOP_ADD:
+			WF_(add)(&m[d], M(n->a), M(n->b));
+			fl[d] = 1;
+			break;
+		case ZKA_WOP_SUB:
+			WF_(sub)(&m[d], M(n->a), M(n->b));
+			fl[d] = 1;
+			break;
 		case ZKA_WOP_MUL: {
 			/* by a bit (most products of a hash circuit): a select, not a product */
 			const WT *x = M(n->a), *y = M(n->b);
 			/* a top-limb prefilter: a full-width value skips the three compares */
-			if ((x->v[3] != one.v[3] && x->v[3] != 0) && (y->v[3] != one.v[3] && y->v[3] != 0))
+			if ((x->v[3] != one.v[3] && x->v[3] != 0) &&
+			    (y->v[3] != one.v[3] && y->v[3] != 0))
 				WF_(mul)(&m[d], x, y);
 			else if (WF_(eq)(x, &one))
 				m[d] = *y;
@@ -92,43 +99,82 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 			fl[d] = 1;
 			break;
 		}
-		case ZKA_WOP_NEG: WF_(neg)(&m[d], M(n->a)); fl[d] = 1; break;
+		case ZKA_WOP_NEG:
+			WF_(neg)(&m[d], M(n->a));
+			fl[d] = 1;
+			break;
 		case ZKA_WOP_DIV: {
 			WT t;
-			WF_(inv_vartime)(&t, M(n->b)); /* 0 for 0 (zka_wcg.h); variable time:
-							  the witness code branches on values anyway */
+			WF_(inv_vartime)
+			(&t, M(n->b)); /* 0 for 0 (zka_wcg.h); variable time:
+					  the witness code branches on values anyway */
 			WF_(mul)(&m[d], M(n->a), &t);
 			fl[d] = 1;
 			break;
 		}
-		case ZKA_WOP_EQ: SET_M(WF_(eq)(M(n->a), M(n->b)) ? one : zero); break;
-		case ZKA_WOP_NEQ: SET_M(WF_(eq)(M(n->a), M(n->b)) ? zero : one); break;
-		case ZKA_WOP_LAND: SET_M(!WF_(is_zero)(M(n->a)) && !WF_(is_zero)(M(n->b)) ? one : zero); break;
-		case ZKA_WOP_LOR: SET_M(!WF_(is_zero)(M(n->a)) || !WF_(is_zero)(M(n->b)) ? one : zero); break;
-		case ZKA_WOP_LNOT: SET_M(WF_(is_zero)(M(n->a)) ? one : zero); break;
+		case ZKA_WOP_EQ:
+			SET_M(WF_(eq)(M(n->a), M(n->b)) ? one : zero);
+			break;
+		case ZKA_WOP_NEQ:
+			SET_M(WF_(eq)(M(n->a), M(n->b)) ? zero : one);
+			break;
+		case ZKA_WOP_LAND:
+			SET_M(!WF_(is_zero)(M(n->a)) && !WF_(is_zero)(M(n->b)) ? one : zero);
+			break;
+		case ZKA_WOP_LOR:
+			SET_M(!WF_(is_zero)(M(n->a)) || !WF_(is_zero)(M(n->b)) ? one : zero);
+			break;
+		case ZKA_WOP_LNOT:
+			SET_M(WF_(is_zero)(M(n->a)) ? one : zero);
+			break;
 		case ZKA_WOP_SELECT: {
 			uint32_t s = WF_(is_zero)(M(n->a)) ? n->c : n->b;
 			WT a = *M(s);
 			SET_M(a);
 			break;
 		}
-		case ZKA_WOP_POW: WF_(pow)(&m[d], M(n->a), S(n->b), 4); fl[d] = 1; break;
+		case ZKA_WOP_POW:
+			WF_(pow)(&m[d], M(n->a), S(n->b), 4);
+			fl[d] = 1;
+			break;
 		default: {
 			/* integer operators: standard forms in, a standard form out */
 			const uint64_t *x = S(n->a), *y = n->op == ZKA_WOP_BNOT ? x : S(n->b);
 			switch (n->op) {
-			case ZKA_WOP_LT: z[0] = zka_wi_scmp(x, y, f) < 0; break;
-			case ZKA_WOP_GT: z[0] = zka_wi_scmp(x, y, f) > 0; break;
-			case ZKA_WOP_LEQ: z[0] = zka_wi_scmp(x, y, f) <= 0; break;
-			case ZKA_WOP_GEQ: z[0] = zka_wi_scmp(x, y, f) >= 0; break;
-			case ZKA_WOP_SHL: zka_wi_shift(z, x, y, 1, f); break;
-			case ZKA_WOP_SHR: zka_wi_shift(z, x, y, 0, f); break;
-			case ZKA_WOP_BAND: zka_wi_bit(z, x, y, 0, f); break;
-			case ZKA_WOP_BOR: zka_wi_bit(z, x, y, 1, f); break;
-			case ZKA_WOP_BXOR: zka_wi_bit(z, x, y, 2, f); break;
-			case ZKA_WOP_BNOT: zka_wi_bit(z, x, x, 3, f); break;
+			case ZKA_WOP_LT:
+				z[0] = zka_wi_scmp(x, y, f) < 0;
+				break;
+			case ZKA_WOP_GT:
+				z[0] = zka_wi_scmp(x, y, f) > 0;
+				break;
+			case ZKA_WOP_LEQ:
+				z[0] = zka_wi_scmp(x, y, f) <= 0;
+				break;
+			case ZKA_WOP_GEQ:
+				z[0] = zka_wi_scmp(x, y, f) >= 0;
+				break;
+			case ZKA_WOP_SHL:
+				zka_wi_shift(z, x, y, 1, f);
+				break;
+			case ZKA_WOP_SHR:
+				zka_wi_shift(z, x, y, 0, f);
+				break;
+			case ZKA_WOP_BAND:
+				zka_wi_bit(z, x, y, 0, f);
+				break;
+			case ZKA_WOP_BOR:
+				zka_wi_bit(z, x, y, 1, f);
+				break;
+			case ZKA_WOP_BXOR:
+				zka_wi_bit(z, x, y, 2, f);
+				break;
+			case ZKA_WOP_BNOT:
+				zka_wi_bit(z, x, x, 3, f);
+				break;
 			case ZKA_WOP_IDIV:
-			case ZKA_WOP_MOD: zka_wcg_divmod(z, x, y, n->op == ZKA_WOP_MOD); break;
+			case ZKA_WOP_MOD:
+				zka_wcg_divmod(z, x, y, n->op == ZKA_WOP_MOD);
+				break;
 			}
 			memcpy(st[d].v, z, 32);
 			fl[d] = 2;

@@ -110,7 +110,10 @@ static inline void zka_wi_bit(uint64_t *r, const uint64_t *a, const uint64_t *b,
 			      const zka_wi_field *f)
 {
 	for (int i = 0; i < 4; i++)
-		r[i] = op == 0 ? a[i] & b[i] : op == 1 ? a[i] | b[i] : op == 2 ? a[i] ^ b[i] : ~a[i];
+		r[i] = op == 0	 ? a[i] & b[i]
+		       : op == 1 ? a[i] | b[i]
+		       : op == 2 ? a[i] ^ b[i]
+				 : ~a[i];
 	zka_wi_fit(r, f);
 }
 #endif

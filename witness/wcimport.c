@@ -19,8 +19,8 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +32,9 @@
 #include "witness/zka_witness.h"
 
 /* the runtime sources, embedded at build time */
-#define ZKA_EMBED(sym, file)                                                                        \
-	__asm__(".pushsection .rodata\n.global " #sym "\n" #sym ":\n.incbin \"" ZKA_WITNESS_SRC     \
-		"/" file "\"\n.global " #sym "_end\n" #sym "_end:\n.popsection\n");                 \
+#define ZKA_EMBED(sym, file)                                                                       \
+	__asm__(".pushsection .rodata\n.global " #sym "\n" #sym ":\n.incbin \"" ZKA_WITNESS_SRC    \
+		"/" file "\"\n.global " #sym "_end\n" #sym "_end:\n.popsection\n");                \
 	extern const char sym[], sym##_end[];
 ZKA_EMBED(zka_rt_fr_hpp, "rt/fr.hpp")
 ZKA_EMBED(zka_rt_trace_cpp, "rt/trace.cpp")
@@ -52,8 +52,7 @@ struct build {
 };
 
 /* Sets the error line (fmt with one string) and returns rc. */
-__attribute__((format(printf, 3, 4))) static int fail(struct build *b, int rc, const char *fmt,
-						       ...)
+__attribute__((format(printf, 3, 4))) static int fail(struct build *b, int rc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -112,7 +111,8 @@ static int step_find(struct build *b)
 	while ((e = readdir(d))) {
 		size_t n = strlen(e->d_name);
 		if (n < 5 || strcmp(e->d_name + n - 4, ".cpp") || !strcmp(e->d_name, "main.cpp") ||
-		    !strcmp(e->d_name, "calcwit.cpp") || !strcmp(e->d_name, "fr.cpp") || n - 4 >= sizeof b->name)
+		    !strcmp(e->d_name, "calcwit.cpp") || !strcmp(e->d_name, "fr.cpp") ||
+		    n - 4 >= sizeof b->name)
 			continue;
 		char dat[4352];
 		snprintf(dat, sizeof dat, "%s/%.*s.dat", b->dir, (int)(n - 4), e->d_name);
@@ -123,10 +123,11 @@ static int step_find(struct build *b)
 	}
 	closedir(d);
 	if (found != 1)
-		return fail(b, -ENOENT,
-			    found ? "%s: more than one circuit (<name>.cpp + <name>.dat) in the directory"
-				  : "%s: no circom --c output here (<name>.cpp and <name>.dat)",
-			    b->dir);
+		return fail(
+		    b, -ENOENT,
+		    found ? "%s: more than one circuit (<name>.cpp + <name>.dat) in the directory"
+			  : "%s: no circom --c output here (<name>.cpp and <name>.dat)",
+		    b->dir);
 	const char *need[] = {"calcwit.cpp", "calcwit.hpp", "circom.hpp"};
 	for (int i = 0; i < 3; i++) {
 		char p[4352];
@@ -159,10 +160,11 @@ static int step_prime(struct build *b)
 		if (ok)
 			return 0;
 	}
-	snprintf(b->err, b->errlen,
-		 "%s: the circuit was not compiled for %s (circom --prime %s) or its fr.asm/fr.cpp is "
-		 "missing",
-		 b->dir, b->curve->pretty, b->curve->name);
+	snprintf(
+	    b->err, b->errlen,
+	    "%s: the circuit was not compiled for %s (circom --prime %s) or its fr.asm/fr.cpp is "
+	    "missing",
+	    b->dir, b->curve->pretty, b->curve->name);
 	return -EINVAL;
 }
 
@@ -211,23 +213,26 @@ static int step_rewrite(struct build *b)
 		const char *rest;
 		char buf[2048];
 		const char *emit = line;
-		const char *am = "Failed assert in template/function \" << myTemplateName << \" line ";
+		const char *am =
+		    "Failed assert in template/function \" << myTemplateName << \" line ";
 		if (!strncmp(line, "if(", 3) && (rest = istrue_arg(line + 3, arg, sizeof arg)) &&
 		    !strcmp(rest, "){")) {
 			snprintf(buf, sizeof buf, "ZKA_IF(%s){", arg);
 			emit = buf;
-		} else if (!strncmp(line, "while(", 6) && (rest = istrue_arg(line + 6, arg, sizeof arg)) &&
-			   !strcmp(rest, "){")) {
+		} else if (!strncmp(line, "while(", 6) &&
+			   (rest = istrue_arg(line + 6, arg, sizeof arg)) && !strcmp(rest, "){")) {
 			snprintf(buf, sizeof buf, "while(zka_while(%s, __LINE__)){", arg);
 			emit = buf;
-		} else if (!strncmp(line, "if (!", 5) && (rest = istrue_arg(line + 5, arg, sizeof arg)) &&
+		} else if (!strncmp(line, "if (!", 5) &&
+			   (rest = istrue_arg(line + 5, arg, sizeof arg)) &&
 			   !strncmp(rest, ") std::cout << \"", 16) && strstr(rest, am)) {
 			int ln = atoi(strstr(rest, am) + strlen(am));
 			snprintf(buf, sizeof buf,
-				 "zka_assert(%s, myTemplateName, %d, ctx->getTrace(myId));", arg, ln);
+				 "zka_assert(%s, myTemplateName, %d, ctx->getTrace(myId));", arg,
+				 ln);
 			emit = buf;
-		} else if (!strncmp(line, "assert(", 7) && (rest = istrue_arg(line + 7, arg, sizeof arg)) &&
-			   !strcmp(rest, ");")) {
+		} else if (!strncmp(line, "assert(", 7) &&
+			   (rest = istrue_arg(line + 7, arg, sizeof arg)) && !strcmp(rest, ");")) {
 			emit = "";
 		}
 		size_t el = strlen(emit);
@@ -302,10 +307,11 @@ static int run(struct build *b, char *const argv[], const char *what)
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		return 0;
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
-		return fail(b, -ENOENT,
-			    "%s not found: importing a circom circuit's C++ needs g++, libgmp-dev and "
-			    "libxxhash-dev (set ZKA_CXX for another compiler)",
-			    argv[0]);
+		return fail(
+		    b, -ENOENT,
+		    "%s not found: importing a circom circuit's C++ needs g++, libgmp-dev and "
+		    "libxxhash-dev (set ZKA_CXX for another compiler)",
+		    argv[0]);
 	/* the last line the tool printed says why */
 	char *t = NULL, last[400] = "";
 	size_t n;
@@ -328,8 +334,9 @@ static int step_compile(struct build *b)
 	char src[300], def[64];
 	snprintf(src, sizeof src, "%s.cpp", b->name);
 	snprintf(def, sizeof def, "-DZKA_WC_CURVE=%d", (int)b->curve->id);
-	char *const argv[] = {(char *)cxx, "-std=c++17", "-O1", "-w", def, "-I.", src, "calcwit.cpp",
-			      "trace.cpp", "-o", "tracer", "-lgmp", "-lxxhash", NULL};
+	char *const argv[] = {(char *)cxx, "-std=c++17", "-O1",		"-w",	     def,
+			      "-I.",	   src,		 "calcwit.cpp", "trace.cpp", "-o",
+			      "tracer",	   "-lgmp",	 "-lxxhash",	NULL};
 	return run(b, argv, "compile");
 }
 
@@ -412,8 +419,8 @@ int zka_wc_build_circom_timer(const char *cdir, const char *work, char *name, si
 	if (rc)
 		return rc;
 	snprintf(name, namelen, "%s", b.name);
-	const char *copy[] = {"main.cpp", "calcwit.cpp", "calcwit.hpp", "circom.hpp", "fr.cpp",
-			      "fr.hpp", "fr.asm"};
+	const char *copy[] = {"main.cpp", "calcwit.cpp", "calcwit.hpp", "circom.hpp",
+			      "fr.cpp",	  "fr.hpp",	 "fr.asm"};
 	char p[4352], src[300];
 	for (int i = 0; i < 8; i++) {
 		char *t = NULL;
@@ -435,8 +442,21 @@ int zka_wc_build_circom_timer(const char *cdir, const char *work, char *name, si
 	char *const nasm[] = {"nasm", "-felf64", "fr.asm", "-o", "fr_asm.o", NULL};
 	if ((rc = run(&b, nasm, "nasm")))
 		return rc;
-	char *const gxx[] = {"g++", "-std=c++11", "-O3", "-w", "-I.", "-Dmain=zka_circom_main",
-			     "main.cpp", "calcwit.cpp", "fr.cpp", src, "circom_timer.cpp", "fr_asm.o",
-			     "-o", "timer", "-lgmp", NULL};
+	char *const gxx[] = {"g++",
+			     "-std=c++11",
+			     "-O3",
+			     "-w",
+			     "-I.",
+			     "-Dmain=zka_circom_main",
+			     "main.cpp",
+			     "calcwit.cpp",
+			     "fr.cpp",
+			     src,
+			     "circom_timer.cpp",
+			     "fr_asm.o",
+			     "-o",
+			     "timer",
+			     "-lgmp",
+			     NULL};
 	return run(&b, gxx, "compile");
 }
