@@ -9,7 +9,9 @@
  *   drv_setup.cuh   setup's fixed-base multiplication
  *   drv_test.cuh    entry points for tests and benchmarks (not in the production includes)
  * Every CUDA call goes through CK (file:line and the runtime's message, internal.cuh) and every
- * launch is followed by CKL. Members are static: eng<TR> is a namespace that knows its curve. */
+ * launch is followed by CKL (or, after a chain of alternative launches, one cudaGetLastError
+ * check); only the frees on the unwind after an error go unchecked (the first error is the one
+ * reported). Members are static: eng<TR> is a namespace that knows its curve. */
 #pragma once
 #include "cuda/fixed_base.cuh"
 #include "cuda/msm_accumulate.cuh"
