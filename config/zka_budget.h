@@ -1,6 +1,6 @@
 /* zka_budget.h - the window tables' memory budget as operators write it ([run] table_budget,
  * zkarena-gpud --table-budget, $ZKG_TABLE_BUDGET, bench gpu --table-budget): "max", or N or Nx
- * with N a number >= 0, in multiples of the key's own point bytes (cuda/zka_gpu.h,
+ * with N a number >= 0, in multiples of the key's own point bytes (cuda/zka_gpu_test.h,
  * zka_gpu_set_table_budget, says what it buys). Header-only: the settings check (built without
  * CUDA) and the CUDA library read it alike. */
 #ifndef ZKA_BUDGET_H

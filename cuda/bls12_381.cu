@@ -1,4 +1,5 @@
 /* bls12_381.cu - the prover engine instantiated for BLS12-381. */
+#include "cuda/drv_test.cuh" /* the tests' entries (zka_gpu_test.h) */
 #include "cuda/engine.cuh"
 
 struct zkg_bls12_381_traits {
@@ -10,3 +11,4 @@ struct zkg_bls12_381_traits {
 	static constexpr int FR_BITS = 255;
 };
 ZKG_DEFINE_OPS(zkg_ops_bls12_381, zkg_bls12_381_traits)
+ZKG_DEFINE_TEST_OPS(zkg_test_ops_bls12_381, zkg_bls12_381_traits)

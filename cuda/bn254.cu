@@ -1,4 +1,5 @@
 /* bn254.cu - the prover engine instantiated for BN254. */
+#include "cuda/drv_test.cuh" /* the tests' entries (zka_gpu_test.h) */
 #include "cuda/engine.cuh"
 
 struct zkg_bn254_traits {
@@ -10,3 +11,4 @@ struct zkg_bn254_traits {
 	static constexpr int FR_BITS = 254;
 };
 ZKG_DEFINE_OPS(zkg_ops_bn254, zkg_bn254_traits)
+ZKG_DEFINE_TEST_OPS(zkg_test_ops_bn254, zkg_bn254_traits)

@@ -1,6 +1,6 @@
 /* engine_common.cuh - what every part of the prover engine uses: the includes, the seed
  * constants passed to kernels by value (seeds, seed) and the host's clock and grid helpers.
- * Included by each part (ntt.cuh, msm_*.cuh, fixed_base.cuh, test_kernels.cuh, prove.cuh);
+ * Included by each part (ntt.cuh, msm_*.cuh, fixed_base.cuh, test_kernels.cuh, drv_*.cuh);
  * engine.cuh includes them all. */
 #pragma once
 #include <math.h>

@@ -1,8 +1,8 @@
 /* internal.cuh - the context and key structures shared by the CUDA translation units. */
 #pragma once
-#include <pthread.h>
 #include <cuda_runtime.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
@@ -13,21 +13,21 @@ void zkg_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((for
 
 /* Every CUDA call goes through CK (returns -EIO from the enclosing function with file:line and
  * the runtime's message); every launch is followed by CKL. */
-#define CK(call)                                                                                       \
-	do {                                                                                           \
-		cudaError_t e_ = (call);                                                               \
-		if (e_ != cudaSuccess) {                                                               \
-			zkg_errf(err, errlen, "%s:%d: %s: %s", __FILE__, __LINE__, #call,              \
-				 cudaGetErrorString(e_));                                              \
-			return e_ == cudaErrorMemoryAllocation ? -ENOMEM : -EIO;                       \
-		}                                                                                      \
+#define CK(call)                                                                                   \
+	do {                                                                                       \
+		cudaError_t e_ = (call);                                                           \
+		if (e_ != cudaSuccess) {                                                           \
+			zkg_errf(err, errlen, "%s:%d: %s: %s", __FILE__, __LINE__, #call,          \
+				 cudaGetErrorString(e_));                                          \
+			return e_ == cudaErrorMemoryAllocation ? -ENOMEM : -EIO;                   \
+		}                                                                                  \
 	} while (0)
 #define CKL() CK(cudaGetLastError())
-#define CKR(expr)                                                                                      \
-	do {                                                                                           \
-		int r_ = (expr);                                                                       \
-		if (r_ < 0)                                                                            \
-			return r_;                                                                     \
+#define CKR(expr)                                                                                  \
+	do {                                                                                       \
+		int r_ = (expr);                                                                   \
+		if (r_ < 0)                                                                        \
+			return r_;                                                                 \
 	} while (0)
 
 struct zkg_reg {
@@ -45,10 +45,10 @@ struct zkg_reg {
 /* Reusable device scratch of an MSM (grown on demand; byte sizes, so that one context's
  * scratch serves keys of both curves). */
 struct zkg_msm_scratch {
-	size_t vals_cap, counts_cap, bucket_bytes, seg_bytes, task_bytes, partial_bytes, tmax, slot_bytes,
-		low_bytes, ccnt_bytes;
-	uint32_t *d_task;  /* nbig, then the big-bucket list (nb) */
-	void *d_partials;  /* first and last pieces of the flat split's runs (tmax each) */
+	size_t vals_cap, counts_cap, bucket_bytes, seg_bytes, task_bytes, partial_bytes, tmax,
+	    slot_bytes, low_bytes, ccnt_bytes;
+	uint32_t *d_task; /* nbig, then the big-bucket list (nb) */
+	void *d_partials; /* first and last pieces of the flat split's runs (tmax each) */
 	uint32_t *d_vals, *d_counts, *d_offsets;
 	uint32_t *d_slots; /* the bucket sort's level 1: entries by super-bucket (engine.cuh) */
 	uint16_t *d_low;   /* and the low bits of their buckets */
@@ -60,13 +60,13 @@ struct zkg_msm_scratch {
 	uint32_t M;
 	size_t n;
 	const void *d_scalars;
-	/* the 0/1 split of witness scalars (prove.cuh, msm_split.cuh): split when this set went
+	/* the 0/1 split of witness scalars (drv_msm.cuh, msm_split.cuh): split when this set went
 	 * through it, frac01 its fraction of scalars 0 or 1; ns scalars go to the bucket sort (n,
 	 * or the compacted others), n_ones are summed without buckets */
 	int split;
 	double frac01;
 	size_t ns, n_ones, split_cap;
-	void *d_cks;                           /* the compacted scalars (split_cap of 32 bytes) */
+	void *d_cks;			       /* the compacted scalars (split_cap of 32 bytes) */
 	uint32_t *d_cidx, *d_ones_idx, *d_cnt; /* their indices, the ones' indices, 2 counters */
 };
 
@@ -74,25 +74,34 @@ struct zka_gpu {
 	int device;
 	int sms;
 	char name[320];
+	char
+	    image[96]; /* zka_gpu_device_desc: the kernel image the driver chose ("" until asked) */
 	cudaStream_t s;
-	cudaStream_t s_hi;     /* highest priority: takes s's place in proofs of domain >= prio_domain */
+	cudaStream_t
+	    s_hi; /* highest priority: takes s's place in proofs of domain >= prio_domain */
 	uint32_t prio_domain; /* zka_gpu_set_priority_domain (default ZKA_GPU_PRIO_DOMAIN) */
 	int prio_least; /* the device's least stream priority: the tables' background builds */
 	cudaEvent_t ev[16];
 	struct zkg_reg reg[64];
 	int nreg;
 	zka_gpu_times last;
-	double split01; /* zka_gpu_set_split01: the least fraction of 0/1 witness scalars to split */
-	int no_precomp; /* zka_gpu_set_precompute(g, 0): window tables off for later keys and MSMs */
-	double table_budget; /* zka_gpu_set_table_budget: tables' bytes / the points' (INFINITY: max) */
-	int in_flight;	     /* zka_gpu_set_proofs_in_flight: proofs whose memory tables leave free */
-	int tables_build; /* zka_gpu_set_tables_build: ZKA_GPU_TABLES_SYNC, _BACKGROUND, _DEFERRED */
+	double
+	    split01; /* zka_gpu_set_split01: the least fraction of 0/1 witness scalars to split */
+	int no_precomp; /* zka_gpu_set_precompute(g, 0): window tables off for later keys and MSMs
+			 */
+	double table_budget; /* zka_gpu_set_table_budget: tables' bytes / the points' (INFINITY:
+				max) */
+	int in_flight;	  /* zka_gpu_set_proofs_in_flight: proofs whose memory tables leave free */
+	int tables_build; /* zka_gpu_set_tables_build: ZKA_GPU_TABLES_SYNC, _BACKGROUND, _DEFERRED
+			   */
 	size_t stream_chunk; /* zka_gpu_set_stream_chunk: > 0 forces streamed keys and MSMs */
-	/* zka_gpu_set_upload_gate: the next key load's order of its sets' copies (NULL: in order) */
+	/* zka_gpu_set_upload_gate: the next key load's order of its sets' copies (NULL: in order)
+	 */
 	zka_gpu_upload_gate gate;
 	void *gate_arg;
 	struct zkg_stager *stg; /* zka_gpu_set_upload_staging (stage.cu), NULL: off */
-	zka_gpu_upload_read up_read; /* zka_gpu_set_upload_reader: the stager's source, NULL memcpy */
+	zka_gpu_upload_read
+	    up_read; /* zka_gpu_set_upload_reader: the stager's source, NULL memcpy */
 	void *up_arg;
 	/* a streamed key's (or MSM's) staging buffers: chunk j's host points go to d_stage[j & 1]
 	 * on ls[0] (lev[j & 1] recorded after the copy, lev[2 + (j & 1)] on s after the chunk's
@@ -114,7 +123,7 @@ struct zka_gpu {
 struct zka_gpu_key {
 	zka_gpu *g;
 	const zka_pk *pk_host; /* not owned: alpha1 etc. are copied below */
-	zka_pk pk;             /* shallow copy with alpha1.. pointing into pts below */
+	zka_pk pk;	       /* shallow copy with alpha1.. pointing into pts below */
 	uint8_t alpha1[96], beta1[96], delta1[96], beta2[192], delta2[192], gamma2[192];
 	uint32_t n_vars, n_public, domain, logn;
 	uint64_t r2[4]; /* R^2 mod r, for a slot's standard-form a and b (zka_gpu_prove_ab) */
@@ -123,8 +132,8 @@ struct zka_gpu_key {
 	 * and t_v for A, B1, C, B2, c_h and t_h for H. */
 	void *d_A, *d_B1, *d_B2, *d_C, *d_H;
 	int pc, c_v, c_h, t_v, t_h;
-	/* streamed (prove.cuh, zka_gpu_set_stream_chunk): the sets not in resident (bit i for A,
-	 * B1, B2, C, H, as zka_pk_point_sets orders them) have no device copy (d_X NULL) and are
+	/* streamed (drv_stream.cuh, zka_gpu_set_stream_chunk): the sets not in resident (bit i for
+	 * A, B1, B2, C, H, as zka_pk_point_sets orders them) have no device copy (d_X NULL) and are
 	 * read from pk_host at every proof in chunks of chunk points */
 	int streamed, resident;
 	size_t chunk;
@@ -219,7 +228,8 @@ static inline int zkg_table_copies(const zka_gpu *g)
 /* g's budget as zka_gpu_table_budget_parse reads it ("max", "1x", "2.5x") */
 void zkg_budget_str(const zka_gpu *g, char *buf, size_t len);
 
-/* Per-curve implementations (engine.cuh instantiated in bn254.cu and bls12_381.cu). */
+/* Per-curve implementations (engine.cuh instantiated in bn254.cu and bls12_381.cu): what
+ * production proving calls (zka_gpu.cu) */
 struct zkg_ops {
 	int (*key_load)(zka_gpu *g, const zka_pk *pk, zka_gpu_key *k, char *err, size_t errlen);
 	/* the window tables' build of a BUILDING key on k->s_bg, throttled (the build thread) */
@@ -228,18 +238,22 @@ struct zkg_ops {
 	int (*prove)(zka_gpu *g, zka_gpu_key *k, const uint64_t (*a)[4], const uint64_t (*b)[4],
 		     const uint64_t (*c)[4], int ab_std, const uint64_t (*w)[4], const zka_rs *rs,
 		     zka_proof *proof, char *err, size_t errlen);
-	int (*msm)(zka_gpu *g, int g2, const void *points, const uint64_t (*k)[4], size_t n, void *out,
-		   double *dev_s, char *err, size_t errlen);
-	int (*ntt)(zka_gpu *g, uint32_t logn, uint64_t (*x)[4], int inverse, double *dev_s, char *err,
-		   size_t errlen);
-	int (*hpoly)(zka_gpu *g, uint32_t logn, const uint64_t (*a)[4], const uint64_t (*b)[4],
-		     const uint64_t (*c)[4], uint64_t (*h)[4], char *err, size_t errlen);
-	int (*field_op)(zka_gpu *g, int field, int op, const void *a, const void *b, void *out, size_t n,
-			char *err, size_t errlen);
 	int (*fixed_base)(zka_gpu *g, int g2, const void *base, const uint64_t (*k)[4], size_t n,
 			  void *out, char *err, size_t errlen);
-	int (*acc_arith)(zka_gpu *g, int method, int J, const void *pts, size_t npts,
-			 const uint32_t *idx, size_t lanes, uint32_t steps, void *out, double *dev_s,
-			 char *err, size_t errlen);
 };
 extern const struct zkg_ops zkg_ops_bn254, zkg_ops_bls12_381;
+/* and the entries of tests and benchmarks (drv_test.cuh, zka_gpu_test.cu) */
+struct zkg_test_ops {
+	int (*msm)(zka_gpu *g, int g2, const void *points, const uint64_t (*k)[4], size_t n,
+		   void *out, double *dev_s, char *err, size_t errlen);
+	int (*ntt)(zka_gpu *g, uint32_t logn, uint64_t (*x)[4], int inverse, double *dev_s,
+		   char *err, size_t errlen);
+	int (*hpoly)(zka_gpu *g, uint32_t logn, const uint64_t (*a)[4], const uint64_t (*b)[4],
+		     const uint64_t (*c)[4], uint64_t (*h)[4], char *err, size_t errlen);
+	int (*field_op)(zka_gpu *g, int field, int op, const void *a, const void *b, void *out,
+			size_t n, char *err, size_t errlen);
+	int (*acc_arith)(zka_gpu *g, int method, int J, const void *pts, size_t npts,
+			 const uint32_t *idx, size_t lanes, uint32_t steps, void *out,
+			 double *dev_s, char *err, size_t errlen);
+};
+extern const struct zkg_test_ops zkg_test_ops_bn254, zkg_test_ops_bls12_381;

@@ -1,4 +1,48 @@
-/* zka_gpu.cu - the public API: contexts, keys, registration and dispatch to the curve engines. */
+/* zka_gpu.cu - the CUDA library's production API (cuda/zka_gpu.h): device contexts, device
+ * keys and their window tables' build, host registrations, and dispatch to the curve engines
+ * (zkg_ops: engine.cuh instantiated in bn254.cu and bls12_381.cu). The tests' entries are in
+ * zka_gpu_test.cu, the staged upload in stage.cu.
+ *
+ * Objects
+ *   zka_gpu      a context: one device, its streams (s; s_hi for a large proof's critical
+ *                chain; ls[0..3] the witness MSMs' lanes), one proof's device buffers and MSM
+ *                scratch (grown on demand, kept), pinned result slots. One thread at a time.
+ *   zka_gpu_key  a proving key on one device: five point sets (A, B1, B2, C, H; W copies each
+ *                with window tables; sets left in host memory when streamed), the NTT tables.
+ *                Read only while proving: any context of its device may prove with it at once.
+ *   zka_gpu_pin  host ranges registered for the whole process (cudaHostRegister, pieces cut at
+ *                every 64 GiB of the address space: ZKG_KEY_PIECE), independent of contexts.
+ *   stager       zka_gpu_set_upload_staging: pinned buffers and threads that copy pageable key
+ *                memory (stage.cu).
+ *
+ * State word: a key's tstate (ZKG_T_*, internal.cuh), read and written with __atomic builtins
+ * since lanes poll it while proving. Only keys with window tables (pc) have one.
+ *
+ *   from      to        by                        when
+ *   (load)    READY     key_load (drv_key.cuh)    ZKA_GPU_TABLES_SYNC: built before it returns
+ *   (load)    HELD      key_load (drv_key.cuh)    _BACKGROUND, _DEFERRED: copy 0 only
+ *   HELD      BUILDING  zka_gpu_key_tables_start  build_main's thread made (_BACKGROUND: at
+ *                                                 once, in key_load_any)
+ *   BUILDING  -1        zkg_key_tables_live       ev_t1 complete: one poller wins, stamps
+ *                                                 t_build (zka_gpu_key_tables, _wait, proofs)
+ *   -1        READY     zkg_key_tables_live       the same poller publishes
+ *   any       (freed)   zka_gpu_key_free          stop set, the build thread joined first
+ *
+ * Invariants
+ *   I1. Every CUDA call goes through CK (file:line, the runtime's message, -EIO or -ENOMEM) and
+ *       every launch is followed by CKL; a function that fails leaves its outputs for the
+ *       caller's free (zka_gpu_close, zka_gpu_key_free), which accepts partial objects.
+ *   I2. Until READY a proof runs the windowed MSM over copy 0, which the build only reads:
+ *       results are the same bytes either way; READY is never left.
+ *   I3. The build enqueues at most two launches ahead (zkg_throttle), so a proof queued behind
+ *       it waits for at most ~2 ms of build work.
+ *   I4. A copy from host memory never spans two registrations (the driver refuses it): key
+ *       uploads end their pieces at every ZKG_KEY_PIECE boundary, as pins cut theirs.
+ *   I5. The device's flags (zka_gpu_set_host_wait) are set before the first context exists;
+ *       each context's stack limit and priorities are set at zka_gpu_open.
+ *   I6. zka_gpu_device_desc names the kernel image the driver chose from the fat binary (SASS
+ *       of a built architecture, or PTX JIT-compiled for a newer device) from one kernel of this
+ *       unit, built for the same CMAKE_CUDA_ARCHITECTURES as the engines. */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -9,6 +53,8 @@
 
 #include "config/zka_budget.h"
 #include "cuda/internal.cuh"
+#include "cuda/zka_gpu_test.h" /* the knobs and defaults implemented here */
+#include "cuda/zkg_archs.h" /* ZKG_ARCHS: the build's CMAKE_CUDA_ARCHITECTURES (cuda/CMakeLists.txt) */
 
 void zkg_errf(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -24,28 +70,76 @@ static const struct zkg_ops *ops_of(const zka_curve *c)
 {
 	if (!c)
 		return NULL;
-	return c->id == ZKA_BN254 ? &zkg_ops_bn254 : c->id == ZKA_BLS12_381 ? &zkg_ops_bls12_381 : NULL;
+	return c->id == ZKA_BN254	? &zkg_ops_bn254
+	       : c->id == ZKA_BLS12_381 ? &zkg_ops_bls12_381
+					: NULL;
 }
 
-#define NEED_OPS(c, fn)                                                                                \
-	const struct zkg_ops *o = ops_of(c);                                                           \
-	if (!o) {                                                                                      \
-		zkg_errf(err, errlen, "%s: unsupported curve", fn);                                    \
-		return -EINVAL;                                                                        \
+#define NEED_OPS(c, fn)                                                                            \
+	const struct zkg_ops *o = ops_of(c);                                                       \
+	if (!o) {                                                                                  \
+		zkg_errf(err, errlen, "%s: unsupported curve", fn);                                \
+		return -EINVAL;                                                                    \
 	}
 #define SET_DEV(g) CK(cudaSetDevice((g)->device))
 
-extern "C" int zka_gpu_device_count(void)
+extern "C" const char *zka_gpu_device_name(const zka_gpu *g)
 {
-	int n = 0;
-	if (cudaGetDeviceCount(&n) != cudaSuccess) {
-		cudaGetLastError();
-		return 0;
-	}
-	return n;
+	return g->name;
 }
 
-extern "C" const char *zka_gpu_device_name(const zka_gpu *g) { return g->name; }
+/* A kernel of this translation unit, built for the same CMAKE_CUDA_ARCHITECTURES as the
+ * engines: cudaFuncGetAttributes on it says which of the fat binary's images the driver chose
+ * for the device (zka_gpu_device_desc). Never launched. */
+__global__ void zkg_k_image(void)
+{
+}
+
+/* 1 when the build embedded SASS for sm_v (ZKG_ARCHS: "80-real 86-real ... 121", an entry
+ * without -virtual carries SASS), 0 when not, -1 when the list names no number (native, all) */
+static int built_sass(int v)
+{
+	const char *s = ZKG_ARCHS;
+	int any = 0;
+	while (*s) {
+		char *end = NULL;
+		long a = strtol(s, &end, 10);
+		if (end == s) { /* a word: native, all, all-major */
+			s += strcspn(s, " ");
+			s += strspn(s, " ");
+			continue;
+		}
+		any = 1;
+		int sass = strncmp(end, "-virtual", 8) != 0;
+		if (a == v && sass)
+			return 1;
+		s = end + strcspn(end, " ");
+		s += strspn(s, " ");
+	}
+	return any ? 0 : -1;
+}
+
+extern "C" int zka_gpu_device_desc(zka_gpu *g, char *buf, size_t len)
+{
+	char *err = buf; /* CK's message goes to buf */
+	size_t errlen = len;
+	if (!g->image[0]) {
+		CK(cudaSetDevice(g->device));
+		cudaFuncAttributes fa;
+		CK(cudaFuncGetAttributes(&fa, zkg_k_image));
+		int b = fa.binaryVersion, built = built_sass(b);
+		if (built == 1)
+			snprintf(g->image, sizeof g->image, "SASS for sm_%d", b);
+		else if (built == 0)
+			snprintf(g->image, sizeof g->image,
+				 "PTX of compute_%d JIT-compiled for sm_%d", fa.ptxVersion, b);
+		else
+			snprintf(g->image, sizeof g->image, "binary for sm_%d (PTX compute_%d)", b,
+				 fa.ptxVersion);
+	}
+	snprintf(buf, len, "%s; kernels: %s (built: %s)", g->name, g->image, ZKG_ARCHS_DESC);
+	return 0;
+}
 
 static int host_wait = ZKA_GPU_WAIT_AUTO; /* zka_gpu_set_host_wait: set before the opens */
 
@@ -67,7 +161,8 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 		return -ENODEV;
 	}
 	if (device < 0 || device >= n) {
-		zkg_errf(err, errlen, "zka_gpu_open: device %d out of range (%d devices)", device, n);
+		zkg_errf(err, errlen, "zka_gpu_open: device %d out of range (%d devices)", device,
+			 n);
 		return -ENODEV;
 	}
 	g->device = device;
@@ -81,8 +176,8 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 	CK(cudaGetDeviceProperties(&p, device));
 	t[3] = zkg_now();
 	g->sms = p.multiProcessorCount;
-	snprintf(g->name, sizeof g->name, "%.200s, %d SMs, %.0f GiB, cc %d.%d", p.name, p.multiProcessorCount,
-		 p.totalGlobalMem / 1073741824.0, p.major, p.minor);
+	snprintf(g->name, sizeof g->name, "%.200s, %d SMs, %.0f GiB, cc %d.%d", p.name,
+		 p.multiProcessorCount, p.totalGlobalMem / 1073741824.0, p.major, p.minor);
 	/* the out-of-line point operations pass Fq2 Jacobian points on the stack. Its cost: 0.4
 	 * ms here and nothing at exit (H200, 2026-12-03, docs/measurements/src/ctxbench.cu); of
 	 * a one-shot proof's ~0.2 s CUDA start, ~0.1 s is the driver's init (the device count)
@@ -109,7 +204,8 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 		unsigned long long v = e ? strtoull(e, &end, 10) : 0;
 		g->stream_chunk = e && end != e && !*end ? (size_t)v : 0;
 		static int said; /* once per process, loudly: not forced */
-		if (e && *e && (end == e || *end) && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		if (e && *e && (end == e || *end) &&
+		    !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
 			fprintf(stderr,
 				"zka_gpu: ZKG_STREAM_CHUNK='%s' is not a number of points; keys "
 				"stream only when they do not fit\n",
@@ -126,11 +222,12 @@ static int open_inner(zka_gpu *g, int device, char *err, size_t errlen)
 		CK(cudaEventCreate(&g->lev[i]));
 	t[5] = zkg_now();
 	if (prof)
-		fprintf(stderr,
-			"zkg open: device count %.1f ms, context %.1f ms, properties %.1f ms, stack "
-			"limit %.1f ms, streams and buffers %.1f ms\n",
-			(t[1] - t[0]) * 1e3, (t[2] - t[1]) * 1e3, (t[3] - t[2]) * 1e3,
-			(t[4] - t[3]) * 1e3, (t[5] - t[4]) * 1e3);
+		fprintf(
+		    stderr,
+		    "zkg open: device count %.1f ms, context %.1f ms, properties %.1f ms, stack "
+		    "limit %.1f ms, streams and buffers %.1f ms\n",
+		    (t[1] - t[0]) * 1e3, (t[2] - t[1]) * 1e3, (t[3] - t[2]) * 1e3,
+		    (t[4] - t[3]) * 1e3, (t[5] - t[4]) * 1e3);
 	return 0;
 }
 
@@ -202,8 +299,9 @@ extern "C" int zka_gpu_register(zka_gpu *g, void *host, size_t bytes, char *err,
 
 /* A pin: its registered pieces (page-rounded, merged where they share a page, <= 64 GiB) */
 #define PIN_CHUNK ZKG_KEY_PIECE /* the driver's most per registration */
-#define PIN_THREADS 8 /* more threads pinned no faster (H200 box, 1.6 GB of shm: 1 thread 0.08-
-			 0.12 s, 2 0.075, 4 0.054-0.061, 8 0.058-0.063; 2026-12-02) */
+#define PIN_THREADS                                                                                \
+	8 /* more threads pinned no faster (H200 box, 1.6 GB of shm: 1 thread 0.08-                \
+	     0.12 s, 2 0.075, 4 0.054-0.061, 8 0.058-0.063; 2026-12-02) */
 struct zkg_piece {
 	char *p;
 	size_t len;
@@ -256,7 +354,7 @@ extern "C" int zka_gpu_pin_ranges(zka_gpu *g, const void *const *ptrs, const siz
 }
 
 /* cut, a power of two: pieces end at every multiple of cut in the address space, where the
- * caller's copies split too (the key's: zkg_key_piece, upload in prove.cuh); 0: a range is cut
+ * caller's copies split too (the key's: zkg_key_piece, upload in drv_key.cuh); 0: a range is cut
  * only every PIN_CHUNK from its own start (one under 64 GiB stays whole wherever it lies: the
  * slots', whose copies are not split) */
 static int pin_ranges(zka_gpu *g, const void *const *ptrs, const size_t *lens, int n, int readonly,
@@ -266,7 +364,8 @@ static int pin_ranges(zka_gpu *g, const void *const *ptrs, const size_t *lens, i
 	SET_DEV(g);
 	if (readonly) {
 		int ro = 0;
-		CK(cudaDeviceGetAttribute(&ro, cudaDevAttrHostRegisterReadOnlySupported, g->device));
+		CK(cudaDeviceGetAttribute(&ro, cudaDevAttrHostRegisterReadOnlySupported,
+					  g->device));
 		if (!ro) {
 			zkg_errf(err, errlen,
 				 "device %d cannot register read-only memory "
@@ -327,8 +426,9 @@ static int pin_ranges(zka_gpu *g, const void *const *ptrs, const size_t *lens, i
 			a = b;
 		}
 	free(r);
-	struct pin_work w = {pin, readonly ? (unsigned)cudaHostRegisterReadOnly
-					   : (unsigned)cudaHostRegisterDefault, 0};
+	struct pin_work w = {
+	    pin, readonly ? (unsigned)cudaHostRegisterReadOnly : (unsigned)cudaHostRegisterDefault,
+	    0};
 	pthread_t th[PIN_THREADS];
 	int nt = 0;
 	for (; nt < PIN_THREADS - 1 && nt < pin->n - 1; nt++)
@@ -342,8 +442,9 @@ static int pin_ranges(zka_gpu *g, const void *const *ptrs, const size_t *lens, i
 		struct zkg_piece *q = &pin->pc[i];
 		if (q->e == cudaSuccess)
 			continue;
-		zkg_errf(err, errlen, "cudaHostRegister(%zu bytes at %p%s): %s", q->len, (void *)q->p,
-			 readonly ? ", cudaHostRegisterReadOnly" : "", cudaGetErrorString(q->e));
+		zkg_errf(err, errlen, "cudaHostRegister(%zu bytes at %p%s): %s", q->len,
+			 (void *)q->p, readonly ? ", cudaHostRegisterReadOnly" : "",
+			 cudaGetErrorString(q->e));
 		int rc = q->e == cudaErrorMemoryAllocation ? -ENOMEM : -EIO;
 		zka_gpu_unpin(pin); /* the pieces that succeeded */
 		return rc;
@@ -462,11 +563,20 @@ extern "C" void zka_gpu_set_table_budget(zka_gpu *g, double times)
 	g->table_budget = v;
 }
 
-extern "C" double zka_gpu_table_budget(const zka_gpu *g) { return g->table_budget; }
+extern "C" double zka_gpu_table_budget(const zka_gpu *g)
+{
+	return g->table_budget;
+}
 
-extern "C" void zka_gpu_set_stream_chunk(zka_gpu *g, size_t points) { g->stream_chunk = points; }
+extern "C" void zka_gpu_set_stream_chunk(zka_gpu *g, size_t points)
+{
+	g->stream_chunk = points;
+}
 
-extern "C" int zka_gpu_proofs_in_flight(const zka_gpu *g) { return g->in_flight; }
+extern "C" int zka_gpu_proofs_in_flight(const zka_gpu *g)
+{
+	return g->in_flight;
+}
 
 extern "C" void zka_gpu_set_proofs_in_flight(zka_gpu *g, int n)
 {
@@ -501,7 +611,10 @@ extern "C" void zka_gpu_key_free(zka_gpu_key *k)
 	free(k);
 }
 
-extern "C" const char *zka_gpu_key_mode(const zka_gpu_key *k) { return k->mode; }
+extern "C" const char *zka_gpu_key_mode(const zka_gpu_key *k)
+{
+	return k->mode;
+}
 
 extern "C" void zka_gpu_key_timing(const zka_gpu_key *k, zka_gpu_key_times *t)
 {
@@ -519,7 +632,10 @@ extern "C" void zka_gpu_key_timing(const zka_gpu_key *k, zka_gpu_key_times *t)
 	}
 }
 
-extern "C" int zka_gpu_key_streamed(const zka_gpu_key *k) { return k->streamed && k->resident != 31; }
+extern "C" int zka_gpu_key_streamed(const zka_gpu_key *k)
+{
+	return k->streamed && k->resident != 31;
+}
 
 int zkg_is_pinned(const void *host)
 {
@@ -531,7 +647,10 @@ int zkg_is_pinned(const void *host)
 	return a.type == cudaMemoryTypeHost;
 }
 
-extern "C" void zka_gpu_set_precompute(zka_gpu *g, int on) { g->no_precomp = !on; }
+extern "C" void zka_gpu_set_precompute(zka_gpu *g, int on)
+{
+	g->no_precomp = !on;
+}
 
 extern "C" void zka_gpu_set_upload_gate(zka_gpu *g, zka_gpu_upload_gate gate, void *arg)
 {
@@ -570,7 +689,7 @@ static void *build_main(void *arg)
 	int rc = cudaSetDevice(k->g->device) == cudaSuccess ? 0 : -EIO;
 	for (int i = 0; !rc && i < 2; i++)
 		if (cudaEventCreateWithFlags(&thr.ev[i], cudaEventBlockingSync |
-							    cudaEventDisableTiming) != cudaSuccess)
+							     cudaEventDisableTiming) != cudaSuccess)
 			rc = -EIO;
 	if (rc)
 		zkg_errf(err, errlen, "the window tables' build thread cannot use device %d",
@@ -681,11 +800,15 @@ extern "C" int zka_gpu_key_tables_wait(zka_gpu_key *k, char *err, size_t errlen)
 	return zka_gpu_key_tables(k, NULL, err, errlen);
 }
 
-extern "C" void zka_gpu_set_priority_domain(zka_gpu *g, uint32_t min_domain) { g->prio_domain = min_domain; }
+extern "C" void zka_gpu_set_priority_domain(zka_gpu *g, uint32_t min_domain)
+{
+	g->prio_domain = min_domain;
+}
 
 static int key_load_any(zka_gpu *g, const zka_pk *pk, zka_gpu_key **kp, char *err, size_t errlen);
 
-extern "C" int zka_gpu_key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key **kp, char *err, size_t errlen)
+extern "C" int zka_gpu_key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key **kp, char *err,
+				size_t errlen)
 {
 	int rc = key_load_any(g, pk, kp, err, errlen);
 	g->gate = NULL; /* one load's, whatever its outcome */
@@ -709,7 +832,8 @@ static int key_load_any(zka_gpu *g, const zka_pk *pk, zka_gpu_key **kp, char *er
 	k->n_public = pk->n_public;
 	k->domain = pk->domain_size;
 	k->logn = pk->log_domain;
-	{ /* R^2 mod r (Montgomery form of R): a product with it takes a value into Montgomery form */
+	{ /* R^2 mod r (Montgomery form of R): a product with it takes a value into Montgomery form
+	   */
 		uint64_t one[4] = {1, 0, 0, 0}, r1[4];
 		pk->curve->fr_to_mont(r1, one);
 		pk->curve->fr_to_mont(k->r2, r1);
@@ -780,9 +904,11 @@ static int prove_any(zka_gpu *g, zka_gpu_key *key, const uint64_t (*a)[4], const
 		g->s = g->s_hi;
 	int rc = o->prove(g, key, a, b, c, ab_std, w, rs, proof, err, errlen);
 	if (g->s != keep) {
-		/* a failed proof may leave work queued on s_hi: finish it before later calls use s */
+		/* a failed proof may leave work queued on s_hi: finish it before later calls use s
+		 */
 		if (rc < 0)
-			(void)cudaStreamSynchronize(g->s); /* its error, if any, is the one rc reports */
+			(void)cudaStreamSynchronize(
+			    g->s); /* its error, if any, is the one rc reports */
 		g->s = keep;
 	}
 	if (rc < 0)
@@ -797,130 +923,41 @@ static int prove_any(zka_gpu *g, zka_gpu_key *key, const uint64_t (*a)[4], const
 	return 0;
 }
 
-extern "C" int zka_gpu_prove(zka_gpu *g, zka_gpu_key *key, const uint64_t (*a)[4], const uint64_t (*b)[4],
-			     const uint64_t (*c)[4], const uint64_t (*w)[4], const zka_rs *rs, zka_proof *proof,
-			     zka_prove_times *t, char *err, size_t errlen)
+extern "C" int zka_gpu_prove(zka_gpu *g, zka_gpu_key *key, const uint64_t (*a)[4],
+			     const uint64_t (*b)[4], const uint64_t (*c)[4], const uint64_t (*w)[4],
+			     const zka_rs *rs, zka_proof *proof, zka_prove_times *t, char *err,
+			     size_t errlen)
 {
 	return prove_any(g, key, a, b, c, 0, w, rs, proof, t, err, errlen);
 }
 
-extern "C" int zka_gpu_prove_ab(zka_gpu *g, zka_gpu_key *key, const uint64_t (*a)[4], const uint64_t (*b)[4],
-				int ab_std, const uint64_t (*w)[4], const zka_rs *rs, zka_proof *proof,
-				zka_prove_times *t, char *err, size_t errlen)
+extern "C" int zka_gpu_prove_ab(zka_gpu *g, zka_gpu_key *key, const uint64_t (*a)[4],
+				const uint64_t (*b)[4], int ab_std, const uint64_t (*w)[4],
+				const zka_rs *rs, zka_proof *proof, zka_prove_times *t, char *err,
+				size_t errlen)
 {
 	return prove_any(g, key, a, b, NULL, ab_std, w, rs, proof, t, err, errlen);
 }
 
-extern "C" void zka_gpu_last_times(const zka_gpu *g, zka_gpu_times *t) { *t = g->last; }
+extern "C" void zka_gpu_last_times(const zka_gpu *g, zka_gpu_times *t)
+{
+	*t = g->last;
+}
 
-extern "C" int zka_gpu_fixed_base_g1(zka_gpu *g, const zka_curve *c, const void *base, const uint64_t (*k)[4],
-				     size_t n, void *out, char *err, size_t errlen)
+extern "C" int zka_gpu_fixed_base_g1(zka_gpu *g, const zka_curve *c, const void *base,
+				     const uint64_t (*k)[4], size_t n, void *out, char *err,
+				     size_t errlen)
 {
 	NEED_OPS(c, "zka_gpu_fixed_base_g1");
 	SET_DEV(g);
 	return o->fixed_base(g, 0, base, k, n, out, err, errlen);
 }
 
-extern "C" int zka_gpu_fixed_base_g2(zka_gpu *g, const zka_curve *c, const void *base, const uint64_t (*k)[4],
-				     size_t n, void *out, char *err, size_t errlen)
+extern "C" int zka_gpu_fixed_base_g2(zka_gpu *g, const zka_curve *c, const void *base,
+				     const uint64_t (*k)[4], size_t n, void *out, char *err,
+				     size_t errlen)
 {
 	NEED_OPS(c, "zka_gpu_fixed_base_g2");
 	SET_DEV(g);
 	return o->fixed_base(g, 1, base, k, n, out, err, errlen);
-}
-
-extern "C" int zka_gpu_msm_g1(zka_gpu *g, const zka_curve *c, const void *points, const uint64_t (*k)[4],
-			      size_t n, void *out, double *dev_s, char *err, size_t errlen)
-{
-	NEED_OPS(c, "zka_gpu_msm_g1");
-	SET_DEV(g);
-	return o->msm(g, 0, points, k, n, out, dev_s, err, errlen);
-}
-
-extern "C" int zka_gpu_msm_g2(zka_gpu *g, const zka_curve *c, const void *points, const uint64_t (*k)[4],
-			      size_t n, void *out, double *dev_s, char *err, size_t errlen)
-{
-	NEED_OPS(c, "zka_gpu_msm_g2");
-	SET_DEV(g);
-	return o->msm(g, 1, points, k, n, out, dev_s, err, errlen);
-}
-
-extern "C" int zka_gpu_ntt(zka_gpu *g, const zka_curve *c, uint32_t logn, uint64_t (*x)[4], int inverse,
-			   double *dev_s, char *err, size_t errlen)
-{
-	NEED_OPS(c, "zka_gpu_ntt");
-	SET_DEV(g);
-	return o->ntt(g, logn, x, inverse, dev_s, err, errlen);
-}
-
-extern "C" int zka_gpu_h(zka_gpu *g, const zka_curve *c, uint32_t logn, const uint64_t (*a)[4],
-			 const uint64_t (*b)[4], const uint64_t (*cc)[4], uint64_t (*h)[4], char *err, size_t errlen)
-{
-	NEED_OPS(c, "zka_gpu_h");
-	SET_DEV(g);
-	return o->hpoly(g, logn, a, b, cc, h, err, errlen);
-}
-
-extern "C" int zka_gpu_field_op(zka_gpu *g, const zka_curve *c, int field, int op, const void *a,
-				const void *b, void *out, size_t n, char *err, size_t errlen)
-{
-	NEED_OPS(c, "zka_gpu_field_op");
-	SET_DEV(g);
-	return o->field_op(g, field, op, a, b, out, n, err, errlen);
-}
-
-extern "C" int zka_gpu_acc_arith(zka_gpu *g, const zka_curve *c, int method, int J, const void *pts,
-				 size_t npts, const uint32_t *idx, size_t lanes, uint32_t steps, void *out,
-				 double *dev_s, char *err, size_t errlen)
-{
-	NEED_OPS(c, "zka_gpu_acc_arith");
-	SET_DEV(g);
-	return o->acc_arith(g, method, J, pts, npts, idx, lanes, steps, out, dev_s, err, errlen);
-}
-
-extern "C" int zka_gpu_h2d_bw(zka_gpu *g, const void *host, size_t bytes, double *gbps, char *err, size_t errlen)
-{
-	SET_DEV(g);
-	void *d = NULL;
-	CK(cudaMalloc(&d, bytes));
-	cudaError_t e = cudaMemcpyAsync(d, host, bytes, cudaMemcpyHostToDevice, g->s); /* warm-up */
-	float best = 1e30f;
-	for (int i = 0; i < 3 && e == cudaSuccess; i++) {
-		float ms = 0;
-		if ((e = cudaEventRecord(g->ev[0], g->s)) || (e = cudaMemcpyAsync(d, host, bytes, cudaMemcpyHostToDevice, g->s)) ||
-		    (e = cudaEventRecord(g->ev[1], g->s)) || (e = cudaEventSynchronize(g->ev[1])) ||
-		    (e = cudaEventElapsedTime(&ms, g->ev[0], g->ev[1])))
-			break;
-		if (ms < best)
-			best = ms;
-	}
-	cudaFree(d);
-	CK(e);
-	*gbps = bytes / (best * 1e-3) / 1e9;
-	return 0;
-}
-
-/* zka_fixed_base_ops adapters: the message goes to stderr (that interface has no err buffer) */
-static int fb_logged(void *ctx, int g2, const zka_curve *c, const void *base, const uint64_t (*k)[4], size_t n,
-		     void *out)
-{
-	char err[256];
-	zka_gpu *g = (zka_gpu *)ctx;
-	int rc = g2 ? zka_gpu_fixed_base_g2(g, c, base, k, n, out, err, sizeof err)
-		    : zka_gpu_fixed_base_g1(g, c, base, k, n, out, err, sizeof err);
-	if (rc)
-		fprintf(stderr, "zka_gpu_fixed_base_g%d: %s\n", g2 + 1, err);
-	return rc;
-}
-
-extern "C" int zka_gpu_fb_g1(void *ctx, const zka_curve *c, const void *base, const uint64_t (*k)[4], size_t n,
-			     void *out)
-{
-	return fb_logged(ctx, 0, c, base, k, n, out);
-}
-
-extern "C" int zka_gpu_fb_g2(void *ctx, const zka_curve *c, const void *base, const uint64_t (*k)[4], size_t n,
-			     void *out)
-{
-	return fb_logged(ctx, 1, c, base, k, n, out);
 }

@@ -18,6 +18,9 @@ typedef struct zka_backend_status {
 	/* "" or one line about a fast path that is missing since init (a params region that could
 	 * not be registered: its key's uploads run at pageable speed), appended to the note */
 	char warn[256];
+	/* "" (cpu) or the device, its compute capability and the kernel image the driver chose
+	 * from the fat binary (cuda/zka_gpu.h, zka_gpu_device_desc): SASS for sm_XY or PTX JIT */
+	char device[384];
 } zka_backend_status;
 
 typedef struct zka_backend {

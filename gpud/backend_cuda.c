@@ -8,8 +8,9 @@
  * cudaHostRegisterReadOnly, in parallel (zka_gpu_pin_key), so the upload
  * runs at pinned speed (55 GB/s on an H200 against 8.3 GB/s pageable); the registration is
  * undone when the region is replaced (the circuit reloaded) and at shutdown, before gpud unmaps
- * it. A registration that fails is said once per region, loudly, in the log and in the status
- * note, and the key is uploaded from pageable memory (never silently). The "key on the device"
+ * it (gpud/devkey.c, zka_devkey_cache: the policy, its states and invariants). A registration
+ * that fails is said once per region, loudly, in the log and in the status note, and the key is
+ * uploaded from pageable memory (never silently). The "key on the device"
  * line gives the bytes uploaded, the upload's seconds and GB/s (pinned or pageable) and the
  * whole load (zka_gpu_key_timing).
  *
@@ -29,33 +30,17 @@
 
 #ifdef ZKA_HAVE_CUDA
 #include "cuda/zka_gpu.h"
-
-#include <pthread.h>
-
-#define KEYS_MAX 256
+#include "gpud/devkey.h"
 
 /* Lanes: one device context each (a stream and one proof's buffers); keys are shared by all
- * of them and loaded once, under key_mu. A key replaced because its params region changed is
- * retired, not freed, while another lane may still prove with it; retired keys are freed at
- * shutdown. A retired streamed key (zka_gpu_key_streamed) still copies from its old region at
- * every proof: that region's registration is retired with it (retired_pin), not undone. */
+ * of them, kept in a devkey cache (gpud/devkey.h: loaded once per circuit and params region,
+ * the region registered before the upload, retired keys kept until shutdown). */
 struct cuda {
 	int lanes;
 	zka_gpu *g[ZKA_LANES_MAX];
-	pthread_mutex_t key_mu;
-	zka_gpu_key *key[KEYS_MAX];
-	const void *key_src[KEYS_MAX]; /* the params mapping each key was loaded from */
-	zka_gpu_key *retired[KEYS_MAX];
-	int nretired;
-	zka_gpu_pin *retired_pin[KEYS_MAX]; /* registrations of retired streamed keys' regions */
-	int nretired_pin;
-	zka_gpu_pin *slots_pin;		 /* the arena's slots, registered at init */
-	zka_gpu_pin *pin[KEYS_MAX];	 /* the registration of key_src's point sets, or NULL */
-	const void *pin_tried[KEYS_MAX]; /* the region last registered, or that failed to */
-	const zka_gpu_key *tables_said[KEYS_MAX]; /* the key whose tables' readiness was logged */
-	unsigned windowed[KEYS_MAX]; /* proofs of the key that ran before its tables were ready */
-	pthread_mutex_t warn_mu;     /* guards warn (read by status on the main thread) */
-	char warn[256];		     /* the first registration failure, for the status note */
+	zka_devkey_cache *keys;
+	zka_gpu_pin *slots_pin; /* the arena's slots, registered at init */
+	char device[384]; /* zka_gpu_device_desc of lane 0's device (logged at init), for status */
 };
 
 static void cuda_shutdown(void *ctx);
@@ -75,9 +60,12 @@ static int cuda_init(void **ctx, struct zka_arena *a, int device, int lanes, cha
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	pthread_mutex_init(&c->key_mu, NULL);
-	pthread_mutex_init(&c->warn_mu, NULL);
-	int r = 0;
+	int r = zka_devkey_cache_new(&c->keys);
+	if (r) {
+		free(c);
+		snprintf(err, errlen, "out of memory");
+		return r;
+	}
 	/* the lanes sleep while their proofs run instead of spinning a core each: the cores are
 	 * synthesis's (ZKA_GPU_WAIT=spin keeps CUDA's default, for comparison) */
 	const char *wv = getenv("ZKA_GPU_WAIT");
@@ -94,6 +82,13 @@ static int cuda_init(void **ctx, struct zka_arena *a, int device, int lanes, cha
 		zka_gpu_set_proofs_in_flight(c->g[c->lanes], lanes);
 	}
 	double t1 = mono_s();
+	/* the device's capability and the kernel image the driver chose from the fat binary */
+	if ((r = zka_gpu_device_desc(c->g[0], c->device, sizeof c->device))) {
+		snprintf(err, errlen, "%s", c->device);
+		cuda_shutdown(c);
+		return r;
+	}
+	fprintf(stderr, "zkarena-gpud: device %d: %s\n", device, c->device);
 	/* registration is per process (pinned pages), so one context registers for all lanes */
 	struct zka_arena_geometry geo;
 	zka_arena_geometry(a, &geo);
@@ -140,134 +135,6 @@ static int cuda_init(void **ctx, struct zka_arena *a, int device, int lanes, cha
 	return 0;
 }
 
-/* Registers circuit's params region p once (under key_mu) before its key's upload, undoing the
- * registration of the region it replaces (kept, in retired_pin, when the replaced key streams
- * from it: keep_old); a failure is logged once per region and kept for the status note, and
- * the upload then runs from pageable memory. */
-static void cuda_pin(struct cuda *x, int lane, uint32_t circuit, const zka_params *p, int keep_old)
-{
-	if (x->pin_tried[circuit] == p->map)
-		return;
-	if (keep_old && x->pin[circuit] && x->nretired_pin < KEYS_MAX)
-		x->retired_pin[x->nretired_pin++] = x->pin[circuit];
-	else
-		zka_gpu_unpin(
-		    x->pin[circuit]); /* the replaced region's, still mapped (gpud/main.c) */
-	x->pin[circuit] = NULL;
-	x->pin_tried[circuit] = p->map;
-	char e[512] = "";
-	double t0 = mono_s();
-	int r = zka_gpu_pin_key(x->g[lane], &p->pk, &x->pin[circuit], e, sizeof e);
-	if (r == 0) {
-		fprintf(stderr,
-			"zkarena-gpud: circuit %u: params region's key points (of %.1f MiB) "
-			"registered with cudaHostRegisterReadOnly in %.3f s\n",
-			circuit, (double)p->size / 1048576.0, mono_s() - t0);
-		return;
-	}
-	fprintf(stderr,
-		"zkarena-gpud: WARNING: circuit %u: cannot register its params region's key points "
-		"(of %.1f MiB) as pinned memory: %s; its key is uploaded from PAGEABLE memory "
-		"(several times slower)\n",
-		circuit, (double)p->size / 1048576.0, e);
-	pthread_mutex_lock(&x->warn_mu);
-	if (!x->warn[0])
-		snprintf(x->warn, sizeof x->warn,
-			 "WARNING: circuit %u's params region not registered (%.150s): key uploads "
-			 "at pageable speed",
-			 circuit, e);
-	pthread_mutex_unlock(&x->warn_mu);
-}
-
-/* The "key on the device" line: the MSM path, then the upload and the window tables (built
- * in the load, or building behind it: then tables_check says when they are ready). */
-static void key_line(uint32_t circuit, zka_gpu_key *k)
-{
-	zka_gpu_key_times t;
-	zka_gpu_key_timing(k, &t);
-	double mib = (double)t.bytes / 1048576.0;
-	const char *src = t.pinned ? "pinned" : "PAGEABLE";
-	char e[256], tab[96];
-	int ts = zka_gpu_key_tables(k, NULL, e, sizeof e);
-	if (ts == ZKA_GPU_TABLES_BUILDING)
-		snprintf(tab, sizeof tab, "window tables building in the background");
-	else
-		snprintf(tab, sizeof tab, "window tables %.3f s", t.tables);
-	if (t.split)
-		fprintf(
-		    stderr,
-		    "zkarena-gpud: circuit %u: key on the device: %s; uploaded %.1f MiB in %.3f s "
-		    "(%.1f GB/s, %s), %s, key load %.3f s in all\n",
-		    circuit, zka_gpu_key_mode(k), mib, t.upload,
-		    t.upload > 0 ? (double)t.bytes / t.upload / 1e9 : 0.0, src, tab, t.total);
-	else /* an engine that does not stamp its phases: only the whole load is known */
-		fprintf(
-		    stderr,
-		    "zkarena-gpud: circuit %u: key on the device: %s; uploaded %.1f MiB (%s) with "
-		    "the window tables in %.3f s (%.1f GB/s at least; upload and tables not "
-		    "split)\n",
-		    circuit, zka_gpu_key_mode(k), mib, src, t.total,
-		    t.total > 0 ? (double)t.bytes / t.total / 1e9 : 0.0);
-}
-
-/* Returns the device key of circuit, loading it on first use through the calling lane's own
- * context (a context is used by one thread at a time); NULL with err on failure. */
-static zka_gpu_key *cuda_key(struct cuda *x, int lane, uint32_t circuit, const zka_params *p,
-			     char *err, size_t errlen)
-{
-	pthread_mutex_lock(&x->key_mu);
-	zka_gpu_key *k = x->key[circuit];
-	int keep_old = 0; /* the replaced key streams from its region: keep it registered */
-	if (k && x->key_src[circuit] != p->map) {
-		keep_old = zka_gpu_key_streamed(k);
-		if (x->nretired < KEYS_MAX)
-			x->retired[x->nretired++] = k;
-		x->key[circuit] = k = NULL;
-	}
-	if (!k) {
-		cuda_pin(x, lane, circuit, p, keep_old);
-		if (zka_gpu_key_load(x->g[lane], &p->pk, &k, err, errlen) == 0) {
-			x->key[circuit] = k;
-			x->key_src[circuit] = p->map;
-			key_line(circuit, k);
-		} else {
-			k = NULL;
-		}
-	}
-	pthread_mutex_unlock(&x->key_mu);
-	return k;
-}
-
-/* Says once per key, when its window tables are ready, how long their build took and behind
- * how many proofs (windowed: this proof ran without them); under key_mu. Called after each
- * proof and from the status tick (each second), so the line comes without further proofs. */
-static void tables_check(struct cuda *x, uint32_t circuit, zka_gpu_key *k, int windowed)
-{
-	if (k && x->key[circuit] == k && x->tables_said[circuit] != k) {
-		double bs = 0;
-		char e[256] = "";
-		int ts = zka_gpu_key_tables(k, &bs, e, sizeof e);
-		x->windowed[circuit] += windowed;
-		if (ts == ZKA_GPU_TABLES_READY)
-			fprintf(
-			    stderr,
-			    "zkarena-gpud: circuit %u: window tables ready, built in %.3f s on the "
-			    "device behind %u proof%s (windowed MSM); the next proofs use them\n",
-			    circuit, bs, x->windowed[circuit],
-			    x->windowed[circuit] == 1 ? "" : "s");
-		else if (ts < 0)
-			fprintf(
-			    stderr,
-			    "zkarena-gpud: WARNING: circuit %u: the window tables' build failed "
-			    "(%s); proofs stay on the windowed MSM\n",
-			    circuit, e);
-		if (ts != ZKA_GPU_TABLES_BUILDING) {
-			x->tables_said[circuit] = k;
-			x->windowed[circuit] = 0;
-		}
-	}
-}
-
 static void cuda_status(void *ctx, zka_backend_status *st)
 {
 	struct cuda *x = ctx;
@@ -279,15 +146,9 @@ static void cuda_status(void *ctx, zka_backend_status *st)
 		st->mem_used = tot - fr;
 		st->mem_total = tot;
 	}
-	pthread_mutex_lock(&x->warn_mu);
-	snprintf(st->warn, sizeof st->warn, "%s", x->warn);
-	pthread_mutex_unlock(&x->warn_mu);
-	/* a key load holds key_mu for seconds: the tick does not wait for it */
-	if (pthread_mutex_trylock(&x->key_mu) == 0) {
-		for (uint32_t i = 0; i < KEYS_MAX; i++)
-			tables_check(x, i, x->key[i], 0);
-		pthread_mutex_unlock(&x->key_mu);
-	}
+	snprintf(st->device, sizeof st->device, "%s", x->device); /* set once, at init */
+	zka_devkey_cache_warn(x->keys, st->warn, sizeof st->warn);
+	zka_devkey_cache_tick(x->keys); /* the tables' readiness said without further proofs */
 }
 
 static int cuda_prove(void *ctx, int lane, uint32_t circuit, const zka_params *p,
@@ -296,11 +157,11 @@ static int cuda_prove(void *ctx, int lane, uint32_t circuit, const zka_params *p
 		      char *err, size_t errlen)
 {
 	struct cuda *x = ctx;
-	if (circuit >= KEYS_MAX || lane < 0 || lane >= x->lanes) {
+	if (circuit >= ZKA_DEVKEY_CIRCUITS || lane < 0 || lane >= x->lanes) {
 		snprintf(err, errlen, "circuit %u or lane %d out of range", circuit, lane);
 		return -EINVAL;
 	}
-	zka_gpu_key *k = cuda_key(x, lane, circuit, p, err, errlen);
+	zka_gpu_key *k = zka_devkey_cache_get(x->keys, x->g[lane], circuit, p, err, errlen);
 	if (!k)
 		return -EIO;
 	/* a slot's a, b (standard form; no c, synth/pipe.h): converted and c made on the device */
@@ -308,11 +169,8 @@ static int cuda_prove(void *ctx, int lane, uint32_t circuit, const zka_params *p
 	zka_gpu_times gt;
 	zka_gpu_last_times(x->g[lane], &gt);
 	*copy_s = gt.h2d;
-	if (r == 0) {
-		pthread_mutex_lock(&x->key_mu);
-		tables_check(x, circuit, k, !gt.tables);
-		pthread_mutex_unlock(&x->key_mu);
-	}
+	if (r == 0)
+		zka_devkey_cache_proved(x->keys, circuit, k, !gt.tables);
 	return r;
 }
 
@@ -321,19 +179,10 @@ static void cuda_shutdown(void *ctx)
 	struct cuda *x = ctx;
 	if (!x)
 		return;
-	for (int i = 0; i < KEYS_MAX; i++)
-		zka_gpu_key_free(x->key[i]);
-	for (int i = 0; i < x->nretired; i++)
-		zka_gpu_key_free(x->retired[i]);
-	for (int i = 0; i < KEYS_MAX; i++) /* before gpud unmaps the regions */
-		zka_gpu_unpin(x->pin[i]);
-	for (int i = 0; i < x->nretired_pin; i++)
-		zka_gpu_unpin(x->retired_pin[i]);
-	zka_gpu_unpin(x->slots_pin); /* before gpud unmaps the arena */
+	zka_devkey_cache_free(x->keys); /* keys, then their regions' pins: before the unmaps */
+	zka_gpu_unpin(x->slots_pin);	/* before gpud unmaps the arena */
 	for (int i = x->lanes - 1; i >= 0; i--)
 		zka_gpu_close(x->g[i]);
-	pthread_mutex_destroy(&x->key_mu);
-	pthread_mutex_destroy(&x->warn_mu);
 	free(x);
 }
 

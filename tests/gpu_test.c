@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cuda/zka_gpu.h"
+#include "cuda/zka_gpu_test.h"
 #include "zk/abc.h"
 #include "zk/bls12_381.h"
 #include "zk/bn254.h"

@@ -114,7 +114,7 @@ int zka_bench_gpu(int argc, char **argv)
 #include <time.h>
 
 #include "config/zka_budget.h"
-#include "cuda/zka_gpu.h"
+#include "cuda/zka_gpu_test.h"
 #include "zk/bls12_381.h"
 #include "zk/bn254.h"
 #include "zk/opt.h"

@@ -16,11 +16,7 @@
 #include "zk/zkey.h"
 #ifdef ZKA_HAVE_CUDA
 #include "cuda/zka_gpu.h"
-
-#include <pthread.h>
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
+#include "gpud/devkey.h"
 #endif
 
 #include <errno.h>
@@ -84,8 +80,8 @@ static void usage(FILE *f)
 /* a = A w, b = B w and c = a .* b, in Montgomery form, from the region's CSR matrices
  * (zk/abc.h); c NULL: a and b only, in standard form, as a slot holds them (the device
  * converts them and makes c: zka_gpu_prove_ab), with no Montgomery conversion of the witness. */
-static int params_abc(const zka_params *p, const zka_witness *w, uint64_t (*a)[4],
-		      uint64_t (*b)[4], uint64_t (*c)[4], int threads)
+static int params_abc(const zka_params *p, const zka_witness *w, uint64_t (*a)[4], uint64_t (*b)[4],
+		      uint64_t (*c)[4], int threads)
 {
 	int std = c == NULL;
 	uint64_t(*vs)[4] = std ? zka_abc_values_std(&p->abc) : NULL;
@@ -112,14 +108,14 @@ static double mono(void)
 }
 
 /* The CPU prover from a params region. */
-static int prove_cpu(const zka_params *p, const zka_witness *w, const zka_rs *rs,
-		     zka_proof *proof, const zka_prove_opts *o, zka_prove_times *t)
+static int prove_cpu(const zka_params *p, const zka_witness *w, const zka_rs *rs, zka_proof *proof,
+		     const zka_prove_opts *o, zka_prove_times *t)
 {
 	size_t n = p->pk.domain_size;
 	int ret = -ENOMEM;
 	double t0 = mono();
 	uint64_t(*a)[4] = malloc(n * sizeof *a), (*b)[4] = malloc(n * sizeof *b),
-		(*c)[4] = malloc(n * sizeof *c);
+	(*c)[4] = malloc(n * sizeof *c);
 	if (!a || !b || !c)
 		goto err;
 	if ((ret = params_abc(p, w, a, b, c, o->threads)))
@@ -135,499 +131,11 @@ err:
 	return ret;
 }
 
-/* --gpu's start beside the CPU's work (issue 18: a one-shot proof of BN254 2^22 in 0.6 s).
- * CUDA's start (~0.3 s) and the key's upload need no witness, and a, b need no device, so:
- *
- *   prep thread:  zka_gpu_open -> [region told] -> register the key's point
- *                 sections -> [key posted] -> key upload: registered during the read, copied
- *                 directly; else (a resident key) staged through pinned buffers filled by
- *                 CPU threads (zka_gpu_set_upload_staging, gprep_upload) with pread from the
- *                 region's file (gprep_read: the sets' pages never mapped), or with
- *                 ZKA_PROVE_UPLOAD=registered registered a set per thread, each set's copy
- *                 released to the upload as soon as it is registered (zka_gpu_set_upload_gate)
- *   main thread:  key (resident map, or .zka load: region told before its reads) -> post
- *                 -> witness -> a, b -> register a, b, w -> join -> prove (c made on the
- *                 device); a, b, w are registered beside the key's copy when it is staged
- *                 (as soon as the thread has chosen that path, gprep_abw_early), else
- *                 after the join
- *
- * States of the early registration (`early`, guarded by mu; the loader's on_region callback
- * asks for it from the main thread while the key is read from disk):
- *   NONE -> ASKED       gprep_region   (the loader mapped the region, no byte read yet)
- *   ASKED -> PINNING    gprep_main     (CUDA is up)
- *   PINNING -> PINNED   gprep_main     (registered: the upload later skips this step)
- *   PINNING -> NONE     gprep_main     (refused: the ordinary registration runs after the post)
- *   ASKED -> NONE       gprep_region_drop, gprep_post (never started)
- *   PINNED -> NONE      gprep_region_drop (the load failed: unpinned before the unmap)
- * The key is posted as soon as it is in memory (NULL: the command failed first; the thread
- * then only closes what it opened, in gprep_end). The registration of the points is a speed-up:
- * when the driver refuses it the upload runs from pageable memory and a NOTE line says so. */
-#ifdef ZKA_HAVE_CUDA
-enum { EARLY_NONE, EARLY_ASKED, EARLY_PINNING, EARLY_PINNED };
-struct gprep {
-	pthread_t th;
-	int started, device, was_posted;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;   /* any change of early or was_posted */
-	const zka_params *p; /* set before the post; NULL: nothing to load */
-	zka_gpu *g;
-	zka_gpu_key *key;
-	zka_gpu_pin *pin;
-	int early, early_done; /* early: the state above; early_done: the pin came from it */
-	const void *ep[5];     /* the point sections of the region being read */
-	size_t el[5];
-	int rc; /* the first failure's -errno, with err */
-	/* the ordinary registration, a set per thread (spin[i] set i's pin, NULL when refused);
-	 * set_done: the sets registered or refused (bit i, guarded by mu, cv told) */
-	zka_gpu_pin *spin[5];
-	int set_done, set_rc[5];
-	char set_err[5][384];
-	double t_pin0;
-	char err[768], pin_note[512];
-	double t_open, t_pin, t_key; /* seconds of each step */
-	/* the staged upload of a key not registered during its read: ZKA_PROVE_UPLOAD read once
-	 * at the post (gprep_stage_threads: stage_T threads, 0 registered; stage_mapped,
-	 * stage_bad), staged the threads it used (0: registered instead), t_stage its buffers'
-	 * setup */
-	int stage_T, stage_mapped, stage_bad;
-	int staged;
-	double t_stage;
-	char stage_note[512];
-	/* a, b and w's registration beside a staged upload (gprep_abw_early; guarded by mu, cv
-	 * told): 0 undecided, 1 the key is being staged (g is up), -1 not (register after the join)
-	 */
-	int abw_early;
-	/* the resident region's file (gprep_reader_open; -1: none), read by the stager's threads
-	 * with pread (gprep_read) instead of memcpy from the mapping: the point sets' pages are
-	 * then never mapped, so neither populated beside CUDA's start nor torn down at exit
-	 * (use_reader: chosen at the post; mapped: ZKA_PROVE_UPLOAD=staged-mapped) */
-	int rfd, use_reader;
-	char rname[64], reader_note[256];
-	/* the populate thread (started by gprep_post, joined before the pin): the key's pages
-	 * entered into this process's page tables while CUDA starts, so that registering them
-	 * does not also fault them in (a resident region is freshly mapped) */
-	pthread_t th_pop;
-	int pop_started, pop_errno;
-	double t_pop;
-};
-
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22 /* Linux 5.14 */
-#endif
-
-/* The populate thread: madvise(MADV_POPULATE_READ) over the five point sets (what
- * zka_gpu_pin_key registers next). */
-static void *gprep_populate(void *arg)
-{
-	struct gprep *x = arg;
-	const void *p[5];
-	size_t len[5];
-	zka_pk_point_sets(&x->p->pk, p, len);
-	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-	double t0 = mono();
-	for (int i = 0; i < 5 && !x->pop_errno; i++) {
-		uintptr_t a = (uintptr_t)p[i] & ~(pg - 1), b = (uintptr_t)p[i] + len[i];
-		if (len[i] && madvise((void *)a, b - a, MADV_POPULATE_READ))
-			x->pop_errno = errno;
-	}
-	x->t_pop = mono() - t0;
-	return NULL;
-}
-
-/* One set's registration (i: A, B1, B2, C, H as zka_pk_point_sets orders them), read-only;
- * then the set is marked done and the upload gate woken. Refused: set_rc[i], set_err[i]. */
-struct gprep_set {
-	struct gprep *x;
-	int i;
-};
-
-static void gprep_pin_set(struct gprep *x, int i)
-{
-	const void *p[5];
-	size_t len[5];
-	zka_pk_point_sets(&x->p->pk, p, len);
-	for (int j = 0; j < 5; j++)
-		len[j] = j == i ? len[j] : 0;
-	zka_gpu_pin *pin = NULL;
-	int r = zka_gpu_pin_key_sets(x->g, p, len, 1, &pin, x->set_err[i], sizeof x->set_err[i]);
-	pthread_mutex_lock(&x->mu);
-	x->spin[i] = r ? NULL : pin;
-	x->set_rc[i] = r;
-	x->set_done |= 1 << i;
-	if (x->set_done == 31)
-		x->t_pin = mono() - x->t_pin0;
-	pthread_cond_broadcast(&x->cv);
-	pthread_mutex_unlock(&x->mu);
-}
-
-static void *gprep_set_main(void *arg)
-{
-	struct gprep_set *a = arg;
-	gprep_pin_set(a->x, a->i);
-	return NULL;
-}
-
-/* The key load's upload gate: the first of the sets still to copy whose registration has
- * finished (waiting for one); a refused set is copied from pageable memory. */
-static int gprep_gate(void *arg, int todo)
-{
-	struct gprep *x = arg;
-	pthread_mutex_lock(&x->mu);
-	while (!(x->set_done & todo))
-		pthread_cond_wait(&x->cv, &x->mu);
-	int i = __builtin_ctz((unsigned)(x->set_done & todo));
-	pthread_mutex_unlock(&x->mu);
-	return i;
-}
-
-/* The ordinary registration and the upload, overlapped: a thread per set registers it while
- * the key load copies the sets already registered. H200, BN254 2^22 resident, 7 runs each
- * interleaved (2026-12-03, docs/measurements/2026-12-03-h200-s18-c-c-modes.txt): one after
- * the other, registration 0.07-0.09 s then upload 0.035 s, wall 0.53-0.68 s (median 0.57);
- * overlapped, the upload ends 0.01-0.02 s after the registration, wall 0.54-0.58 s (median
- * 0.56). Registering a, b and w beside the key's registration as well slowed both (0.54-0.63
- * s), so they are registered after it. */
-static void gprep_pin_and_load(struct gprep *x)
-{
-	struct gprep_set a[5];
-	pthread_t th[5];
-	int started = 0;
-	x->t_pin0 = mono();
-	for (int i = 0; i < 5; i++) {
-		a[i] = (struct gprep_set){x, i};
-		if (pthread_create(&th[i], NULL, gprep_set_main, &a[i]) == 0)
-			started |= 1 << i;
-		else
-			gprep_pin_set(x, i); /* no thread: here, before the upload */
-	}
-	zka_gpu_set_upload_gate(x->g, gprep_gate, x);
-	double t0 = mono();
-	x->rc = zka_gpu_key_load(x->g, &x->p->pk, &x->key, x->err, sizeof x->err);
-	x->t_key = mono() - t0;
-	for (int i = 0; i < 5; i++)
-		if (started >> i & 1)
-			pthread_join(th[i], NULL);
-	for (int i = 0; i < 5; i++)
-		if (x->set_rc[i]) { /* the first refusal, once */
-			snprintf(x->pin_note, sizeof x->pin_note,
-				 "NOTE: the key's memory could not be registered (%s): its upload "
-				 "runs from pageable memory",
-				 x->set_err[i]);
-			break;
-		}
-}
-
-/* The threads of the staged upload (zka_gpu_set_upload_staging) for a key not registered during
- * its read, such as a resident key: ZKA_PROVE_UPLOAD=staged[:T], staged-mapped[:T] (*mapped
- * set: copied from the region's mapping, not read from its file) or registered (then 0: the
- * sets are registered and copied once registered, gprep_pin_and_load); default staged with
- * half the online CPUs, 2..8. An unreadable value: the default, and *bad set. */
-static int gprep_stage_threads(int *bad, int *mapped)
-{
-	*bad = *mapped = 0;
-	long nc = sysconf(_SC_NPROCESSORS_ONLN);
-	int def = nc >= 16 ? 8 : nc >= 4 ? (int)(nc / 2) : 2;
-	const char *e = getenv("ZKA_PROVE_UPLOAD"); /* an operator's A/B switch */
-	if (!e || !*e)
-		return def;
-	if (!strcmp(e, "registered"))
-		return 0;
-	const char *t = NULL;
-	if (!strncmp(e, "staged-mapped", 13)) {
-		*mapped = 1;
-		t = e + 13;
-	} else if (!strncmp(e, "staged", 6)) {
-		t = e + 6;
-	}
-	if (t && !*t)
-		return def;
-	char *end = NULL;
-	long v = t && *t == ':' ? strtol(t + 1, &end, 10) : -1;
-	if (v >= 1 && v <= ZKA_GPU_STAGE_MAX && end && !*end)
-		return (int)v;
-	*bad = 1;
-	*mapped = 0;
-	return def;
-}
-
-/* The stager's reader for a resident region (zka_gpu_upload_read): src's bytes pread from the
- * region's file at src's offset in the mapping. */
-static int gprep_read(void *arg, void *dst, const void *src, size_t len, char *err, size_t errlen)
-{
-	struct gprep *x = arg;
-	const char *base = x->p->map;
-	size_t off = (size_t)((const char *)src - base);
-	if ((const char *)src < base || off > x->p->size || len > x->p->size - off) {
-		snprintf(err, errlen, "resident region %s: %zu bytes at offset %zu are outside it",
-			 x->rname, len, off);
-		return -EINVAL;
-	}
-	for (size_t done = 0; done < len;) {
-		ssize_t r = pread(x->rfd, (char *)dst + done, len - done, (off_t)(off + done));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			int e = r < 0 ? errno : EIO;
-			snprintf(err, errlen, "resident region %s: pread of %zu bytes at %zu: %s",
-				 x->rname, len - done, off + done,
-				 r < 0 ? strerror(e) : "end of file (truncated)");
-			return -e;
-		}
-		done += (size_t)r;
-	}
-	return 0;
-}
-
-/* Opens the resident region NAME (mapped at p) again for reading, for gprep_read; keeps it
- * only when it is that region still (its size and its header page equal the mapping's: the
- * header holds every section's checksum); else a NOTE in reader_note and rfd -1. */
-static void gprep_reader_open(struct gprep *x, const char *name, const zka_params *p)
-{
-	char hdr[4096];
-	struct stat st;
-	snprintf(x->rname, sizeof x->rname, "%s", name);
-	int fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
-	const char *why = NULL;
-	if (fd < 0)
-		why = strerror(errno);
-	else if (fstat(fd, &st) || (size_t)st.st_size != p->size ||
-		 pread(fd, hdr, sizeof hdr, 0) != (ssize_t)sizeof hdr ||
-		 memcmp(hdr, p->map, sizeof hdr))
-		why = "it changed since it was mapped";
-	if (why) {
-		if (fd >= 0)
-			close(fd);
-		snprintf(x->reader_note, sizeof x->reader_note,
-			 "NOTE: the resident region %s cannot be read again (%s): the staged "
-			 "upload copies the key from its mapping",
-			 name, why);
-		return;
-	}
-	x->rfd = fd;
-}
-
-/* The key upload when nothing was registered during its read: staged, or (refused, or asked
- * for) registered a set per thread and copied once registered; a NOTE in stage_note says why
- * the staged path was not taken when it was meant to be. */
-static void gprep_upload(struct gprep *x)
-{
-	int T = x->stage_T;
-	if (x->stage_bad)
-		snprintf(x->stage_note, sizeof x->stage_note,
-			 "NOTE: ZKA_PROVE_UPLOAD='%.200s' is not staged[:T], staged-mapped[:T] (T "
-			 "1..%d) or registered: staged with the default %d threads",
-			 getenv("ZKA_PROVE_UPLOAD"), ZKA_GPU_STAGE_MAX, T);
-	if (T > 0) {
-		char e[384];
-		double t0 = mono();
-		int r = zka_gpu_set_upload_staging(x->g, T, 0, e, sizeof e);
-		x->t_stage = mono() - t0;
-		if (r == 0) {
-			x->staged = T;
-			zka_gpu_set_upload_reader(x->g, x->use_reader ? gprep_read : NULL, x);
-			pthread_mutex_lock(&x->mu);
-			x->abw_early = 1; /* the main thread may use g beside the copy */
-			pthread_cond_broadcast(&x->cv);
-			pthread_mutex_unlock(&x->mu);
-			t0 = mono();
-			x->rc = zka_gpu_key_load(x->g, &x->p->pk, &x->key, x->err, sizeof x->err);
-			x->t_key = mono() - t0;
-			return;
-		}
-		snprintf(x->stage_note, sizeof x->stage_note,
-			 "NOTE: the staged upload is unavailable (%s): the key's memory is "
-			 "registered instead",
-			 e);
-	}
-	gprep_pin_and_load(x);
-}
-
-static void gprep_run(struct gprep *x)
-{
-	double t0 = mono();
-	x->rc = zka_gpu_open(&x->g, x->device, x->err, sizeof x->err);
-	if (x->rc == 0)
-		zka_gpu_set_precompute(x->g, 0); /* one proof per key load */
-	x->t_open = mono() - t0;
-	pthread_mutex_lock(&x->mu);
-	while (!x->was_posted) {
-		if (x->early == EARLY_ASKED && x->rc == 0) {
-			/* the region's pages are registered while the loader's reads fill them
-			 * (ordinary registration: they are still being written) */
-			x->early = EARLY_PINNING;
-			pthread_mutex_unlock(&x->mu);
-			char e[384];
-			zka_gpu_pin *pin = NULL;
-			t0 = mono();
-			int r = zka_gpu_pin_key_sets(x->g, x->ep, x->el, 0, &pin, e, sizeof e);
-			double t = mono() - t0;
-			pthread_mutex_lock(&x->mu);
-			x->early = r ? EARLY_NONE : EARLY_PINNED;
-			if (!r) {
-				x->pin = pin;
-				x->t_pin = t;
-			}
-			pthread_cond_broadcast(&x->cv);
-			continue;
-		}
-		pthread_cond_wait(&x->cv, &x->mu);
-	}
-	int pinned = x->early == EARLY_PINNED;
-	x->early_done = pinned;
-	pthread_mutex_unlock(&x->mu);
-	if (x->pop_started) {
-		pthread_join(x->th_pop, NULL);
-		x->pop_started = 0;
-	}
-	if (x->rc || !x->p)
-		return;
-	if (!pinned) {
-		gprep_upload(x);
-		return;
-	}
-	t0 = mono();
-	x->rc = zka_gpu_key_load(x->g, &x->p->pk, &x->key, x->err, sizeof x->err);
-	x->t_key = mono() - t0;
-}
-
-/* The prep thread: gprep_run, then the main thread told that a, b and w wait for the join
- * unless the staged upload said otherwise. */
-static void *gprep_main(void *arg)
-{
-	struct gprep *x = arg;
-	gprep_run(x);
-	pthread_mutex_lock(&x->mu);
-	if (x->abw_early == 0)
-		x->abw_early = -1;
-	pthread_cond_broadcast(&x->cv);
-	pthread_mutex_unlock(&x->mu);
-	return NULL;
-}
-
-/* The loader's on_region: the region being read (no byte landed yet); asks the thread to
- * register its point sections beside the reads. Never fails the load. */
-static int gprep_region(void *arg, void *map, size_t size, const zka_params_info *in)
-{
-	struct gprep *x = arg;
-	(void)size;
-	pthread_mutex_lock(&x->mu);
-	if (x->started && !x->was_posted && x->early == EARLY_NONE && !x->pin) {
-		zka_params_point_sections(in, map, x->ep, x->el);
-		x->early = EARLY_ASKED;
-		pthread_cond_broadcast(&x->cv);
-	}
-	pthread_mutex_unlock(&x->mu);
-	return 0;
-}
-
-/* The loader's on_region_drop: the load failed and the region goes away; when this returns
- * nothing of it is registered. */
-static void gprep_region_drop(void *arg)
-{
-	struct gprep *x = arg;
-	pthread_mutex_lock(&x->mu);
-	while (x->early == EARLY_PINNING)
-		pthread_cond_wait(&x->cv, &x->mu);
-	if (x->early == EARLY_PINNED) {
-		zka_gpu_unpin(x->pin);
-		x->pin = NULL;
-		x->t_pin = 0;
-	}
-	x->early = EARLY_NONE;
-	pthread_mutex_unlock(&x->mu);
-}
-
-/* Starts the thread (CUDA's start begins at once); -errno when it cannot be made. */
-static int gprep_start(struct gprep *x, int device)
-{
-	memset(x, 0, sizeof *x);
-	x->device = device;
-	x->rfd = -1;
-	pthread_mutex_init(&x->mu, NULL);
-	pthread_cond_init(&x->cv, NULL);
-	int r = pthread_create(&x->th, NULL, gprep_main, x);
-	if (r) {
-		pthread_mutex_destroy(&x->mu);
-		pthread_cond_destroy(&x->cv);
-		return -r;
-	}
-	x->started = 1;
-	return 0;
-}
-
-/* Hands the thread the key in memory (p, or NULL to stop it); once per gprep_start. */
-static void gprep_post(struct gprep *x, const zka_params *p)
-{
-	if (!x->started || x->was_posted)
-		return;
-	pthread_mutex_lock(&x->mu);
-	if (x->early == EARLY_ASKED)
-		x->early = EARLY_NONE; /* CUDA was not up in time: the ordinary path */
-	x->p = p;
-	/* a registration still running finishes on the thread, which then decides; a staged
-	 * upload that reads the region's file needs no page of the point sets mapped */
-	x->stage_T = gprep_stage_threads(&x->stage_bad, &x->stage_mapped);
-	x->use_reader =
-	    p && x->early == EARLY_NONE && x->rfd >= 0 && x->stage_T > 0 && !x->stage_mapped;
-	if (p && x->early == EARLY_NONE && !x->use_reader &&
-	    pthread_create(&x->th_pop, NULL, gprep_populate, x) == 0)
-		x->pop_started = 1; /* (without it the registration faults the pages in itself) */
-	x->was_posted = 1;
-	pthread_cond_broadcast(&x->cv);
-	pthread_mutex_unlock(&x->mu);
-}
-
-/* Whether a, b and w may be registered before the join: waits until the thread has chosen the
- * key's path; 1 when it stages the key (g is open; registering beside the registration of the
- * key's sets slowed both, s18-c, so only beside a staged copy), else 0. */
-static int gprep_abw_early(struct gprep *x)
-{
-	if (!x->started)
-		return 0;
-	pthread_mutex_lock(&x->mu);
-	while (x->abw_early == 0)
-		pthread_cond_wait(&x->cv, &x->mu);
-	int r = x->abw_early > 0;
-	pthread_mutex_unlock(&x->mu);
-	return r;
-}
-
-/* Waits for the thread; returns its result (0: g and the key ready). */
-static int gprep_join(struct gprep *x)
-{
-	if (!x->started)
-		return -EINVAL;
-	gprep_post(x, NULL); /* nothing when the key was posted */
-	pthread_join(x->th, NULL);
-	x->started = 0;
-	pthread_mutex_destroy(&x->mu);
-	pthread_cond_destroy(&x->cv);
-	return x->rc;
-}
-
-/* Frees what the thread made (joining it first when it still runs). */
-static void gprep_end(struct gprep *x)
-{
-	if (x->started)
-		gprep_join(x);
-	zka_gpu_key_free(x->key);
-	zka_gpu_unpin(x->pin); /* before the params region is unmapped */
-	for (int i = 0; i < 5; i++) {
-		zka_gpu_unpin(x->spin[i]);
-		x->spin[i] = NULL;
-	}
-	zka_gpu_close(x->g);
-	x->key = NULL;
-	x->pin = NULL;
-	x->g = NULL;
-	if (x->rfd >= 0)
-		close(x->rfd);
-	x->rfd = -1;
-}
-#else
-struct gprep {
-	int unused;
-};
+/* --gpu: the key's way to the device (CUDA's start, the registration of its memory, the upload)
+ * runs on a thread of its own beside the key's read, the witness and a, b (issue 18: a
+ * one-shot proof of BN254 2^22 in 0.6 s): gpud/devkey.h, zka_devkey_prep. */
+#ifndef ZKA_HAVE_CUDA
+typedef struct zka_devkey_prep zka_devkey_prep; /* never made without CUDA */
 #endif
 
 /* --times' GPU stages: the prep thread's (beside the main thread's work) and the main
@@ -639,10 +147,14 @@ typedef struct {
 	int reg_early; /* a, b and w were registered beside the staged upload, before the wait */
 	int reader;    /* the staged upload read the resident region's file */
 	char pop_note[96];
+	int want_device; /* set by the caller (--times): device gets zka_gpu_device_desc */
+	char device[384];
 } gpu_stages;
 
+/* The proof on the device once the preparation (*xp) is joined; ends the preparation (*xp
+ * NULL then) on every path. */
 static int prove_gpu(const zka_params *p, const zka_witness *w, const zka_rs *rs,
-		     struct gprep *x, zka_proof *proof, zka_prove_times *t, gpu_stages *gs,
+		     zka_devkey_prep **xp, zka_proof *proof, zka_prove_times *t, gpu_stages *gs,
 		     char *err, size_t errlen)
 {
 #ifdef ZKA_HAVE_CUDA
@@ -652,6 +164,8 @@ static int prove_gpu(const zka_params *p, const zka_witness *w, const zka_rs *rs
 	int ret = -ENOMEM;
 	double t0 = mono(), t1;
 	zka_gpu_pin *abw = NULL;
+	zka_devkey_prep *x = *xp;
+	zka_devkey_report rep;
 	/* huge pages: a tenth of the page faults, and registered in a third of the time (THP
 	 * anonymous 1.6 GB: 0.035 s against 0.08-0.12 s for 4 KiB pages; H200 box, 2026-12-02) */
 	a = zka_abc_scratch(n);
@@ -674,66 +188,71 @@ static int prove_gpu(const zka_params *p, const zka_witness *w, const zka_rs *rs
 	 * registration both took longer, H200 2026-12-03, s18-c) */
 	const void *bp[3] = {a, b, w->w};
 	size_t bl[3] = {n * sizeof *a, n * sizeof *b, (size_t)w->n * sizeof *w->w};
-	if ((gs->reg_early = gprep_abw_early(x))) {
+	if ((gs->reg_early = zka_devkey_prep_abw_early(x))) {
 		double t2 = mono();
-		if ((ret = zka_gpu_pin_ranges(x->g, bp, bl, 3, 0, &abw, err, errlen)))
+		if ((ret = zka_gpu_pin_ranges(zka_devkey_prep_gpu(x), bp, bl, 3, 0, &abw, err,
+					      errlen)))
 			goto err;
 		gs->reg = mono() - t2;
 	}
-	ret = gprep_join(x);
+	ret = zka_devkey_prep_join(x, &rep, err, errlen);
 	gs->wait = mono() - t1; /* (the early registration included) */
-	gs->open = x->t_open;
-	gs->pop = x->t_pop;
-	if (x->pop_errno)
+	gs->open = rep.open;
+	gs->pop = rep.pop;
+	if (rep.pop_errno)
 		snprintf(gs->pop_note, sizeof gs->pop_note, " (MADV_POPULATE_READ: %s)",
-			 strerror(x->pop_errno));
-	gs->pin = x->t_pin;
-	gs->pin_early = x->early_done;
-	gs->key = x->t_key;
-	gs->staged = x->staged;
-	gs->stage = x->t_stage;
-	gs->reader = x->use_reader && x->staged;
-	if (ret) {
-		snprintf(err, errlen, "%s", x->err);
+			 strerror(rep.pop_errno));
+	gs->pin = rep.pin;
+	gs->pin_early = rep.pin_early;
+	gs->key = rep.key;
+	gs->staged = rep.staged;
+	gs->stage = rep.stage;
+	gs->reader = rep.reader;
+	if (ret)
 		goto err;
-	}
-	fprintf(stderr, "zkarena prove: device %d: %s\n", x->device, zka_gpu_device_name(x->g));
-	if (x->stage_note[0])
-		fprintf(stderr, "zkarena prove: %s\n", x->stage_note);
-	if (x->reader_note[0] && x->staged)
-		fprintf(stderr, "zkarena prove: %s\n", x->reader_note);
-	if (x->pin_note[0])
-		fprintf(stderr, "zkarena prove: %s\n", x->pin_note);
-	if (x->staged)
+	zka_gpu *g = zka_devkey_prep_gpu(x);
+	fprintf(stderr, "zkarena prove: device %d: %s\n", rep.device, zka_gpu_device_name(g));
+	if (gs->want_device && zka_gpu_device_desc(g, gs->device, sizeof gs->device))
+		gs->device[0] = 0; /* (a message: the --times line is left out) */
+	if (rep.stage_note[0])
+		fprintf(stderr, "zkarena prove: %s\n", rep.stage_note);
+	if (rep.reader_note[0] && rep.staged)
+		fprintf(stderr, "zkarena prove: %s\n", rep.reader_note);
+	if (rep.pin_note[0])
+		fprintf(stderr, "zkarena prove: %s\n", rep.pin_note);
+	if (rep.staged)
 		fprintf(stderr,
 			"zkarena prove: key copied %s through pinned buffers by %d threads "
 			"(staged upload; ZKA_PROVE_UPLOAD=registered registers it instead)\n",
-			x->use_reader ? "from the resident region's file (pread, its pages never "
-					"mapped)"
-				      : "from pageable memory",
-			x->staged);
+			rep.reader ? "from the resident region's file (pread, its pages never "
+				     "mapped)"
+				   : "from pageable memory",
+			rep.staged);
 	t1 = mono();
-	if (!abw && (ret = zka_gpu_pin_ranges(x->g, bp, bl, 3, 0, &abw, err, errlen)))
+	if (!abw && (ret = zka_gpu_pin_ranges(g, bp, bl, 3, 0, &abw, err, errlen)))
 		goto err;
 	if (!gs->reg_early)
 		gs->reg = mono() - t1;
 	fprintf(stderr, "zkarena prove: registered a, b and the witness with "
 			"cudaHostRegister (pinned, no staging copy); c made on the device\n");
-	fprintf(stderr, "zkarena prove: key on the device: %s\n", zka_gpu_key_mode(x->key));
+	fprintf(stderr, "zkarena prove: key on the device: %s\n",
+		zka_gpu_key_mode(zka_devkey_prep_key(x)));
 	t1 = mono();
-	ret = zka_gpu_prove_ab(x->g, x->key, (const uint64_t(*)[4])a, (const uint64_t(*)[4])b, 1,
-			       (const uint64_t(*)[4])w->w, rs, proof, t, err, errlen);
+	ret = zka_gpu_prove_ab(g, zka_devkey_prep_key(x), (const uint64_t(*)[4])a,
+			       (const uint64_t(*)[4])b, 1, (const uint64_t(*)[4])w->w, rs, proof, t,
+			       err, errlen);
 	gs->prove = mono() - t1;
 err:
 	zka_gpu_unpin(abw); /* before a, b and w are freed */
 	t1 = mono();
-	gprep_end(x);
+	zka_devkey_prep_end(x);
+	*xp = NULL;
 	gs->teardown = mono() - t1;
 	zka_abc_scratch_free(a, n);
 	zka_abc_scratch_free(b, n);
 	return ret;
 #else
-	(void)p, (void)w, (void)rs, (void)x, (void)proof, (void)t, (void)gs;
+	(void)p, (void)w, (void)rs, (void)xp, (void)proof, (void)t, (void)gs;
 	snprintf(err, errlen, "--gpu: this zkarena was built without CUDA (no nvcc at build time)");
 	return -ENOTSUP;
 #endif
@@ -796,8 +315,8 @@ static int prove_arena(const char *name, const char *zkey, const char *r1cs, con
 	int r = zka_job_wait(a, id, -1, &ji);
 	if (r == 1) {
 		/* a witness the key or the circuit refuses is bad input, as for `prove` */
-		int bad_input = strstr(ji.reason, "witness") || strstr(ji.reason, "does not satisfy") ||
-				strstr(ji.reason, ".wtns");
+		int bad_input = strstr(ji.reason, "witness") ||
+				strstr(ji.reason, "does not satisfy") || strstr(ji.reason, ".wtns");
 		snprintf(err, sizeof err, "job %llu failed: %s", (unsigned long long)id, ji.reason);
 		status = bad_input ? 2 : 1;
 		goto out;
@@ -817,8 +336,9 @@ static int prove_arena(const char *name, const char *zkey, const char *r1cs, con
 		goto out;
 	}
 	if (times)
-		fprintf(stderr, "zkarena prove: arena %s job %llu: submit (key in the arena) %.3f s, "
-				"queued to done %.3f s, total %.3f s\n",
+		fprintf(stderr,
+			"zkarena prove: arena %s job %llu: submit (key in the arena) %.3f s, "
+			"queued to done %.3f s, total %.3f s\n",
 			name, (unsigned long long)id, t1 - t0, mono() - t1, mono() - t0);
 	status = 0;
 out:
@@ -856,8 +376,12 @@ int zka_cmd_prove(int argc, char **argv)
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'c': r1cs_path = optarg; break;
-		case 'g': gpu = 1; break;
+		case 'c':
+			r1cs_path = optarg;
+			break;
+		case 'g':
+			gpu = 1;
+			break;
 		case 'd':
 			if (zka_opt_int("zkarena prove", "--device", optarg, 0, 1023, &device))
 				return 2;
@@ -866,14 +390,30 @@ int zka_cmd_prove(int argc, char **argv)
 			if (zka_opt_int("zkarena prove", "--threads", optarg, 1, 1024, &threads))
 				return 2;
 			break;
-		case 'n': verify = 0; break;
-		case 'T': times = 1; break;
-		case 'r': r_dec = optarg; break;
-		case 's': s_dec = optarg; break;
-		case 'N': no_cache = 1; break;
-		case 'a': arena = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'n':
+			verify = 0;
+			break;
+		case 'T':
+			times = 1;
+			break;
+		case 'r':
+			r_dec = optarg;
+			break;
+		case 's':
+			s_dec = optarg;
+			break;
+		case 'N':
+			no_cache = 1;
+			break;
+		case 'a':
+			arena = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (argc - optind != 4) {
@@ -889,8 +429,9 @@ int zka_cmd_prove(int argc, char **argv)
 		   *public_path = argv[optind + 3];
 	if (arena) {
 		if (r_dec || gpu || no_cache) {
-			fprintf(stderr, "zkarena prove: --arena: the pipeline chooses r, s and the device "
-					"itself (drop --r/--s, --gpu, --no-cache)\n");
+			fprintf(stderr,
+				"zkarena prove: --arena: the pipeline chooses r, s and the device "
+				"itself (drop --r/--s, --gpu, --no-cache)\n");
 			return 2;
 		}
 		return prove_arena(arena, zkey, r1cs_path, wtns, proof_path, public_path, times);
@@ -904,25 +445,23 @@ int zka_cmd_prove(int argc, char **argv)
 	zka_keys_info ki = {0};
 	zka_keys_opts ko = {.no_cache = no_cache, .threads = threads, .progress = -1};
 	int status = 2, ret;
-	struct gprep gx;
+	zka_devkey_prep *gx = NULL; /* --gpu's preparation, ended on every path */
 	gpu_stages gs = {0};
+	gs.want_device = times;
 	double t_start = mono();
-	memset(&gx, 0, sizeof gx);
-#ifdef ZKA_HAVE_CUDA
-	gx.rfd = -1; /* (gprep_end runs on every path: no descriptor 0 closed by mistake) */
-#endif
 #ifndef ZKA_HAVE_CUDA
 	(void)device; /* --gpu fails in prove_gpu, after the inputs are checked */
 #else
-	if (gpu && (ret = gprep_start(&gx, device))) { /* CUDA starts while the key loads */
+	if (gpu &&
+	    (ret = zka_devkey_prep_start(&gx, device))) { /* CUDA starts while the key loads */
 		snprintf(err, sizeof err, "cannot start the GPU thread: %s", strerror(-ret));
 		status = 1;
 		goto err;
 	}
 	if (gpu) { /* a key read from a .zka is registered while its reads are in flight */
-		ko.on_region = gprep_region;
-		ko.on_region_drop = gprep_region_drop;
-		ko.region_arg = &gx;
+		ko.on_region = zka_devkey_prep_region;
+		ko.on_region_drop = zka_devkey_prep_region_drop;
+		ko.region_arg = gx;
 	}
 #endif
 
@@ -930,9 +469,11 @@ int zka_cmd_prove(int argc, char **argv)
 		goto err;
 #ifdef ZKA_HAVE_CUDA
 	if (gpu && ki.resident)
-		gprep_reader_open(&gx, ki.shm, &p); /* a staged upload reads the region's file */
+		zka_devkey_prep_reader(gx, ki.shm,
+				       &p); /* a staged upload reads the region's file */
 	if (gpu)
-		gprep_post(&gx, &p); /* the key's upload runs beside the witness and a, b */
+		zka_devkey_prep_post(gx,
+				     &p); /* the key's upload runs beside the witness and a, b */
 #endif
 	size_t wl = strlen(wtns);
 	double wsecs = -1;
@@ -960,27 +501,30 @@ int zka_cmd_prove(int argc, char **argv)
 		if (zka_r1cs_read(r1cs_path, &cs, err, sizeof err))
 			goto err;
 		if (cs.curve != pk->curve || cs.n_wires != pk->n_vars) {
-			snprintf(err, sizeof err, "%s: circuit (%s, %u wires) does not match %s (%s, %u signals)",
+			snprintf(err, sizeof err,
+				 "%s: circuit (%s, %u wires) does not match %s (%s, %u signals)",
 				 r1cs_path, cs.curve->pretty, cs.n_wires, zkey, pk->curve->pretty,
 				 pk->n_vars);
 			goto err;
 		}
 		ret = zka_r1cs_check(&cs, &w, &bad);
 		if (ret == 1) {
-			snprintf(err, sizeof err, "%s: witness does not satisfy constraint %u of %s", wtns,
-				 bad, r1cs_path);
+			snprintf(err, sizeof err,
+				 "%s: witness does not satisfy constraint %u of %s", wtns, bad,
+				 r1cs_path);
 			goto err;
 		}
 		if (ret) {
-			snprintf(err, sizeof err, "%s: cannot check the witness against %s (%s)", wtns,
-				 r1cs_path, strerror(-ret));
+			snprintf(err, sizeof err, "%s: cannot check the witness against %s (%s)",
+				 wtns, r1cs_path, strerror(-ret));
 			goto err;
 		}
 	}
 	if (r_dec) {
 		if (zka_dec_parse(r_dec, rs.r, 32, pk->curve->r, 4) ||
 		    zka_dec_parse(s_dec, rs.s, 32, pk->curve->r, 4)) {
-			snprintf(err, sizeof err, "--r/--s: not a decimal integer below the group order");
+			snprintf(err, sizeof err,
+				 "--r/--s: not a decimal integer below the group order");
 			goto err;
 		}
 	} else if ((ret = zka_rs_random(&rs, pk->curve))) {
@@ -1005,10 +549,11 @@ int zka_cmd_prove(int argc, char **argv)
 	if (verify) {
 		const char *why = NULL;
 		if (zka_verify(&p.vk, pub, pk->n_public, &proof, &why) != 1) {
-			snprintf(err, sizeof err,
-				 "witness %s does not satisfy the circuit, or key %s may be corrupt "
-				 "(the new proof does not verify: %s); nothing written",
-				 wtns, zkey, why ? why : "?");
+			snprintf(
+			    err, sizeof err,
+			    "witness %s does not satisfy the circuit, or key %s may be corrupt "
+			    "(the new proof does not verify: %s); nothing written",
+			    wtns, zkey, why ? why : "?");
 			goto err;
 		}
 	}
@@ -1052,17 +597,20 @@ int zka_cmd_prove(int argc, char **argv)
 				gs.open, pop, up, gs.wait, gs.reg,
 				gs.reg_early ? " (beside the key's copy, within the wait)" : "",
 				gs.prove, gs.teardown);
+			if (gs.device[0])
+				fprintf(stderr, "zkarena prove: gpu: %s\n", gs.device);
 		}
-		fprintf(stderr, "zkarena prove: %s, %u constraints domain, abc %.3f s, ntt %.3f s, "
-				"msm G1 %.3f s, msm G2 %.3f s, total %.3f s; command %.3f s to the "
-				"files written\n",
-			pk->curve->pretty, pk->domain_size, t.abc, t.ntt, t.msm_g1, t.msm_g2, t.total,
-			mono() - t_start);
+		fprintf(stderr,
+			"zkarena prove: %s, %u constraints domain, abc %.3f s, ntt %.3f s, "
+			"msm G1 %.3f s, msm G2 %.3f s, total %.3f s; command %.3f s to the "
+			"files written\n",
+			pk->curve->pretty, pk->domain_size, t.abc, t.ntt, t.msm_g1, t.msm_g2,
+			t.total, mono() - t_start);
 	}
 	status = 0;
 err:
 #ifdef ZKA_HAVE_CUDA
-	gprep_end(&gx); /* (done already when the proof ran) */
+	zka_devkey_prep_end(gx); /* (done already when the proof ran: NULL) */
 #endif
 	if (status)
 		fprintf(stderr, "zkarena prove: %s\n", err);
