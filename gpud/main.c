@@ -474,7 +474,9 @@ static void write_status(struct daemon *d, const char *note, const struct sample
 	s.pid = (int)getpid();
 	s.lanes = d->lanes;
 	snprintf(s.backend, sizeof s.backend, "%s", d->be->name);
-	snprintf(s.note, sizeof s.note, "%s%s%s", note, bs.warn[0] ? "; " : "", bs.warn);
+	/* the note, the device and the kernel image it runs (cuda), and any warning */
+	snprintf(s.note, sizeof s.note, "%.400s%s%.200s%s%.180s", note, bs.device[0] ? "; " : "",
+		 bs.device, bs.warn[0] ? "; " : "", bs.warn);
 	snprintf(s.summary, sizeof s.summary, "%s", line);
 	s.mono_ns = (unsigned long long)now->t;
 	s.busy_ns = (unsigned long long)now->busy_ns;
