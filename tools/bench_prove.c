@@ -54,19 +54,6 @@ static int peer_ok(const zka_pk *pk, const zka_witness *w, const char *dir, cons
 	return ok;
 }
 
-/* Runs cmd through the shell `runs` times; returns the median wall time or -1 on failure. */
-static double time_cmd(const char *cmd, int runs)
-{
-	double v[64];
-	for (int i = 0; i < runs; i++) {
-		double t0 = zka_now();
-		if (system(cmd) != 0)
-			return -1;
-		v[i] = zka_now() - t0;
-	}
-	return zka_percentile(v, runs, 50);
-}
-
 static void usage(FILE *f)
 {
 	fprintf(
@@ -303,13 +290,13 @@ static void bp_row(const struct bprove *b, const zka_curve *c, const zka_pk *pk,
 	if (!threads)
 		snprintf(cmd, sizeof cmd, "'%s' prove --no-verify '%s' '%s' %s/p.json %s/pub.json",
 			 self, zk, wt, dir, dir);
-	double tcli = *status ? -1 : time_cmd(cmd, runs);
+	double tcli = *status ? -1 : zka_time_cmd(cmd, runs);
 	double tsj = -1;
 	if (b->sj[0] && !*status) {
 		snprintf(cmd, sizeof cmd,
 			 "%s groth16 prove '%s' '%s' %s/sp.json %s/spub.json >/dev/null 2>&1",
 			 b->sj, zk, wt, dir, dir);
-		tsj = time_cmd(cmd, runs);
+		tsj = zka_time_cmd(cmd, runs);
 	}
 	char sjs[64] = "n/a", ratio[64] = "n/a", rss[64] = "n/a", rratio[64] = "n/a";
 	if (tsj > 0 && peer_ok(pk, w, dir, "sp.json", "spub.json", "snarkjs")) {
@@ -324,7 +311,7 @@ static void bp_row(const struct bprove *b, const zka_curve *c, const zka_pk *pk,
 	} else if (b->rapidsnark && !*status) {
 		snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' %s/rp.json %s/rpub.json >/dev/null 2>&1",
 			 b->rapidsnark, zk, wt, dir, dir);
-		double trs = time_cmd(cmd, runs);
+		double trs = zka_time_cmd(cmd, runs);
 		if (trs > 0 && peer_ok(pk, w, dir, "rp.json", "rpub.json", "rapidsnark")) {
 			snprintf(rss, sizeof rss, "%.3f s", trs);
 			snprintf(rratio, sizeof rratio, "%.2fx", trs / tcli);

@@ -26,19 +26,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-/* Median wall seconds of cmd over runs runs, or -1 when it fails. */
-static double time_cmd(const char *cmd, int runs)
-{
-	double v[64];
-	for (int i = 0; i < runs && i < 64; i++) {
-		double t0 = zka_now();
-		if (system(cmd) != 0)
-			return -1;
-		v[i] = zka_now() - t0;
-	}
-	return zka_percentile(v, runs < 64 ? runs : 64, 50);
-}
-
 static int same_file(const char *a, const char *b)
 {
 	char cmd[8500];
@@ -240,7 +227,7 @@ int zka_bench_witness(int argc, char **argv)
 	snprintf(other, sizeof other, "%s/cli.wtns", dir);
 	snprintf(cmd, sizeof cmd, "rm -f '%s'; '%s' witness '%s' '%s' '%s' 2>/dev/null", other,
 		 self, gp, input, other);
-	double tcli = time_cmd(cmd, runs < 5 ? runs : 5);
+	double tcli = zka_time_cmd(cmd, runs < 5 ? runs : 5);
 	const char *cli_same = tcli >= 0 && same_file(mine, other) ? "identical" : "DIFFERS";
 	double tsj = -1;
 	const char *sj_same = "-";
@@ -248,7 +235,7 @@ int zka_bench_witness(int argc, char **argv)
 		snprintf(other, sizeof other, "%s/snarkjs.wtns", dir);
 		snprintf(cmd, sizeof cmd, "%s wtns calculate '%s' '%s' '%s' >/dev/null 2>&1",
 			 snarkjs, wasm, input, other);
-		tsj = time_cmd(cmd, runs < 3 ? runs : 3);
+		tsj = zka_time_cmd(cmd, runs < 3 ? runs : 3);
 		sj_same = tsj >= 0 && same_file(mine, other) ? "identical" : "DIFFERS";
 	}
 

@@ -109,3 +109,17 @@ int zka_print_stages(double *const st[5], int from, int n, const char *indent)
 	free(v);
 	return k;
 }
+
+double zka_time_cmd(const char *cmd, int runs)
+{
+	double v[64];
+	if (runs > 64)
+		runs = 64;
+	for (int i = 0; i < runs; i++) {
+		double t0 = zka_now();
+		if (system(cmd) != 0)
+			return -1;
+		v[i] = zka_now() - t0;
+	}
+	return zka_percentile(v, runs, 50);
+}

@@ -11,6 +11,9 @@ void zka_profile_stamp(const char *what);
 
 /* The p-th percentile (0..100, nearest rank) of v[0..n), n >= 1; sorts v in place. */
 double zka_percentile(double *v, int n, double p);
+/* The median wall seconds of `system(cmd)` over runs runs (at most 64), or -1 when it fails
+ * once (benchmarks timing a peer's CLI). */
+double zka_time_cmd(const char *cmd, int runs);
 
 #include <sys/types.h>
 
