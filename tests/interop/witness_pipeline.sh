@@ -15,7 +15,7 @@ for c in bn128 bls12381; do
 	check "$c: import --c" "$ZK" import "$T/$c.zkey" --c "$fx/$c/hash_cpp" -o "$T/$c.zka"
 done
 check "arena create" "$ZK" arena create "$NAME" --slots 2 --slot-bytes 1M
-start_run 2 ZKA_SYNTH_DELAY_MS=800
+start_run 2 ZKA_SYNTH_DELAY_MS=2000
 ids=()
 for c in bn128 bls12381; do
 	for i in 1 2 3; do
@@ -27,8 +27,15 @@ for c in bn128 bls12381; do
 done
 # a worker killed mid-synthesis of an input.json job
 if wait_state "${ids[0]}" SYNTHESIZING 30; then
+	# the owner read while SYNTHESIZING is the worker (2 s in the delay hook): checked by its
+	# name, so that a slow read can never kill the daemon instead
 	pid=$(jobjson "${ids[0]}" owner_pid)
-	kill -9 "$pid" && ok "killed worker $pid mid-synthesis of an input.json job" || ko "could not kill '$pid'"
+	comm=$(cat "/proc/$pid/comm" 2>/dev/null)
+	if [ "$comm" = zkarena-synth ] && kill -9 "$pid"; then
+		ok "killed worker $pid mid-synthesis of an input.json job"
+	else
+		ko "could not kill the worker (owner '$pid', '$comm')"
+	fi
 else
 	ko "job ${ids[0]} never reached SYNTHESIZING"
 fi
