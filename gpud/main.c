@@ -474,9 +474,13 @@ static void write_status(struct daemon *d, const char *note, const struct sample
 	s.pid = (int)getpid();
 	s.lanes = d->lanes;
 	snprintf(s.backend, sizeof s.backend, "%s", d->be->name);
-	/* the note, the device and the kernel image it runs (cuda), and any warning */
-	snprintf(s.note, sizeof s.note, "%.400s%s%.200s%s%.180s", note, bs.device[0] ? "; " : "",
-		 bs.device, bs.warn[0] ? "; " : "", bs.warn);
+	/* the note, the device and the kernel image it runs (cuda; the device's name only when
+	 * the init note does not carry it already), and any warning */
+	const char *dev = bs.device, *semi = strstr(dev, "; ");
+	if (semi && (size_t)(semi - dev) > 0 && memmem(note, strlen(note), dev, (size_t)(semi - dev)))
+		dev = semi + 2;
+	snprintf(s.note, sizeof s.note, "%.400s%s%.200s%s%.180s", note, dev[0] ? "; " : "", dev,
+		 bs.warn[0] ? "; " : "", bs.warn);
 	snprintf(s.summary, sizeof s.summary, "%s", line);
 	s.mono_ns = (unsigned long long)now->t;
 	s.busy_ns = (unsigned long long)now->busy_ns;
