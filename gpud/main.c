@@ -130,12 +130,12 @@ struct daemon {
 	const zka_backend *be;
 	void *ctx;
 	int lanes;
-	atomic_int fatal;      /* a lane hit arena trouble: everyone stops, exit 1 */
+	atomic_int fatal; /* a lane hit arena trouble: everyone stops, exit 1 */
 	/* the params regions, shared by the lanes: one mapping per region, so the backend's
 	 * per-circuit key cache (keyed by the mapping) sees one region, not one per lane */
 	zka_params_cache *circ;
-	pthread_mutex_t mu;    /* guards everything below */
-	int active;	       /* lanes inside be->prove */
+	pthread_mutex_t mu; /* guards everything below */
+	int active;	    /* lanes inside be->prove */
 	int64_t busy_since, busy_ns;
 	uint64_t proofs, failed;
 	int64_t copy_ns, copy_hidden_ns;
@@ -339,8 +339,8 @@ static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job)
 	double copy_s = 0;
 	busy_enter(d, lane, mono_ns());
 	r = d->be->prove(d->ctx, lane, ji.circuit, p, (const uint64_t(*)[4])v.a,
-			 (const uint64_t(*)[4])v.b, (const uint64_t(*)[4])v.w, &rs, &proof, &t, &copy_s,
-			 err, sizeof err);
+			 (const uint64_t(*)[4])v.b, (const uint64_t(*)[4])v.w, &rs, &proof, &t,
+			 &copy_s, err, sizeof err);
 	busy_leave(d, lane, mono_ns(), (int64_t)(copy_s * 1e9), r == 0);
 	if (r == 0)
 		key_resident(d, ji.circuit, p);
@@ -477,7 +477,8 @@ static void write_status(struct daemon *d, const char *note, const struct sample
 	/* the note, the device and the kernel image it runs (cuda; the device's name only when
 	 * the init note does not carry it already), and any warning */
 	const char *dev = bs.device, *semi = strstr(dev, "; ");
-	if (semi && (size_t)(semi - dev) > 0 && memmem(note, strlen(note), dev, (size_t)(semi - dev)))
+	if (semi && (size_t)(semi - dev) > 0 &&
+	    memmem(note, strlen(note), dev, (size_t)(semi - dev)))
 		dev = semi + 2;
 	snprintf(s.note, sizeof s.note, "%.400s%s%.200s%s%.180s", note, dev[0] ? "; " : "", dev,
 		 bs.warn[0] ? "; " : "", bs.warn);

@@ -363,8 +363,31 @@ static int step_trace(struct build *b)
 	zka_wcg_free(g);
 	if (bad)
 		return fail(b, -EINVAL, "%s: the graph's curve differs from the key's", b->dir);
-	if (rename(tmp, b->out))
+	if (rename(tmp, b->out) == 0)
+		return 0;
+	if (errno != EXDEV) /* another filesystem (a tmpfs /tmp): copied below */
 		return fail(b, -errno, "%s: cannot move the graph into place", b->out);
+	char *t = NULL;
+	size_t n = 0;
+	if (read_text(tmp, &t, &n))
+		return fail(b, -EIO, "%s: cannot read the graph back", tmp);
+	int fd = open(b->out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	size_t off = 0;
+	while (fd >= 0 && off < n) {
+		ssize_t k = write(fd, t + off, n - off);
+		if (k <= 0)
+			break;
+		off += (size_t)k;
+	}
+	free(t);
+	if (fd < 0 || off < n || fsync(fd) || close(fd)) {
+		rc = fd < 0 ? -errno : -EIO;
+		if (fd >= 0) {
+			close(fd);
+			unlink(b->out);
+		}
+		return fail(b, rc, "%s: cannot write the graph", b->out);
+	}
 	return 0;
 }
 
