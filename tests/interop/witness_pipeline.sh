@@ -4,7 +4,7 @@
 # checks the input before queuing; the workers compute each witness into its slot; proofs verify
 # with snarkjs and public.json equals snarkjs's; a worker SIGKILLed mid-synthesis of an
 # input.json job loses only that attempt (the job is DONE once); a circuit assert on a bad input
-# fails the job at once (one attempt), naming circom's template.
+# fails the job at once (one attempt), naming circom's template and line.
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../pipeline/lib.sh" "$1"
 fx=$2
@@ -53,6 +53,18 @@ for c in bn128 bls12381; do
 done
 sc=$(jobjson "${ids[0]}" synth_count)
 [ "$sc" = 2 ] && ok "the killed job was synthesized twice and proved once" || ko "synth_count $sc, wanted 2"
+# a circuit assert on a bad input (LessThan(32)'s Num2Bits with b = 2^40): the job FAILED at
+# once, not retried, its reason naming circom's template
+cp "$fx/bn128/mix.zkey" "$T/mix.zkey"
+check "mix: import --c" "$ZK" import "$T/mix.zkey" --c "$fx/bn128/mix_cpp" -o "$T/mix.zka"
+node -e "const j=JSON.parse(require('fs').readFileSync('$here/circuits/mix.input.json'));j.b='1099511627776';console.log(JSON.stringify(j))" > "$T/mix-bad.json"
+mkdir -p "$T/o/mixbad"
+id=$("$ZK" submit "$NAME" "$T/mix.zka" --input "$T/mix-bad.json" --out "$T/o/mixbad" | tail -1)
+expect 1 "an input failing circom's assert: the job FAILED" "$ZK" wait "$NAME" "$id" --timeout 60
+grep -q "assert failed: template Num2Bits line" "$T/out" && ok "  ... with circom's template and line" || ko "  ... reason: $(cat "$T/out")"
+sc=$(jobjson "$id" synth_count)
+[ "$sc" = 1 ] && ok "  ... at once (one synthesis, not retried)" || ko "  synth_count $sc, wanted 1"
+[ ! -e "$T/o/mixbad/proof.json" ] && ok "  ... and no proof.json" || ko "  a proof.json was written"
 # bad inputs are refused at submit, nothing queued
 echo '{"a": [1, 2], "nope": 1}' > "$T/bad.json"
 mkdir -p "$T/o/bad"
