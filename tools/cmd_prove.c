@@ -1,9 +1,9 @@
 /* cmd_prove.c - `zkarena prove [options] circuit.zkey witness.wtns proof.json public.json`:
  * the snarkjs/rapidsnark-compatible prover command, on the CPU or (--gpu) on a CUDA device. */
+#include "keys/zka_keys.h"
 #include "shm/zka_arena.h"
 #include "synth/client.h"
 #include "synth/pipe.h"
-#include "keys/zka_keys.h"
 #include "tools/cli.h"
 #include "tools/util.h"
 #include "zk/abc.h"
@@ -31,50 +31,52 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: zkarena prove [options] circuit.zkey|circuit.zka witness.wtns proof.json public.json\n"
-		"       zkarena prove [options] circuit.zka input.json proof.json public.json\n"
-		"\n"
-		"Proves with a snarkjs Groth16 key (BN254 or BLS12-381, taken from the key) and a\n"
-		"circom witness; writes proof.json and public.json as snarkjs does, atomically.\n"
-		"Given input.json (a name ending in .json) it first computes the witness, as\n"
-		"`snarkjs groth16 fullprove` does, with the graph `import --c` recorded beside the\n"
-		"key (circuit.zka.wcg); see `zkarena witness --help`.\n"
-		"The proof is verified before it is written (unless --no-verify).\n"
-		"The key: a resident region of it when one exists (`zkarena params load`: no key\n"
-		"file is opened), else the .zka read with io_uring, else the .zkey imported once\n"
-		"into the cache directory ($ZKARENA_CACHE) and read from there afterwards.\n"
-		"\n"
-		"options:\n"
-		"  --arena NAME     hand the proof to the running pipeline of arena NAME (`zkarena\n"
-		"                   run`): submit, wait, write the two files; the key is loaded into\n"
-		"                   the arena once (--gpu, --threads, --r/--s do not apply)\n"
-		"  --no-cache       import a .zkey in memory, without reading or writing the cache\n"
-		"  --r1cs FILE      check that the witness satisfies the circuit first and name the\n"
-		"                   first failing constraint instead of proving\n"
-		"  --gpu            prove on a CUDA device (zkarena must be built with CUDA)\n"
-		"  --device N       CUDA device index for --gpu (default 0)\n"
-		"                   (--gpu loads the key for this one proof, without the window\n"
-		"                   tables zkarena-gpud builds for the keys it keeps: building them\n"
-		"                   costs more than they save on a single proof)\n"
-		"  --threads N      CPU threads (default: one per CPU it may run on)\n"
-		"  --no-verify      skip the self-check of the proof\n"
-		"  --times          print per-stage times to stderr, the key load its own stage,\n"
-		"                   and the number of key files this process opened\n"
-		"  --r DEC --s DEC  fixed prover randomness (testing only: reusing r, s with two\n"
-		"                   witnesses leaks them); default: fresh from getrandom(2)\n"
-		"  -h, --help       this text\n"
-		"\n"
-		"environment:\n"
-		"  ZKA_PROVE_UPLOAD=staged[:T]|staged-mapped[:T]|registered  how --gpu copies a\n"
-		"                   resident key (one not registered while read from disk):\n"
-		"                   staged: T threads (default: half the CPUs, 2..8) pread it from\n"
-		"                   the region's file into pinned buffers; staged-mapped: they\n"
-		"                   copy it from the region's mapping; registered: its memory is\n"
-		"                   registered with CUDA first\n"
-		"\n"
-		"exit status: 0 proof written; 2 bad usage or bad input (nothing written);\n"
-		"1 the proof could not be produced (nothing written).\n");
+	fprintf(
+	    f,
+	    "usage: zkarena prove [options] circuit.zkey|circuit.zka witness.wtns proof.json "
+	    "public.json\n"
+	    "       zkarena prove [options] circuit.zka input.json proof.json public.json\n"
+	    "\n"
+	    "Proves with a snarkjs Groth16 key (BN254 or BLS12-381, taken from the key) and a\n"
+	    "circom witness; writes proof.json and public.json as snarkjs does, atomically.\n"
+	    "Given input.json (a name ending in .json) it first computes the witness, as\n"
+	    "`snarkjs groth16 fullprove` does, with the graph `import --c` recorded beside the\n"
+	    "key (circuit.zka.wcg); see `zkarena witness --help`.\n"
+	    "The proof is verified before it is written (unless --no-verify).\n"
+	    "The key: a resident region of it when one exists (`zkarena params load`: no key\n"
+	    "file is opened), else the .zka read with io_uring, else the .zkey imported once\n"
+	    "into the cache directory ($ZKARENA_CACHE) and read from there afterwards.\n"
+	    "\n"
+	    "options:\n"
+	    "  --arena NAME     hand the proof to the running pipeline of arena NAME (`zkarena\n"
+	    "                   run`): submit, wait, write the two files; the key is loaded into\n"
+	    "                   the arena once (--gpu, --threads, --r/--s do not apply)\n"
+	    "  --no-cache       import a .zkey in memory, without reading or writing the cache\n"
+	    "  --r1cs FILE      check that the witness satisfies the circuit first and name the\n"
+	    "                   first failing constraint instead of proving\n"
+	    "  --gpu            prove on a CUDA device (zkarena must be built with CUDA)\n"
+	    "  --device N       CUDA device index for --gpu (default 0)\n"
+	    "                   (--gpu loads the key for this one proof, without the window\n"
+	    "                   tables zkarena-gpud builds for the keys it keeps: building them\n"
+	    "                   costs more than they save on a single proof)\n"
+	    "  --threads N      CPU threads (default: one per CPU it may run on)\n"
+	    "  --no-verify      skip the self-check of the proof\n"
+	    "  --times          print per-stage times to stderr, the key load its own stage,\n"
+	    "                   and the number of key files this process opened\n"
+	    "  --r DEC --s DEC  fixed prover randomness (testing only: reusing r, s with two\n"
+	    "                   witnesses leaks them); default: fresh from getrandom(2)\n"
+	    "  -h, --help       this text\n"
+	    "\n"
+	    "environment:\n"
+	    "  ZKA_PROVE_UPLOAD=staged[:T]|staged-mapped[:T]|registered  how --gpu copies a\n"
+	    "                   resident key (one not registered while read from disk):\n"
+	    "                   staged: T threads (default: half the CPUs, 2..8) pread it from\n"
+	    "                   the region's file into pinned buffers; staged-mapped: they\n"
+	    "                   copy it from the region's mapping; registered: its memory is\n"
+	    "                   registered with CUDA first\n"
+	    "\n"
+	    "exit status: 0 proof written; 2 bad usage or bad input (nothing written);\n"
+	    "1 the proof could not be produced (nothing written).\n");
 }
 
 /* a = A w, b = B w and c = a .* b, in Montgomery form, from the region's CSR matrices
@@ -314,9 +316,12 @@ static int prove_arena(const char *name, const char *zkey, const char *r1cs, con
 	double t1 = mono();
 	int r = zka_job_wait(a, id, -1, &ji);
 	if (r == 1) {
-		/* a witness the key or the circuit refuses is bad input, as for `prove` */
-		int bad_input = strstr(ji.reason, "witness") ||
-				strstr(ji.reason, "does not satisfy") || strstr(ji.reason, ".wtns");
+		/* a witness the key or the circuit refuses is bad input, as for `prove`; so is an
+		 * input.json that fails circom's assert or its signals (witness/zka_witness.h) */
+		int bad_input =
+		    strstr(ji.reason, "witness") || strstr(ji.reason, "does not satisfy") ||
+		    strstr(ji.reason, ".wtns") || strstr(ji.reason, "circuit assert failed") ||
+		    strstr(ji.reason, ".json:");
 		snprintf(err, sizeof err, "job %llu failed: %s", (unsigned long long)id, ji.reason);
 		status = bad_input ? 2 : 1;
 		goto out;

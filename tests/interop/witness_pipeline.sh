@@ -65,6 +65,12 @@ grep -q "assert failed: template Num2Bits line" "$T/out" && ok "  ... with circo
 sc=$(jobjson "$id" synth_count)
 [ "$sc" = 1 ] && ok "  ... at once (one synthesis, not retried)" || ko "  synth_count $sc, wanted 1"
 [ ! -e "$T/o/mixbad/proof.json" ] && ok "  ... and no proof.json" || ko "  a proof.json was written"
+# prove --arena from input.json: a proof through the pipeline; the assert-failing input is bad
+# input (exit 2, nothing written)
+expect 0 "prove --arena from input.json" "$ZK" prove --arena "$NAME" "$T/mix.zka" "$here/circuits/mix.input.json" "$T/pa.json" "$T/paub.json"
+check "  snarkjs accepts it" $snarkjs groth16 verify "$fx/bn128/mix.vk.json" "$T/paub.json" "$T/pa.json"
+expect 2 "prove --arena with an input failing circom's assert: bad input" "$ZK" prove --arena "$NAME" "$T/mix.zka" "$T/mix-bad.json" "$T/pb.json" "$T/pbub.json"
+[ ! -e "$T/pb.json" ] && ok "  ... nothing written" || ko "  a proof was written"
 # bad inputs are refused at submit, nothing queued
 echo '{"a": [1, 2], "nope": 1}' > "$T/bad.json"
 mkdir -p "$T/o/bad"
