@@ -19,7 +19,7 @@
  *
  * Families (names and units per the Prometheus conventions: zkarena_ prefix, base units,
  * _seconds, _bytes, _total for counters, labels for dimensions):
- *   zkarena_job_{queue,synthesis,ready_wait,prove,end_to_end}_seconds{circuit}   histograms
+ *   zkarena_job_{queue,synthesis,ready_wait,prove,end_to_end,witness}_seconds{circuit}   histograms
  *   zkarena_jobs_{submitted,done,failed}_total, zkarena_jobs_cancelled_total,
  *   zkarena_job_attempts_total, zkarena_recoveries_total,
  *   zkarena_process_restarts_total{process}                                   counters
@@ -56,15 +56,16 @@
 #define NBUCKETS 15
 static const double buckets[NBUCKETS] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
 					 2.5,	5,    10,    30,   60,	120,  300};
-enum { ST_QUEUE, ST_SYNTH, ST_WAIT, ST_PROVE, ST_E2E, ST_N };
-static const char *const stage_name[ST_N] = {"queue", "synthesis", "ready_wait", "prove",
-					     "end_to_end"};
+enum { ST_QUEUE, ST_SYNTH, ST_WAIT, ST_PROVE, ST_E2E, ST_WITNESS, ST_N };
+static const char *const stage_name[ST_N] = {"queue", "synthesis",  "ready_wait",
+					     "prove", "end_to_end", "witness"};
 static const char *const stage_help[ST_N] = {
     "Time from submission to the start of synthesis",
     "Time of synthesis (witness to a and b in a slot)",
     "Time from the slot READY to the start of its proof",
     "Time of the proof on the gpud",
     "Time from submission to the proof written",
+    "Time of the witness in its slot (a .wtns read, or computed from input.json), within synthesis",
 };
 #define CIRCUITS 256
 
@@ -166,6 +167,8 @@ static void collect(zka_metrics *m)
 			observe(&h[ST_WAIT], span(ji.t_synth_end, ji.t_prove_start));
 			observe(&h[ST_PROVE], span(ji.t_prove_start, ji.t_prove_end));
 			observe(&h[ST_E2E], span(ji.t_submit, ji.t_prove_end));
+			if (ji.t_witness_end) /* a job that failed before its witness has none */
+				observe(&h[ST_WITNESS], span(ji.t_synth_start, ji.t_witness_end));
 		}
 		pthread_mutex_unlock(&m->mu);
 	}

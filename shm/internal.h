@@ -13,7 +13,7 @@
 #define ZKA_MAGIC 0x314e4552414b5a7fULL /* "\x7fZKAREN1" little-endian */
 /* 2: retention, output identity, proof attempts, quarantine; 3: priority; 4: slots without c;
  * 5: a slot's a and b in standard form (synth/slot_layout.h) */
-#define ZKA_VERSION 5u
+#define ZKA_VERSION 6u /* 6: job records carry t_witness_end */
 #define ZKA_HDR_BYTES 4096u
 #define ZKA_MAX_OWNERS 4094u /* owner index 0xFFF means "none" */
 #define ZKA_MAX_INDEX 0xFFFFFEu
@@ -117,6 +117,7 @@ struct zka__job {
 	_Atomic uint32_t circuit, max_attempts, synth_count;
 	_Atomic uint32_t cancel; /* 1: a client asked to cancel (see zka_job_cancel) */
 	_Atomic int64_t t_submit, t_synth_start, t_synth_end, t_prove_start, t_prove_end;
+	_Atomic int64_t t_witness_end; /* the witness in the slot, within synthesis (0: not yet) */
 	char witness_path[ZKA_PATH_MAX];
 	char out_dir[ZKA_PATH_MAX];
 	char reason[ZKA_REASON_MAX];

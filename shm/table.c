@@ -51,8 +51,8 @@ int zka__ring_member(const struct zka_arena *a, int r, uint32_t idx)
 /* ---- ring callbacks: each runs under the ring's mutex (I2) ---- */
 struct xctx {
 	uint64_t expect, desired; /* enter: exact CAS */
-	uint32_t me, link;        /* leave: new owner and link */
-	uint64_t got;             /* leave: the word installed */
+	uint32_t me, link;	  /* leave: new owner and link */
+	uint64_t got;		  /* leave: the word installed */
 };
 
 static int enter_slot(struct zka_arena *a, uint32_t idx, void *c)
@@ -259,7 +259,8 @@ static int pop_free_job(struct zka_arena *a, uint32_t *j, int timeout_ms,
 			left = (int)ms;
 		}
 		/* a record that finishes meanwhile is not pushed to the ring: look again soon */
-		rc = zka__ring_pop(a, ZKA_RING_FREE_JOBS, j, left < 0 || left > 100 ? 100 : left, ops);
+		rc = zka__ring_pop(a, ZKA_RING_FREE_JOBS, j, left < 0 || left > 100 ? 100 : left,
+				   ops);
 		if (rc != -ETIMEDOUT)
 			return rc;
 	}
@@ -414,12 +415,12 @@ void zka_arena_set_priority(struct zka_arena *a, int priority)
 }
 
 /* job FREE -> FILLING(me) -> SUBMITTED. Any process. */
-int zka_job_submit(struct zka_arena *a, const struct zka_job_spec *sp, uint64_t *id,
-		   int timeout_ms)
+int zka_job_submit(struct zka_arena *a, const struct zka_job_spec *sp, uint64_t *id, int timeout_ms)
 {
 	uint32_t me, j;
 	int rc;
-	if (!sp->witness_path || !sp->out_dir || strnlen(sp->witness_path, ZKA_PATH_MAX) >= ZKA_PATH_MAX ||
+	if (!sp->witness_path || !sp->out_dir ||
+	    strnlen(sp->witness_path, ZKA_PATH_MAX) >= ZKA_PATH_MAX ||
 	    strnlen(sp->out_dir, ZKA_PATH_MAX) >= ZKA_PATH_MAX || sp->max_attempts > 255 ||
 	    (sp->circuit != ZKA_NONE && sp->circuit >= a->g.ncircuits))
 		return -EINVAL;
@@ -441,6 +442,7 @@ int zka_job_submit(struct zka_arena *a, const struct zka_job_spec *sp, uint64_t 
 	atomic_store(&J->t_submit, zka__now_ns());
 	atomic_store(&J->t_synth_start, 0);
 	atomic_store(&J->t_synth_end, 0);
+	atomic_store(&J->t_witness_end, 0);
 	atomic_store(&J->t_prove_start, 0);
 	atomic_store(&J->t_prove_end, 0);
 	copy_str(J->witness_path, sp->witness_path, ZKA_PATH_MAX);
@@ -529,6 +531,16 @@ void zka__job_roll_ready(struct zka_arena *a, uint32_t j, uint32_t s)
 }
 
 /* slot WRITING(me, j) -> READY(j) [ready ring], then job -> READY. Only the slot's worker. */
+int zka_job_witness_done(struct zka_arena *a, uint32_t slot)
+{
+	struct pair p;
+	int rc = my_pair(a, slot, ZKA_SLOT_WRITING, ZKA_JOB_SYNTHESIZING, &p);
+	if (rc)
+		return rc;
+	atomic_store(&p.J->t_witness_end, zka__now_ns());
+	return 0;
+}
+
 int zka_slot_ready(struct zka_arena *a, uint32_t slot)
 {
 	struct pair p;
@@ -583,8 +595,9 @@ int zka_slot_take_ready(struct zka_arena *a, uint32_t *slot, uint32_t *job, int 
 		if (j < a->g.njobs) {
 			struct zka__job *J = job_rec(a, j);
 			uint64_t jw = ld(&J->word);
-			while ((w_state(jw) == ZKA_JOB_READY || w_state(jw) == ZKA_JOB_SYNTHESIZING) &&
-			       w_link(jw) == s) {
+			while (
+			    (w_state(jw) == ZKA_JOB_READY || w_state(jw) == ZKA_JOB_SYNTHESIZING) &&
+			    w_link(jw) == s) {
 				if (cas(&J->word, &jw,
 					job_next(jw, ZKA_JOB_PROVING, me, s, w_job_attempts(jw)))) {
 					count_job(a, ZKA_JOB_PROVING);
@@ -652,6 +665,7 @@ int zka_job_info(const struct zka_arena *a, uint32_t j, struct zka_job_info *o)
 	o->t_submit = atomic_load(&J->t_submit);
 	o->t_synth_start = atomic_load(&J->t_synth_start);
 	o->t_synth_end = atomic_load(&J->t_synth_end);
+	o->t_witness_end = atomic_load(&J->t_witness_end);
 	o->t_prove_start = atomic_load(&J->t_prove_start);
 	o->t_prove_end = atomic_load(&J->t_prove_end);
 	/* text fields: copied, then forced NUL-terminated (never trusted) */
@@ -742,9 +756,11 @@ int zka_job_wait(struct zka_arena *a, uint64_t id, int timeout_ms, struct zka_jo
 	int rc = 0;
 	int ro = a->flags & ZKA_OPEN_RDONLY;
 	if (ro && timeout_ms != 0)
-		return -EROFS; /* an uncounted waiter could miss its wake-up (I8): needs a RW handle */
+		return -EROFS; /* an uncounted waiter could miss its wake-up (I8): needs a RW handle
+				*/
 	if (!ro)
-		atomic_fetch_add(&J->waiters, 1); /* seq_cst: counted before reading seq/state (I8) */
+		atomic_fetch_add(&J->waiters,
+				 1); /* seq_cst: counted before reading seq/state (I8) */
 	for (;;) {
 		uint32_t seq = atomic_load(&J->done_seq);
 		uint64_t w;

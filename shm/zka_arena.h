@@ -163,6 +163,7 @@ struct zka_job_info {
 	uint64_t id, user_tag;
 	int32_t priority;
 	int64_t t_submit, t_synth_start, t_synth_end, t_prove_start, t_prove_end; /* ns, REALTIME */
+	int64_t t_witness_end; /* the witness in the slot (a stage within synthesis), 0 before */
 	char witness_path[ZKA_PATH_MAX], out_dir[ZKA_PATH_MAX], reason[ZKA_REASON_MAX];
 	uint64_t out_dev, out_ino;
 	uint32_t uid, gid;
@@ -202,6 +203,9 @@ int zka_job_take(struct zka_arena *a, uint32_t slot, uint32_t *job, int timeout_
 /* Worker: slot WRITING(me) -> FREE (no job bound, e.g. shutting down). */
 int zka_slot_release(struct zka_arena *a, uint32_t slot);
 /* Worker, step 3: slot WRITING(me, job) -> READY (pushed to the ready ring), job -> READY. */
+/* Stamps the end of the witness stage of the job linked to slot (WRITING, held by me): the
+ * witness is in the slot, a and b come next. 0 or -errno as zka_slot_ready. */
+int zka_job_witness_done(struct zka_arena *a, uint32_t slot);
 int zka_slot_ready(struct zka_arena *a, uint32_t slot);
 /* Worker: the job is bad (witness): job SYNTHESIZING(me) -> FAILED(reason), slot -> FREE. */
 int zka_job_fail_synth(struct zka_arena *a, uint32_t slot, const char *reason);

@@ -229,6 +229,8 @@ static int synthesize(struct zka_arena *a, zka_params_cache *cache, uint32_t slo
 				   threads, err, sizeof err)) {
 		goto fail;
 	}
+	if ((r = zka_job_witness_done(a, slot))) /* the witness stage ends: list, status, metrics */
+		return r;
 	/* a and b only: the prover computes c = a .* b (the GPU on the device) */
 	if ((r = zka_abc_compute(&p->abc, (const uint64_t(*)[4])wm, cls, vs, v.a, v.b, NULL,
 				 threads))) {

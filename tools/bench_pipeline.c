@@ -446,7 +446,7 @@ struct bpipe {
 	struct jobbuf b1, b2;
 	zka_params prm;
 	uint64_t *ids;
-	double *st[5];
+	double *st[ZKA_STAGES];
 	int k0;			/* warm-up proofs before the steady-state window */
 	struct counters c0, c1; /* the window's first and last readings */
 	/* the steady state (bpp_window) and the ceiling (bpp_ceiling) */
@@ -460,22 +460,15 @@ static const char *const P = "zkarena bench pipeline";
  * status (help, bad usage). */
 static int bpp_options(int argc, char **argv, struct bpipe *b)
 {
-	static const struct option opts[] = {{"curve", required_argument, 0, 'c'},
-					     {"constraints", required_argument, 0, 'm'},
-					     {"jobs", required_argument, 0, 'j'},
-					     {"workers", required_argument, 0, 'w'},
-					     {"threads", required_argument, 0, 't'},
-					     {"inflight", required_argument, 0, 'i'},
-					     {"backend", required_argument, 0, 'b'},
-					     {"reps", required_argument, 0, 'r'},
-					     {"zkey", required_argument, 0, 'z'},
-					     {"wtns", required_argument, 0, 'x'},
-					     {"input", required_argument, 0, 'I'},
-					     {"sweep", no_argument, 0, 's'},
-					     {"synth-only", no_argument, 0, 'S'},
-					     {"row-loops", required_argument, 0, 'L'},
-					     {"help", no_argument, 0, 'h'},
-					     {0, 0, 0, 0}};
+	static const struct option opts[] = {
+	    {"curve", required_argument, 0, 'c'},   {"constraints", required_argument, 0, 'm'},
+	    {"jobs", required_argument, 0, 'j'},    {"workers", required_argument, 0, 'w'},
+	    {"threads", required_argument, 0, 't'}, {"inflight", required_argument, 0, 'i'},
+	    {"backend", required_argument, 0, 'b'}, {"reps", required_argument, 0, 'r'},
+	    {"zkey", required_argument, 0, 'z'},    {"wtns", required_argument, 0, 'x'},
+	    {"input", required_argument, 0, 'I'},   {"sweep", no_argument, 0, 's'},
+	    {"synth-only", no_argument, 0, 'S'},    {"row-loops", required_argument, 0, 'L'},
+	    {"help", no_argument, 0, 'h'},	    {0, 0, 0, 0}};
 	int opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -828,9 +821,9 @@ static int bpp_wait(struct bpipe *b)
 			return -1;
 		}
 		done++;
-		double sv[5];
+		double sv[ZKA_STAGES];
 		zka_job_stages(&ji, sv);
-		for (int k = 0; k < 5; k++)
+		for (int k = 0; k < ZKA_STAGES; k++)
 			b->st[k][i] = sv[k];
 		printf("\r  %d/%d done", done, b->njobs);
 		fflush(stdout);
@@ -947,7 +940,7 @@ static void bpp_cleanup(struct bpipe *b)
 	free(b->mvs);
 	zka_pk_free(&b->pk);
 	free(b->ids);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < ZKA_STAGES; i++)
 		free(b->st[i]);
 }
 
@@ -976,9 +969,9 @@ int zka_bench_pipeline(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	status = 1;
 	b->ids = calloc((size_t)b->njobs, sizeof *b->ids);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < ZKA_STAGES; i++)
 		b->st[i] = calloc((size_t)b->njobs, sizeof(double));
-	if (!b->ids || !b->st[0] || !b->st[1] || !b->st[2] || !b->st[3] || !b->st[4])
+	if (!b->ids || !b->st[0] || !b->st[1] || !b->st[2] || !b->st[3] || !b->st[4] || !b->st[5])
 		goto out;
 	if (bpp_key(b) || bpp_synthesis(b))
 		goto err;

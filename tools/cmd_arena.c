@@ -21,42 +21,43 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: zkarena arena COMMAND NAME [OPTIONS]\n"
-		"\n"
-		"An arena is the POSIX shm object /dev/shm/zkarena-NAME (mode 0600) holding the job\n"
-		"and slot tables, the rings and the slots. NAME: 1-64 of [A-Za-z0-9._-], not starting\n"
-		"with '.'.\n"
-		"\n"
-		"commands:\n"
-		"  create NAME --slots K --slot-bytes B [--jobs J] [--numa-node N] [--max-attempts M]\n"
-		"              [--owners O] [--circuits C] [--retention SECONDS] [--group GROUP]\n"
-		"      Creates, sizes (posix_fallocate) and pre-faults the arena; fails at once when\n"
-		"      /dev/shm is too small. Each slot holds B bytes rounded up to 2 MiB (sizes take\n"
-		"      K, M, G suffixes, powers of 1024). Defaults: J = 4*K (at least 64), M = 3,\n"
-		"      O = 1024 attached processes, C = 16 loaded circuits. --numa-node binds the\n"
-		"      memory to node N (mbind MPOL_BIND) before it is touched; on a machine with one\n"
-		"      node it says so and goes on. DONE/FAILED job records are kept --retention\n"
-		"      seconds (default 3600), or less when the table is needed (oldest first).\n"
-		"      --group shares the arena with GROUP (mode 0660) so that its members may\n"
-		"      submit; otherwise only its creator (and root's arenas for everyone) is used.\n"
-		"  ensure NAME (the options of create)\n"
-		"      Creates the arena, or accepts an existing one only if this user owns it\n"
-		"      (atomic: O_EXCL create, then an ownership check); for the arena unit.\n"
-		"  destroy NAME\n"
-		"      Removes the shm object; processes that have it mapped keep their mapping.\n"
-		"  status NAME [--json] [--all-jobs]\n"
-		"      Geometry, ring depths, counters, each slot's state, owner (pid) and NUMA node,\n"
-		"      and every job that is not FREE (--all-jobs: every job). Read-only: it runs no\n"
-		"      recovery and registers no owner.\n"
-		"  recover NAME\n"
-		"      Moves records of dead processes back (as every process does on attach) and\n"
-		"      prints how many moved.\n"
-		"  check NAME [--repair]\n"
-		"      Recovers, then checks the table/ring invariants; exit 1 when one is broken\n"
-		"      (meaningful when no process is mid-operation). --repair first quarantines\n"
-		"      corrupt slot and job records for good (state QUARANTINED: counted, shown by\n"
-		"      status, never handed out again).\n");
+	fprintf(
+	    f,
+	    "usage: zkarena arena COMMAND NAME [OPTIONS]\n"
+	    "\n"
+	    "An arena is the POSIX shm object /dev/shm/zkarena-NAME (mode 0600) holding the job\n"
+	    "and slot tables, the rings and the slots. NAME: 1-64 of [A-Za-z0-9._-], not starting\n"
+	    "with '.'.\n"
+	    "\n"
+	    "commands:\n"
+	    "  create NAME --slots K --slot-bytes B [--jobs J] [--numa-node N] [--max-attempts M]\n"
+	    "              [--owners O] [--circuits C] [--retention SECONDS] [--group GROUP]\n"
+	    "      Creates, sizes (posix_fallocate) and pre-faults the arena; fails at once when\n"
+	    "      /dev/shm is too small. Each slot holds B bytes rounded up to 2 MiB (sizes take\n"
+	    "      K, M, G suffixes, powers of 1024). Defaults: J = 4*K (at least 64), M = 3,\n"
+	    "      O = 1024 attached processes, C = 16 loaded circuits. --numa-node binds the\n"
+	    "      memory to node N (mbind MPOL_BIND) before it is touched; on a machine with one\n"
+	    "      node it says so and goes on. DONE/FAILED job records are kept --retention\n"
+	    "      seconds (default 3600), or less when the table is needed (oldest first).\n"
+	    "      --group shares the arena with GROUP (mode 0660) so that its members may\n"
+	    "      submit; otherwise only its creator (and root's arenas for everyone) is used.\n"
+	    "  ensure NAME (the options of create)\n"
+	    "      Creates the arena, or accepts an existing one only if this user owns it\n"
+	    "      (atomic: O_EXCL create, then an ownership check); for the arena unit.\n"
+	    "  destroy NAME\n"
+	    "      Removes the shm object; processes that have it mapped keep their mapping.\n"
+	    "  status NAME [--json] [--all-jobs]\n"
+	    "      Geometry, ring depths, counters, each slot's state, owner (pid) and NUMA node,\n"
+	    "      and every job that is not FREE (--all-jobs: every job). Read-only: it runs no\n"
+	    "      recovery and registers no owner.\n"
+	    "  recover NAME\n"
+	    "      Moves records of dead processes back (as every process does on attach) and\n"
+	    "      prints how many moved.\n"
+	    "  check NAME [--repair]\n"
+	    "      Recovers, then checks the table/ring invariants; exit 1 when one is broken\n"
+	    "      (meaningful when no process is mid-operation). --repair first quarantines\n"
+	    "      corrupt slot and job records for good (state QUARANTINED: counted, shown by\n"
+	    "      status, never handed out again).\n");
 }
 
 /* Parses "123", "4K", "2M", "1G" (powers of 1024). */
@@ -72,11 +73,24 @@ static int parse_size(const char *s, uint64_t *out)
 	unsigned shift = 0;
 	if (*end) {
 		switch (*end) {
-		case 'k': case 'K': shift = 10; break;
-		case 'm': case 'M': shift = 20; break;
-		case 'g': case 'G': shift = 30; break;
-		case 't': case 'T': shift = 40; break;
-		default: return -EINVAL;
+		case 'k':
+		case 'K':
+			shift = 10;
+			break;
+		case 'm':
+		case 'M':
+			shift = 20;
+			break;
+		case 'g':
+		case 'G':
+			shift = 30;
+			break;
+		case 't':
+		case 'T':
+			shift = 40;
+			break;
+		default:
+			return -EINVAL;
 		}
 		end++;
 		if (*end == 'i' && end[1] == 'B')
@@ -182,7 +196,8 @@ static int cmd_create(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			ERR("create: unknown or incomplete option '%s' (try --help)", argv[optind - 1]);
+			ERR("create: unknown or incomplete option '%s' (try --help)",
+			    argv[optind - 1]);
 			return 2;
 		}
 	}
@@ -240,7 +255,8 @@ static int ensure_existing(const char *name, const struct zka_arena_params *p)
 	uint64_t stride = (p->slot_bytes + ZKA_SLOT_ALIGN - 1) / ZKA_SLOT_ALIGN * ZKA_SLOT_ALIGN;
 	if (g.nslots != p->nslots || g.slot_stride != stride) {
 		ERR("%s: exists (owned by this user) with %u slots of %" PRIu64
-		    " bytes, not the %u slots of %" PRIu64 " bytes asked for (destroy it to change it)",
+		    " bytes, not the %u slots of %" PRIu64
+		    " bytes asked for (destroy it to change it)",
 		    name, g.nslots, g.slot_stride, p->nslots, stride);
 		return 2;
 	}
@@ -249,8 +265,8 @@ static int ensure_existing(const char *name, const struct zka_arena_params *p)
 		    p->group, gid, mode);
 		return 2;
 	}
-	printf("arena %s exists and is this user's (uid %u): %u slots of %" PRIu64 " bytes\n",
-	       name, uid, g.nslots, g.slot_stride);
+	printf("arena %s exists and is this user's (uid %u): %u slots of %" PRIu64 " bytes\n", name,
+	       uid, g.nslots, g.slot_stride);
 	return 0;
 }
 
@@ -286,10 +302,14 @@ static int open_named(int argc, char **argv, const char *cmd, int flags, struct 
 	if (!a) {
 		int rc = zka_arena_destroy(name);
 		if (rc < 0) {
-			ERR("%s: %s", name, rc == -ENOENT ? "no such arena" : rc == -EINVAL ? "invalid name" : strerror(-rc));
+			ERR("%s: %s", name,
+			    rc == -ENOENT   ? "no such arena"
+			    : rc == -EINVAL ? "invalid name"
+					    : strerror(-rc));
 			return 2;
 		}
-		/* the arena's params regions (loaded keys) and the daemon's status file go with it */
+		/* the arena's params regions (loaded keys) and the daemon's status file go with it
+		 */
 		int np = zka_pipe_unlink_params(name);
 		if (np > 0)
 			printf("removed %d params region(s) of %s\n", np, name);
@@ -320,7 +340,10 @@ static void json_str(const char *s)
 
 static const char *circuit_state_name(int s)
 {
-	return s == ZKA_CIRCUIT_FREE ? "FREE" : s == ZKA_CIRCUIT_LOADING ? "LOADING" : s == ZKA_CIRCUIT_LOADED ? "LOADED" : "CORRUPT";
+	return s == ZKA_CIRCUIT_FREE	  ? "FREE"
+	       : s == ZKA_CIRCUIT_LOADING ? "LOADING"
+	       : s == ZKA_CIRCUIT_LOADED  ? "LOADED"
+					  : "CORRUPT";
 }
 
 static void node_text(int node, char *buf, size_t n)
@@ -438,11 +461,12 @@ static void json_jobs(struct zka_arena *a, const struct zka_arena_geometry *gp, 
 		       "\"slot\":%d,\"attempts\":%u,\"max_attempts\":%u,\"synth_count\":%u,"
 		       "\"circuit\":%d,\"t_submit\":%" PRId64 ",\"t_synth_start\":%" PRId64
 		       ",\"t_synth_end\":%" PRId64 ",\"t_prove_start\":%" PRId64
-		       ",\"t_prove_end\":%" PRId64 ",\"witness\":",
+		       ",\"t_prove_end\":%" PRId64 ",\"t_witness_end\":%" PRId64 ",\"witness\":",
 		       first ? "" : ",", j, ji.id, zka_job_state_name(ji.state), ji.who.pid,
 		       ji.slot == ZKA_NONE ? -1 : (int)ji.slot, ji.attempts, ji.max_attempts,
 		       ji.synth_count, ji.circuit == ZKA_NONE ? -1 : (int)ji.circuit, ji.t_submit,
-		       ji.t_synth_start, ji.t_synth_end, ji.t_prove_start, ji.t_prove_end);
+		       ji.t_synth_start, ji.t_synth_end, ji.t_prove_start, ji.t_prove_end,
+		       ji.t_witness_end);
 		json_str(ji.witness_path);
 		printf(",\"out_dir\":");
 		json_str(ji.out_dir);
@@ -491,10 +515,11 @@ static void text_summary(struct zka_arena *a, const struct zka_arena_geometry *g
 	       g.version, t);
 	printf("  owner uid %u, group %u, mode %04o; finished jobs kept %u s\n", ouid, ogid, omode,
 	       g.retention_s);
-	printf("  %u slots x %" PRIu64 " bytes (stride %" PRIu64 "), %u jobs, %u owners, %u circuits, "
-	       "max_attempts %u, %" PRIu64 " bytes total, NUMA %s%d\n",
-	       g.nslots, g.slot_bytes, g.slot_stride, g.njobs, g.nowners, g.ncircuits,
-	       g.max_attempts, g.total_bytes, g.numa_node < 0 ? "unbound " : "bind requested for node ", g.numa_node);
+	printf(
+	    "  %u slots x %" PRIu64 " bytes (stride %" PRIu64 "), %u jobs, %u owners, %u circuits, "
+	    "max_attempts %u, %" PRIu64 " bytes total, NUMA %s%d\n",
+	    g.nslots, g.slot_bytes, g.slot_stride, g.njobs, g.nowners, g.ncircuits, g.max_attempts,
+	    g.total_bytes, g.numa_node < 0 ? "unbound " : "bind requested for node ", g.numa_node);
 	printf("rings:\n");
 	for (uint32_t r = 0; r < g.nrings; r++)
 		printf("  %-15s %6d / %d\n", zka_ring_name((int)r), zka_ring_depth(a, (int)r),
@@ -520,21 +545,23 @@ static void text_summary(struct zka_arena *a, const struct zka_arena_geometry *g
 static void text_tables(struct zka_arena *a, const struct zka_arena_geometry *gp, int all)
 {
 	const struct zka_arena_geometry g = *gp;
-	printf("\nslots:\n  %5s %-8s %-16s %-8s %-10s %s\n", "slot", "state", "owner", "job", "used", "numa");
+	printf("\nslots:\n  %5s %-8s %-16s %-8s %-10s %s\n", "slot", "state", "owner", "job",
+	       "used", "numa");
 	for (uint32_t s = 0; s < g.nslots; s++) {
 		struct zka_slot_info si;
 		zka_slot_info(a, s, &si);
 		char own[32] = "-", job[16] = "-", node[64];
 		if (si.owner != ZKA_NONE)
-			snprintf(own, sizeof own, "%d%s", si.who.pid, si.who.alive ? "" : " (dead)");
+			snprintf(own, sizeof own, "%d%s", si.who.pid,
+				 si.who.alive ? "" : " (dead)");
 		if (si.job != ZKA_NONE)
 			snprintf(job, sizeof job, "%u", si.job);
 		node_text(zka_slot_numa_node(a, s), node, sizeof node);
-		printf("  %5u %-8s %-16s %-8s %-10" PRIu64 " %s\n", s, zka_slot_state_name(si.state), own,
-		       job, si.used_bytes, node);
+		printf("  %5u %-8s %-16s %-8s %-10" PRIu64 " %s\n", s,
+		       zka_slot_state_name(si.state), own, job, si.used_bytes, node);
 	}
-	printf("jobs%s:\n  %5s %-12s %-16s %-6s %-9s %s\n", all ? "" : " (not FREE)", "job", "state",
-	       "owner", "slot", "attempts", "witness / reason");
+	printf("jobs%s:\n  %5s %-12s %-16s %-6s %-9s %s\n", all ? "" : " (not FREE)", "job",
+	       "state", "owner", "slot", "attempts", "witness / reason");
 	for (uint32_t j = 0; j < g.njobs; j++) {
 		struct zka_job_info ji;
 		zka_job_info(a, j, &ji);
@@ -542,19 +569,21 @@ static void text_tables(struct zka_arena *a, const struct zka_arena_geometry *gp
 			continue;
 		char own[32] = "-", slot[16] = "-";
 		if (ji.owner != ZKA_NONE)
-			snprintf(own, sizeof own, "%d%s", ji.who.pid, ji.who.alive ? "" : " (dead)");
+			snprintf(own, sizeof own, "%d%s", ji.who.pid,
+				 ji.who.alive ? "" : " (dead)");
 		if (ji.slot != ZKA_NONE)
 			snprintf(slot, sizeof slot, "%u", ji.slot);
-		printf("  %5u %-12s %-16s %-6s %u/%-7u %s%s%s\n", j, zka_job_state_name(ji.state), own,
-		       slot, ji.attempts, ji.max_attempts, ji.witness_path, ji.reason[0] ? " / " : "",
-		       ji.reason);
+		printf("  %5u %-12s %-16s %-6s %u/%-7u %s%s%s\n", j, zka_job_state_name(ji.state),
+		       own, slot, ji.attempts, ji.max_attempts, ji.witness_path,
+		       ji.reason[0] ? " / " : "", ji.reason);
 	}
 	for (uint32_t i = 0; i < g.ncircuits; i++) {
 		struct zka_circuit_info ci;
 		zka_circuit_info(a, i, &ci);
 		if (ci.state != ZKA_CIRCUIT_FREE)
 			printf("circuit %u: %s %s (%" PRIu64 " bytes) params %s\n", i,
-			       circuit_state_name(ci.state), ci.key_path, ci.key_size, ci.params_shm);
+			       circuit_state_name(ci.state), ci.key_path, ci.key_size,
+			       ci.params_shm);
 	}
 }
 

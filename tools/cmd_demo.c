@@ -59,7 +59,7 @@ struct demo {
 	pid_t runner;
 	struct zka_arena *a;
 	uint64_t *ids;
-	double *st[5];
+	double *st[ZKA_STAGES];
 	zka_r1cs cs;
 	zka_witness w;
 	zka_pk pk;
@@ -225,9 +225,9 @@ static int demo_wait(struct demo *d)
 				(unsigned long long)d->ids[i], r == 1 ? ji.reason : strerror(-r));
 			continue;
 		}
-		double sv[5];
+		double sv[ZKA_STAGES];
 		zka_job_stages(&ji, sv);
-		for (int k = 0; k < 5; k++)
+		for (int k = 0; k < ZKA_STAGES; k++)
 			d->st[k][i] = sv[k];
 		double el = zka_now() - d->t0;
 		printf("\r  proving: %d/%d done, %.2f proofs/s", d->done, d->njobs, d->done / el);
@@ -292,7 +292,7 @@ static void demo_cleanup(struct demo *d)
 	zka_pk_free(&d->pk);
 	zka_vk_free(&d->vk);
 	free(d->ids);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < ZKA_STAGES; i++)
 		free(d->st[i]);
 }
 
@@ -323,9 +323,9 @@ int zka_cmd_demo(int argc, char **argv)
 
 	status = 1;
 	d->ids = calloc((size_t)d->njobs, sizeof *d->ids);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < ZKA_STAGES; i++)
 		d->st[i] = calloc((size_t)d->njobs, sizeof(double));
-	if (!d->ids || !d->st[0] || !d->st[1] || !d->st[2] || !d->st[3] || !d->st[4])
+	if (!d->ids || !d->st[0] || !d->st[1] || !d->st[2] || !d->st[3] || !d->st[4] || !d->st[5])
 		goto out;
 	if (demo_keys(d) || demo_pipeline(d))
 		goto err;

@@ -295,17 +295,18 @@ static void list_jobs(struct zka_arena *a, int all)
 {
 	struct zka_arena_geometry g;
 	zka_arena_geometry(a, &g);
-	printf("%-12s %-12s %-4s %-8s %-8s %-8s %s\n", "job", "state", "try", "queue", "synth",
-	       "prove", "output / reason");
+	printf("%-12s %-12s %-4s %-8s %-8s %-8s %-8s %s\n", "job", "state", "try", "queue", "synth",
+	       "witness", "prove", "output / reason");
 	for (uint32_t j = 0; j < g.njobs; j++) {
 		struct zka_job_info ji;
 		if (zka_job_info(a, j, &ji) || ji.state == ZKA_JOB_FREE)
 			continue;
 		if (!all && (ji.state == ZKA_JOB_DONE))
 			continue;
-		printf("%-12llu %-12s %-4u %-8.3f %-8.3f %-8.3f %s\n", (unsigned long long)ji.id,
-		       zka_job_state_name(ji.state), ji.attempts + 1,
+		printf("%-12llu %-12s %-4u %-8.3f %-8.3f %-8.3f %-8.3f %s\n",
+		       (unsigned long long)ji.id, zka_job_state_name(ji.state), ji.attempts + 1,
 		       secs(ji.t_submit, ji.t_synth_start), secs(ji.t_synth_start, ji.t_synth_end),
+		       secs(ji.t_synth_start, ji.t_witness_end),
 		       secs(ji.t_prove_start, ji.t_prove_end),
 		       ji.state == ZKA_JOB_FAILED ? ji.reason : ji.out_dir);
 	}
@@ -393,12 +394,14 @@ int zka_cmd_status(int argc, char **argv)
 			    (unsigned long long)id, zka_job_state_name(ji.state), ji.priority,
 			    ji.attempts + 1, ji.max_attempts, ji.synth_count);
 			printf("  witness %s\n  output  %s\n", ji.witness_path, ji.out_dir);
-			printf("  queued %.3f s, synthesis %.3f s, waiting for the prover %.3f s, "
-			       "prove %.3f s\n",
-			       secs(ji.t_submit, ji.t_synth_start),
-			       secs(ji.t_synth_start, ji.t_synth_end),
-			       secs(ji.t_synth_end, ji.t_prove_start),
-			       secs(ji.t_prove_start, ji.t_prove_end));
+			printf(
+			    "  queued %.3f s, synthesis %.3f s (the witness %.3f s of it), waiting "
+			    "for the prover %.3f s, prove %.3f s\n",
+			    secs(ji.t_submit, ji.t_synth_start),
+			    secs(ji.t_synth_start, ji.t_synth_end),
+			    secs(ji.t_synth_start, ji.t_witness_end),
+			    secs(ji.t_synth_end, ji.t_prove_start),
+			    secs(ji.t_prove_start, ji.t_prove_end));
 			if (ji.reason[0])
 				printf("  reason: %s\n", ji.reason);
 			print_attempts(&ji);

@@ -77,8 +77,10 @@ pid_t zka_spawn_run(const char *log, const char *const *args)
 	return pid;
 }
 
-void zka_job_stages(const struct zka_job_info *ji, double out[5])
+void zka_job_stages(const struct zka_job_info *ji, double out[ZKA_STAGES])
 {
+	/* [5]: the witness (a .wtns read, or computed from input.json), within synthesis */
+	out[5] = ji->t_witness_end ? (double)(ji->t_witness_end - ji->t_synth_start) * 1e-9 : -1;
 	out[0] = (double)(ji->t_synth_start - ji->t_submit) * 1e-9;
 	out[1] = (double)(ji->t_synth_end - ji->t_synth_start) * 1e-9;
 	out[2] = (double)(ji->t_prove_start - ji->t_synth_end) * 1e-9;
@@ -86,10 +88,12 @@ void zka_job_stages(const struct zka_job_info *ji, double out[5])
 	out[4] = (double)(ji->t_prove_end - ji->t_submit) * 1e-9;
 }
 
-int zka_print_stages(double *const st[5], int from, int n, const char *indent)
+int zka_print_stages(double *const st[ZKA_STAGES], int from, int n, const char *indent)
 {
-	static const char *names[5] = {"queue (submit -> synthesis)", "synthesis", "ready -> prove",
-				       "prove (+ verify, write)", "end to end"};
+	static const char *names[ZKA_STAGES] = {
+	    "queue (submit -> synthesis)", "synthesis",	 "ready -> prove",
+	    "prove (+ verify, write)",	   "end to end", "  of which the witness"};
+	static const int order[ZKA_STAGES] = {0, 1, 5, 2, 3, 4};
 	double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
 	int k = 0;
 	if (!v)
@@ -97,10 +101,11 @@ int zka_print_stages(double *const st[5], int from, int n, const char *indent)
 	printf("%s| stage                          | p50         | p99         |\n"
 	       "%s|--------------------------------|-------------|-------------|\n",
 	       indent, indent);
-	for (int s = 0; s < 5; s++) {
+	for (int o = 0; o < ZKA_STAGES; o++) {
+		int s = order[o];
 		k = 0;
 		for (int i = from; i < n; i++)
-			if (st[4][i] > 0)
+			if (st[4][i] > 0 && st[s][i] >= 0)
 				v[k++] = st[s][i];
 		if (k > 0)
 			printf("%s| %-30s | %8.2f ms | %8.2f ms |\n", indent, names[s],

@@ -26,11 +26,12 @@ pid_t zka_spawn_run(const char *log, const char *const *args);
 
 /* A finished job's five stage times in seconds: queue (submit -> synthesis), synthesis,
  * ready -> prove, prove (+ verify, write), end to end. */
-void zka_job_stages(const struct zka_job_info *ji, double out[5]);
+#define ZKA_STAGES 6 /* queue, synthesis, ready -> prove, prove, end to end, witness */
+void zka_job_stages(const struct zka_job_info *ji, double out[ZKA_STAGES]);
 
 /* Prints the p50/p99 table of the stages (rows of zka_job_stages) of jobs [from, n) with
  * st[4][i] > 0 (done), each line prefixed by indent. Returns the jobs counted. */
-int zka_print_stages(double *const st[5], int from, int n, const char *indent);
+int zka_print_stages(double *const st[ZKA_STAGES], int from, int n, const char *indent);
 
 /* Threads per synthesis worker when neither --workers nor --threads is given. Measured in the
  * pipeline on the H200 machine's 16 cores (2026-12-01 23:10 UTC, `bench pipeline --backend cuda`,

@@ -138,6 +138,8 @@ m() { grep -E "^$1 " "$T/metrics.txt" | awk '{print $2}'; }
 [ "$(m zkarena_jobs_cancelled_total)" = 1 ] && ok "zkarena_jobs_cancelled_total 1" || ko "cancelled_total '$(m zkarena_jobs_cancelled_total)'"
 [ "$(m 'zkarena_job_end_to_end_seconds_count\{circuit="bn.zkey"\}')" = 5 ] && ok "end-to-end histogram counts 5 jobs of bn.zkey" ||
 	ko "end_to_end count: $(grep end_to_end_seconds_count "$T/metrics.txt")"
+[ "$(m 'zkarena_job_witness_seconds_count\{circuit="bn.zkey"\}')" = 5 ] && ok "witness histogram (a stage within synthesis) counts the 5 jobs" ||
+	ko "witness count: $(grep witness_seconds_count "$T/metrics.txt")"
 [ $(($(m 'zkarena_slots\{state="FREE"\}') + $(m 'zkarena_slots\{state="WRITING"\}'))) = 6 ] && [ "$(m 'zkarena_slots\{state="PROVING"\}')" = 0 ] &&
 	ok "zkarena_slots: 6 FREE or WRITING (workers waiting), none PROVING" || ko "slots: $(grep '^zkarena_slots' "$T/metrics.txt")"
 [ "$(grep -c '^zkarena_gpud_up{gpud="[01]",device="0"} 1' "$T/metrics.txt")" = 2 ] && ok "two gpuds up" || ko "gpud_up: $(grep gpud_up "$T/metrics.txt")"
