@@ -182,7 +182,7 @@ int zka_client_submit(struct zka_arena *a, const char *arena_name, const char *z
 	size_t wl = strlen(w);
 	if (wl > 5 && !strcmp(w + wl - 5, ".json")) { /* input.json: the worker computes it */
 		char gp[ZKA_PATH_MAX + 8];
-		snprintf(gp, sizeof gp, "%s.wcg", ci.key_path);
+		zka_wcg_path(ci.key_path, gp, sizeof gp);
 		r = zka_wcg_check_input(gp, w, prm.pk.curve, prm.pk.n_vars, err, errlen);
 	} else {
 		r = submit_witness(wtns, w, &prm.pk, err, errlen);

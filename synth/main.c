@@ -102,7 +102,7 @@ static zka_wcg *job_graph(struct zka_arena *a, uint32_t circuit, char *err, size
 		snprintf(err, errlen, "circuit %u: no such entry", circuit);
 		return NULL;
 	}
-	snprintf(path, sizeof path, "%.4000s.wcg", ci.key_path);
+	zka_wcg_path(ci.key_path, path, sizeof path);
 	if (wg.g && wg.circuit == circuit && !strcmp(wg.path, path))
 		return wg.g;
 	zka_wcg_free(wg.g);

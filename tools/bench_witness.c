@@ -171,7 +171,7 @@ int zka_bench_witness(int argc, char **argv)
 	}
 	const char *key = argv[optind], *input = argv[optind + 1];
 	char gp[4096], err[1024] = "", dir[] = "/tmp/zkarena-bench-witness-XXXXXX";
-	zka_witness_graph_path(key, gp, sizeof gp);
+	zka_wcg_path(key, gp, sizeof gp);
 	zka_wcg *g = NULL;
 	double t0 = zka_now();
 	if (zka_wcg_load(gp, &g, err, sizeof err)) {

@@ -47,13 +47,11 @@ int zka_bench_load(int argc, char **argv);
 int zka_bench_pipeline(int argc, char **argv);
 int zka_bench_witness(int argc, char **argv);
 
-
-/* cmd_witness.c: the graph file of a key (KEY.wcg, or KEY itself when it ends in .wcg), and
- * the witness of input.json through it (zka_witness_free frees w). */
+/* cmd_witness.c: the witness of input.json through a key's graph (zka_wcg_path; the caller
+ * frees w with zka_witness_free). */
 #include <stddef.h>
 struct zka_witness;
-void zka_witness_graph_path(const char *key, char *out, size_t n);
-int zka_witness_from_input(const char *key, const char *input, struct zka_witness *w,
-			   double *secs, char *err, size_t errlen);
+int zka_witness_from_input(const char *key, const char *input, struct zka_witness *w, double *secs,
+			   char *err, size_t errlen);
 
 #endif

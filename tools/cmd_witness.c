@@ -15,17 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The graph of a key or graph path: KEY.wcg beside the key, or the path itself when it names
- * a .wcg. */
-void zka_witness_graph_path(const char *key, char *out, size_t n)
-{
-	size_t l = strlen(key);
-	if (l > 4 && !strcmp(key + l - 4, ".wcg"))
-		snprintf(out, n, "%s", key);
-	else
-		snprintf(out, n, "%s.wcg", key);
-}
-
 /* Computes the witness of input.json with the graph of key into *w (caller frees with
  * zka_witness_free). Prints nothing; 0, -EDOM (a circuit assert), or -errno with err set. */
 int zka_witness_from_input(const char *key, const char *input, zka_witness *w, double *secs,
@@ -36,7 +25,7 @@ int zka_witness_from_input(const char *key, const char *input, zka_witness *w, d
 	uint64_t(*in)[4] = NULL;
 	struct timespec a, b;
 	memset(w, 0, sizeof *w);
-	zka_witness_graph_path(key, gp, sizeof gp);
+	zka_wcg_path(key, gp, sizeof gp);
 	int rc = zka_wcg_load(gp, &g, err, errlen);
 	if (rc == -ENOENT)
 		snprintf(err, errlen, "%s: no witness graph for this key (import it with --c DIR)",

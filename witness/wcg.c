@@ -411,6 +411,15 @@ void zka_wcg_free(zka_wcg *g)
 	free(g);
 }
 
+void zka_wcg_path(const char *key, char *out, size_t n)
+{
+	size_t l = strlen(key);
+	if (l > 4 && !strcmp(key + l - 4, ".wcg"))
+		snprintf(out, n, "%s", key);
+	else
+		snprintf(out, n, "%s.wcg", key);
+}
+
 const zka_curve *zka_wcg_curve(const zka_wcg *g)
 {
 	return g->curve;

@@ -81,23 +81,38 @@ static int read_text(const char *path, char **out, size_t *n)
 	return 0;
 }
 
-static int write_bytes(const char *dir, const char *name, const char *p, size_t n)
+/* Creates path (it must not exist; a link there is not followed) with n bytes of p, synced
+ * when sync is set; 0 or -errno, nothing left at path on failure. */
+static int write_path(const char *path, const char *p, size_t n, mode_t mode, int sync)
 {
-	char path[4352];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0)
 		return -errno;
 	size_t off = 0;
+	int rc = 0;
 	while (off < n) {
 		ssize_t k = write(fd, p + off, n - off);
 		if (k <= 0) {
-			close(fd);
-			return -EIO;
+			rc = k < 0 ? -errno : -EIO;
+			break;
 		}
 		off += (size_t)k;
 	}
-	return close(fd) ? -errno : 0;
+	if (!rc && sync && fsync(fd))
+		rc = -errno;
+	if (close(fd) && !rc)
+		rc = -errno;
+	if (rc)
+		unlink(path);
+	return rc;
+}
+
+/* A build file dir/name (0600: the work directory is private anyway). */
+static int write_bytes(const char *dir, const char *name, const char *p, size_t n)
+{
+	char path[8448];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	return write_path(path, p, n, 0600, 0);
 }
 
 /* find: the one <name>.cpp with a <name>.dat beside it. */
@@ -371,24 +386,9 @@ static int step_trace(struct build *b)
 	size_t n = 0;
 	if (read_text(tmp, &t, &n))
 		return fail(b, -EIO, "%s: cannot read the graph back", tmp);
-	int fd = open(b->out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	size_t off = 0;
-	while (fd >= 0 && off < n) {
-		ssize_t k = write(fd, t + off, n - off);
-		if (k <= 0)
-			break;
-		off += (size_t)k;
-	}
+	rc = write_path(b->out, t, n, 0644, 1);
 	free(t);
-	if (fd < 0 || off < n || fsync(fd) || close(fd)) {
-		rc = fd < 0 ? -errno : -EIO;
-		if (fd >= 0) {
-			close(fd);
-			unlink(b->out);
-		}
-		return fail(b, rc, "%s: cannot write the graph", b->out);
-	}
-	return 0;
+	return rc ? fail(b, rc, "%s: cannot write the graph", b->out) : 0;
 }
 
 static void remove_tree(const char *dir)

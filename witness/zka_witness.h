@@ -14,6 +14,10 @@
 
 typedef struct zka_wcg zka_wcg;
 
+/* Where the graph of a key lives: KEY.wcg beside it (`import --c` writes it there), or KEY
+ * itself when it names a .wcg. */
+void zka_wcg_path(const char *key, char *out, size_t n);
+
 /* Reads and validates the graph file at path (checksum, sizes, every operand of a node
  * earlier than the node, every index in range). Returns 0 with *g set (free with
  * zka_wcg_free), or -errno with a "path: problem" line in err. */
