@@ -187,8 +187,11 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 			if (as->guard != ZKA_WCG_NONE && WF_(is_zero)(M(g->aslot[2 * ak + 1])))
 				continue;
 			if (WF_(is_zero)(M(g->aslot[2 * ak]))) {
-				snprintf(err, errlen, "circuit assert failed: template %s",
-					 g->msgs + as->msg);
+				if (as->line == 0) /* trace.cpp's divisor check */
+					snprintf(err, errlen, "circuit %s", g->msgs + as->msg);
+				else
+					snprintf(err, errlen, "circuit assert failed: template %s",
+						 g->msgs + as->msg);
 				return -EDOM;
 			}
 		}

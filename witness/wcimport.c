@@ -11,6 +11,8 @@
  *               if (!Fr_isTrue(&x)) std::cout << "Failed assert ... line N. " ...
  *                                           -> zka_assert(&x, myTemplateName, N, trace)
  *               assert(Fr_isTrue(&x));      -> (dropped: zka_assert recorded it)
+ *               Fr_idiv(...); // line circom N
+ *                                           -> zka_div_line = N; Fr_idiv(...); (also Fr_mod)
  *             and the runtime (witness/rt/fr.hpp, trace.cpp, wcg_int.h, zka_wcg.h, embedded
  *             in this binary) is written beside it.
  *   compile   g++ (ZKA_CXX overrides), -O1: the tracer runs once, so compile time dominates.
@@ -245,6 +247,11 @@ static int step_rewrite(struct build *b)
 			snprintf(buf, sizeof buf,
 				 "zka_assert(%s, myTemplateName, %d, ctx->getTrace(myId));", arg,
 				 ln);
+			emit = buf;
+		} else if ((!strncmp(line, "Fr_idiv(", 8) || !strncmp(line, "Fr_mod(", 7)) &&
+			   strstr(line, "// line circom ")) {
+			snprintf(buf, sizeof buf, "zka_div_line = %d; %s",
+				 atoi(strstr(line, "// line circom ") + 15), line);
 			emit = buf;
 		} else if (!strncmp(line, "assert(", 7) &&
 			   (rest = istrue_arg(line + 7, arg, sizeof arg)) && !strcmp(rest, ");")) {

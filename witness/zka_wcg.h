@@ -11,7 +11,8 @@
  *   input   one scalar of the main component's input signals, in circom's signal order;
  *           named through the input map (FNV-1a 64 hash of the top-level name, offset, size).
  *   assert  {node, guard, msg, line}: the witness is refused when guard is true (or NONE) and
- *           node is zero; msg names circom's template and component path.
+ *           node is zero; msg names circom's template and component path. Line 0 marks the
+ *           divisor of an integer division (circom's wasm stops on \ or % by zero).
  *
  * File layout (little-endian; see struct zka_wcg_hdr): header, input map, constants (32-byte
  * standard-form field elements), nodes, witness node ids, asserts, message bytes, then an
@@ -21,8 +22,9 @@
  * residues mod p; comparisons read x > (p-1)/2 as x - p; bitwise operators work on the
  * standard-form integer, masked to the bit length of p and reduced once; shifts by a
  * "negative" amount shift the other way; idiv and mod are integer division of the standard
- * forms; division by zero yields zero (only reachable on a branch that select discards, or
- * refused by the circuit's own constraints).
+ * forms. A field division by zero yields zero (as circom's calculators do); an integer one on
+ * the path taken refuses the witness through its line-0 assert, and yields zero on a branch
+ * that select discards.
  */
 #ifndef ZKA_WCG_H
 #define ZKA_WCG_H

@@ -59,6 +59,24 @@ for prime in bn128 bls12381; do
 	done
 done
 
+# integer division by zero: circom's calculator stops on the path taken (y = -1: x \ (y + 1)),
+# not on a branch not taken (y = -2: guarded by an if; y = -3: by a ternary)
+for prime in bn128 bls12381; do
+	w=$t/$prime
+	[ -e "$w/ops.wcg" ] || continue
+	for y in -1 -2 -3; do
+		echo "{\"x\": \"12345678901234567890\", \"y\": \"$y\", \"s\": 7}" > "$w/in.json"
+		same_witness "$prime/ops y=$y" "$w/ops.wcg" "$w/ops_js/ops.wasm" "$w/in.json"
+	done
+	echo '{"x": 5, "y": -1, "s": 0}' > "$w/in.json"
+	"$zk" witness "$w/ops.wcg" "$w/in.json" "$t/m.wtns" 2>"$t/m.err"
+	if grep -q "integer division (\\\\ or %) by zero at circom line 11$" "$t/m.err"; then
+		ok "$prime/ops: a division by zero names circom's line"
+	else
+		ko "$prime/ops: a division by zero does not name circom's line"
+	fi
+done
+
 # bad input: one line naming the signal, exit 2, an existing output left as it was
 w=$t/bn128
 bad() {

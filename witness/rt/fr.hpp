@@ -84,4 +84,6 @@ struct zka_spec {
 #define ZKA_IF(c) for (zka_spec zka__s(c); zka__s.next();) if (zka__s.taken())
 int zka_while(PFrElement cond, int line);
 void zka_assert(PFrElement cond, const std::string &tmpl, int line, const std::string &trace);
+/* circom's source line of the integer division (\\ or %) about to run (set by the rewrite) */
+extern int zka_div_line;
 #endif

@@ -341,6 +341,57 @@ static void op1(int op, PFrElement r, PFrElement a)
 	put_node(r, apply(op, node_of(a)));
 }
 
+/* ---- traced control flow ---- */
+static bool path_traced()
+{
+	for (frame *f : frames)
+		if (f->cond != ZKA_WCG_NONE)
+			return true;
+	return false;
+}
+
+/* The condition under which the current pass is the path taken (the conjunction of the
+ * enclosing frames' outcomes), or ZKA_WCG_NONE on the unconditional path. */
+static uint32_t path_guard()
+{
+	uint32_t guard = ZKA_WCG_NONE;
+	if (path_traced()) {
+		for (frame *f : frames) {
+			uint32_t t = f->pass == 0 ? f->cond : apply(ZKA_WOP_LNOT, f->cond);
+			guard = guard == ZKA_WCG_NONE ? t : apply(ZKA_WOP_LAND, guard, t);
+		}
+	}
+	return guard;
+}
+
+int zka_div_line;
+
+/* An integer division (\ or %) by zero stops circom's wasm calculator (snarkjs: "divide by
+ * zero"), so on the path taken it refuses the witness: recorded as a guarded check with
+ * line 0 (the evaluator's "divides by zero"); a divisor zero for every input is refused here. */
+static void nonzero_divisor(PFrElement b)
+{
+	std::lock_guard<std::recursive_mutex> g(mu);
+	uint32_t guard = path_guard();
+	if (!traced(b)) {
+		if (!is_zero(value_of(b)))
+			return;
+		if (guard == ZKA_WCG_NONE) {
+			fprintf(stderr,
+				"zkarena-trace: the circuit divides by zero (\\ or %%) at circom line "
+				"%d for every input\n",
+				zka_div_line);
+			exit(3);
+		}
+	}
+	zka_wcg_assert a = {node_of(b), guard, (uint32_t)msgs.size(), 0};
+	msgs += "integer division (\\ or %) by zero at circom line " +
+		std::to_string(zka_div_line);
+	msgs.push_back('\0');
+	asserts.push_back(a);
+	zka_div_line = 0;
+}
+
 /* ---- circom's Fr API ---- */
 extern "C" {
 void Fr_copy(PFrElement r, PFrElement a)
@@ -425,8 +476,16 @@ char *Fr_element2str(PFrElement e)
 	return s;
 }
 
-void Fr_idiv(PFrElement r, PFrElement a, PFrElement b) { op2(ZKA_WOP_IDIV, r, a, b); }
-void Fr_mod(PFrElement r, PFrElement a, PFrElement b) { op2(ZKA_WOP_MOD, r, a, b); }
+void Fr_idiv(PFrElement r, PFrElement a, PFrElement b)
+{
+	nonzero_divisor(b);
+	op2(ZKA_WOP_IDIV, r, a, b);
+}
+void Fr_mod(PFrElement r, PFrElement a, PFrElement b)
+{
+	nonzero_divisor(b);
+	op2(ZKA_WOP_MOD, r, a, b);
+}
 void Fr_div(PFrElement r, PFrElement a, PFrElement b) { op2(ZKA_WOP_DIV, r, a, b); }
 void Fr_pow(PFrElement r, PFrElement a, PFrElement b) { op2(ZKA_WOP_POW, r, a, b); }
 void Fr_inv(PFrElement r, PFrElement a)
@@ -437,14 +496,6 @@ void Fr_inv(PFrElement r, PFrElement a)
 	op2(ZKA_WOP_DIV, r, &one, a);
 }
 
-/* ---- traced control flow ---- */
-static bool path_traced()
-{
-	for (frame *f : frames)
-		if (f->cond != ZKA_WCG_NONE)
-			return true;
-	return false;
-}
 
 __attribute__((noinline)) zka_spec::zka_spec(PFrElement c) : pass_taken(false), state(0), frame(nullptr)
 {
@@ -526,13 +577,7 @@ int zka_while(PFrElement c, int line)
 void zka_assert(PFrElement c, const std::string &tmpl, int line, const std::string &trace)
 {
 	std::lock_guard<std::recursive_mutex> g(mu);
-	uint32_t guard = ZKA_WCG_NONE;
-	if (path_traced()) {
-		for (frame *f : frames) {
-			uint32_t t = f->pass == 0 ? f->cond : apply(ZKA_WOP_LNOT, f->cond);
-			guard = guard == ZKA_WCG_NONE ? t : apply(ZKA_WOP_LAND, guard, t);
-		}
-	}
+	uint32_t guard = path_guard();
 	if (!traced(c)) {
 		if (!is_zero(value_of(c)))
 			return;
