@@ -2,11 +2,16 @@
  *
  * Lanes: --inflight N threads (default 2 with the cuda backend, 1 with cpu), each a loop:
  * take a READY slot (blocking on the ready ring), prove from the slot's a, b and witness
- * with the backend on the lane's own device context, verify the proof, write proof.json and
- * public.json into the job's output directory atomically (temporary file, fsync, rename),
- * leave a done-marker, mark the job DONE and free the slot (which wakes one synthesis
- * worker). With two lanes, one proof's host-to-device copy and host work overlap the other's
- * kernels. A proof that does not verify is never written: the job FAILS with the reason. If
+ * with the backend on the lane's own device context, and hand the proof to the finishers.
+ * Finishers (--finishers N threads, default 2; a queue of 2 x lanes proofs, a lane waits
+ * when it is full): verify the proof, write proof.json and public.json into the job's output
+ * directory atomically (temporary file, fsync, rename), leave a done-marker, mark the job
+ * DONE and free the slot (which wakes one synthesis worker); the slot stays PROVING until
+ * then, so a daemon killed with proofs queued proves them again from the slots. With two
+ * lanes, one proof's host-to-device copy overlaps the other's kernels; the finishers keep a
+ * lane's host work after its proof (a pairing check, files: milliseconds, as long as a small
+ * circuit's whole proof on the H200) off the device's critical path. A clean stop drains the
+ * queue. A proof that does not verify is never written: the job FAILS with the reason. If
  * the daemon dies mid-proof, recovery puts every slot it was proving back to READY with a, b, w
  * intact and the next daemon proves them without re-synthesis; if it dies after writing but
  * before marking DONE, the marker lets the next daemon finish the job without writing it
@@ -75,12 +80,14 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+#define ZKA_FINISHERS_MAX 16
+
 static void usage(FILE *f)
 {
 	fprintf(
 	    f,
 	    "usage: zkarena-gpud [--backend cpu|cuda] [--device N] [--inflight N] [--id I]\n"
-	    "                    [--table-budget B] NAME\n"
+	    "                    [--finishers N] [--table-budget B] NAME\n"
 	    "\n"
 	    "The proving daemon of arena NAME: proves READY slots, verifies each proof, writes\n"
 	    "proof.json and public.json into the job's output directory, marks it DONE.\n"
@@ -88,6 +95,8 @@ static void usage(FILE *f)
 	    "  --inflight N  proofs in flight, one thread and device context each (1..%d;\n"
 	    "                default 2 with cuda: the next proof's copy overlaps the current\n"
 	    "                one's kernels; 1 with cpu, whose prover already uses every core)\n"
+	    "  --finishers N threads that verify each proof and write its files (1..%d,\n"
+	    "                default 2), so that a lane starts its next proof at once\n"
 	    "  --id I        this gpud's index among the arena's gpuds (0..63, default 0;\n"
 	    "                `zkarena run --devices` numbers them): its status file's name\n"
 	    "  --table-budget B  (cuda) device memory each key's window tables may take, in\n"
@@ -107,7 +116,7 @@ static void usage(FILE *f)
 	    "while the device works (blocking sync), leaving the cores to synthesis;\n"
 	    "ZKA_GPU_WAIT=spin keeps CUDA's default (a core spinning per waiting lane).\n"
 	    "Test hook: ZKA_PROVE_DELAY_MS=N sleeps N ms in the middle of each proof.\n",
-	    ZKA_LANES_MAX);
+	    ZKA_LANES_MAX, ZKA_FINISHERS_MAX);
 }
 
 static int64_t mono_ns(void)
@@ -116,6 +125,8 @@ static int64_t mono_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+
+struct fin_item;
 
 /* The daemon: shared by the lanes and the main thread. */
 #define CIRCUITS_MAX ZKA_PARAMS_CACHE_MAX /* circuit indices of the arena */
@@ -148,6 +159,11 @@ struct daemon {
 		int64_t cur_start;	      /* 0: not proving */
 		int64_t last_start, last_end; /* its previous proof */
 	} lane[ZKA_LANES_MAX];
+	/* proofs made, waiting for a finisher (verify, files, DONE): a ring of fcap items */
+	pthread_mutex_t fmu; /* guards the queue, lanes_done */
+	pthread_cond_t fwork, fspace;
+	struct fin_item *fq;
+	int fcap, fhead, fn, lanes_done;
 };
 
 static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
@@ -286,18 +302,119 @@ static void take_sample(struct daemon *d, struct sample *s)
 	s->ready = zka_arena_state_entries(d->a, 0, ZKA_SLOT_READY);
 }
 
-/* Proves one READY slot taken from the ring; returns 0, or -errno on arena trouble. */
-static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job)
+/* What a lane hands to the finishers once the device has made its proof: the slot stays
+ * PROVING (this gpud's) until a finisher marks the job DONE or FAILED. */
+struct fin_item {
+	uint32_t slot, job;
+	struct zka_job_info ji;
+	const zka_params *p;
+	zka_slot_view v;
+	zka_proof proof;
+	char key_path[ZKA_PATH_MAX];
+};
+
+/* Ends the job of slot (DONE, or FAILED with fail); returns 0 or -errno on arena trouble. */
+static int end_job(struct daemon *d, uint32_t slot, uint32_t job, const char *fail)
+{
+	if (fail)
+		LOG("job %u failed: %s", job, fail);
+	int r = zka_job_finish(d->a, slot, fail);
+	if (r)
+		LOG("cannot finish job %u: %s", job, strerror(-r));
+	return r;
+}
+
+/* A finisher's work on one proof: verify it against the key's vk (a proof that does not verify
+ * is never written), write proof.json and public.json, end the job. 0 or -errno. */
+static int finish_one(struct daemon *d, struct fin_item *it)
+{
+	char err[1024] = "";
+	const char *fail = NULL, *why = NULL;
+	const zka_params *p = it->p;
+	if (zka_verify(&p->vk, (const uint64_t(*)[4])(it->v.w + 1), p->pk.n_public, &it->proof,
+		       &why) != 1) {
+		snprintf(
+		    err, sizeof err,
+		    "witness %.300s does not satisfy the circuit, or key %.300s may be corrupt "
+		    "(the proof did not verify: %s); not written",
+		    it->ji.witness_path, it->key_path, why ? why : "?");
+		fail = err;
+	} else if (zka_outputs_write(d->a, &it->ji, &p->pk, &it->proof,
+				     (const uint64_t(*)[4])it->v.w, it->ji.prove_count, err,
+				     sizeof err)) {
+		fail = err;
+	}
+	return end_job(d, it->slot, it->job, fail);
+}
+
+/* Queues it for the finishers (blocking while the queue is full): 0, or -ECANCELED when the
+ * daemon stops hard (fatal) meanwhile. */
+static int fin_push(struct daemon *d, const struct fin_item *it)
+{
+	pthread_mutex_lock(&d->fmu);
+	while (d->fn == d->fcap && !atomic_load(&d->fatal))
+		pthread_cond_wait(&d->fspace, &d->fmu);
+	if (atomic_load(&d->fatal)) {
+		pthread_mutex_unlock(&d->fmu);
+		return -ECANCELED;
+	}
+	d->fq[(d->fhead + d->fn) % d->fcap] = *it;
+	d->fn++;
+	pthread_cond_signal(&d->fwork);
+	pthread_mutex_unlock(&d->fmu);
+	return 0;
+}
+
+/* A finisher's thread: finishes queued proofs until the lanes have stopped and the queue is
+ * empty (a clean stop ends every proof already made), or at once on a fatal arena error. */
+static void *fin_main(void *arg)
+{
+	struct daemon *d = arg;
+	struct fin_item *it = malloc(sizeof *it);
+	if (!it) {
+		LOG("out of memory for a finisher");
+		atomic_store(&d->fatal, 1);
+		pthread_cond_broadcast(&d->fspace);
+		return NULL;
+	}
+	for (;;) {
+		pthread_mutex_lock(&d->fmu);
+		while (!d->fn && !d->lanes_done && !atomic_load(&d->fatal))
+			pthread_cond_wait(&d->fwork, &d->fmu);
+		if (atomic_load(&d->fatal) || !d->fn) {
+			pthread_mutex_unlock(&d->fmu);
+			break;
+		}
+		*it = d->fq[d->fhead];
+		d->fhead = (d->fhead + 1) % d->fcap;
+		d->fn--;
+		pthread_cond_signal(&d->fspace);
+		pthread_mutex_unlock(&d->fmu);
+		if (finish_one(d, it)) {
+			atomic_store(&d->fatal, 1);
+			pthread_mutex_lock(&d->fmu);
+			pthread_cond_broadcast(&d->fspace);
+			pthread_cond_broadcast(&d->fwork);
+			pthread_mutex_unlock(&d->fmu);
+			break;
+		}
+	}
+	free(it);
+	return NULL;
+}
+
+/* Proves one READY slot taken from the ring and hands the proof to the finishers (or ends the
+ * job itself when it fails before a proof exists); returns 0, or -errno on arena trouble. */
+static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job, struct fin_item *it)
 {
 	struct zka_arena *a = d->a;
-	struct zka_job_info ji;
+	struct zka_job_info *ji = &it->ji;
 	const zka_params *p = NULL;
-	zka_slot_view v;
 	char err[1024] = "";
 	const char *fail = NULL;
 	struct zka_circuit_info ci = {0};
 	int r;
-	if ((r = zka_job_info(a, job, &ji))) {
+	if ((r = zka_job_info(a, job, ji))) {
 		snprintf(err, sizeof err, "job record unreadable: %s", strerror(-r));
 		fail = err;
 		goto finish;
@@ -306,10 +423,10 @@ static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job)
 		fail = "cancelled";
 		goto finish;
 	}
-	(void)zka_circuit_info(a, ji.circuit, &ci); /* its key's path, for the messages */
+	(void)zka_circuit_info(a, ji->circuit, &ci); /* its key's path, for the messages */
 	/* the cache refuses a params region that is not the arena owner's (issue 19) */
-	if (!(p = zka_params_cache_get(d->circ, a, ji.circuit, err, sizeof err)) ||
-	    zka_slot_layout_view(a, slot, &p->pk, &v)) {
+	if (!(p = zka_params_cache_get(d->circ, a, ji->circuit, err, sizeof err)) ||
+	    zka_slot_layout_view(a, slot, &p->pk, &it->v)) {
 		if (!err[0])
 			snprintf(err, sizeof err, "slot %u is too small for the key", slot);
 		fail = err;
@@ -317,19 +434,18 @@ static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job)
 	}
 	/* the output directory's identity, and a done marker left before a crash (gpud/outputs.h)
 	 */
-	r = zka_outputs_marker(a, &ji, &p->vk, (const uint64_t(*)[4])(v.w + 1), p->pk.n_public, err,
-			       sizeof err);
+	r = zka_outputs_marker(a, ji, &p->vk, (const uint64_t(*)[4])(it->v.w + 1), p->pk.n_public,
+			       err, sizeof err);
 	if (r < 0) {
 		fail = err;
 		goto finish;
 	}
 	if (r == 1) {
 		LOG("job %llu: proof already written before a crash (it verifies); finishing",
-		    (unsigned long long)ji.id);
+		    (unsigned long long)ji->id);
 		goto finish;
 	}
 	zka_rs rs;
-	zka_proof proof;
 	zka_prove_times t = {0};
 	if ((r = zka_rs_random(&rs, p->pk.curve))) {
 		snprintf(err, sizeof err, "getrandom: %s", strerror(-r));
@@ -338,40 +454,30 @@ static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job)
 	}
 	double copy_s = 0;
 	busy_enter(d, lane, mono_ns());
-	r = d->be->prove(d->ctx, lane, ji.circuit, p, (const uint64_t(*)[4])v.a,
-			 (const uint64_t(*)[4])v.b, (const uint64_t(*)[4])v.w, &rs, &proof, &t,
-			 &copy_s, err, sizeof err);
+	r = d->be->prove(d->ctx, lane, ji->circuit, p, (const uint64_t(*)[4])it->v.a,
+			 (const uint64_t(*)[4])it->v.b, (const uint64_t(*)[4])it->v.w, &rs,
+			 &it->proof, &t, &copy_s, err, sizeof err);
 	busy_leave(d, lane, mono_ns(), (int64_t)(copy_s * 1e9), r == 0);
 	if (r == 0)
-		key_resident(d, ji.circuit, p);
+		key_resident(d, ji->circuit, p);
 	if (r) {
 		fail = err;
 		goto finish;
 	}
-	proof.curve = p->pk.curve;
+	it->proof.curve = p->pk.curve;
 	zka_pipe_test_delay(
 	    "ZKA_PROVE_DELAY_MS"); /* test hook: widen the window for a kill mid-proof */
-	const char *why = NULL;
-	if (zka_verify(&p->vk, (const uint64_t(*)[4])(v.w + 1), p->pk.n_public, &proof, &why) !=
-	    1) {
-		snprintf(
-		    err, sizeof err,
-		    "witness %.300s does not satisfy the circuit, or key %.300s may be corrupt "
-		    "(the proof did not verify: %s); not written",
-		    ji.witness_path, ci.key_path, why ? why : "?");
-		fail = err;
-		goto finish;
-	}
-	if (zka_outputs_write(a, &ji, &p->pk, &proof, (const uint64_t(*)[4])v.w, ji.prove_count,
-			      err, sizeof err))
-		fail = err;
+	/* verification and files on a finisher: this lane takes the next slot at once */
+	it->slot = slot;
+	it->job = job;
+	it->p = p;
+	snprintf(it->key_path, sizeof it->key_path, "%s", ci.key_path);
+	/* -ECANCELED: a fatal stop meanwhile; the slot stays PROVING and the next daemon's
+	 * recovery proves it again */
+	(void)fin_push(d, it);
+	return 0;
 finish:
-	if (fail)
-		LOG("job %u failed: %s", job, fail);
-	r = zka_job_finish(a, slot, fail);
-	if (r)
-		LOG("cannot finish job %u: %s", job, strerror(-r));
-	return r;
+	return end_job(d, slot, job, fail);
 }
 
 struct lane_arg {
@@ -385,6 +491,12 @@ static void *lane_main(void *arg)
 	struct lane_arg *la = arg;
 	struct daemon *d = la->d;
 	int yielded = 0;
+	struct fin_item *it = malloc(sizeof *it);
+	if (!it) {
+		LOG("out of memory for lane %d", la->lane);
+		atomic_store(&d->fatal, 1);
+		return NULL;
+	}
 	while (!stop && !atomic_load(&d->fatal)) {
 		uint32_t slot, job;
 		/* a blocked lane looks at lacking() again this often: a key another gpud loaded
@@ -417,11 +529,12 @@ static void *lane_main(void *arg)
 			atomic_store(&d->fatal, 1);
 			break;
 		}
-		if (prove_one(d, la->lane, slot, job)) {
+		if (prove_one(d, la->lane, slot, job, it)) {
 			atomic_store(&d->fatal, 1);
 			break;
 		}
 	}
+	free(it);
 	return NULL;
 }
 
@@ -499,7 +612,7 @@ static void write_status(struct daemon *d, const char *note, const struct sample
 struct gpud_opts {
 	const char *budget;
 	const zka_backend *be;
-	int device, inflight, id;
+	int device, inflight, id, finishers;
 };
 
 /* Parses the flags into o (and puts --table-budget where the CUDA library reads it): -1 to go
@@ -509,6 +622,7 @@ static int gpud_options(int argc, char **argv, struct gpud_opts *o)
 	static const struct option opts[] = {{"backend", required_argument, 0, 'b'},
 					     {"device", required_argument, 0, 'd'},
 					     {"inflight", required_argument, 0, 'i'},
+					     {"finishers", required_argument, 0, 'F'},
 					     {"id", required_argument, 0, 'I'},
 					     {"table-budget", required_argument, 0, 'T'},
 					     {"help", no_argument, 0, 'h'},
@@ -536,6 +650,11 @@ static int gpud_options(int argc, char **argv, struct gpud_opts *o)
 		case 'i':
 			if (zka_opt_int("zkarena-gpud", "--inflight", optarg, 1, ZKA_LANES_MAX,
 					&o->inflight))
+				return 2;
+			break;
+		case 'F':
+			if (zka_opt_int("zkarena-gpud", "--finishers", optarg, 1, ZKA_FINISHERS_MAX,
+					&o->finishers))
 				return 2;
 			break;
 		case 'I':
@@ -579,6 +698,8 @@ static int gpud_options(int argc, char **argv, struct gpud_opts *o)
 	}
 	if (!o->inflight)
 		o->inflight = o->be == &zka_backend_cuda ? 2 : 1;
+	if (!o->finishers)
+		o->finishers = 2;
 	return -1;
 }
 
@@ -630,10 +751,25 @@ int main(int argc, char **argv)
 	write_status(&d, note, &hist[0], &hist[0], line, sizeof line);
 	zka_notify("READY=1\nSTATUS=gpud %d (device %d, %s): started", id, device, be->name);
 
-	pthread_t th[ZKA_LANES_MAX];
+	pthread_t th[ZKA_LANES_MAX], fth[ZKA_FINISHERS_MAX];
 	struct lane_arg la[ZKA_LANES_MAX];
-	int started = 0;
-	for (; started < inflight; started++) {
+	int started = 0, fstarted = 0;
+	pthread_mutex_init(&d.fmu, NULL);
+	pthread_cond_init(&d.fwork, NULL);
+	pthread_cond_init(&d.fspace, NULL);
+	d.fcap = 2 * inflight;
+	if (!(d.fq = calloc((size_t)d.fcap, sizeof *d.fq))) {
+		LOG("out of memory");
+		atomic_store(&d.fatal, 1);
+	}
+	for (; d.fq && fstarted < o.finishers; fstarted++) {
+		if ((r = pthread_create(&fth[fstarted], NULL, fin_main, &d))) {
+			LOG("cannot start finisher %d: %s", fstarted, strerror(r));
+			atomic_store(&d.fatal, 1);
+			break;
+		}
+	}
+	for (; !atomic_load(&d.fatal) && started < inflight; started++) {
 		la[started] = (struct lane_arg){&d, started};
 		if ((r = pthread_create(&th[started], NULL, lane_main, &la[started]))) {
 			LOG("cannot start lane %d: %s", started, strerror(r));
@@ -666,8 +802,24 @@ int main(int argc, char **argv)
 			last_log = t;
 		}
 	}
+	/* lanes blocked on a full queue see a fatal stop; finishers then drain what the lanes
+	 * proved (a clean stop ends every job whose proof exists) and stop */
+	pthread_mutex_lock(&d.fmu);
+	pthread_cond_broadcast(&d.fspace);
+	pthread_cond_broadcast(&d.fwork);
+	pthread_mutex_unlock(&d.fmu);
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
+	pthread_mutex_lock(&d.fmu);
+	d.lanes_done = 1;
+	pthread_cond_broadcast(&d.fwork);
+	pthread_mutex_unlock(&d.fmu);
+	for (int i = 0; i < fstarted; i++)
+		pthread_join(fth[i], NULL);
+	free(d.fq);
+	pthread_cond_destroy(&d.fwork);
+	pthread_cond_destroy(&d.fspace);
+	pthread_mutex_destroy(&d.fmu);
 	be->shutdown(d.ctx);
 	zka_params_cache_free(d.circ);
 	pthread_mutex_destroy(&d.mu);

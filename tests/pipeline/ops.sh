@@ -85,6 +85,8 @@ rc=$?
 [ "$rc" = 2 ] && grep -q "needs --backend cuda" "$T/gb.out" && ok "gpud: --table-budget with the cpu backend refused" || ko "gpud --table-budget cpu: rc $rc: $(cat "$T/gb.out")"
 "$GPUD_BIN" --help >"$T/gh.out" 2>&1
 grep -q -- "--table-budget B" "$T/gh.out" && ok "gpud --help names --table-budget" || ko "gpud --help: $(cat "$T/gh.out")"
+grep -q -- "--finishers N" "$T/gh.out" && ok "gpud --help names --finishers" || ko "gpud --help: $(cat "$T/gh.out")"
+expect 2 "gpud refuses --finishers 0" "$GPUD_BIN" --finishers 0 "$NAME"
 expect 2 "run refuses --table-budget 1y" "$ZK" run "$NAME" --table-budget 1y
 check "config args arena" sh -c "[ \"\$('$ZK' config args '$T/good.conf' arena)\" = ' --slots 6 --slot-bytes 1048576 --numa-node 0' ]"
 check "arena create from config args" sh -c "'$ZK' arena create '$NAME' \$('$ZK' config args '$T/good.conf' arena)"
