@@ -4,8 +4,14 @@
  * index checked, constants converted to Montgomery form once, then compiled: see below) ->
  * evaluated any number of times, concurrently (zka_wcg_eval only reads it) -> freed.
  *
- * The program (compile()): node i becomes instruction i, reading and writing register slots
- * instead of one value per node. A node's slot is taken when it is computed and given back
+ * The program (compile()): first narrow() proves, from the graph alone, which nodes hold small
+ * values (|v| <= 2^62 as signed integers: a hash circuit's bits, words and their sums) and
+ * which asserts cannot fail (a value whose interval excludes 0: circom's x (x - 1) === 0 on a
+ * bit made with & 1); those asserts are dropped, and with them the nodes only they read. Each
+ * remaining node becomes one instruction, in node order: small ones as 64-bit integer
+ * instructions (op | ZKA_WOP_SMALL), the rest on field elements; a small a + x y whose product
+ * has no other reader is one fused instruction (ZKA_WOP_MAC). Instructions read and write register
+ * slots instead of one value per node. A node's slot is taken when it is computed and given back
  * after its last reader (a node, an assert check, a witness entry); slots go round a free
  * list, so the scratch is the graph's peak of live values, not its size (a hash circuit's
  * working set stays in cache). Each witness entry is written when its node is computed, and
@@ -17,6 +23,10 @@
  *       needs no bounds checks.
  *   W2. A slot is never reused while a later instruction, assert or witness entry reads it.
  *   W3. When evaluation fails (an assert), w may be partly written: callers discard it.
+ *   W4. A small instruction's operands are small instructions' results (their integer form
+ *       is in the slot), and no small result leaves [-2^62, 2^62] for any input, so the 64-bit
+ *       integer arithmetic is exact and v mod p is the field's value. ZKA_WCG_PLAIN=1 turns
+ *       narrow() off: the field-only evaluation that tests compare with (tests/test_wcg.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -49,9 +59,14 @@ struct zka_wcg {
 	const uint32_t *witness;
 	const struct zka_wcg_assert *asserts;
 	const char *msgs;
-	/* the compiled program */
+	/* small constants (|c| <= 2^62 as a signed integer), for the integer instructions */
+	int64_t *iconst;
+	uint8_t *ismall;
+	/* the compiled program: n_ins instructions, the live nodes' */
 	struct zka_wcg_ins *prog;
-	uint32_t n_slots;
+	uint32_t n_ins, n_slots;
+	struct zka_wcg_assert *kas; /* the asserts kept (not proved to hold), na of them */
+	uint32_t na;
 	uint32_t *wemit, *wlist; /* witness entries of node i: wlist[wemit[i] .. wemit[i+1]) */
 	uint32_t *achk, *alist,
 	    *aslot;		 /* asserts checked at node i, and their (value, guard) slots */
@@ -59,9 +74,15 @@ struct zka_wcg {
 };
 
 struct zka_wcg_ins {
-	uint8_t op;
+	uint8_t op;	       /* a zka_wcg_op, | ZKA_WOP_SMALL for its integer form */
 	uint32_t dst, a, b, c; /* slots */
+	uint32_t node;
 };
+
+/* An instruction whose value is held as a signed 64-bit integer (compile(): "Small values") */
+#define ZKA_WOP_SMALL 0x40
+#define ZKA_WOP_MAC (ZKA_WOP_COUNT + 1) /* a + b c, small values only */
+#define SMALL_BOUND ((int64_t)1 << 62)
 
 /* z = x / y or x mod y (integers; 0 when y is 0). */
 static void zka_wcg_divmod(uint64_t *z, const uint64_t *x, const uint64_t *y, int mod)
@@ -196,30 +217,233 @@ static int csr(uint32_t n, const uint32_t *key, uint32_t cnt, uint32_t **start, 
 	return 0;
 }
 
-/* Builds g's program (see the note): slots by liveness, witness and assert placement. */
+/* Small values: which nodes hold a value v with |v| <= 2^62 (the residue v mod p), proved
+ * from the graph alone by interval arithmetic, and which of them are computed as 64-bit integers
+ * (small[i] = 1: every operand the integer form reads is itself small). A hash circuit's bits,
+ * words and their sums are such values: the field product of two of them is an integer product.
+ * An assert whose value's interval excludes 0 holds for every input and is dropped (circom's
+ * x (x - 1) === 0 on a bit extracted with & 1). Fills small[], lo[], hi[] and known[]. */
+static void narrow(const struct zka_wcg *g, uint8_t *small, uint8_t *known, int64_t *lo,
+		   int64_t *hi)
+{
+	uint32_t nn = g->h.n_nodes;
+	for (uint32_t i = 0; i < nn; i++) {
+		const struct zka_wcg_node *n = &g->nodes[i];
+		uint32_t a = n->a, b = n->b, c = n->c;
+		__int128 l = 0, h = 0;
+		int sm = 0, kn = 0;
+		int sa = n->op != ZKA_WOP_INPUT && n->op != ZKA_WOP_CONST && small[a];
+		int sb = arity(n->op) >= 2 && small[b];
+		switch (n->op) {
+		case ZKA_WOP_CONST:
+			if (g->ismall[a])
+				l = h = g->iconst[a], sm = 1;
+			break;
+		case ZKA_WOP_ADD:
+			if (sa && sb)
+				l = (__int128)lo[a] + lo[b], h = (__int128)hi[a] + hi[b], sm = 1;
+			break;
+		case ZKA_WOP_SUB:
+			if (sa && sb)
+				l = (__int128)lo[a] - hi[b], h = (__int128)hi[a] - lo[b], sm = 1;
+			break;
+		case ZKA_WOP_NEG:
+			if (sa)
+				l = -(__int128)hi[a], h = -(__int128)lo[a], sm = 1;
+			break;
+		case ZKA_WOP_MUL:
+			if (sa && sb) {
+				__int128 p[4] = {(__int128)lo[a] * lo[b], (__int128)lo[a] * hi[b],
+						 (__int128)hi[a] * lo[b], (__int128)hi[a] * hi[b]};
+				l = h = p[0];
+				for (int k = 1; k < 4; k++) {
+					l = p[k] < l ? p[k] : l;
+					h = p[k] > h ? p[k] : h;
+				}
+				/* x (x - 1) of a bit x is 0 (intervals forget that both are x) */
+				for (int k = 0; k < 2; k++) {
+					uint32_t x = k ? b : a, y = k ? a : b;
+					const struct zka_wcg_node *ny = &g->nodes[y];
+					if (ny->op == ZKA_WOP_SUB && ny->a == x && lo[x] >= 0 &&
+					    hi[x] <= 1 && small[ny->b] && lo[ny->b] == 1 &&
+					    hi[ny->b] == 1)
+						l = h = 0;
+				}
+				sm = 1;
+			}
+			break;
+		case ZKA_WOP_SELECT:
+			if (small[b] && small[c]) {
+				l = lo[b] < lo[c] ? lo[b] : lo[c];
+				h = hi[b] > hi[c] ? hi[b] : hi[c];
+				sm = 1;
+			}
+			break;
+		case ZKA_WOP_EQ:
+		case ZKA_WOP_NEQ: {
+			int t = n->op == ZKA_WOP_EQ;
+			l = 0, h = 1, kn = 1, sm = sa && sb;
+			if (known[a] && known[b] && lo[a] == hi[a] && lo[b] == hi[b] &&
+			    lo[a] == lo[b])
+				l = h = t; /* the same value: EQ 1, NEQ 0 */
+			else if (known[a] && known[b] && (hi[a] < lo[b] || hi[b] < lo[a]))
+				l = h = !t;
+			break;
+		}
+		case ZKA_WOP_LT:
+		case ZKA_WOP_GT:
+		case ZKA_WOP_LEQ:
+		case ZKA_WOP_GEQ:
+			l = 0, h = 1, kn = 1, sm = sa && sb;
+			break;
+		case ZKA_WOP_LAND:
+		case ZKA_WOP_LOR:
+		case ZKA_WOP_LNOT:
+			l = 0, h = 1, sm = 1; /* operands of any form: their truth */
+			break;
+		case ZKA_WOP_BAND:
+			/* a non-negative small operand bounds the result, and only the other's low
+			 * 64 bits matter */
+			if ((sa && lo[a] >= 0) || (sb && lo[b] >= 0)) {
+				int64_t m = INT64_MAX;
+				if (sa && lo[a] >= 0)
+					m = hi[a];
+				if (sb && lo[b] >= 0 && hi[b] < m)
+					m = hi[b];
+				l = 0, h = m, sm = 1;
+			}
+			break;
+		case ZKA_WOP_BOR:
+		case ZKA_WOP_BXOR:
+			if (sa && sb && lo[a] >= 0 && lo[b] >= 0) {
+				int64_t m = hi[a] > hi[b] ? hi[a] : hi[b];
+				__int128 p2 = 1;
+				while (p2 <= m)
+					p2 <<= 1;
+				l = 0, h = p2 - 1, sm = 1;
+			}
+			break;
+		case ZKA_WOP_SHR:
+			if (sa && lo[a] >= 0 && g->nodes[b].op == ZKA_WOP_CONST && sb && lo[b] >= 0)
+				l = 0, h = lo[b] >= 63 ? 0 : hi[a] >> lo[b], sm = 1;
+			break;
+		case ZKA_WOP_SHL:
+			if (sa && lo[a] >= 0 && g->nodes[b].op == ZKA_WOP_CONST && sb &&
+			    lo[b] >= 0 && lo[b] <= 62 && (hi[a] >> (62 - lo[b])) == 0)
+				l = lo[a] << lo[b], h = hi[a] << lo[b], sm = 1;
+			break;
+		default:
+			break;
+		}
+		if (sm && (l < -SMALL_BOUND || h > SMALL_BOUND))
+			sm = 0, kn = 0;
+		small[i] = (uint8_t)sm;
+		known[i] = (uint8_t)(sm || kn);
+		lo[i] = known[i] ? (int64_t)l : 0;
+		hi[i] = known[i] ? (int64_t)h : 0;
+	}
+}
+
+/* Builds g's program (see the note): the small values' integer instructions, the asserts that
+ * can fail, the live nodes only, slots by liveness, witness and assert placement. */
 static int compile(struct zka_wcg *g)
 {
-	uint32_t nn = g->h.n_nodes, na = g->h.n_asserts, nw = g->h.n_witness;
+	uint32_t nn = g->h.n_nodes, nw = g->h.n_witness, na = 0;
 	uint32_t *last = malloc((size_t)nn * 4), *slot = malloc((size_t)nn * 4),
-		 *free_ = malloc((size_t)nn * 4), *akey = malloc(((size_t)na + 1) * 4);
+		 *free_ = malloc((size_t)nn * 4), *akey = malloc(((size_t)g->h.n_asserts + 1) * 4);
+	uint8_t *small = malloc(nn), *known = malloc(nn), *live = calloc(nn, 1),
+		*fused = calloc(nn, 1);
+	uint32_t *fuse = malloc((size_t)nn * 4);
+	int64_t *lo = malloc((size_t)nn * 8), *hi = malloc((size_t)nn * 8);
 	int rc = -ENOMEM;
 	g->prog = malloc((size_t)nn * sizeof *g->prog);
-	if (!last || !slot || !free_ || !akey || !g->prog)
+	g->kas = malloc(((size_t)g->h.n_asserts + 1) * sizeof *g->kas);
+	if (!last || !slot || !free_ || !akey || !g->prog || !small || !known || !live || !lo ||
+	    !hi || !g->kas || !fused || !fuse)
 		goto out;
+	if (getenv("ZKA_WCG_PLAIN")) /* the field-only reference, for tests */
+		memset(small, 0, nn), memset(known, 0, nn), memset(lo, 0, (size_t)nn * 8),
+		    memset(hi, 0, (size_t)nn * 8);
+	else
+		narrow(g, small, known, lo, hi);
+	/* the asserts that can fail; then the nodes a witness value or such an assert reads */
+	for (uint32_t k = 0; k < g->h.n_asserts; k++) {
+		const struct zka_wcg_assert *a = &g->asserts[k];
+		if (known[a->node] && (lo[a->node] > 0 || hi[a->node] < 0))
+			continue;
+		g->kas[na++] = *a;
+		live[a->node] = 1;
+		if (a->guard != ZKA_WCG_NONE)
+			live[a->guard] = 1;
+	}
+	g->na = na;
+	for (uint32_t k = 0; k < nw; k++)
+		live[g->witness[k]] = 1;
+	for (uint32_t i = nn; i-- > 0;) {
+		const struct zka_wcg_node *n = &g->nodes[i];
+		int k = arity(n->op);
+		if (!live[i])
+			continue;
+		if (k >= 1)
+			live[n->a] = 1;
+		if (k >= 2)
+			live[n->b] = 1;
+		if (k >= 3)
+			live[n->c] = 1;
+	}
+	/* fused multiply-adds: a small a + x y whose product has no other reader is one
+	 * instruction (fuse[i]: the product's node + 1; the product itself is not computed) */
+	for (uint32_t i = 0; i < nn; i++)
+		last[i] = 0; /* here: the number of readers */
+	for (uint32_t k = 0; k < nw; k++)
+		last[g->witness[k]] += 2;
+	for (uint32_t k = 0; k < na; k++) {
+		last[g->kas[k].node] += 2;
+		if (g->kas[k].guard != ZKA_WCG_NONE)
+			last[g->kas[k].guard] += 2;
+	}
+	for (uint32_t i = 0; i < nn; i++) {
+		const struct zka_wcg_node *n = &g->nodes[i];
+		int k = live[i] ? arity(n->op) : 0;
+		if (k >= 1)
+			last[n->a]++;
+		if (k >= 2)
+			last[n->b]++;
+		if (k >= 3)
+			last[n->c]++;
+	}
+	for (uint32_t i = 0; i < nn; i++) {
+		const struct zka_wcg_node *n = &g->nodes[i];
+		fuse[i] = 0;
+		if (!live[i] || !small[i] || n->op != ZKA_WOP_ADD || n->a == n->b)
+			continue;
+		for (int q = 0; q < 2 && !fuse[i]; q++) {
+			uint32_t x = q ? n->a : n->b;
+			if (g->nodes[x].op == ZKA_WOP_MUL && small[x] && last[x] == 1 && !fuse[x] &&
+			    !fused[x]) {
+				fuse[i] = x + 1;
+				fused[x] = 1;
+			}
+		}
+	}
 	for (uint32_t i = 0; i < nn; i++)
 		last[i] = i;
 	for (uint32_t i = 0; i < nn; i++) {
 		const struct zka_wcg_node *n = &g->nodes[i];
-		int k = arity(n->op);
-		if (k >= 1)
-			last[n->a] = i;
-		if (k >= 2)
-			last[n->b] = i;
-		if (k >= 3)
-			last[n->c] = i;
+		int k = live[i] && !fused[i] ? arity(n->op) : 0;
+		uint32_t ops[3] = {n->a, n->b, n->c};
+		if (fuse[i]) { /* the product's operands are read here */
+			uint32_t x = fuse[i] - 1;
+			ops[0] = x == n->a ? n->b : n->a;
+			ops[1] = g->nodes[x].a;
+			ops[2] = g->nodes[x].b;
+			k = 3;
+		}
+		for (int q = 0; q < k; q++)
+			last[ops[q]] = i;
 	}
 	for (uint32_t k = 0; k < na; k++) {
-		const struct zka_wcg_assert *a = &g->asserts[k];
+		const struct zka_wcg_assert *a = &g->kas[k];
 		uint32_t at = a->guard != ZKA_WCG_NONE && a->guard > a->node ? a->guard : a->node;
 		akey[k] = at;
 		if (last[a->node] < at)
@@ -233,35 +457,46 @@ static int compile(struct zka_wcg *g)
 	g->aslot = malloc(((size_t)na + 1) * 2 * 4);
 	if (!g->aslot)
 		goto out;
-	uint32_t nfree = 0, top = 0;
+	uint32_t nfree = 0, top = 0, j = 0;
 	for (uint32_t i = 0; i < nn; i++) {
 		const struct zka_wcg_node *n = &g->nodes[i];
-		struct zka_wcg_ins *in = &g->prog[i];
+		if (!live[i] || fused[i])
+			continue;
+		struct zka_wcg_ins *in = &g->prog[j++];
 		int k = arity(n->op);
-		in->op = n->op;
+		uint32_t ops[3] = {n->a, n->b, n->c};
+		in->op = (uint8_t)(n->op | (small[i] ? ZKA_WOP_SMALL : 0));
+		if (fuse[i]) { /* a + x y */
+			uint32_t x = fuse[i] - 1;
+			ops[0] = x == n->a ? n->b : n->a;
+			ops[1] = g->nodes[x].a;
+			ops[2] = g->nodes[x].b;
+			k = 3;
+			in->op = ZKA_WOP_SMALL | ZKA_WOP_MAC;
+		}
+		in->node = i;
 		in->a = n->op == ZKA_WOP_INPUT || n->op == ZKA_WOP_CONST ? n->a
-			: k >= 1					 ? slot[n->a]
+			: k >= 1					 ? slot[ops[0]]
 									 : 0;
-		in->b = k >= 2 ? slot[n->b] : 0;
-		in->c = k >= 3 ? slot[n->c] : 0;
+		in->b = k >= 2 ? slot[ops[1]] : 0;
+		in->c = k >= 3 ? slot[ops[2]] : 0;
 		/* operands read for the last time here give their slots back first (W2: the
 		 * instruction reads them before it writes) */
-		uint32_t ops[3] = {n->a, n->b, n->c};
-		for (int j = 0; j < k; j++) {
-			uint32_t o = ops[j];
+		for (int q0 = 0; q0 < k; q0++) {
+			uint32_t o = ops[q0];
 			int checked =
 			    0; /* an assert at i reads it after the instruction: keep it */
 			for (uint32_t q = g->achk[i]; q < g->achk[i + 1]; q++)
-				checked |= g->asserts[g->alist[q]].node == o ||
-					   g->asserts[g->alist[q]].guard == o;
-			if (last[o] == i && !checked && !(j >= 1 && o == ops[0]) &&
-			    !(j == 2 && o == ops[1]))
+				checked |=
+				    g->kas[g->alist[q]].node == o || g->kas[g->alist[q]].guard == o;
+			if (last[o] == i && !checked && !(q0 >= 1 && o == ops[0]) &&
+			    !(q0 == 2 && o == ops[1]))
 				free_[nfree++] = slot[o];
 		}
 		slot[i] = nfree ? free_[--nfree] : top++;
 		in->dst = slot[i];
 		for (uint32_t q = g->achk[i]; q < g->achk[i + 1]; q++) {
-			const struct zka_wcg_assert *a = &g->asserts[g->alist[q]];
+			const struct zka_wcg_assert *a = &g->kas[g->alist[q]];
 			g->aslot[2 * q] = slot[a->node];
 			g->aslot[2 * q + 1] = a->guard == ZKA_WCG_NONE ? 0 : slot[a->guard];
 		}
@@ -269,13 +504,14 @@ static int compile(struct zka_wcg *g)
 		if (last[i] == i)
 			free_[nfree++] = slot[i];
 		for (uint32_t q = g->achk[i]; q < g->achk[i + 1]; q++) {
-			const struct zka_wcg_assert *a = &g->asserts[g->alist[q]];
+			const struct zka_wcg_assert *a = &g->kas[g->alist[q]];
 			if (a->node != i && last[a->node] == i)
 				free_[nfree++] = slot[a->node], last[a->node] = UINT32_MAX;
 			if (a->guard != ZKA_WCG_NONE && a->guard != i && last[a->guard] == i)
 				free_[nfree++] = slot[a->guard], last[a->guard] = UINT32_MAX;
 		}
 	}
+	g->n_ins = j;
 	g->n_slots = top ? top : 1;
 	g->wnode = malloc(((size_t)nw + 1) * 4);
 	g->anode = malloc(((size_t)na + 1) * 4);
@@ -293,6 +529,13 @@ out:
 	free(slot);
 	free(free_);
 	free(akey);
+	free(small);
+	free(known);
+	free(live);
+	free(fused);
+	free(fuse);
+	free(lo);
+	free(hi);
 	return rc;
 }
 
@@ -369,6 +612,25 @@ int zka_wcg_load(const char *path, zka_wcg **out, char *err, size_t errlen)
 	why = check(g);
 	if (why)
 		goto bad;
+	/* the constants as small signed integers where they are (before Montgomery form) */
+	g->iconst = calloc((size_t)g->h.n_consts + 1, 8);
+	g->ismall = calloc((size_t)g->h.n_consts + 1, 1);
+	if (!g->iconst || !g->ismall) {
+		rc = -ENOMEM;
+		why = "out of memory";
+		goto bad;
+	}
+	for (uint32_t i = 0; i < g->h.n_consts; i++) {
+		const uint64_t *c = g->consts[i];
+		uint64_t d[4];
+		if (!(c[1] | c[2] | c[3]) && c[0] <= (uint64_t)SMALL_BOUND) {
+			g->iconst[i] = (int64_t)c[0], g->ismall[i] = 1;
+		} else {
+			zka_wi_sub(d, g->curve->r, c); /* p - c: c is -d */
+			if (!(d[1] | d[2] | d[3]) && d[0] <= (uint64_t)SMALL_BOUND)
+				g->iconst[i] = -(int64_t)d[0], g->ismall[i] = 1;
+		}
+	}
 	for (uint32_t i = 0; i < g->h.n_consts; i++)
 		g->curve->fr_to_mont(g->mconst[i], g->mconst[i]);
 	memcpy(g->wf.q, g->curve->r, 32);
@@ -399,6 +661,9 @@ void zka_wcg_free(zka_wcg *g)
 	if (!g)
 		return;
 	free(g->mconst);
+	free(g->iconst);
+	free(g->ismall);
+	free(g->kas);
 	free(g->buf);
 	free(g->prog);
 	free(g->wemit);
@@ -434,7 +699,7 @@ uint32_t zka_wcg_n_inputs(const zka_wcg *g)
 }
 size_t zka_wcg_scratch_bytes(const zka_wcg *g)
 {
-	return (size_t)g->n_slots * 65;
+	return (size_t)g->n_slots * (32 + 32 + 8 + 1); /* Montgomery, standard, integer, flags */
 }
 
 /* ---- input.json ---- */

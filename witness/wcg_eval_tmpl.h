@@ -13,58 +13,175 @@
 #define WF_(name) WE_CAT(FR, name)
 #define WT WF_(t)
 
-/* The Montgomery form of slot s (made from the standard form when missing). */
-static inline const WT *WF_(wm)(WT *m, WT *st, uint8_t *fl, uint32_t s)
+/* The Montgomery form of slot s (made from the standard or the integer form when missing). */
+static inline const WT *WF_(wm)(WT *m, WT *st, const int64_t *iv, uint8_t *fl, uint32_t s)
 {
 	if (!(fl[s] & 1)) {
-		const uint64_t *x = st[s].v;
-		if (!(x[1] | x[2] | x[3]) && x[0] <= 1) { /* bits: most of a hash's values */
-			if (x[0])
-				WF_(one)(&m[s]);
-			else
-				WF_(zero)(&m[s]);
+		if (fl[s] & 4) { /* a small integer v: the residue v mod p */
+			int64_t v = iv[s];
+			uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+			if (u <= 1) {
+				if (u)
+					WF_(one)(&m[s]);
+				else
+					WF_(zero)(&m[s]);
+			} else {
+				WT t;
+				memset(&t, 0, sizeof t);
+				t.v[0] = u;
+				WF_(to_mont)(&m[s], &t);
+			}
+			if (v < 0)
+				WF_(neg)(&m[s], &m[s]);
 		} else {
-			WF_(to_mont)(&m[s], &st[s]);
+			const uint64_t *x = st[s].v;
+			if (!(x[1] | x[2] | x[3]) &&
+			    x[0] <= 1) { /* bits: most of a hash's values */
+				if (x[0])
+					WF_(one)(&m[s]);
+				else
+					WF_(zero)(&m[s]);
+			} else {
+				WF_(to_mont)(&m[s], &st[s]);
+			}
 		}
 		fl[s] |= 1;
 	}
 	return &m[s];
 }
 
-/* The standard form of slot s (made from the Montgomery form when missing). */
-static inline const uint64_t *WF_(ws)(WT *m, WT *st, uint8_t *fl, uint32_t s)
+/* The standard form of slot s (made from the Montgomery or the integer form when missing). */
+static inline const uint64_t *WF_(ws)(WT *m, WT *st, const int64_t *iv, uint8_t *fl, uint32_t s,
+				      const zka_wi_field *f)
 {
 	if (!(fl[s] & 2)) {
-		WT one;
-		WF_(one)(&one);
-		if (WF_(is_zero)(&m[s]) || WF_(eq)(&m[s], &one)) { /* 0 and R: the bits */
-			memset(&st[s], 0, sizeof st[s]);
-			st[s].v[0] = !WF_(is_zero)(&m[s]);
+		if (fl[s] & 4) {
+			int64_t v = iv[s];
+			uint64_t t[4] = {v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, 0, 0, 0};
+			if (v < 0)
+				zka_wi_sub(st[s].v, f->q, t);
+			else
+				memcpy(st[s].v, t, sizeof t);
 		} else {
-			WF_(from_mont)(&st[s], &m[s]);
+			WT one;
+			WF_(one)(&one);
+			if (WF_(is_zero)(&m[s]) || WF_(eq)(&m[s], &one)) { /* 0 and R: the bits */
+				memset(&st[s], 0, sizeof st[s]);
+				st[s].v[0] = !WF_(is_zero)(&m[s]);
+			} else {
+				WF_(from_mont)(&st[s], &m[s]);
+			}
 		}
 		fl[s] |= 2;
 	}
 	return st[s].v;
 }
 
+/* The truth of slot s (not zero), from whichever form it has. */
+static inline int WF_(wt)(WT *m, WT *st, const int64_t *iv, uint8_t *fl, uint32_t s)
+{
+	if (fl[s] & 4)
+		return iv[s] != 0;
+	if (fl[s] & 1)
+		return !WF_(is_zero)(&m[s]);
+	return (st[s].v[0] | st[s].v[1] | st[s].v[2] | st[s].v[3]) != 0;
+}
+
+/* The low 64 bits of slot s's standard form. */
+static inline uint64_t WF_(wl)(WT *m, WT *st, const int64_t *iv, uint8_t *fl, uint32_t s,
+			       const zka_wi_field *f)
+{
+	if (fl[s] & 4) /* v or p + v: the low limb wraps */
+		return iv[s] < 0 ? f->q[0] + (uint64_t)iv[s] : (uint64_t)iv[s];
+	return WF_(ws)(m, st, iv, fl, s, f)[0];
+}
+
 static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint64_t (*w)[4],
 			 void *scratch, char *err, size_t errlen)
 {
 	WT *m = (WT *)scratch, *st = m + g->n_slots, one, zero;
-	uint8_t *fl = (uint8_t *)(st + g->n_slots);
+	int64_t *iv = (int64_t *)(st + g->n_slots);
+	uint8_t *fl = (uint8_t *)(iv + g->n_slots);
 	const zka_wi_field *f = &g->wf;
 	uint32_t ak = 0, wk = 0; /* the next assert check and witness entry (by node) */
 	WF_(one)(&one);
 	WF_(zero)(&zero);
-#define M(s) WF_(wm)(m, st, fl, (s))
-#define S(s) WF_(ws)(m, st, fl, (s))
+#define M(s) WF_(wm)(m, st, iv, fl, (s))
+#define S(s) WF_(ws)(m, st, iv, fl, (s), f)
+#define T(s) WF_(wt)(m, st, iv, fl, (s))
+#define L(s) WF_(wl)(m, st, iv, fl, (s), f)
 #define SET_M(v) (m[d] = (v), fl[d] = 1)
-	for (uint32_t i = 0; i < g->h.n_nodes; i++) {
-		const struct zka_wcg_ins *n = &g->prog[i];
-		uint32_t d = n->dst;
+#define SET_I(v) (iv[d] = (v), fl[d] = 4)
+#define SM(op) (ZKA_WOP_SMALL | ZKA_WOP_##op)
+	for (uint32_t j = 0; j < g->n_ins; j++) {
+		const struct zka_wcg_ins *n = &g->prog[j];
+		uint32_t d = n->dst, i = n->node;
 		uint64_t z[4] = {0, 0, 0, 0};
 		switch (n->op) {
+		/* small values (wcg.c's narrow(): no result leaves [-2^62, 2^62]) */
+		case SM(CONST):
+			SET_I(g->iconst[n->a]);
+			break;
+		case SM(ADD):
+			SET_I(iv[n->a] + iv[n->b]);
+			break;
+		case SM(SUB):
+			SET_I(iv[n->a] - iv[n->b]);
+			break;
+		case SM(MUL):
+			SET_I(iv[n->a] * iv[n->b]);
+			break;
+		case SM(MAC):
+			SET_I(iv[n->a] + iv[n->b] * iv[n->c]);
+			break;
+		case SM(NEG):
+			SET_I(-iv[n->a]);
+			break;
+		case SM(SELECT):
+			SET_I(T(n->a) ? iv[n->b] : iv[n->c]);
+			break;
+		case SM(EQ):
+			SET_I(iv[n->a] == iv[n->b]);
+			break;
+		case SM(NEQ):
+			SET_I(iv[n->a] != iv[n->b]);
+			break;
+		case SM(LT): /* a small v is its own signed reading */
+			SET_I(iv[n->a] < iv[n->b]);
+			break;
+		case SM(GT):
+			SET_I(iv[n->a] > iv[n->b]);
+			break;
+		case SM(LEQ):
+			SET_I(iv[n->a] <= iv[n->b]);
+			break;
+		case SM(GEQ):
+			SET_I(iv[n->a] >= iv[n->b]);
+			break;
+		case SM(LAND):
+			SET_I(T(n->a) && T(n->b));
+			break;
+		case SM(LOR):
+			SET_I(T(n->a) || T(n->b));
+			break;
+		case SM(LNOT):
+			SET_I(!T(n->a));
+			break;
+		case SM(BAND):
+			SET_I((int64_t)(L(n->a) & L(n->b)));
+			break;
+		case SM(BOR):
+			SET_I(iv[n->a] | iv[n->b]);
+			break;
+		case SM(BXOR):
+			SET_I(iv[n->a] ^ iv[n->b]);
+			break;
+		case SM(SHR):
+			SET_I(iv[n->b] >= 63 ? 0 : iv[n->a] >> iv[n->b]);
+			break;
+		case SM(SHL):
+			SET_I(iv[n->a] << iv[n->b]);
+			break;
 		case ZKA_WOP_INPUT:
 			memcpy(st[d].v, in[n->a], 32);
 			fl[d] = 2;
@@ -119,16 +236,16 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 			SET_M(WF_(eq)(M(n->a), M(n->b)) ? zero : one);
 			break;
 		case ZKA_WOP_LAND:
-			SET_M(!WF_(is_zero)(M(n->a)) && !WF_(is_zero)(M(n->b)) ? one : zero);
+			SET_M(T(n->a) && T(n->b) ? one : zero);
 			break;
 		case ZKA_WOP_LOR:
-			SET_M(!WF_(is_zero)(M(n->a)) || !WF_(is_zero)(M(n->b)) ? one : zero);
+			SET_M(T(n->a) || T(n->b) ? one : zero);
 			break;
 		case ZKA_WOP_LNOT:
-			SET_M(WF_(is_zero)(M(n->a)) ? one : zero);
+			SET_M(T(n->a) ? zero : one);
 			break;
 		case ZKA_WOP_SELECT: {
-			uint32_t s = WF_(is_zero)(M(n->a)) ? n->c : n->b;
+			uint32_t s = T(n->a) ? n->b : n->c;
 			WT a = *M(s);
 			SET_M(a);
 			break;
@@ -183,10 +300,10 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 		}
 		/* the asserts this node completes, in circom's order among themselves */
 		for (; g->anode[ak] == i; ak++) {
-			const struct zka_wcg_assert *as = &g->asserts[g->alist[ak]];
-			if (as->guard != ZKA_WCG_NONE && WF_(is_zero)(M(g->aslot[2 * ak + 1])))
+			const struct zka_wcg_assert *as = &g->kas[g->alist[ak]];
+			if (as->guard != ZKA_WCG_NONE && !T(g->aslot[2 * ak + 1]))
 				continue;
-			if (WF_(is_zero)(M(g->aslot[2 * ak]))) {
+			if (!T(g->aslot[2 * ak])) {
 				if (as->line == 0) /* trace.cpp's divisor check */
 					snprintf(err, errlen, "circuit %s", g->msgs + as->msg);
 				else
@@ -201,7 +318,11 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 	}
 #undef M
 #undef S
+#undef T
+#undef L
 #undef SET_M
+#undef SET_I
+#undef SM
 	return 0;
 }
 #undef WE_CAT2

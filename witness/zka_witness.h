@@ -27,7 +27,7 @@ void zka_wcg_free(zka_wcg *g);
 const zka_curve *zka_wcg_curve(const zka_wcg *g);
 uint32_t zka_wcg_n_witness(const zka_wcg *g);
 uint32_t zka_wcg_n_inputs(const zka_wcg *g);
-/* Bytes of scratch zka_wcg_eval needs (the graph's peak of live values, 65 bytes each). */
+/* Bytes of scratch zka_wcg_eval needs (the graph's peak of live values, 73 bytes each). */
 size_t zka_wcg_scratch_bytes(const zka_wcg *g);
 
 /* Parses input.json at path as snarkjs does (each top-level name an input signal of the main

@@ -34,7 +34,14 @@ same_witness() {
 	local sr=$?
 	"$zk" witness "$g" "$in" "$t/m.wtns" 2>"$t/m.err"
 	local mr=$?
-	if [ $sr = 0 ] && [ $mr = 0 ] && cmp -s "$t/s.wtns" "$t/m.wtns"; then
+	# the field-only evaluation (ZKA_WCG_PLAIN: no small-integer instructions, every assert)
+	# must agree with the fast one
+	rm -f "$t/p.wtns"
+	ZKA_WCG_PLAIN=1 "$zk" witness "$g" "$in" "$t/p.wtns" 2>/dev/null
+	local pr=$?
+	if [ $pr != $mr ] || { [ $mr = 0 ] && ! cmp -s "$t/p.wtns" "$t/m.wtns"; }; then
+		ko "$name: the field-only evaluation differs (exit $pr, fast path exit $mr)"
+	elif [ $sr = 0 ] && [ $mr = 0 ] && cmp -s "$t/s.wtns" "$t/m.wtns"; then
 		ok "$name: witness identical to snarkjs's"
 	elif [ $sr != 0 ] && [ $mr = 2 ] && [ ! -e "$t/m.wtns" ] && [ "$(wc -l < "$t/m.err")" = 1 ]; then
 		ok "$name: both refuse the input ($(cat "$t/m.err"))"

@@ -1,0 +1,264 @@
+/* test_wcg.c - the witness graph evaluator's fast paths (witness/wcg.c: small-integer
+ * instructions, fused multiply-adds, asserts proved to hold and dropped with the nodes only
+ * they read) against its field-only evaluation (ZKA_WCG_PLAIN), on random graphs of both
+ * curves: constants small, negative, near 2^62 and full-width; bit extraction, shifts, masks,
+ * sums and products of bits and words, comparisons, selects, logic, and circom's bit check
+ * x (x - 1) == 0; inputs small and full-width. Every witness must be byte-identical, and an
+ * assert must fail on both or on neither, with the same message. Fresh seeds every run. */
+#include "tests/testutil.h"
+#include "witness/wcg_int.h"
+#include "witness/zka_wcg.h"
+#include "witness/zka_witness.h"
+#include "zk/curve.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+static const zka_curve *const curves[2] = {&zka_curve_bn254, &zka_curve_bls12_381};
+
+struct gb {
+	uint64_t (*consts)[4];
+	struct zka_wcg_node *nodes;
+	uint32_t nc, nn, *wit, nw;
+	struct zka_wcg_assert *as;
+	uint32_t na;
+};
+
+static uint32_t rnd(uint32_t n)
+{
+	return (uint32_t)(zka_test_rand64() % n);
+}
+
+/* A constant: small, negative small, about 2^62, or a random full-width residue. */
+static void rand_const(const zka_curve *c, uint64_t v[4])
+{
+	memset(v, 0, 32);
+	uint64_t one[4] = {0, 0, 0, 0};
+	switch (rnd(6)) {
+	case 0:
+		v[0] = rnd(3);
+		break;
+	case 1:
+		v[0] = 1ull << rnd(63);
+		break;
+	case 2:
+		v[0] = (1ull << 62) - rnd(3) + rnd(3);
+		break;
+	case 3: /* -k */
+		one[0] = 1 + rnd(1000);
+		zka_wi_sub(v, c->r, one);
+		break;
+	case 4: /* -(2^62 +- 1) */
+		one[0] = (1ull << 62) - 1 + rnd(3);
+		zka_wi_sub(v, c->r, one);
+		break;
+	default:
+		zka_test_random(v, 32);
+		v[3] %= c->r[3];
+	}
+}
+
+static uint32_t add_node(struct gb *b, uint8_t op, uint32_t x, uint32_t y, uint32_t z)
+{
+	b->nodes[b->nn] = (struct zka_wcg_node){.op = op, .a = x, .b = y, .c = z};
+	return b->nn++;
+}
+
+static uint32_t add_const(struct gb *b, const uint64_t v[4])
+{
+	memcpy(b->consts[b->nc], v, 32);
+	return add_node(b, ZKA_WOP_CONST, b->nc++, 0, 0);
+}
+
+/* A random graph of n nodes over ni inputs; written to path. */
+static void build(const zka_curve *c, const char *path, uint32_t ni, uint32_t n, int with_asserts)
+{
+	struct gb b = {0};
+	b.consts = calloc(n, 32);
+	b.nodes = calloc(n + 8, sizeof *b.nodes);
+	b.wit = calloc(n, 4);
+	b.as = calloc(n, sizeof *b.as);
+	CU_ASSERT_FATAL(b.consts && b.nodes && b.wit && b.as);
+	for (uint32_t i = 0; i < ni; i++)
+		add_node(&b, ZKA_WOP_INPUT, i, 0, 0);
+	uint64_t one[4] = {1, 0, 0, 0}, v[4];
+	uint32_t c1 = add_const(&b, one);
+	while (b.nn + 4 < n) {
+		uint32_t x = rnd(b.nn), y = rnd(b.nn), z = rnd(b.nn);
+		switch (rnd(16)) {
+		case 0:
+			rand_const(c, v);
+			add_const(&b, v);
+			break;
+		case 1: { /* a bit: (x >> k) & 1 */
+			uint64_t k[4] = {rnd(70), 0, 0, 0};
+			uint32_t s = add_node(&b, ZKA_WOP_SHR, x, add_const(&b, k), 0);
+			uint32_t bit = add_node(&b, ZKA_WOP_BAND, c1, s, 0);
+			if (with_asserts && rnd(2)) { /* circom's x (x - 1) === 0 */
+				uint32_t m1 = add_node(&b, ZKA_WOP_SUB, bit, c1, 0);
+				uint32_t p = add_node(&b, ZKA_WOP_MUL, bit, m1, 0);
+				uint64_t zero[4] = {0, 0, 0, 0};
+				uint32_t e = add_node(&b, ZKA_WOP_EQ, add_const(&b, zero), p, 0);
+				b.as[b.na++] = (struct zka_wcg_assert){e, ZKA_WCG_NONE, 0, 1};
+			}
+			break;
+		}
+		case 2: { /* a mask */
+			uint64_t m[4] = {(1ull << rnd(64)) - 1 + rnd(2), 0, 0, 0};
+			add_node(&b, ZKA_WOP_BAND, x, add_const(&b, m), 0);
+			break;
+		}
+		case 3:
+			add_node(&b, ZKA_WOP_ADD, x, y, 0);
+			break;
+		case 4:
+			add_node(&b, ZKA_WOP_SUB, x, y, 0);
+			break;
+		case 5:
+		case 6:
+			add_node(&b, ZKA_WOP_MUL, x, y, 0);
+			break;
+		case 7: /* a sum of a product: the fused multiply-add */
+			add_node(&b, ZKA_WOP_ADD, x, add_node(&b, ZKA_WOP_MUL, y, z, 0), 0);
+			break;
+		case 8:
+			add_node(&b, ZKA_WOP_NEG, x, 0, 0);
+			break;
+		case 9:
+			add_node(&b, ZKA_WOP_SELECT, x, y, z);
+			break;
+		case 10:
+			add_node(&b, ZKA_WOP_EQ + rnd(2), x, y, 0); /* EQ, NEQ */
+			break;
+		case 11:
+			add_node(&b, ZKA_WOP_LT + rnd(4), x, y, 0); /* LT GT LEQ GEQ */
+			break;
+		case 12:
+			add_node(&b, ZKA_WOP_LAND + rnd(3), x, y, 0); /* LAND LOR LNOT */
+			break;
+		case 13:
+			add_node(&b, ZKA_WOP_BOR + rnd(2), x, y, 0); /* BOR BXOR */
+			break;
+		case 14: {
+			uint64_t k[4] = {rnd(66), 0, 0, 0};
+			add_node(&b, rnd(2) ? ZKA_WOP_SHL : ZKA_WOP_SHR, x, add_const(&b, k), 0);
+			break;
+		}
+		default:
+			if (with_asserts && rnd(8) == 0) /* an assert that can fail */
+				b.as[b.na++] =
+				    (struct zka_wcg_assert){x, rnd(2) ? ZKA_WCG_NONE : y, 0, 2};
+			else
+				add_node(&b, ZKA_WOP_ADD, x, c1, 0);
+		}
+	}
+	for (uint32_t i = 0; i < b.nn; i++)
+		if (rnd(3) == 0)
+			b.wit[b.nw++] = i;
+	if (!b.nw)
+		b.wit[b.nw++] = b.nn - 1;
+	const char msg[] = "test";
+	struct zka_wcg_hdr h = {.version = 1,
+				.curve = (uint32_t)c->id,
+				.n_inputs = ni,
+				.n_map = 0,
+				.n_consts = b.nc,
+				.n_nodes = b.nn,
+				.n_witness = b.nw,
+				.n_asserts = b.na,
+				.msg_bytes = sizeof msg};
+	memcpy(h.magic, ZKA_WCG_MAGIC, 8);
+	size_t size = sizeof h + (size_t)b.nc * 32 + (size_t)b.nn * sizeof *b.nodes +
+		      (size_t)b.nw * 4 + (size_t)b.na * sizeof *b.as + sizeof msg;
+	uint8_t *buf = malloc(size + 8), *p = buf;
+	CU_ASSERT_FATAL(buf != NULL);
+#define PUT(src, len) (memcpy(p, (src), (len)), p += (len))
+	PUT(&h, sizeof h);
+	PUT(b.consts, (size_t)b.nc * 32);
+	PUT(b.nodes, (size_t)b.nn * sizeof *b.nodes);
+	PUT(b.wit, (size_t)b.nw * 4);
+	PUT(b.as, (size_t)b.na * sizeof *b.as);
+	PUT(msg, sizeof msg);
+#undef PUT
+	uint64_t sum = XXH64(buf, size, 0);
+	memcpy(p, &sum, 8);
+	FILE *f = fopen(path, "wb");
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_FATAL(fwrite(buf, 1, size + 8, f) == size + 8);
+	fclose(f);
+	free(buf);
+	free(b.consts);
+	free(b.nodes);
+	free(b.wit);
+	free(b.as);
+}
+
+/* Evaluates graph path on in (fast or field-only): rc, witness and message. */
+static int eval(const char *path, int plain, const uint64_t (*in)[4], uint64_t (**w)[4],
+		uint32_t *nw, char *err, size_t errlen)
+{
+	zka_wcg *g = NULL;
+	if (plain)
+		setenv("ZKA_WCG_PLAIN", "1", 1);
+	else
+		unsetenv("ZKA_WCG_PLAIN");
+	int rc = zka_wcg_load(path, &g, err, errlen);
+	unsetenv("ZKA_WCG_PLAIN");
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	*nw = zka_wcg_n_witness(g);
+	*w = calloc(*nw, 32);
+	CU_ASSERT_FATAL(*w != NULL);
+	err[0] = 0;
+	rc = zka_wcg_eval(g, in, *w, NULL, err, errlen);
+	zka_wcg_free(g);
+	return rc;
+}
+
+static void test_fast_vs_plain(void)
+{
+	char path[] = "/tmp/zka-test-wcg-XXXXXX";
+	int fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	int failed = 0, passed = 0;
+	for (int round = 0; round < 200; round++) {
+		const zka_curve *c = curves[round % 2];
+		uint32_t ni = 1 + rnd(6);
+		build(c, path, ni, 50 + rnd(400), round % 4 != 0);
+		uint64_t(*in)[4] = calloc(ni, 32);
+		for (uint32_t i = 0; i < ni; i++)
+			rand_const(c, in[i]);
+		uint64_t(*w1)[4], (*w2)[4];
+		uint32_t n1, n2;
+		char e1[256], e2[256];
+		int r1 = eval(path, 0, (const uint64_t(*)[4])in, &w1, &n1, e1, sizeof e1);
+		int r2 = eval(path, 1, (const uint64_t(*)[4])in, &w2, &n2, e2, sizeof e2);
+		CU_ASSERT_EQUAL(r1, r2);
+		CU_ASSERT_EQUAL(n1, n2);
+		if (r1 == 0 && r2 == 0 && n1 == n2) {
+			CU_ASSERT_EQUAL(memcmp(w1, w2, (size_t)n1 * 32), 0);
+		} else {
+			CU_ASSERT_STRING_EQUAL(e1, e2);
+		}
+		failed += r1 != 0;
+		passed += r1 == 0;
+		free(w1);
+		free(w2);
+		free(in);
+	}
+	/* both outcomes were exercised */
+	CU_ASSERT(failed > 0);
+	CU_ASSERT(passed > 0);
+	unlink(path);
+}
+
+int main(void)
+{
+	static const zka_test_case cases[] = {
+	    {"fast paths = field-only evaluation", test_fast_vs_plain}, {NULL, NULL}};
+	zka_test_suite("wcg", cases);
+	return zka_test_run();
+}
