@@ -7,14 +7,17 @@
 #   1. a test-only key per circuit (`setup --insecure --gpu`), the graph beside it;
 #   2. `zkarena bench witness`: zkarena's graph against circom's C++ (prebuilt), per core;
 #   3. `zkarena bench pipeline --backend cuda` from the .wtns, then from input.json (--input):
-#      proofs/s, GPU busy and the GPU-only ceiling of each, in the same call.
+#      proofs/s, GPU busy and the GPU-only ceiling of each, in the same call. The workers of
+#      the input.json runs: $INPUT_WORKERS (default 16 x 1 thread: the witness is one thread).
+#      CIRCUITS (default "merkle sha16") picks the circuits.
 set -u
 B=$1 DATA=$2 OUT=$3 JOBS=${4:-300}
 source "$(dirname "$0")/gpu-lib.sh" "$B" # ZK, ok/ko, gpu_machine
 mkdir -p "$OUT/w"
 gpu_machine
 tar -xJf "$DATA" -C "$OUT/w" || { echo "FAIL cannot unpack $DATA"; exit 1; }
-for c in merkle sha16; do
+INPUT_WORKERS=${INPUT_WORKERS:---workers 16 --threads 1}
+for c in ${CIRCUITS:-merkle sha16}; do
 	d=$OUT/w
 	t0=$(date +%s.%N)
 	"$ZK" setup --insecure --gpu --seed 7 "$d/$c.r1cs" "$d/$c.zkey" "$d/$c.vk.json" >/dev/null 2>"$d/$c.setup.log" ||
@@ -25,7 +28,8 @@ for c in merkle sha16; do
 	"$ZK" bench witness "$d/$c.zkey" "$d/$c.in.json" --cpp "$d/t-$c" --runs 9 2>&1 | tee "$OUT/bench-witness-$c.txt"
 	for mode in wtns input; do
 		arg=(--wtns "$d/$c.wtns")
-		[ $mode = input ] && arg=(--input "$d/$c.in.json")
+		# shellcheck disable=SC2206
+		[ $mode = input ] && arg=(--input "$d/$c.in.json" $INPUT_WORKERS)
 		"$ZK" bench pipeline --backend cuda --zkey "$d/$c.zkey" "${arg[@]}" --jobs "$JOBS" 2>&1 |
 			tee "$OUT/bench-pipeline-$c-$mode.txt" | grep -v " done " | tail -22
 	done
