@@ -73,11 +73,12 @@ struct zka_wcg {
 	uint32_t *wnode, *anode; /* the node of wlist[k] and of alist[k], ascending */
 };
 
+/* 16 bytes: the program is streamed once per witness (SHA-256 x16: 4.2 M instructions) */
 struct zka_wcg_ins {
-	uint8_t op;	       /* a zka_wcg_op, | ZKA_WOP_SMALL for its integer form */
-	uint32_t dst, a, b, c; /* slots */
-	uint32_t node;
+	uint32_t od;	  /* op (a zka_wcg_op, | ZKA_WOP_SMALL for its integer form) | dst << 8 */
+	uint32_t a, b, c; /* slots (a: the constant or input index of CONST and INPUT) */
 };
+#define ZKA_WCG_SLOTS_MAX (1u << 24)
 
 /* An instruction whose value is held as a signed 64-bit integer (compile(): "Small values") */
 #define ZKA_WOP_SMALL 0x40
@@ -353,13 +354,13 @@ static int compile(struct zka_wcg *g)
 		 *free_ = malloc((size_t)nn * 4), *akey = malloc(((size_t)g->h.n_asserts + 1) * 4);
 	uint8_t *small = malloc(nn), *known = malloc(nn), *live = calloc(nn, 1),
 		*fused = calloc(nn, 1);
-	uint32_t *fuse = malloc((size_t)nn * 4);
+	uint32_t *fuse = malloc((size_t)nn * 4), *ins_of = malloc((size_t)nn * 4);
 	int64_t *lo = malloc((size_t)nn * 8), *hi = malloc((size_t)nn * 8);
 	int rc = -ENOMEM;
 	g->prog = malloc((size_t)nn * sizeof *g->prog);
 	g->kas = malloc(((size_t)g->h.n_asserts + 1) * sizeof *g->kas);
 	if (!last || !slot || !free_ || !akey || !g->prog || !small || !known || !live || !lo ||
-	    !hi || !g->kas || !fused || !fuse)
+	    !hi || !g->kas || !fused || !fuse || !ins_of)
 		goto out;
 	if (getenv("ZKA_WCG_PLAIN")) /* the field-only reference, for tests */
 		memset(small, 0, nn), memset(known, 0, nn), memset(lo, 0, (size_t)nn * 8),
@@ -462,19 +463,20 @@ static int compile(struct zka_wcg *g)
 		const struct zka_wcg_node *n = &g->nodes[i];
 		if (!live[i] || fused[i])
 			continue;
-		struct zka_wcg_ins *in = &g->prog[j++];
+		struct zka_wcg_ins *in = &g->prog[j];
+		uint8_t op;
+		ins_of[i] = j++;
 		int k = arity(n->op);
 		uint32_t ops[3] = {n->a, n->b, n->c};
-		in->op = (uint8_t)(n->op | (small[i] ? ZKA_WOP_SMALL : 0));
+		op = (uint8_t)(n->op | (small[i] ? ZKA_WOP_SMALL : 0));
 		if (fuse[i]) { /* a + x y */
 			uint32_t x = fuse[i] - 1;
 			ops[0] = x == n->a ? n->b : n->a;
 			ops[1] = g->nodes[x].a;
 			ops[2] = g->nodes[x].b;
 			k = 3;
-			in->op = ZKA_WOP_SMALL | ZKA_WOP_MAC;
+			op = ZKA_WOP_SMALL | ZKA_WOP_MAC;
 		}
-		in->node = i;
 		in->a = n->op == ZKA_WOP_INPUT || n->op == ZKA_WOP_CONST ? n->a
 			: k >= 1					 ? slot[ops[0]]
 									 : 0;
@@ -494,7 +496,12 @@ static int compile(struct zka_wcg *g)
 				free_[nfree++] = slot[o];
 		}
 		slot[i] = nfree ? free_[--nfree] : top++;
-		in->dst = slot[i];
+		if (slot[i] >=
+		    ZKA_WCG_SLOTS_MAX) { /* 16 M values live at once: 1.2 GB of scratch */
+			rc = -E2BIG;
+			goto out;
+		}
+		in->od = op | slot[i] << 8;
 		for (uint32_t q = g->achk[i]; q < g->achk[i + 1]; q++) {
 			const struct zka_wcg_assert *a = &g->kas[g->alist[q]];
 			g->aslot[2 * q] = slot[a->node];
@@ -517,11 +524,12 @@ static int compile(struct zka_wcg *g)
 	g->anode = malloc(((size_t)na + 1) * 4);
 	if (!g->wnode || !g->anode)
 		goto out;
+	/* the events by instruction (witness and assert nodes are live and never fused) */
 	for (uint32_t k = 0; k < nw; k++)
-		g->wnode[k] = g->witness[g->wlist[k]];
+		g->wnode[k] = ins_of[g->witness[g->wlist[k]]];
 	g->wnode[nw] = UINT32_MAX; /* sentinels: the evaluator's next-event compares end here */
 	for (uint32_t k = 0; k < na; k++)
-		g->anode[k] = akey[g->alist[k]];
+		g->anode[k] = ins_of[akey[g->alist[k]]];
 	g->anode[na] = UINT32_MAX;
 	rc = 0;
 out:
@@ -534,6 +542,7 @@ out:
 	free(live);
 	free(fused);
 	free(fuse);
+	free(ins_of);
 	free(lo);
 	free(hi);
 	return rc;
@@ -642,9 +651,9 @@ int zka_wcg_load(const char *path, zka_wcg **out, char *err, size_t errlen)
 	mpz_fdiv_q_2exp(t, t, 1);
 	mpz_export(g->wf.half, NULL, -1, 8, 0, 0, t);
 	mpz_clear(t);
-	if (compile(g)) {
-		rc = -ENOMEM;
-		why = "out of memory";
+	if ((rc = compile(g))) {
+		why = rc == -E2BIG ? "the graph needs more than 2^24 values live at once"
+				   : "out of memory";
 		goto bad;
 	}
 	*out = g;

@@ -103,7 +103,7 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 	int64_t *iv = (int64_t *)(st + g->n_slots);
 	uint8_t *fl = (uint8_t *)(iv + g->n_slots);
 	const zka_wi_field *f = &g->wf;
-	uint32_t ak = 0, wk = 0; /* the next assert check and witness entry (by node) */
+	uint32_t ak = 0, wk = 0; /* the next assert check and witness entry (by instruction) */
 	WF_(one)(&one);
 	WF_(zero)(&zero);
 #define M(s) WF_(wm)(m, st, iv, fl, (s))
@@ -115,9 +115,9 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 #define SM(op) (ZKA_WOP_SMALL | ZKA_WOP_##op)
 	for (uint32_t j = 0; j < g->n_ins; j++) {
 		const struct zka_wcg_ins *n = &g->prog[j];
-		uint32_t d = n->dst, i = n->node;
+		uint32_t d = n->od >> 8, i = j, op = n->od & 0xff;
 		uint64_t z[4] = {0, 0, 0, 0};
-		switch (n->op) {
+		switch (op) {
 		/* small values (wcg.c's narrow(): no result leaves [-2^62, 2^62]) */
 		case SM(CONST):
 			SET_I(g->iconst[n->a]);
@@ -256,8 +256,8 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 			break;
 		default: {
 			/* integer operators: standard forms in, a standard form out */
-			const uint64_t *x = S(n->a), *y = n->op == ZKA_WOP_BNOT ? x : S(n->b);
-			switch (n->op) {
+			const uint64_t *x = S(n->a), *y = op == ZKA_WOP_BNOT ? x : S(n->b);
+			switch (op) {
 			case ZKA_WOP_LT:
 				z[0] = zka_wi_scmp(x, y, f) < 0;
 				break;
@@ -290,7 +290,7 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 				break;
 			case ZKA_WOP_IDIV:
 			case ZKA_WOP_MOD:
-				zka_wcg_divmod(z, x, y, n->op == ZKA_WOP_MOD);
+				zka_wcg_divmod(z, x, y, op == ZKA_WOP_MOD);
 				break;
 			}
 			memcpy(st[d].v, z, 32);
