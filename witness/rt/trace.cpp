@@ -366,29 +366,36 @@ static uint32_t path_guard()
 
 int zka_div_line;
 
-/* An integer division (\ or %) by zero stops circom's wasm calculator (snarkjs: "divide by
- * zero"), so on the path taken it refuses the witness: recorded as a guarded check with
- * line 0 (the evaluator's "divides by zero"); a divisor zero for every input is refused here. */
-static void nonzero_divisor(PFrElement b)
+/* Records "c is not zero" as a guarded assert (line 0: a divisor) on the path taken, with msg
+ * for the evaluator; a constant c that holds returns at once, and one that fails on the
+ * unconditional path ends the trace (exit 3) with "the circuit <always> for every input". */
+static void guarded_check(PFrElement c, const std::string &msg, int line, const std::string &always)
 {
 	std::lock_guard<std::recursive_mutex> g(mu);
 	uint32_t guard = path_guard();
-	if (!traced(b)) {
-		if (!is_zero(value_of(b)))
+	if (!traced(c)) {
+		if (!is_zero(value_of(c)))
 			return;
 		if (guard == ZKA_WCG_NONE) {
-			fprintf(stderr,
-				"zkarena-trace: the circuit divides by zero (\\ or %%) at circom line "
-				"%d for every input\n",
-				zka_div_line);
+			fprintf(stderr, "zkarena-trace: the circuit %s for every input\n",
+				always.c_str());
 			exit(3);
 		}
 	}
-	zka_wcg_assert a = {node_of(b), guard, (uint32_t)msgs.size(), 0};
-	msgs += "integer division (\\ or %) by zero at circom line " +
-		std::to_string(zka_div_line);
+	zka_wcg_assert a = {node_of(c), guard, (uint32_t)msgs.size(), (uint32_t)line};
+	msgs += msg;
 	msgs.push_back('\0');
 	asserts.push_back(a);
+}
+
+/* An integer division (\ or %) by zero stops circom's wasm calculator (snarkjs: "divide by
+ * zero"), so on the path taken it refuses the witness: a guarded check with line 0 (the
+ * evaluator's "integer division ... by zero"); a divisor zero for every input is refused here. */
+static void nonzero_divisor(PFrElement b)
+{
+	std::string at = "at circom line " + std::to_string(zka_div_line);
+	guarded_check(b, "integer division (\\ or %) by zero " + at, 0,
+		      "divides by zero (\\ or %) " + at);
 	zka_div_line = 0;
 }
 
@@ -576,23 +583,9 @@ int zka_while(PFrElement c, int line)
 
 void zka_assert(PFrElement c, const std::string &tmpl, int line, const std::string &trace)
 {
-	std::lock_guard<std::recursive_mutex> g(mu);
-	uint32_t guard = path_guard();
-	if (!traced(c)) {
-		if (!is_zero(value_of(c)))
-			return;
-		if (guard == ZKA_WCG_NONE) {
-			fprintf(stderr,
-				"zkarena-trace: the circuit fails its assert in template %s line %d "
-				"for every input (%s)\n",
-				tmpl.c_str(), line, trace.c_str());
-			exit(3);
-		}
-	}
-	zka_wcg_assert a = {node_of(c), guard, (uint32_t)msgs.size(), (uint32_t)line};
-	msgs += tmpl + " line " + std::to_string(line) + " (" + trace + ")";
-	msgs.push_back('\0');
-	asserts.push_back(a);
+	std::string where = tmpl + " line " + std::to_string(line);
+	guarded_check(c, where + " (" + trace + ")", line,
+		      "fails its assert in template " + where + " (" + trace + ")");
 }
 
 /* ---- the circuit's .dat (circom's layout; see its main.cpp) ---- */
