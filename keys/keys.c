@@ -28,7 +28,11 @@
  *                            the residency record written, then the rename into its name
  *   PUBLISHED -> EVICTED     zka_keys_evict(): unlinked; processes that map it keep it
  * States of a cache entry
- *   ABSENT | STALE -> WRITTEN   write_file(): temporary file, fsync, rename
+ *   ABSENT | STALE -> WRITTEN   write_file(): unguessable temporary file (O_EXCL|O_NOFOLLOW, in
+ *                               the directory opened once), fsync, renameat; mode 0600
+ *   The cache directory is used only when zka_keys_cache_check passes: it and every ancestor
+ *   this user's or root's, none writable by others without the sticky bit, itself 0700;
+ *   with HOME unset there is none (never a shared fallback in /tmp).
  *
  * Invariants
  *   1. A resident region or a cache entry serves a key file only when the identity it records
@@ -43,6 +47,7 @@
  */
 #include "keys/zka_keys.h"
 
+#include "zk/fmt_atomic.h"
 #include "zk/par.h"
 #include "zk/r1cs.h"
 #include "zk/zkey.h"
@@ -322,36 +327,31 @@ out:
 	return ret;
 }
 
-/* Writes the image to path atomically (temporary file in the same directory, then rename). */
-static int write_file(const char *path, const void *img, size_t size, char *err, size_t errlen)
+/* Writes the image to path atomically through zka_atomic (zk/fmt_atomic.h): an unguessable
+ * temporary name created O_EXCL|O_NOFOLLOW in the directory opened once, fsync, renameat; mode
+ * is masked by the umask. Nothing is left on failure. */
+static int write_file(const char *path, const void *img, size_t size, mode_t mode, char *err,
+		      size_t errlen)
 {
-	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
-		return -errno;
+	zka_atomic a;
+	int ret = zka_atomic_open_mode(&a, path, mode);
+	if (ret) {
+		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(-ret));
+		return ret;
 	}
-	size_t done = 0;
-	while (done < size) {
-		ssize_t n = write(fd, (const uint8_t *)img + done,
-				  size - done > (1u << 30) ? (1u << 30) : size - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int e = n < 0 ? errno : EIO;
-			close(fd);
-			unlink(tmp);
-			snprintf(err, errlen, "%s: write: %s", path, strerror(e));
-			return -e;
-		}
-		done += (size_t)n;
+	for (size_t done = 0; !ret && done < size;) {
+		size_t k = size - done > (1u << 30) ? (1u << 30) : size - done;
+		ret = zka_atomic_write(&a, (const uint8_t *)img + done, k);
+		done += k;
 	}
-	if (fsync(fd) || close(fd) || rename(tmp, path)) {
-		int e = errno;
-		unlink(tmp);
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
-		return -e;
+	if (ret) {
+		zka_atomic_abort(&a);
+		snprintf(err, errlen, "%s: write: %s", path, strerror(-ret));
+		return ret;
+	}
+	if ((ret = zka_atomic_commit(&a))) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
 	}
 	return 0;
 }
@@ -364,7 +364,7 @@ int zka_keys_import(const char *zkey, const char *r1cs, const char *out, int thr
 	int ret = import_region(zkey, r1cs, 0, threads, progress, &rg, &kid, err, errlen);
 	if (ret)
 		return ret;
-	ret = write_file(out, rg.map, rg.size, err, errlen);
+	ret = write_file(out, rg.map, rg.size, 0666, err, errlen);
 	region_drop(&rg);
 	return ret;
 }
@@ -376,24 +376,86 @@ void zka_keys_cache_dir(char *out, size_t n)
 		snprintf(out, n, "%s", e);
 	else if (geteuid() == 0)
 		snprintf(out, n, "/var/cache/zkarena");
-	else if (x && *x)
+	else if (x && *x == '/')
 		snprintf(out, n, "%s/zkarena", x);
+	else if (h && *h == '/')
+		snprintf(out, n, "%s/.cache/zkarena", h);
 	else
-		snprintf(out, n, "%s/.cache/zkarena", h && *h ? h : "/tmp");
+		out[0] =
+		    0; /* no shared fallback (a /tmp directory another user could make first) */
 }
 
-static int mkdirs(const char *dir)
+/* May this process trust what is in directory st (owner, mode)? Its own or root's, and not
+ * writable by group or others unless sticky (then others cannot replace our entries). */
+static const char *dir_untrusted(const struct stat *st, int last)
+{
+	if (!S_ISDIR(st->st_mode))
+		return "not a directory";
+	if (st->st_uid != geteuid() && st->st_uid != 0)
+		return "owned by another user";
+	if (last && st->st_uid != geteuid())
+		return "owned by another user";
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX))
+		return "writable by group or others without the sticky bit";
+	return NULL;
+}
+
+int zka_keys_cache_check(const char *dir, int create, char *err, size_t errlen)
 {
 	char p[PATH_MAX];
+	struct stat st;
+	if (!dir[0]) {
+		snprintf(
+		    err, errlen,
+		    "no key cache directory (HOME and XDG_CACHE_HOME unset or not absolute; set "
+		    "ZKARENA_CACHE)");
+		return -ENOENT;
+	}
+	if (dir[0] != '/') {
+		snprintf(err, errlen, "key cache directory %s: not an absolute path", dir);
+		return -EINVAL;
+	}
 	snprintf(p, sizeof p, "%s", dir);
-	for (char *s = p + 1; *s; s++)
-		if (*s == '/') {
-			*s = 0;
-			if (mkdir(p, 0755) && errno != EEXIST)
-				return -errno;
-			*s = '/';
+	size_t len = strlen(p);
+	while (len > 1 && p[len - 1] == '/')
+		p[--len] = 0;
+	/* every ancestor, from the root down: lstat (a link is checked by what it names as well) */
+	for (char *s = p + 1;; s++) {
+		int last = *s == 0;
+		if (*s != '/' && !last)
+			continue;
+		char c = *s;
+		*s = 0;
+		if (stat(p, &st)) {
+			int e = errno;
+			if (e == ENOENT && create && mkdir(p, last ? 0700 : 0755) == 0 &&
+			    stat(p, &st) == 0)
+				e = 0;
+			if (e) {
+				snprintf(err, errlen, "key cache directory %s: %s: %s", dir, p,
+					 strerror(e));
+				*s = c;
+				return -e;
+			}
 		}
-	return mkdir(p, 0755) && errno != EEXIST ? -errno : 0;
+		/* our own cache directory is made 0700 whatever mkdir -p gave it */
+		if (last && S_ISDIR(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 077) &&
+		    chmod(p, 0700) == 0)
+			st.st_mode &= ~(mode_t)077;
+		const char *why = dir_untrusted(&st, last);
+		if (why) {
+			snprintf(err, errlen,
+				 "key cache directory %s: %s is %s (uid %u, mode %04o)", dir,
+				 p[0] ? p : "/", why, (unsigned)st.st_uid,
+				 (unsigned)(st.st_mode & 07777));
+			*s = c;
+			return -EPERM;
+		}
+		*s = c;
+		if (last)
+			break;
+	}
+	return 0;
 }
 
 /* The cache file of a .zkey: "<name>-<hash of its identity and the circuit's>.zka". */
@@ -402,6 +464,9 @@ static void cache_path(const char *zkey, const zka_file_id *k, const zka_file_id
 {
 	char dir[PATH_MAX / 2], name[96];
 	zka_keys_cache_dir(dir, sizeof dir);
+	out[0] = 0;
+	if (!dir[0])
+		return;
 	zka_file_id ids[2] = {*k, r ? *r : (zka_file_id){0}};
 	ids[0].hash = ids[1].hash = 0;
 	const char *b = strrchr(zkey, '/');
@@ -558,9 +623,10 @@ static int open_cached(struct req *q)
 {
 	const zka_keys_opts *o = q->o;
 	zka_loader_stats ls;
-	char why[600] = "";
-	if (!q->cpath[0] || access(q->cpath, R_OK))
-		return -ENOENT;
+	char why[600] = "", dir[PATH_MAX];
+	zka_keys_cache_dir(dir, sizeof dir);
+	if (!q->cpath[0] || zka_keys_cache_check(dir, 0, why, sizeof why) || access(q->cpath, R_OK))
+		return -ENOENT; /* an untrusted directory is named when the import writes */
 	q->lo.quiet = 1;
 	if (zka_loader_load(q->cpath, &q->lo, q->p, &ls, why, sizeof why) == 0) {
 		zka_params_info in;
@@ -600,9 +666,10 @@ static int open_import(struct req *q)
 	if (q->cpath[0]) {
 		char dir[PATH_MAX];
 		zka_keys_cache_dir(dir, sizeof dir);
-		if (mkdirs(dir) || write_file(q->cpath, rg.map, rg.size, why, sizeof why))
-			fprintf(stderr, "zkarena: cannot cache %s in %s (%s); continuing without\n",
-				path, dir, why[0] ? why : strerror(errno));
+		if (zka_keys_cache_check(dir, 1, why, sizeof why) ||
+		    write_file(q->cpath, rg.map, rg.size, 0600, why, sizeof why))
+			fprintf(stderr, "zkarena: cannot cache %s (%s); continuing without\n", path,
+				why);
 		else
 			cached = q->cpath;
 	}
@@ -662,13 +729,59 @@ int zka_keys_open(const char *path, const zka_keys_opts *o, zka_params *p, zka_k
 
 /* ---- resident regions ---- */
 
-static int read_region_header(const char *name, uint8_t *hdr, uint64_t *size)
+int zka_keys_region_trusted(const struct stat *st, char *why, size_t whylen)
 {
-	int fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
+	uid_t me = geteuid();
+	if (!S_ISREG(st->st_mode)) {
+		snprintf(why, whylen, "not a regular file");
+		return 0;
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(why, whylen, "writable by group or others (mode %04o)",
+			 (unsigned)(st->st_mode & 07777));
+		return 0;
+	}
+	if (st->st_uid == me)
+		return 1;
+	/* ZKARENA_KEY_OWNERS: a comma-separated list of further uids whose regions are trusted */
+	const char *e = getenv("ZKARENA_KEY_OWNERS");
+	while (e && *e) {
+		char *end;
+		unsigned long u = strtoul(e, &end, 10);
+		if (end != e && (*end == ',' || !*end) && u == st->st_uid)
+			return 1;
+		e = strchr(e, ',');
+		e = e ? e + 1 : NULL;
+	}
+	snprintf(why, whylen,
+		 "owned by uid %u, not by this user (uid %u) nor in ZKARENA_KEY_OWNERS",
+		 (unsigned)st->st_uid, (unsigned)me);
+	return 0;
+}
+
+/* The header of region name into hdr, its size into *size; with trust, only a region
+ * zka_keys_region_trusted accepts (-EPERM, the reason in why). Never blocks, follows no link. */
+static int read_region_header(const char *name, uint8_t *hdr, uint64_t *size, int trust, char *why,
+			      size_t whylen)
+{
+	int fd = shm_open(name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0);
 	struct stat sb;
+	*size = 0;
 	if (fd < 0)
 		return -errno;
-	ssize_t n = fstat(fd, &sb) ? -1 : pread(fd, hdr, ZKA_PARAMS_HDR, 0);
+	if (fstat(fd, &sb)) {
+		close(fd);
+		return -EIO;
+	}
+	if (trust && !zka_keys_region_trusted(&sb, why, whylen)) {
+		close(fd);
+		return -EPERM;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	ssize_t n = pread(fd, hdr, ZKA_PARAMS_HDR, 0);
 	close(fd);
 	*size = (uint64_t)sb.st_size;
 	return n == ZKA_PARAMS_HDR ? 0 : -EBADMSG;
@@ -700,8 +813,13 @@ int zka_keys_find_resident(const char *path, const char *r1cs, char name[64])
 		zka_params_info in;
 		zka_params_res res;
 		snprintf(n, sizeof n, "/%s", e->d_name);
-		if (read_region_header(n, hdr, &size) ||
+		if (read_region_header(n, hdr, &size, 1, why, sizeof why) ||
 		    zka_params_header(hdr, &in, why, sizeof why) || in.total != size)
+			continue;
+		/* a region under a content-id name must hold that content */
+		char want[64];
+		snprintf(want, sizeof want, "/zka-key.%016llx", (unsigned long long)in.id);
+		if (strlen(n) == strlen(want) && strcmp(n, want))
 			continue;
 		int from = zka_params_residency(hdr, &res) == 0 && same_file(&res.from, &f);
 		if (!from && !same_file(&in.src_key, &f))
@@ -787,7 +905,7 @@ int zka_keys_list(zka_keys_region **out)
 		snprintf(r->name, sizeof r->name, "/%s", e->d_name);
 		r->resident = res;
 		char why[200];
-		r->ok = read_region_header(r->name, hdr, &r->size) == 0 &&
+		r->ok = read_region_header(r->name, hdr, &r->size, 0, why, sizeof why) == 0 &&
 			zka_params_header(hdr, &r->info, why, sizeof why) == 0;
 		r->has_res = r->ok && zka_params_residency(hdr, &r->res) == 0;
 		mappers(r->name, r->mappers, sizeof r->mappers);

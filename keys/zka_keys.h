@@ -49,12 +49,24 @@ int zka_keys_import(const char *zkey, const char *r1cs, const char *out, int thr
 		    char *err, size_t errlen);
 
 /* Finds the resident region of the key file path (and circuit r1cs, NULL: any); 0 with name
- * set, or -ENOENT. Opens no key file. */
+ * set, or -ENOENT. Opens no key file. Only a trusted region (zka_keys_region_trusted) whose
+ * content id matches its /zka-key.<id> name is considered. */
 int zka_keys_find_resident(const char *path, const char *r1cs, char name[64]);
 
+struct stat;
+/* May this process use a key region with this stat? A regular file, not writable by group or
+ * others, owned by this euid or by a uid listed in $ZKARENA_KEY_OWNERS (comma-separated):
+ * root trusts only root's, a user only its own, unless configured. 1, or 0 with why set. */
+int zka_keys_region_trusted(const struct stat *st, char *why, size_t whylen);
+
 /* The cache directory ($ZKARENA_CACHE; /var/cache/zkarena as root; else
- * $XDG_CACHE_HOME/zkarena or ~/.cache/zkarena). */
+ * $XDG_CACHE_HOME/zkarena or ~/.cache/zkarena; "" when HOME is unset: no cache). */
 void zka_keys_cache_dir(char *out, size_t n);
+
+/* 0 when dir may hold this user's cache: it and every ancestor owned by this user or root,
+ * none writable by group or others without the sticky bit, dir itself this user's (made
+ * 0700; with create: missing components made). Else one line in err, -EPERM/-errno. */
+int zka_keys_cache_check(const char *dir, int create, char *err, size_t errlen);
 
 /* One params region in /dev/shm, for `zkarena params list`. */
 typedef struct zka_keys_region {
