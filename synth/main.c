@@ -2,10 +2,10 @@
  *
  * Reactive dispatch: the worker first takes a FREE slot (blocking on the free-slot ring; each
  * proof the daemon finishes frees one slot and wakes one worker), then a submitted job. It
- * maps the witness file and writes its values straight into the slot (and their Montgomery
- * form into the worker's scratch), computes a = A w, b = B w, c = a .* b into the slot from
- * the key's CSR matrices with --threads threads over blocks of rows (zk/abc.h), checks c
- * against <C_i, w> when the r1cs was loaded, and marks the slot READY. A bad witness fails
+ * reads the witness file (opened as its submitter, with pread: never mapped) straight into the slot
+ * (and their Montgomery form into the worker's scratch), computes a = A w, b = B w, c = a .* b into
+ * the slot from the key's CSR matrices with --threads threads over blocks of rows (zk/abc.h),
+ * checks c against <C_i, w> when the r1cs was loaded, and marks the slot READY. A bad witness fails
  * its job (with the reason)
  * and the worker goes on. A worker killed at any point loses nothing: recovery gives its job
  * back to the queue and its slot back to the free ring. */
@@ -20,14 +20,18 @@
 #include "zk/opt.h"
 #include "zk/par.h"
 #include "zk/r1cs.h"
+#include "zk/wtns.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -136,6 +140,49 @@ static zka_wcg *job_graph(struct zka_arena *a, uint32_t circuit, char *err, size
 	return wg.g;
 }
 
+/* Opens the job's witness (a .wtns or an input.json) as its submitter would: never following
+ * a final symbolic link, never blocking on a FIFO, a regular file only. Running as root, the
+ * open is made with the submitter's filesystem uid and gid (setfsuid/setfsgid, this thread
+ * only), so a job cannot read what its submitter could not; running as another user than the
+ * submitter, only a file the submitter owns is read (this worker's own files are not lent to
+ * another user's job). The descriptor, or -errno with one line in err. */
+static int open_witness(const struct zka_job_info *ji, char *err, size_t errlen)
+{
+	uid_t me = geteuid();
+	int as = me == 0 && ji->uid != 0;
+	if (as) {
+		setfsgid((gid_t)ji->gid);
+		setfsuid((uid_t)ji->uid);
+	}
+	int fd = open(ji->witness_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int e = errno;
+	if (as) {
+		setfsuid(0);
+		setfsgid(0);
+	}
+	struct stat st;
+	if (fd < 0) {
+		snprintf(err, errlen, "%.400s: cannot open as the submitter (uid %u): %s%s",
+			 ji->witness_path, ji->uid, strerror(e),
+			 e == ELOOP ? " (a symbolic link: refused)" : "");
+		return -e;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		snprintf(err, errlen, "%.400s: not a regular file", ji->witness_path);
+		return -EINVAL;
+	}
+	if (me != 0 && ji->uid != me && st.st_uid != ji->uid) {
+		close(fd);
+		snprintf(err, errlen,
+			 "%.300s: owned by uid %u, not by the submitter (uid %u): a worker of "
+			 "another user reads only the submitter's own witness files",
+			 ji->witness_path, (unsigned)st.st_uid, ji->uid);
+		return -EPERM;
+	}
+	return fd;
+}
+
 /* input.json -> the slot's witness area, through the circuit's graph: 0, or 1 with err set
  * (bad input or a circuit assert: the job fails at once, as a bad .wtns does). */
 static int witness_from_input(struct zka_arena *a, const struct zka_job_info *ji,
@@ -151,9 +198,20 @@ static int witness_from_input(struct zka_arena *a, const struct zka_job_info *ji
 			 p->pk.curve->pretty);
 		return 1;
 	}
-	char e[700];
-	if (zka_wcg_inputs_json(g, ji->witness_path, wg.in, e, sizeof e) ||
-	    zka_wcg_eval(g, (const uint64_t(*)[4])wg.in, w, wg.scratch, e, sizeof e)) {
+	char e[700], via[64];
+	int fd = open_witness(ji, err, errlen);
+	if (fd < 0)
+		return 1;
+	/* the descriptor just checked, re-opened through /proc (the same file, whatever the path
+	 * names now) for the JSON reader, which takes a path */
+	snprintf(via, sizeof via, "/proc/self/fd/%d", fd);
+	int bad = zka_wcg_inputs_json(g, via, wg.in, e, sizeof e);
+	close(fd);
+	if (bad) {
+		snprintf(err, errlen, "%.200s: %.300s", ji->witness_path, e);
+		return 1;
+	}
+	if (zka_wcg_eval(g, (const uint64_t(*)[4])wg.in, w, wg.scratch, e, sizeof e)) {
 		snprintf(err, errlen, "%.500s", e);
 		return 1;
 	}
@@ -225,9 +283,31 @@ static int synthesize(struct zka_arena *a, zka_params_cache *cache, uint32_t slo
 				 (long long)bad - 1);
 			goto fail;
 		}
-	} else if (zka_abc_witness(ji.witness_path, p->pk.curve, p->pk.n_vars, v.w, wm, cls, 1,
-				   threads, err, sizeof err)) {
-		goto fail;
+	} else {
+		/* read with pread from the descriptor opened as the submitter: a file swapped after
+		 * submit is refused at the open, one truncated meanwhile is a short read that fails
+		 * this job (a mapping would have killed the worker with SIGBUS) */
+		int fd = open_witness(&ji, err, sizeof err);
+		if (fd < 0)
+			goto fail;
+		r = zka_wtns_pread(fd, ji.witness_path, p->pk.curve, p->pk.n_vars, v.w, err,
+				   sizeof err);
+		close(fd);
+		if (r)
+			goto fail;
+		int64_t bad = zka_abc_witness_mem(p->pk.curve, (const uint64_t(*)[4])v.w,
+						  p->pk.n_vars, wm, cls, 1, threads);
+		if (bad) {
+			snprintf(err, sizeof err,
+				 "%.400s: witness value %lld is not below the prime",
+				 ji.witness_path, (long long)bad - 1);
+			goto fail;
+		}
+		if (v.w[0][0] != 1 || v.w[0][1] || v.w[0][2] || v.w[0][3]) {
+			snprintf(err, sizeof err, "%.400s: witness value 0 is not 1",
+				 ji.witness_path);
+			goto fail;
+		}
 	}
 	if ((r = zka_job_witness_done(a, slot))) /* the witness stage ends: list, status, metrics */
 		return r;

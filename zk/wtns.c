@@ -5,6 +5,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "zk/binfile.h"
 #include "zk/fmt_err.h"
@@ -100,4 +102,99 @@ int zka_wtns_write(const char *path, const zka_witness *w, char *err, size_t err
 		goto err;
 err:
 	return zka_binw_finish(&bw, ret, path, err, errlen);
+}
+
+/* pread exactly n bytes at off; 0, or -EIO for a short read (the file shrank), -errno. */
+static int pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = pread(fd, (uint8_t *)buf + got, n - got, (off_t)(off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			return -EIO;
+		got += (size_t)k;
+	}
+	return 0;
+}
+
+int zka_wtns_pread(int fd, const char *path, const zka_curve *want, uint32_t n, uint64_t (*out)[4],
+		   char *err, size_t errlen)
+{
+	struct stat st;
+	uint8_t h[12];
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		zka_fmt_err(err, errlen, path, "not a regular file");
+		return -EINVAL;
+	}
+	uint64_t len = (uint64_t)st.st_size;
+	if (len < 12 || pread_all(fd, h, 12, 0)) {
+		zka_fmt_err(err, errlen, path, "file too short for a header");
+		return -EINVAL;
+	}
+	if (memcmp(h, "wtns", 4) || zka_le32(h + 4) != 2) {
+		zka_fmt_err(err, errlen, path, "not a version-2 wtns file");
+		return -EINVAL;
+	}
+	uint32_t ns = zka_le32(h + 8);
+	uint64_t pos = 12, voff = 0, vsize = 0;
+	int have1 = 0;
+	for (uint32_t i = 0; i < ns && i < 64; i++) {
+		uint8_t e[12];
+		if (len - pos < 12 || pread_all(fd, e, 12, pos)) {
+			zka_fmt_err(err, errlen, path, "section table truncated at entry %" PRIu32,
+				    i + 1);
+			return -EINVAL;
+		}
+		uint32_t id = zka_le32(e);
+		uint64_t size = zka_le64(e + 4);
+		pos += 12;
+		if (size > len - pos) {
+			zka_fmt_err(err, errlen, path,
+				    "section %" PRIu32 " runs past the end of the file", id);
+			return -EINVAL;
+		}
+		if (id == 1) {
+			uint8_t f[40];
+			if (size != 40 || pread_all(fd, f, 40, pos)) {
+				zka_fmt_err(err, errlen, path,
+					    "section 1: not n8 = 32, r, nWitness");
+				return -EINVAL;
+			}
+			const zka_curve *c = zka_le32(f) == 32 ? zka_curve_by_r(f + 4, 32) : NULL;
+			if (c != want) {
+				zka_fmt_err(err, errlen, path,
+					    "witness is not for the key's curve (%s)",
+					    want->pretty);
+				return -EINVAL;
+			}
+			if (zka_le32(f + 36) != n) {
+				zka_fmt_err(err, errlen, path,
+					    "witness has %" PRIu32
+					    " values but the key expects %" PRIu32,
+					    zka_le32(f + 36), n);
+				return -EINVAL;
+			}
+			have1 = 1;
+		} else if (id == 2) {
+			voff = pos;
+			vsize = size;
+		}
+		pos += size;
+	}
+	if (!have1 || vsize != (uint64_t)n * 32) {
+		zka_fmt_err(err, errlen, path, "%s",
+			    have1 ? "section 2 is not nWitness x 32 bytes" : "no section 1");
+		return -EINVAL;
+	}
+	int r = pread_all(fd, out, (size_t)n * 32, voff);
+	if (r) {
+		zka_fmt_err(err, errlen, path, "%s while reading the values (changed under us?)",
+			    r == -EIO ? "short read" : strerror(-r));
+		return r == -EIO ? -EINVAL : r;
+	}
+	return 0;
 }

@@ -21,6 +21,14 @@ struct zka_binfile;
 int zka_wtns_map(const char *path, struct zka_binfile *bf, const zka_curve **c, uint32_t *n,
 		 const uint8_t **values, char *err, size_t errlen);
 
+/* The reader for a witness that someone else may change while it is read (the synthesis
+ * worker): the container parsed and the n values read with pread from the open descriptor fd
+ * straight into out (standard form, unchecked: the caller range-checks them), never mapped,
+ * so a file truncated meanwhile gives a short read (-EINVAL, "path: ... changed under us?")
+ * instead of SIGBUS. Checks as zka_wtns_map, plus curve == want and nWitness == n. */
+int zka_wtns_pread(int fd, const char *path, const zka_curve *want, uint32_t n, uint64_t (*out)[4],
+		   char *err, size_t errlen);
+
 /* Writes w (standard form values) as a version-2 .wtns, atomically: on error nothing is left
  * at path. Returns 0 or -errno (-EINVAL when w has no curve or no values). */
 int zka_wtns_write(const char *path, const zka_witness *w, char *err, size_t errlen);
