@@ -5,6 +5,8 @@
 #include "shm/records.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,11 +204,83 @@ int zka_arena_recover(struct zka_arena *a)
 		goto out;                                                                          \
 	} while (0)
 
+/* ---- the robust mutexes' words (issue 38) ----
+ * glibc's robust, process-shared mutex: __lock is 0 (free) or the holder's TID, with
+ * FUTEX_OWNER_DIED set by the kernel when the holder died, FUTEX_WAITERS when someone sleeps;
+ * __owner repeats the TID while held; __kind is fixed at init. A word outside those states
+ * (written by hand, or by a stray store) makes every lock fail (EINVAL) or sleep forever. */
+static int mutex_sane(pthread_mutex_t *mu, int kind, char *why, size_t n)
+{
+	int lock = mu->__data.__lock, owner = mu->__data.__owner, k = mu->__data.__kind;
+	unsigned tid = (unsigned)lock & FUTEX_TID_MASK;
+	if (k != kind) {
+		snprintf(why, n, "kind %d, not %d (lock word %08x)", k, kind, (unsigned)lock);
+		return 0;
+	}
+	if (lock == 0 || (!tid && (lock & FUTEX_OWNER_DIED)))
+		return 1;
+	if (!tid) {
+		snprintf(why, n, "lock word %08x names no thread", (unsigned)lock);
+		return 0;
+	}
+	if ((lock & FUTEX_OWNER_DIED) == 0 && (unsigned)owner != tid &&
+	    owner != INT_MAX /* glibc: inconsistent */) {
+		snprintf(why, n, "lock word %08x (thread %u) but owner field %d", (unsigned)lock,
+			 tid, owner);
+		return 0;
+	}
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%u", tid);
+	if (access(p, F_OK) && !(lock & FUTEX_OWNER_DIED)) {
+		snprintf(why, n, "held by thread %u, which does not exist, and not marked dead",
+			 tid);
+		return 0;
+	}
+	return 1;
+}
+
+int zka_arena_locks_check(struct zka_arena *a, int fix, uint32_t *fixed, char *err, size_t errsz)
+{
+	pthread_mutex_t ref;
+	uint32_t nfix = 0;
+	int rc = 0;
+	if (fix && (a->flags & ZKA_OPEN_RDONLY))
+		return -EROFS;
+	if (zka__ring_init(&ref) < 0)
+		return -ENOMEM;
+	int kind = ref.__data.__kind;
+	pthread_mutex_destroy(&ref);
+	for (int r = -1; r < (int)ZKA_SYS_RINGS; r++) {
+		pthread_mutex_t *mu = r < 0 ? &hdr(a)->recover_mu : &ring_at(a, r)->mu;
+		char why[160];
+		if (mutex_sane(mu, kind, why, sizeof why))
+			continue;
+		if (!fix) {
+			if (err)
+				snprintf(err, errsz, "mutex of %s%s: not a valid state (%s)",
+					 r < 0 ? "the recovery lock" : "ring ",
+					 r < 0 ? "" : zka_ring_name(r), why);
+			return -EUCLEAN;
+		}
+		memset(mu, 0, sizeof *mu);
+		if ((rc = zka__ring_init(mu)) < 0)
+			return rc;
+		nfix++;
+		if (r >= 0)
+			zka__ring_audit(a, r, 1000);
+	}
+	if (fixed)
+		*fixed = nfix;
+	return 0;
+}
+
 int zka_arena_check(struct zka_arena *a, char *err, size_t errsz)
 {
 	int rc = 0;
 	if (a->flags & ZKA_OPEN_RDONLY)
 		return -EROFS; /* it takes the ring mutexes */
+	if ((rc = zka_arena_locks_check(a, 0, NULL, err, errsz)))
+		return rc;
 	uint32_t nmax = a->g.nslots > a->g.njobs ? a->g.nslots : a->g.njobs;
 	unsigned char *seen = calloc(nmax, 1);
 	if (!seen)

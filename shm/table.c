@@ -67,13 +67,21 @@ static int enter_job(struct zka_arena *a, uint32_t idx, void *c)
 	uint64_t e = x->expect;
 	return cas(&job_rec(a, idx)->word, &e, x->desired) ? 0 : -EBUSY;
 }
-/* free-slots: FREE -> WRITING(me, none) */
+/* free-slots: FREE -> WRITING(me, none); a FREE slot whose data offset or size disagrees with
+ * the geometry is quarantined instead (FREE -> QUARANTINED under the ring's mutex, I2) and the
+ * entry dropped, so a worker never takes a slot it cannot write. */
 static int leave_free_slot(struct zka_arena *a, uint32_t idx, void *c)
 {
 	struct xctx *x = c;
 	uint64_t w = ld(&slot_rec(a, idx)->word);
 	if (w_state(w) != ZKA_SLOT_FREE)
 		return -EAGAIN;
+	if (!zka_slot_data(a, idx, NULL)) {
+		if (cas(&slot_rec(a, idx)->word, &w,
+			slot_next(w, ZKA_SLOT_QUARANTINED, ZKA_OWNER_NONE, ZKA_NONE)))
+			count_slot(a, ZKA_SLOT_QUARANTINED);
+		return -EAGAIN;
+	}
 	x->got = slot_next(w, ZKA_SLOT_WRITING, x->me, ZKA_NONE);
 	return cas(&slot_rec(a, idx)->word, &w, x->got) ? 0 : -EAGAIN;
 }
@@ -716,8 +724,9 @@ int zka_slot_info(const struct zka_arena *a, uint32_t s, struct zka_slot_info *o
 	o->used_bytes = atomic_load(&S->used_bytes);
 	if (o->job != ZKA_NONE && o->job >= a->g.njobs)
 		o->state = 0;
-	if (o->data_off != a->g.data_off + (uint64_t)s * a->g.slot_stride ||
-	    o->data_size != a->g.slot_stride)
+	o->data_bad = o->data_off != a->g.data_off + (uint64_t)s * a->g.slot_stride ||
+		      o->data_size != a->g.slot_stride;
+	if (o->data_bad && st != ZKA_SLOT_QUARANTINED) /* quarantined stays named so */
 		o->state = 0;
 	return 0;
 }

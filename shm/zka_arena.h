@@ -136,6 +136,7 @@ struct zka_slot_info {
 	uint32_t owner, job, gen; /* owner/job ZKA_NONE when none */
 	struct zka_owner_info who;
 	uint64_t data_off, data_size, used_bytes;
+	int data_bad; /* data offset or size disagrees with the geometry (such a slot is quarantined) */
 };
 int zka_slot_info(const struct zka_arena *a, uint32_t slot, struct zka_slot_info *out);
 /* Base pointer and size of a slot's data region; only for the slot's owner or its prover. */
@@ -273,6 +274,14 @@ int zka_arena_check(struct zka_arena *a, char *err, size_t errsz);
  * ring, never handed out again; then audits the rings. Returns the number quarantined now
  * (*slots, *jobs may be NULL), or -errno. Counted in status (QUARANTINED states). */
 int zka_arena_repair(struct zka_arena *a, uint32_t *slots, uint32_t *jobs);
+/* Checks the arena's robust mutexes (recovery, each ring) without locking them: a kind other
+ * than the one create gave, or a lock word that names no live thread and no dead owner, is
+ * not a valid state (a scribbled word: every locker would fail or hang). 0, or -EUCLEAN with
+ * "mutex of ring R: ..." in err. `zkarena run` refuses such an arena; with fix set (repair,
+ * on an idle arena) each broken mutex is initialised again and the rings audited from the
+ * tables; *fixed (may be NULL) counts them. */
+int zka_arena_locks_check(struct zka_arena *a, int fix, uint32_t *fixed, char *err,
+			  size_t errsz);
 
 /* ---- fault injection (inert unless armed) ---- */
 /* Arms: at the nth (1-based) hit of STEP this process stops (action 's': SIGSTOP) or dies

@@ -640,8 +640,22 @@ int zka_cmd_arena(int argc, char **argv)
 		if (rc >= 0)
 			return rc;
 		if (repair) {
-			uint32_t qs = 0, qj = 0;
-			int q = zka_arena_repair(a, &qs, &qj);
+			uint32_t qs = 0, qj = 0, fixed = 0;
+			char why[300] = "";
+			if (zka_arena_locks_check(a, 0, NULL, why, sizeof why))
+				printf("%s\n", why);
+			int q = zka_arena_locks_check(a, 1, &fixed, NULL, 0);
+			if (q < 0) {
+				ERR("%s: cannot repair the mutexes: %s", argv[argc - 1],
+				    strerror(-q));
+				zka_arena_close(a);
+				return 2;
+			}
+			if (fixed)
+				printf("initialised %u mutex(es) again (rings rebuilt from the "
+				       "tables)\n",
+				       fixed);
+			q = zka_arena_repair(a, &qs, &qj);
 			if (q < 0) {
 				ERR("%s: repair failed: %s", argv[argc - 1], strerror(-q));
 				zka_arena_close(a);

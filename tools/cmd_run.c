@@ -660,9 +660,20 @@ int zka_cmd_run(int argc, char **argv)
 		return 2;
 	if (run_devices(r) || run_shape(r))
 		return 2;
-	if (!(r->a = zka_pipe_attach("zkarena run", r->name, 0)))
+	if (!(r->a = zka_pipe_attach("zkarena run", r->name, ZKA_OPEN_NORECOVER)))
 		return 2;
 	status = 2;
+	{ /* a scribbled mutex word would make every child fail or hang: refuse, named */
+		char why[300] = "";
+		if (zka_arena_locks_check(r->a, 0, NULL, why, sizeof why)) {
+			fprintf(stderr,
+				"zkarena run: arena %s: %s; refusing to start (repair it, idle: "
+				"zkarena arena check %s --repair)\n",
+				r->name, why, r->name);
+			goto err;
+		}
+		zka_arena_recover(r->a);
+	}
 	if (run_metrics(r))
 		goto err;
 	struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: waitpid returns EINTR */
