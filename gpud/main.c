@@ -115,7 +115,8 @@ static void usage(FILE *f)
 	    "use the windowed MSM until the log says the tables are ready. Its lanes sleep\n"
 	    "while the device works (blocking sync), leaving the cores to synthesis;\n"
 	    "ZKA_GPU_WAIT=spin keeps CUDA's default (a core spinning per waiting lane).\n"
-	    "Test hook: ZKA_PROVE_DELAY_MS=N sleeps N ms in the middle of each proof.\n",
+	    "Test hooks: ZKA_PROVE_DELAY_MS=N sleeps N ms in the middle of each proof;\n"
+	    "ZKA_TEST_ENOSPC=proof.json (or public.json) fails writing that file with ENOSPC.\n",
 	    ZKA_LANES_MAX, ZKA_FINISHERS_MAX);
 }
 

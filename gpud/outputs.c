@@ -2,12 +2,12 @@
 #include "gpud/outputs.h"
 #include "synth/client.h"
 #include "synth/pipe.h"
+#include "zk/fmt_atomic.h"
 #include "zk/json_io.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,26 +139,26 @@ static void private_dir_remove(const char *dir)
 	rmdir(dir);
 }
 
-/* Creates name in dfd from buf: temp (O_CREAT|O_EXCL|O_NOFOLLOW), fchown to the submitter when
- * root, fsync, then renameat over name unless name belongs to someone else. */
-static int put_at(int dfd, const struct zka_job_info *ji, const char *name, const char *buf,
-		  size_t len, char *err, size_t errlen)
+/* A file staged in the output directory: its temporary name there, its final name. */
+struct staged {
+	char tmp[200];
+	const char *name;
+	int made;
+};
+
+/* Stages name in dfd from buf: an unguessable temporary name (zka_atomic_tmpat: O_CREAT|O_EXCL|
+ * O_NOFOLLOW) with mode, fchown to the submitter when root, fsync. Nothing is visible under
+ * name yet; on error the temporary is removed. */
+static int stage_at(int dfd, const struct zka_job_info *ji, struct staged *sf, const char *buf,
+		    size_t len, mode_t mode, char *err, size_t errlen)
 {
-	static atomic_uint seq;
-	char tmp[128];
-	int fd = -1;
-	for (int tries = 0; tries < 100 && fd < 0; tries++) {
-		snprintf(tmp, sizeof tmp, "%s.tmp.%d.%u", name, (int)getpid(),
-			 atomic_fetch_add(&seq, 1));
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
+	int fd = zka_atomic_tmpat(dfd, sf->name, mode, sf->tmp, sizeof sf->tmp);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s/%s: cannot create: %s", ji->out_dir, tmp,
-			 strerror(errno));
-		return -errno;
+		snprintf(err, errlen, "%s/%s: cannot create a temporary file: %s", ji->out_dir,
+			 sf->name, strerror(-fd));
+		return fd;
 	}
+	sf->made = 1;
 	int e = 0;
 	size_t off = 0;
 	while (!e && off < len) {
@@ -170,27 +170,68 @@ static int put_at(int dfd, const struct zka_job_info *ji, const char *name, cons
 	}
 	if (!e && geteuid() == 0 && fchown(fd, (uid_t)ji->uid, (gid_t)ji->gid))
 		e = errno;
+	if (!e && fchmod(fd, mode)) /* the documented mode, whatever gpud's umask */
+		e = errno;
 	if (!e && fsync(fd))
 		e = errno;
 	if (close(fd) && !e)
 		e = errno;
+	if (e) {
+		unlinkat(dfd, sf->tmp, 0);
+		sf->made = 0;
+		snprintf(err, errlen, "%s/%s: %s", ji->out_dir, sf->name, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+/* Whether name in dfd may be replaced: absent, a link (renameat replaces the link itself), or
+ * the submitter's or ours; else -EPERM with the reason. */
+static int may_replace(int dfd, const struct zka_job_info *ji, const char *name, char *err,
+		       size_t errlen)
+{
 	struct stat st;
-	if (!e && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISLNK(st.st_mode) &&
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISLNK(st.st_mode) &&
 	    st.st_uid != ji->uid && st.st_uid != geteuid()) {
-		unlinkat(dfd, tmp, 0);
 		snprintf(err, errlen,
 			 "%s/%s belongs to uid %u, not to the submitter (uid %u): not replaced",
 			 ji->out_dir, name, (unsigned)st.st_uid, ji->uid);
 		return -EPERM;
 	}
-	if (!e && renameat(dfd, tmp, dfd, name))
-		e = errno;
-	if (e) {
-		unlinkat(dfd, tmp, 0);
-		snprintf(err, errlen, "%s/%s: %s", ji->out_dir, name, strerror(e));
-		return -e;
-	}
 	return 0;
+}
+
+/* Publishes staged files by renameat, in order; on any error the staged files not yet
+ * renamed are removed. */
+static int publish_at(int dfd, const struct zka_job_info *ji, struct staged *sf, int n, char *err,
+		      size_t errlen)
+{
+	int r = 0;
+	for (int i = 0; i < n && !r; i++)
+		r = may_replace(dfd, ji, sf[i].name, err, errlen);
+	for (int i = 0; i < n && !r; i++) {
+		if (renameat(dfd, sf[i].tmp, dfd, sf[i].name)) {
+			r = -errno;
+			snprintf(err, errlen, "%s/%s: %s", ji->out_dir, sf[i].name,
+				 strerror(errno));
+		} else {
+			sf[i].made = 0;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (sf[i].made)
+			unlinkat(dfd, sf[i].tmp, 0);
+	return r;
+}
+
+/* The mode of the outputs: the output directory's read and write bits, at most 0644 (a 0700
+ * directory gets 0600 files, a 0750 one 0640); gpud's own umask plays no part. */
+static mode_t out_mode(int dfd)
+{
+	struct stat st;
+	if (fstat(dfd, &st))
+		return 0600;
+	return (mode_t)(st.st_mode & 0644);
 }
 
 /* Copies the regular file name of dfd (no link followed) to path (new, in the private dir). */
@@ -302,9 +343,9 @@ static void remove_leftovers(int dfd, const struct zka_job_info *ji)
 	}
 	struct dirent *e;
 	while ((e = readdir(d)))
-		if (!strncmp(e->d_name, "proof.json.tmp.", 15) ||
-		    !strncmp(e->d_name, "public.json.tmp.", 16) ||
-		    (!strncmp(e->d_name, ".zkarena-job-", 13) && strstr(e->d_name, ".done.tmp.")))
+		if (!strncmp(e->d_name, ".proof.json.tmp.", 16) ||
+		    !strncmp(e->d_name, ".public.json.tmp.", 17) ||
+		    (!strncmp(e->d_name, "..zkarena-job-", 14) && strstr(e->d_name, ".done.tmp.")))
 			if (unlinkat(dfd, e->d_name, 0) == 0)
 				zka_pipe_log("zkarena-gpud",
 					     "job %llu: removed %s/%s left by a killed attempt",
@@ -326,7 +367,10 @@ int zka_outputs_write(const struct zka_arena *a, const struct zka_job_info *ji, 
 		close(dfd);
 		return r;
 	}
+	/* both files staged first, then renamed: a failure (ENOSPC on either) leaves neither */
 	static const char *const names[2] = {"public.json", "proof.json"};
+	struct staged sf[2] = {{.name = names[0]}, {.name = names[1]}};
+	mode_t mode = out_mode(dfd);
 	for (int i = 0; i < 2 && !r; i++) {
 		snprintf(path, sizeof path, "%s/%s", pdir, names[i]);
 		char e2[600] = "";
@@ -345,12 +389,22 @@ int zka_outputs_write(const struct zka_arena *a, const struct zka_job_info *ji, 
 		if (dd >= 0)
 			close(dd);
 		if (!r)
-			r = put_at(dfd, ji, names[i], buf, len, err, errlen);
+			r = zka_pipe_test_enospc(names[i])
+				? (snprintf(err, errlen, "%s/%s: %s", ji->out_dir, names[i],
+					    strerror(ENOSPC)),
+				   -ENOSPC)
+				: stage_at(dfd, ji, &sf[i], buf, len, mode, err, errlen);
 		else
 			snprintf(err, errlen, "cannot read back %s: %s", names[i], e2);
 		free(buf);
 	}
 	private_dir_remove(pdir);
+	if (!r)
+		r = publish_at(dfd, ji, sf, 2, err, errlen);
+	else
+		for (int i = 0; i < 2; i++)
+			if (sf[i].made)
+				unlinkat(dfd, sf[i].tmp, 0);
 	if (!r) {
 		char mk[ZKA_PATH_MAX + 128], line[200];
 		zka_client_marker(mk, sizeof mk, a, ji->out_dir, ji->id);
@@ -358,7 +412,10 @@ int zka_outputs_write(const struct zka_arena *a, const struct zka_job_info *ji, 
 				 "DONE job %llu attempt %u gpud pid %d at %lld ns (REALTIME)\n",
 				 (unsigned long long)ji->id, attempt, (int)getpid(),
 				 (long long)ji->t_prove_start);
-		r = put_at(dfd, ji, marker_base(mk), line, (size_t)n, err, errlen);
+		struct staged m = {.name = marker_base(mk)};
+		r = stage_at(dfd, ji, &m, line, (size_t)n, mode, err, errlen);
+		if (!r)
+			r = publish_at(dfd, ji, &m, 1, err, errlen);
 	}
 	if (!r && fsync(dfd)) {
 		r = -errno;

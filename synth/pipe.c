@@ -212,3 +212,9 @@ void zka_pipe_test_delay(const char *var)
 		nanosleep(&ts, NULL);
 	}
 }
+
+int zka_pipe_test_enospc(const char *name)
+{
+	const char *e = getenv("ZKA_TEST_ENOSPC");
+	return e && !strcmp(e, name);
+}

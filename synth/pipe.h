@@ -41,5 +41,8 @@ void zka_pipe_log(const char *prog, const char *fmt, ...) __attribute__((format(
 /* Sleeps for the number of milliseconds in environment variable var (a test hook that widens
  * the window in which a kill lands mid-operation); does nothing when it is unset or <= 0. */
 void zka_pipe_test_delay(const char *var);
+/* Test hook: 1 when $ZKA_TEST_ENOSPC names this output file (gpud then fails writing it with
+ * ENOSPC, as a full disk would), else 0. */
+int zka_pipe_test_enospc(const char *name);
 
 #endif
