@@ -291,7 +291,9 @@ static int import_region(const char *zkey, const char *r1cs, int named, int thre
 		return -errno;
 	}
 	fid_of(&sb, kid);
-	if ((ret = hash_file(zkey, &kid->hash, err, errlen)))
+	/* an oversized or sparse .zkey is refused from its header, before hash_file reads it */
+	if ((ret = zka_zkey_shape_check(zkey, err, errlen)) ||
+	    (ret = hash_file(zkey, &kid->hash, err, errlen)))
 		return ret;
 	if (r1cs) {
 		if (stat(r1cs, &sb)) {
@@ -916,18 +918,18 @@ int zka_keys_list(zka_keys_region **out)
 	return n;
 }
 
-int zka_keys_evict(const char *id, char *err, size_t errlen)
+int zka_keys_resolve(const char *id, char name[64], char *err, size_t errlen)
 {
 	zka_keys_region *v;
 	int n = zka_keys_list(&v), hits = 0;
-	char name[64] = "";
 	const char *q = id[0] == '/' ? id + 1 : id;
 	if (!strncmp(q, "zka-key.", 8))
 		q += 8;
+	name[0] = 0;
 	for (int i = 0; i < n; i++)
 		if (v[i].resident && *q && !strncmp(v[i].name + 9, q, strlen(q))) {
 			hits++;
-			snprintf(name, sizeof name, "%s", v[i].name);
+			snprintf(name, 64, "%s", v[i].name);
 		}
 	free(v);
 	if (hits != 1) {
@@ -936,6 +938,15 @@ int zka_keys_evict(const char *id, char *err, size_t errlen)
 			      : "no resident key with this id");
 		return hits ? -EEXIST : -ENOENT;
 	}
+	return 0;
+}
+
+int zka_keys_evict(const char *id, char *err, size_t errlen)
+{
+	char name[64];
+	int r = zka_keys_resolve(id, name, err, errlen);
+	if (r)
+		return r;
 	if (shm_unlink(name)) {
 		snprintf(err, errlen, "%s: %s", name, strerror(errno));
 		return -errno;

@@ -83,6 +83,9 @@ typedef struct zka_keys_region {
 /* Lists the params regions; *out is malloc'd (free it). Returns the count or -errno. */
 int zka_keys_list(zka_keys_region **out);
 
+/* The region name ("/zka-key.<id>") of a resident key given by a unique prefix of its id;
+ * 0, or -ENOENT / -EEXIST (ambiguous) with err. */
+int zka_keys_resolve(const char *id, char name[64], char *err, size_t errlen);
 /* Removes the resident region named by id (its 16 hex digits, a unique prefix, or its shm
  * name). Processes that map it keep their mapping. 0 or -errno with err set. */
 int zka_keys_evict(const char *id, char *err, size_t errlen);

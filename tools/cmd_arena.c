@@ -155,6 +155,12 @@ static int cmd_create(int argc, char **argv)
 		case 'j':
 			if (parse_u32("--jobs", optarg, 0xFFFFFE, &p.njobs) < 0)
 				return 2;
+			if (!p.njobs) { /* 0 would silently mean the default */
+				ERR("--jobs: 0 job records is not a table (1..16777214; leave "
+				    "--jobs "
+				    "out for the default, 4 x slots, at least 64)");
+				return 2;
+			}
 			break;
 		case 'n':
 			if (parse_u32("--numa-node", optarg, 1023, &v) < 0)

@@ -146,7 +146,7 @@ int zka_cmd_config(int argc, char **argv)
 				printf(" --slots %u", c.slots);
 			if (c.set & ZKA_CF_SLOT_BYTES)
 				printf(" --slot-bytes %llu", (unsigned long long)c.slot_bytes);
-			if (c.set & ZKA_CF_JOBS)
+			if ((c.set & ZKA_CF_JOBS) && c.jobs) /* jobs = 0: the default */
 				printf(" --jobs %u", c.jobs);
 			if ((c.set & ZKA_CF_NUMA) && c.numa_node >= 0)
 				printf(" --numa-node %d", c.numa_node);

@@ -6,6 +6,8 @@
 #include "zk/opt.h"
 #include "zk/zkey.h"
 
+#include "shm/zka_arena.h"
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -179,6 +181,43 @@ static int params_list(void)
 	return 0;
 }
 
+/* The arenas this process can read whose circuit table names region (a LOADED entry), as
+ * "arena A (key K), ..." in out; their count. */
+static int arenas_using(const char *region, char *out, size_t n)
+{
+	DIR *d = opendir("/dev/shm");
+	int hits = 0;
+	size_t used = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		const char *an = e->d_name + 8;
+		size_t l = strlen(e->d_name);
+		if (strncmp(e->d_name, "zkarena-", 8) ||
+		    (l > 7 && !strcmp(e->d_name + l - 7, "-status")))
+			continue;
+		struct zka_arena *a;
+		const char *msg = NULL;
+		if (zka_arena_open(an, ZKA_OPEN_RDONLY | ZKA_OPEN_SHARED, &a, &msg))
+			continue;
+		struct zka_arena_geometry g;
+		zka_arena_geometry(a, &g);
+		for (uint32_t i = 0; i < g.ncircuits; i++) {
+			struct zka_circuit_info ci;
+			if (zka_circuit_info(a, i, &ci) || strcmp(ci.params_shm, region))
+				continue;
+			int k = snprintf(out + used, n - used, "%sarena %s (key %.200s)",
+					 hits ? ", " : "", an, ci.key_path);
+			hits++;
+			if (k > 0 && (size_t)k < n - used)
+				used += (size_t)k;
+		}
+		zka_arena_close(a);
+	}
+	if (d)
+		closedir(d);
+	return hits;
+}
+
 int zka_cmd_params(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -187,12 +226,15 @@ int zka_cmd_params(int argc, char **argv)
 		    f,
 		    "usage: zkarena params load FILE [--r1cs circuit.r1cs] [--no-cache]\n"
 		    "       zkarena params list\n"
-		    "       zkarena params evict ID\n\n"
+		    "       zkarena params evict ID [--force]\n\n"
 		    "Resident keys: `load` reads a .zka (or a .zkey, through the cache) into a\n"
 		    "params region /dev/shm/zka-key.ID that outlives every process; `prove`,\n"
 		    "`submit` and the pipeline then use it without opening the key file. `list`\n"
 		    "shows each region (circuit, curve, bytes, load time and GB/s, the processes\n"
-		    "that map it); `evict` removes one (processes that map it keep their copy).\n");
+		    "that map it); `evict` removes one (processes that map it keep their copy);\n"
+		    "it refuses a region an arena's circuit table names (destroy the arena first,\n"
+		    "or --force). Only regions of this user (or of a uid in ZKARENA_KEY_OWNERS,\n"
+		    "comma-separated) are used; root uses only root's.\n");
 		return argc < 2 ? 2 : 0;
 	}
 	if (!strcmp(argv[1], "load"))
@@ -200,10 +242,21 @@ int zka_cmd_params(int argc, char **argv)
 	if (!strcmp(argv[1], "list"))
 		return params_list();
 	if (!strcmp(argv[1], "evict")) {
-		char err[256];
-		if (argc != 3) {
+		char err[256], name[64], users[600] = "";
+		int force = argc == 4 && !strcmp(argv[3], "--force");
+		if (argc != 3 && !force) {
 			fprintf(stderr,
-				"zkarena params evict: expected ID (from `zkarena params list`)\n");
+				"zkarena params evict: expected ID [--force] (from `zkarena "
+				"params list`)\n");
+			return 2;
+		}
+		if (zka_keys_resolve(argv[2], name, err, sizeof err) == 0 &&
+		    arenas_using(name, users, sizeof users) && !force) {
+			fprintf(stderr,
+				"zkarena params evict: %s serves %s: evicting it would leave them "
+				"pointing at a missing region; destroy those arenas first (or pass "
+				"--force)\n",
+				name, users);
 			return 2;
 		}
 		if (zka_keys_evict(argv[2], err, sizeof err)) {

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "zk/binfile.h"
 #include "zk/fmt_err.h"
@@ -453,6 +454,75 @@ int zka_zkey_peek(const char *path, const zka_curve **curve, uint32_t *n_vars, c
 		goto out;
 	}
 	*n_vars = zka_le32(p + 4 + n8q + 4 + n8r);
+	ret = 0;
+out:
+	zka_binfile_close(&bf);
+	return ret;
+}
+
+/* See zkey.h: every section's size from the header alone, and the file's allocation. */
+int zka_zkey_shape_check(const char *path, char *err, size_t errlen)
+{
+	zka_binfile bf;
+	const uint8_t *p;
+	uint64_t size;
+	int ret = zka_binfile_open(&bf, path, "zkey", 1, 1, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = zka_binfile_section(&bf, ZK_GROTH_HEADER, UINT64_MAX, &p, &size, err, errlen);
+	if (ret < 0)
+		goto out;
+	ret = -EINVAL;
+	uint32_t n8q = size >= 4 ? zka_le32(p) : 0;
+	uint64_t qbuf[8] = {0};
+	if (n8q == 0 || n8q > 64 || n8q % 8 || size < 4 + (uint64_t)n8q + 4 + 32 + 12) {
+		zka_fmt_err(err, errlen, path, "section 2: unsupported or truncated header");
+		goto out;
+	}
+	memcpy(qbuf, p + 4, n8q);
+	const zka_curve *c = zka_curve_by_q(qbuf, n8q);
+	uint32_t n8r = zka_le32(p + 4 + n8q);
+	if (!c || n8r != 32) {
+		zka_fmt_err(err, errlen, path, "section 2: unsupported curve");
+		goto out;
+	}
+	const uint8_t *f = p + 4 + n8q + 4 + n8r;
+	uint64_t nv = zka_le32(f), np = zka_le32(f + 4), d = zka_le32(f + 8);
+	uint64_t g1 = zka_g1_bytes(c), g2 = zka_g2_bytes(c);
+	if (nv == 0 || np >= nv) {
+		zka_fmt_err(err, errlen, path, "nPublic %" PRIu64 " must be below nVars %" PRIu64,
+			    np, nv);
+		goto out;
+	}
+	const zka_binsec *s4 = zka_binfile_find(&bf, ZK_COEFS);
+	uint64_t ncoef = s4 && s4->size >= 4 ? zka_le32(bf.data + s4->off) : 0;
+	uint64_t want[11] = {
+	    0,	     4,	      size,    (np + 1) * g1,	   4 + ncoef * (12 + (uint64_t)n8r),
+	    nv * g1, nv * g1, nv * g2, (nv - np - 1) * g1, d * g1,
+	    0};
+	for (uint32_t i = 0; i < bf.n_sections; i++) {
+		const zka_binsec *s = &bf.secs[i];
+		if (s->id == ZK_CONTRIB ? s->size > ((uint64_t)16 << 20)
+					: (s->id < 1 || s->id > 9 || s->size != want[s->id])) {
+			zka_fmt_err(err, errlen, path,
+				    "section %" PRIu32 " holds %" PRIu64
+				    " bytes, %s (refused from the "
+				    "header, before reading the body)",
+				    s->id, s->size,
+				    s->id == ZK_CONTRIB	     ? "more than 16 MiB of contributions"
+				    : s->id < 1 || s->id > 9 ? "an unknown section"
+							     : "not what the header implies");
+			goto out;
+		}
+	}
+	struct stat st;
+	if (stat(path, &st) == 0 && st.st_size > (64 << 20) &&
+	    (uint64_t)st.st_blocks * 512 < (uint64_t)st.st_size / 2) {
+		zka_fmt_err(err, errlen, path,
+			    "a sparse file (%" PRIu64 " of %" PRIu64 " bytes allocated): refused",
+			    (uint64_t)st.st_blocks * 512, (uint64_t)st.st_size);
+		goto out;
+	}
 	ret = 0;
 out:
 	zka_binfile_close(&bf);

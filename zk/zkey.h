@@ -26,6 +26,12 @@ int zka_zkey_read_flags(const char *path, zka_pk *pk, unsigned flags, char *err,
 int zka_zkey_peek(const char *path, const zka_curve **curve, uint32_t *n_vars, char *err,
 		  size_t errlen);
 
+/* Checks a .zkey's shape from its header alone, before anything reads its body: every
+ * section's size what section 2 (nVars, nPublic, domainSize, the curve) and section 4's count
+ * imply, no unknown section, at most 16 MiB of contributions, and (above 64 MiB) at least
+ * half its bytes allocated (a sparse file is refused). 0 or -EINVAL with "path: problem". */
+int zka_zkey_shape_check(const char *path, char *err, size_t errlen);
+
 /* Writes pk as a .zkey that snarkjs 0.7.6 accepts: sections 1..10 in that order, or when
  * snarkjs_setup_order is nonzero in the order `snarkjs groth16 setup` writes them
  * (1,2,4,3,9,8,5,6,7,10). Section 10 holds a zero csHash (64 bytes) and no contributions.
