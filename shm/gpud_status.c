@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int zka_gpud_status_path(char *out, size_t n, const char *name, int id)
@@ -250,6 +251,24 @@ int zka_gpud_status_read(const char *name, int id, uint32_t owner, struct zka_gp
 	zka_gpud_status_parse(text, s);
 	s->id = id;
 	s->alive = s->pid > 0 && (kill(s->pid, 0) == 0 || errno == EPERM);
+	/* a live gpud stopped (SIGSTOP, a debugger) writes nothing and proves nothing: its
+	 * state from /proc/PID/stat, and how old the file is (it is rewritten every second) */
+	char p[64], buf[512];
+	snprintf(p, sizeof p, "/proc/%d/stat", s->pid);
+	FILE *f = s->alive ? fopen(p, "re") : NULL;
+	if (f) {
+		size_t n = fread(buf, 1, sizeof buf - 1, f);
+		buf[n] = 0;
+		fclose(f);
+		const char *rp = strrchr(buf, ')');
+		s->stopped = rp && rp[1] == ' ' && (rp[2] == 'T' || rp[2] == 't');
+	}
+	struct stat st;
+	struct timespec now;
+	if (zka_gpud_status_path(p, sizeof p, name, id) == 0 && lstat(p, &st) == 0 &&
+	    clock_gettime(CLOCK_REALTIME, &now) == 0)
+		s->age_s = (double)(now.tv_sec - st.st_mtim.tv_sec) +
+			   1e-9 * (double)(now.tv_nsec - st.st_mtim.tv_nsec);
 	return 0;
 }
 
@@ -301,4 +320,17 @@ int zka_gpud_status_remove_all(const char *name)
 	}
 	closedir(dir);
 	return n;
+}
+
+const char *zka_gpud_status_flag(const struct zka_gpud_status *s, char *buf, size_t n)
+{
+	if (!s->alive)
+		snprintf(buf, n, "  [not running]");
+	else if (s->stopped)
+		snprintf(buf, n, "  [stopped (SIGSTOP?): proves nothing until SIGCONT]");
+	else if (s->age_s > 5)
+		snprintf(buf, n, "  [no update for %.0f s: hung?]", s->age_s);
+	else
+		buf[0] = 0;
+	return buf;
 }

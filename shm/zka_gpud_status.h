@@ -24,6 +24,8 @@ struct zka_gpud_status {
 	int has_mem; /* the counters line has mem_used= and mem_total= (cuda backend) */
 	unsigned long long mem_used, mem_total; /* the device's memory, bytes */
 	int alive;				/* read back: pid still runs */
+	int stopped;  /* read back: alive but stopped (SIGSTOP, traced): it proves nothing */
+	double age_s; /* read back: seconds since the file was last written (every 1 s) */
 };
 
 /* Writes gpud id's status file path of arena name to out ("/dev/shm/zkarena-NAME.gpud-status"
@@ -44,9 +46,12 @@ int zka_gpud_status_write(const char *name, const struct zka_gpud_status *s,
 int zka_gpud_status_load(const char *name, int id, uint32_t owner, char *buf, size_t n);
 /* Parses a status file's text into s (zeroed first; device -1 and backend "?" when absent). */
 void zka_gpud_status_parse(const char *text, struct zka_gpud_status *s);
-/* Loads (as zka_gpud_status_load) and parses gpud id's file; sets s->id and s->alive. 0 or
- * -errno as load. */
+/* Loads (as zka_gpud_status_load) and parses gpud id's file; sets s->id, s->alive, s->stopped
+ * and s->age_s. 0 or -errno as load. */
 int zka_gpud_status_read(const char *name, int id, uint32_t owner, struct zka_gpud_status *s);
+/* "" for a gpud that runs and writes its file, else "  [not running]", "  [stopped]" or
+ * "  [no update for N s]" (a file older than 5 s: hung), into buf. */
+const char *zka_gpud_status_flag(const struct zka_gpud_status *s, char *buf, size_t n);
 /* Reads the status files of arena name's gpuds, in id order, into out (at most max), as
  * zka_gpud_status_read with the arena's owner. Returns how many were read. */
 int zka_gpud_status_read_all(const char *name, struct zka_gpud_status *out, int max);

@@ -108,10 +108,12 @@ static void snapshot(struct zka_arena *a, const char *name)
 	int ng = gs ? zka_gpud_status_read_all(name, gs, ZKA_GPUDS_MAX) : 0;
 	if (!ng)
 		printf("gpuds: none has started on this arena\n");
-	for (int i = 0; i < ng; i++)
+	for (int i = 0; i < ng; i++) {
+		char flag[96];
 		printf("gpud %d  device %d  %-4s  busy %5.1f%%  %6.2f proofs/s  keys %d%s\n",
 		       gs[i].id, gs[i].device, gs[i].backend, 100 * gs[i].busy, gs[i].proofs_per_s,
-		       gs[i].nkeys, gs[i].alive ? "" : "  [not running]");
+		       gs[i].nkeys, zka_gpud_status_flag(&gs[i], flag, sizeof flag));
+	}
 	printf("last failures:%s\n", nfail ? "" : " none");
 	for (int i = 0; i < nfail; i++)
 		printf("  job %llu: %s\n", (unsigned long long)fail[i].id, fail[i].reason);

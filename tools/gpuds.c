@@ -40,10 +40,13 @@ int zka_gpuds_print(const char *name, uint32_t owner)
 	if (n > 0)
 		printf("%-5s %-7s %-8s %-8s %-7s %-9s %s\n", "gpud", "device", "backend", "pid",
 		       "busy%", "proofs/s", "keys resident");
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		char flag[96];
 		printf("%-5d %-7d %-8s %-8d %-7.1f %-9.2f %d (%.1f MiB)%s\n", s[i].id, s[i].device,
 		       s[i].backend, s[i].pid, 100 * s[i].busy, s[i].proofs_per_s, s[i].nkeys,
-		       (double)s[i].key_bytes / 1048576.0, s[i].alive ? "" : "  [not running]");
+		       (double)s[i].key_bytes / 1048576.0,
+		       zka_gpud_status_flag(&s[i], flag, sizeof flag));
+	}
 	for (int i = 0; i < n; i++)
 		if (s[i].id != 0 && zka_gpud_status_load(name, s[i].id, owner, text,
 							 ZKA_GPUD_STATUS_BYTES + 1) == 0)
