@@ -12,6 +12,10 @@
  *             device memory beyond the keys' points: max, N or Nx, multiples of a key's
  *             own point bytes; config/zka_budget.h)
  *   [metrics] listen (HOST:PORT for GET /metrics; empty: no metrics)
+ *   [limits]  user_queued (1..16777214: how many of one user's queued jobs are eligible at a
+ *             time), user_priority (-1000..1000: the highest priority that counts for one
+ *             user); both for every submitter but the arena's owner and root. Read by the
+ *             workers (which enforce them) and by submit (which refuses beyond them).
  * Comments start with '#' or ';'. Checking reports every problem, each with its line: a line
  * that is neither "[section]" nor "key = value", an unknown section or key, a key given twice,
  * a value out of range or not a number. inih's reader interface is used so that the line
@@ -30,6 +34,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void zka_config_path(char *out, size_t n, const char *name)
 {
@@ -61,7 +66,7 @@ static void problem(struct parse *p, const char *fmt, ...)
 
 static int known_section(const char *s, size_t n)
 {
-	static const char *const names[] = {"arena", "run", "metrics"};
+	static const char *const names[] = {"arena", "run", "metrics", "limits"};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (strlen(names[i]) == n && !strncmp(names[i], s, n))
 			return 1;
@@ -87,7 +92,8 @@ static char *read_line(char *str, int num, void *stream)
 		if (!e)
 			problem(p, "'[' without ']': not a section header");
 		else if (!known_section(s + 1, (size_t)(e - s - 1)))
-			problem(p, "[%.*s]: unknown section (expected arena, run or metrics)",
+			problem(p,
+				"[%.*s]: unknown section (expected arena, run, metrics or limits)",
 				(int)(e - s - 1 < 64 ? e - s - 1 : 64), s + 1);
 		return str;
 	}
@@ -190,6 +196,8 @@ static const struct key {
     {"run", "table_budget", ZKA_CF_TABLE_BUDGET,
      "max, or N or Nx with N >= 0 (multiples of a key's own point bytes)"},
     {"metrics", "listen", ZKA_CF_METRICS, "HOST:PORT such as 127.0.0.1:9464, or empty"},
+    {"limits", "user_queued", ZKA_CF_USER_QUEUED, "a number of jobs in 1..16777214"},
+    {"limits", "user_priority", ZKA_CF_USER_PRIORITY, "a priority in -1000..1000"},
 };
 
 static int set_value(struct zka_config *c, unsigned bit, const char *v)
@@ -211,6 +219,13 @@ static int set_value(struct zka_config *c, unsigned bit, const char *v)
 		break;
 	case ZKA_CF_NUMA:
 		r = parse_int(v, -1, 1023, &c->numa_node);
+		break;
+	case ZKA_CF_USER_QUEUED:
+		if (!(r = parse_u64(v, 0, 1, 16777214, &u)))
+			c->user_queued = (uint32_t)u;
+		break;
+	case ZKA_CF_USER_PRIORITY:
+		r = parse_int(v, -1000, 1000, &c->user_priority);
 		break;
 	case ZKA_CF_MAX_ATTEMPTS:
 		if (!(r = parse_u64(v, 0, 1, 255, &u)))
@@ -280,7 +295,7 @@ static int handler(void *user, const char *section, const char *name, const char
 		return 1;
 	}
 	if (!*section)
-		problem(p, "'%s' outside a section ([arena], [run] or [metrics])", name);
+		problem(p, "'%s' outside a section ([arena], [run], [metrics] or [limits])", name);
 	else if (known_section) /* an unknown section was reported at its header */
 		problem(p, "[%s] %s: unknown key", section, name);
 	return 1;
@@ -319,4 +334,18 @@ err:
 	if (p.f)
 		fclose(p.f);
 	return r;
+}
+
+int zka_config_user_limits(const char *name, FILE *report, uint32_t *queued, int *prio)
+{
+	char path[600];
+	struct zka_config c;
+	zka_config_path(path, sizeof path, name);
+	if (access(path, F_OK))
+		return 0;
+	if (zka_config_load(path, &c, report, NULL))
+		return -EINVAL;
+	*queued = c.user_queued;
+	*prio = c.user_priority;
+	return (int)(c.set & (ZKA_CF_USER_QUEUED | ZKA_CF_USER_PRIORITY));
 }

@@ -21,6 +21,8 @@ enum {
 	ZKA_CF_INFLIGHT = 1 << 10,
 	ZKA_CF_METRICS = 1 << 11,
 	ZKA_CF_TABLE_BUDGET = 1 << 12,
+	ZKA_CF_USER_QUEUED = 1 << 13,
+	ZKA_CF_USER_PRIORITY = 1 << 14,
 };
 
 struct zka_config {
@@ -36,6 +38,10 @@ struct zka_config {
 	char table_budget[32]; /* as written: "max", N or Nx (config/zka_budget.h); "" unset */
 	/* [metrics] */
 	char metrics[64]; /* HOST:PORT, "" off */
+	/* [limits]: per submitter other than the arena's owner and root (shm/zka_arena.h,
+	 * zka_user_limits) */
+	uint32_t user_queued; /* jobs of one user eligible at a time (1..16777214) */
+	int user_priority;    /* the highest priority that counts for one user (-1000..1000) */
 };
 
 /* The settings file of arena name: $ZKA_CONFIG_DIR/NAME.conf, default /etc/zkarena/NAME.conf. */
@@ -45,6 +51,10 @@ void zka_config_path(char *out, size_t n, const char *name);
  * when there were problems (c holds the valid keys), or -errno when the file cannot be read
  * (printed as "PATH: reason"). */
 int zka_config_load(const char *path, struct zka_config *c, FILE *report, int *problems);
+/* The per-user limits of arena name's settings file, when it exists, into *queued and *prio
+ * (ZKA_CF_USER_* bits of the result say which are set). 0 when there is no file or no
+ * [limits]; -EINVAL (printed to report) when the file has problems. */
+int zka_config_user_limits(const char *name, FILE *report, uint32_t *queued, int *prio);
 /* Parses a list of device numbers "0,1,..." (0..1023, at most max) into dev; returns how many,
  * or -EINVAL. */
 int zka_config_devices(const char *s, int *dev, int max);

@@ -153,6 +153,7 @@ struct zka_arena {
 	uint32_t obj_uid, obj_gid, obj_mode; /* the shm object's, from fstat at open/create */
 	char name[ZKA_NAME_MAX + 1];
 	int32_t priority; /* the priority of jobs submitted with spec priority 0 */
+	struct zka_user_limits lim; /* per-user limits this process's picks obey (workers) */
 };
 
 static inline struct zka__hdr *hdr(const struct zka_arena *a)

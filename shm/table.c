@@ -399,10 +399,76 @@ static int64_t age_step_ns(void)
 	return s;
 }
 
+/* One submitter's picture during a pick under per-user limits. */
+struct upick {
+	uint32_t uid, rank;
+	int64_t last_taken; /* the latest t_synth_start among its jobs, 0: none */
+};
+
+/* The pick under per-user limits (zka_arena_set_user_limits): as zka__pick_job, with a limited
+ * user's priority capped, its age counted from max(t_submit, its last take), only its first
+ * max_queued queued jobs eligible, and ties going to the earliest such start of the count (so
+ * two users at one level alternate instead of one draining its queue first). At most 64 distinct
+ * submitters are told apart; the jobs of any further one are judged without limits (their owner had
+ * to be in the table's top 64). */
+static uint32_t pick_limited(struct zka_arena *a, const _Atomic uint32_t *cells, uint32_t head,
+			     uint32_t n, uint32_t cap, int64_t now, int64_t step)
+{
+	struct upick u[64];
+	uint32_t nu = 0, ouid = a->obj_uid;
+	const struct zka_user_limits *L = &a->lim;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t j = atomic_load_explicit(&cells[(head + k) % cap], memory_order_relaxed);
+		if (j >= a->g.njobs)
+			continue;
+		uint32_t uid = atomic_load(&job_rec(a, j)->sub_uid), i = 0;
+		while (i < nu && u[i].uid != uid)
+			i++;
+		if (i == nu && nu < 64)
+			u[nu++] = (struct upick){.uid = uid};
+	}
+	for (uint32_t j = 0; j < a->g.njobs; j++) { /* each submitter's last take */
+		struct zka__job *J = job_rec(a, j);
+		int64_t t = atomic_load(&J->t_synth_start);
+		uint32_t uid = atomic_load(&J->sub_uid);
+		for (uint32_t i = 0; t && i < nu; i++)
+			if (u[i].uid == uid && t > u[i].last_taken)
+				u[i].last_taken = t;
+	}
+	int64_t best = INT64_MIN, best_from = INT64_MAX;
+	uint32_t k_best = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t j = atomic_load_explicit(&cells[(head + k) % cap], memory_order_relaxed);
+		if (j >= a->g.njobs)
+			continue;
+		struct zka__job *J = job_rec(a, j);
+		uint32_t uid = atomic_load(&J->sub_uid), i = 0;
+		while (i < nu && u[i].uid != uid)
+			i++;
+		int64_t from = atomic_load(&J->t_submit), prio = atomic_load(&J->priority);
+		if (i < nu && uid != ouid && uid != 0) {
+			if ((L->set & ZKA_LIM_QUEUED) && u[i].rank++ >= L->max_queued)
+				continue; /* beyond its share: waits behind its earlier jobs */
+			if ((L->set & ZKA_LIM_PRIORITY) && prio > L->max_priority)
+				prio = L->max_priority;
+			if (u[i].last_taken > from)
+				from = u[i].last_taken;
+		}
+		int64_t age = now - from;
+		int64_t eff = prio + (age > 0 ? age / step : 0);
+		/* ties: the earliest "from" (a user just served yields to one that waits) */
+		if (eff > best || (eff == best && from < best_from))
+			best = eff, best_from = from, k_best = k;
+	}
+	return k_best;
+}
+
 uint32_t zka__pick_job(struct zka_arena *a, const _Atomic uint32_t *cells, uint32_t head,
 		       uint32_t n, uint32_t cap)
 {
 	int64_t now = zka__now_ns(), best = INT64_MIN, step = age_step_ns();
+	if (a->lim.set)
+		return pick_limited(a, cells, head, n, cap, now, step);
 	uint32_t k_best = 0;
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t j = atomic_load_explicit(&cells[(head + k) % cap], memory_order_relaxed);
@@ -415,6 +481,13 @@ uint32_t zka__pick_job(struct zka_arena *a, const _Atomic uint32_t *cells, uint3
 			best = eff, k_best = k;
 	}
 	return k_best;
+}
+
+void zka_arena_set_user_limits(struct zka_arena *a, const struct zka_user_limits *l)
+{
+	a->lim = *l;
+	if (!a->lim.max_queued)
+		a->lim.set &= ~(unsigned)ZKA_LIM_QUEUED;
 }
 
 void zka_arena_set_priority(struct zka_arena *a, int priority)

@@ -195,6 +195,20 @@ int zka_job_info(const struct zka_arena *a, uint32_t job, struct zka_job_info *o
 #define ZKA_PRIORITY_MIN (-1000)
 #define ZKA_PRIORITY_MAX 1000
 void zka_arena_set_priority(struct zka_arena *a, int priority);
+/* Per-user limits (issue 38), for the jobs of every submitter but the arena's owner and root.
+ * A worker that sets them picks by these rules instead: a limited user's priority counts at
+ * most max_priority; its waiting time counts from its submit or from the last time one of
+ * that user's jobs was taken, whichever is later (so one user's stream cannot keep the age
+ * rule to itself); and only its first max_queued queued jobs (in queue order) are eligible,
+ * the rest wait behind them. Set by the worker from [limits] of the arena's settings file;
+ * submit refuses beyond them too (advisory: the worker is what enforces). */
+struct zka_user_limits {
+	unsigned set;	      /* ZKA_LIM_* bits: which of the two apply */
+	int32_t max_priority; /* ZKA_LIM_PRIORITY */
+	uint32_t max_queued;  /* ZKA_LIM_QUEUED, >= 1 */
+};
+enum { ZKA_LIM_PRIORITY = 1, ZKA_LIM_QUEUED = 2 };
+void zka_arena_set_user_limits(struct zka_arena *a, const struct zka_user_limits *l);
 int zka_job_submit(struct zka_arena *a, const struct zka_job_spec *spec, uint64_t *id,
 		   int timeout_ms);
 /* Worker, step 1: pop a FREE slot -> WRITING(me). Blocks on the free-slot ring. */

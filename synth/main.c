@@ -9,6 +9,7 @@
  * its job (with the reason)
  * and the worker goes on. A worker killed at any point loses nothing: recovery gives its job
  * back to the queue and its slot back to the free ring. */
+#include "config/zka_config.h"
 #include "config/zka_notify.h"
 #include "config/zka_version.h"
 #include "keys/zka_cache.h"
@@ -391,6 +392,29 @@ int main(int argc, char **argv)
 	int r;
 	if (!a)
 		return 2;
+	{ /* per-user limits from [limits] of the arena's settings file (this worker enforces) */
+		uint32_t q = 0;
+		int pr = 0, set = zka_config_user_limits(name, stderr, &q, &pr);
+		if (set < 0) {
+			fprintf(stderr,
+				"zkarena-synth: the settings file of arena %s has problems: "
+				"refusing to start\n",
+				name);
+			zka_arena_close(a);
+			return 2;
+		}
+		struct zka_user_limits lim = {
+		    .set = (set & ZKA_CF_USER_QUEUED ? ZKA_LIM_QUEUED : 0) |
+			   (set & ZKA_CF_USER_PRIORITY ? ZKA_LIM_PRIORITY : 0),
+		    .max_priority = pr,
+		    .max_queued = q};
+		zka_arena_set_user_limits(a, &lim);
+		if (lim.set)
+			LOG("per-user limits: %s%u queued job(s) eligible at a time, priority at "
+			    "most %d",
+			    lim.set & ZKA_LIM_QUEUED ? "" : "(any) ", q,
+			    lim.set & ZKA_LIM_PRIORITY ? pr : ZKA_PRIORITY_MAX);
+	}
 	zka_params_cache *cache = zka_params_cache_new(0);
 	if (!cache) {
 		zka_arena_close(a);

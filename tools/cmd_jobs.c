@@ -1,4 +1,5 @@
 /* cmd_jobs.c - the job API on the command line: submit, wait, status, cancel, list. */
+#include "config/zka_config.h"
 #include "synth/client.h"
 #include "synth/pipe.h"
 #include "tools/cli.h"
@@ -35,6 +36,46 @@ static int parse_id(const char *cmd, const char *s, uint64_t *id)
 		return -EINVAL;
 	}
 	*id = v;
+	return 0;
+}
+
+/* Submit's side of the per-user limits ([limits] of the arena's settings file; the workers
+ * enforce them whatever a client does): a priority above user_priority, or a user_queued-th
+ * queued job of this user, is refused with the limit named. 1 when refused (said). */
+static int user_limits_refuse(struct zka_arena *a, const char *name, int prio)
+{
+	uint32_t auid, q = 0, me = (uint32_t)geteuid(), queued = 0;
+	int pr = 0;
+	zka_arena_owner(a, &auid, NULL, NULL);
+	if (me == auid || me == 0)
+		return 0;
+	int set = zka_config_user_limits(name, stderr, &q, &pr);
+	char path[600];
+	zka_config_path(path, sizeof path, name);
+	if (set <= 0)
+		return set < 0;
+	if ((set & ZKA_CF_USER_PRIORITY) && prio > pr) {
+		fprintf(stderr,
+			"zkarena submit: --priority %d is above the per-user cap %d of arena %s "
+			"([limits] user_priority in %s)\n",
+			prio, pr, name, path);
+		return 1;
+	}
+	struct zka_arena_geometry g;
+	zka_arena_geometry(a, &g);
+	for (uint32_t j = 0; (set & ZKA_CF_USER_QUEUED) && j < g.njobs; j++) {
+		struct zka_job_info ji;
+		if (zka_job_info(a, j, &ji) == 0 && ji.state == ZKA_JOB_SUBMITTED && ji.uid == me)
+			queued++;
+	}
+	if ((set & ZKA_CF_USER_QUEUED) && queued >= q) {
+		fprintf(
+		    stderr,
+		    "zkarena submit: uid %u has %u job(s) queued in arena %s, the per-user limit "
+		    "([limits] user_queued in %s) is %u: wait for some to start\n",
+		    me, queued, name, path, q);
+		return 1;
+	}
 	return 0;
 }
 
@@ -114,6 +155,10 @@ int zka_cmd_submit(int argc, char **argv)
 		return 2;
 	char err[1024] = "";
 	uint64_t id;
+	if (user_limits_refuse(a, argv[optind], prio)) {
+		zka_arena_close(a);
+		return 2;
+	}
 	zka_arena_set_priority(a, prio);
 	int r = zka_client_submit(a, argv[optind], argv[optind + 1], r1cs, wit, out, &id, err,
 				  sizeof err);
@@ -423,6 +468,7 @@ int zka_cmd_status(int argc, char **argv)
 		for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
 			printf(" %s %u", zka_job_state_name(states[i]), cnt[states[i]]);
 		printf("\n");
+		zka_print_user_queues(a, argv[1]);
 		uint32_t auid;
 		zka_arena_owner(a, &auid, NULL, NULL);
 		zka_gpuds_print(argv[1], auid); /* every gpud: its file, the table */

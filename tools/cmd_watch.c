@@ -104,6 +104,7 @@ static void snapshot(struct zka_arena *a, const char *name)
 	if (other)
 		printf(" [other] %d", other);
 	printf("\n");
+	zka_print_user_queues(a, name);
 	struct zka_gpud_status *gs = calloc(ZKA_GPUDS_MAX, sizeof *gs);
 	int ng = gs ? zka_gpud_status_read_all(name, gs, ZKA_GPUDS_MAX) : 0;
 	if (!ng)

@@ -1,10 +1,12 @@
 /* gpuds.c - see gpuds.h. */
 #include "tools/gpuds.h"
 
+#include "config/zka_config.h"
 #include "shm/zka_arena.h"
 #include "shm/zka_gpud_status.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,4 +57,60 @@ out:
 	free(text);
 	free(s);
 	return n;
+}
+
+void zka_print_user_queues(struct zka_arena *a, const char *name)
+{
+	struct zka_arena_geometry g;
+	struct uq {
+		uint32_t uid, queued, busy;
+	} u[64];
+	int nu = 0, more = 0;
+	uint32_t auid, q = 0;
+	int pr = 0, set = zka_config_user_limits(name, NULL, &q, &pr);
+	zka_arena_owner(a, &auid, NULL, NULL);
+	zka_arena_geometry(a, &g);
+	for (uint32_t j = 0; j < g.njobs; j++) {
+		struct zka_job_info ji;
+		if (zka_job_info(a, j, &ji) || ji.state < ZKA_JOB_SUBMITTED ||
+		    ji.state > ZKA_JOB_PROVING)
+			continue;
+		int i = 0;
+		while (i < nu && u[i].uid != ji.uid)
+			i++;
+		if (i == nu) {
+			if (nu == 64) {
+				more++;
+				continue;
+			}
+			u[nu++] = (struct uq){.uid = ji.uid};
+		}
+		if (ji.state == ZKA_JOB_SUBMITTED)
+			u[i].queued++;
+		else
+			u[i].busy++;
+	}
+	printf("users:");
+	if (!nu)
+		printf(" no job queued or in progress");
+	for (int i = 0; i < nu; i++) {
+		struct passwd *pw = getpwuid(u[i].uid);
+		int lim = set > 0 && u[i].uid != auid && u[i].uid != 0;
+		printf("%s uid %u (%s) %u queued, %u in progress%s", i ? ";" : "", u[i].uid,
+		       pw ? pw->pw_name : "?", u[i].queued, u[i].busy,
+		       lim && (set & ZKA_CF_USER_QUEUED) && u[i].queued > q ? " [over user_queued]"
+									    : "");
+	}
+	if (more)
+		printf("; %d job(s) of further users", more);
+	printf("\n");
+	if (set > 0) {
+		printf("per-user limits (all but uid %u and root):", auid);
+		if (set & ZKA_CF_USER_QUEUED)
+			printf(" %u queued job(s) eligible at a time", q);
+		if (set & ZKA_CF_USER_PRIORITY)
+			printf("%s priority counts at most %d", set & ZKA_CF_USER_QUEUED ? "," : "",
+			       pr);
+		printf("\n");
+	}
 }
