@@ -870,6 +870,19 @@ int zka_job_wait(struct zka_arena *a, uint64_t id, int timeout_ms, struct zka_jo
 }
 
 /* job DONE|FAILED -> FREE [free-jobs]. Clients, after wait. */
+int zka_job_may_touch(const struct zka_arena *a, const struct zka_job_info *ji)
+{
+	uid_t me = geteuid();
+	return me == 0 || me == a->obj_uid || me == ji->uid;
+}
+
+/* The same from the record (not a copy): submitter, arena owner or root. */
+static int may_touch_rec(const struct zka_arena *a, struct zka__job *J)
+{
+	uid_t me = geteuid();
+	return me == 0 || me == a->obj_uid || me == atomic_load(&J->sub_uid);
+}
+
 int zka_job_release(struct zka_arena *a, uint64_t id)
 {
 	uint32_t j = zka_job_index(id), me;
@@ -882,6 +895,8 @@ int zka_job_release(struct zka_arena *a, uint64_t id)
 	uint64_t w;
 	if ((rc = live_job(a, id, &J, &w)) < 0)
 		return rc;
+	if (!may_touch_rec(a, J))
+		return -EPERM;
 	if (w_state(w) != ZKA_JOB_DONE && w_state(w) != ZKA_JOB_FAILED)
 		return -EBUSY;
 	if ((rc = zka__push_job(a, ZKA_RING_FREE_JOBS, j, w,
@@ -906,6 +921,8 @@ int zka_job_cancel(struct zka_arena *a, uint64_t id)
 	uint64_t w;
 	if (live_job(a, id, &J, &w) < 0)
 		return -ESTALE;
+	if (!may_touch_rec(a, J))
+		return -EPERM;
 	if (w_state(w) == ZKA_JOB_DONE || w_state(w) == ZKA_JOB_FAILED)
 		return -EALREADY;
 	atomic_store_explicit(&J->cancel, 1, memory_order_release);

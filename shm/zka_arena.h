@@ -233,8 +233,14 @@ int zka_job_finish(struct zka_arena *a, uint32_t slot, const char *reason);
  * -ESTALE: the id no longer names that job; -ETIMEDOUT. Blocks on the job's futex word
  * (a read-only handle may only look: timeout 0, else -EROFS). */
 int zka_job_wait(struct zka_arena *a, uint64_t id, int timeout_ms, struct zka_job_info *info);
-/* Client: DONE/FAILED -> FREE (record reusable). -EBUSY when not terminal. */
+/* Client: DONE/FAILED -> FREE (record reusable). -EBUSY when not terminal; -EPERM when the
+ * caller is neither the job's submitter, the arena's owner nor root (zka_job_may_touch). */
 int zka_job_release(struct zka_arena *a, uint64_t id);
+/* Whether this process (euid) may cancel, release or read job ji: its submitter (the uid the
+ * record names), the arena's owner, or root. A policy of the library and the CLI: in a group
+ * arena a member with write access to the object could still write the record itself
+ * (docs/ops.md, the multi-user model). */
+int zka_job_may_touch(const struct zka_arena *a, const struct zka_job_info *ji);
 /* Retention: frees every DONE/FAILED record finished more than the arena's retention ago
  * (oldest first); with need > 0, also frees up to need of the oldest finished records even if
  * younger. Returns the number freed. A freed record keeps its id, output directory and
@@ -248,7 +254,8 @@ void zka_job_counts(const struct zka_arena *a, uint32_t *used, uint32_t *finishe
 /* Records SUBMITTED or SYNTHESIZING (read from the state words alone, as zka_job_counts). */
 uint32_t zka_job_pending(const struct zka_arena *a);
 /* Client: asks that a job not yet finished be cancelled; the worker or prover that handles it
- * next fails it with "cancelled". -ESTALE (no such job), -EALREADY (already DONE/FAILED). */
+ * next fails it with "cancelled". -ESTALE (no such job), -EALREADY (already DONE/FAILED),
+ * -EPERM (not the submitter, the owner or root). */
 int zka_job_cancel(struct zka_arena *a, uint64_t id);
 /* Returns 1 when cancellation of the job at table index job was requested. */
 int zka_job_cancelled(const struct zka_arena *a, uint32_t job);

@@ -294,6 +294,17 @@ int zka_cmd_wait(int argc, char **argv)
 		zka_arena_close(a);
 		return 2;
 	}
+	struct zka_job_info own;
+	if (zka_job_info(a, zka_job_index(id), &own) == 0 && own.id == id &&
+	    own.state != ZKA_JOB_FREE && !zka_job_may_touch(a, &own)) {
+		fprintf(stderr,
+			"zkarena wait: job %llu belongs to uid %u: only its submitter, the arena's "
+			"owner or root may read it (EPERM)\n",
+			(unsigned long long)id, own.uid);
+		free(o);
+		zka_arena_close(a);
+		return 2;
+	}
 	int status = wait_report(id, zka_client_wait(a, id, timeout_ms, out, o), o);
 	free(o);
 	if (release && (status == 0 || status == 1))
@@ -320,6 +331,16 @@ int zka_cmd_cancel(int argc, char **argv)
 	if (!a)
 		return 2;
 	int r = zka_job_cancel(a, id);
+	struct zka_job_info ji;
+	if (r == -EPERM && zka_job_info(a, zka_job_index(id), &ji) == 0) {
+		fprintf(
+		    stderr,
+		    "zkarena cancel: job %llu belongs to uid %u: only its submitter, the arena's "
+		    "owner or root may cancel it (EPERM)\n",
+		    (unsigned long long)id, ji.uid);
+		zka_arena_close(a);
+		return 2;
+	}
 	zka_arena_close(a);
 	if (r == -EALREADY) {
 		fprintf(stderr, "zkarena cancel: job %llu already finished\n",
@@ -348,12 +369,16 @@ static void list_jobs(struct zka_arena *a, int all)
 			continue;
 		if (!all && (ji.state == ZKA_JOB_DONE))
 			continue;
+		char other[64]; /* another user's job: its paths and reason are not shown */
+		snprintf(other, sizeof other, "(a job of uid %u)", ji.uid);
 		printf("%-12llu %-12s %-4u %-8.3f %-8.3f %-8.3f %-8.3f %s\n",
 		       (unsigned long long)ji.id, zka_job_state_name(ji.state), ji.attempts + 1,
 		       secs(ji.t_submit, ji.t_synth_start), secs(ji.t_synth_start, ji.t_synth_end),
 		       secs(ji.t_synth_start, ji.t_witness_end),
 		       secs(ji.t_prove_start, ji.t_prove_end),
-		       ji.state == ZKA_JOB_FAILED ? ji.reason : ji.out_dir);
+		       !zka_job_may_touch(a, &ji)   ? other
+		       : ji.state == ZKA_JOB_FAILED ? ji.reason
+						    : ji.out_dir);
 	}
 }
 
@@ -429,6 +454,13 @@ int zka_cmd_status(int argc, char **argv)
 				"or its "
 				"record expired and was reused)\n",
 				(unsigned long long)id);
+			status = 2;
+		} else if (!zka_job_may_touch(a, &ji)) {
+			fprintf(
+			    stderr,
+			    "zkarena status: job %llu belongs to uid %u: only its submitter, the "
+			    "arena's owner or root may read it (EPERM)\n",
+			    (unsigned long long)id, ji.uid);
 			status = 2;
 		} else {
 			if (ji.id == id && zka_job_expired(a, id, &ji) == 0)
