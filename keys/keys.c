@@ -665,6 +665,12 @@ static int open_import(struct req *q)
 				&q->kid, q->err, q->errlen);
 	if (ret)
 		return ret;
+	if (!q->cpath[0] && !o->no_cache) { /* said, never a silent fallback */
+		char dir[PATH_MAX];
+		zka_keys_cache_dir(dir, sizeof dir);
+		zka_keys_cache_check(dir, 0, why, sizeof why);
+		fprintf(stderr, "zkarena: cannot cache %s (%s); continuing without\n", path, why);
+	}
 	if (q->cpath[0]) {
 		char dir[PATH_MAX];
 		zka_keys_cache_dir(dir, sizeof dir);

@@ -1,0 +1,279 @@
+#!/usr/bin/env bash
+# attacks.sh ZKARENA - issue 38: trust nothing another local user can touch. Run as root (CI
+# does): it makes a throwaway unprivileged user with useradd (as tests/pipeline/harden.sh and
+# the cluster tests' PostgreSQL do) and tries, as that user, each attack of the issue's list
+# and a few more against root's keys, files, arenas and jobs; every check asserts the outcome:
+# refused with a named reason, or harmless, and nothing of root's read or written.
+# Without root it says loudly that it skipped and exits 77 (ctest: skipped).
+#   1. key regions: another user's resident region of root's key is not used by prove, submit
+#      or the pipeline (unless ZKARENA_KEY_OWNERS names that user); group/other-writable ones
+#      neither
+#   2. writes: planted links at the temporary names of import -o and prove (a world-writable
+#      directory, links not protected) overwrite nothing; a link at the final name is
+#      replaced, not followed; the key cache: another user's directory, a parent writable by
+#      others, HOME unset (no /tmp fallback); cache 0700, entries 0600; outputs honour the
+#      umask (prove) and the output directory's mode (the pipeline)
+#   3. group arena: a member cannot cancel, release, wait on or read root's job
+#   4. witnesses: a witness swapped for a link to a root-only file after submit fails the job
+#      (nothing of the file reaches the slot); witnesses truncated and restored in a loop while
+#      jobs run never kill a worker (each job DONE and verified, or FAILED with a reason)
+#   5. a FIFO planted at a gpud status name does not stop the daemon or status
+#   6. a flood at priority 1000 from one user does not starve another's job ([limits]); submit
+#      refuses beyond the limits
+#   7. corruption: a ring's mutex word ff000000 is named by check, refused by run, repaired by
+#      check --repair; a slot record with data_size 0 is quarantined and jobs go on
+#   8. smaller: no public.json left when proof.json cannot be written (ENOSPC hook); a .zkey
+#      with a 50 GB sparse tail refused from its header at once; params evict refuses a region
+#      an arena uses; arena create --jobs 0 refused; a SIGSTOPped gpud shown as stopped
+here=$(cd "$(dirname "$0")" && pwd)
+if [ "$(id -u)" != 0 ]; then
+	echo "*** SKIPPED: tests/security/attacks.sh needs root (useradd, setpriv, chown) to act as a"
+	echo "*** second local user; run it as root (CI does). Nothing was tested."
+	exit 77
+fi
+source "$here/../pipeline/lib.sh" "$1"
+U=zka-sec-$$
+useradd --no-create-home --shell /usr/sbin/nologin --user-group "$U" || { echo "useradd failed"; exit 1; }
+sec_cleanup() {
+	cleanup
+	rm -f "$T/flipping"
+	rm -f "/dev/shm/zkarena-$NAME.gpud9-status"
+	for r in /dev/shm/zka-key.*; do
+		[ -e "$r" ] && [ "$(stat -c %U "$r")" = "$U" ] && rm -f "$r"
+	done
+	[ -n "${ROOT_REGION:-}" ] && rm -f "/dev/shm$ROOT_REGION"
+	userdel "$U" >/dev/null 2>&1
+	true
+}
+trap sec_cleanup EXIT
+UID_B=$(id -u "$U")
+GID_B=$(id -g "$U")
+as_b() { env -u ZKARENA_CACHE HOME=/nonexistent setpriv --reuid="$UID_B" --regid="$GID_B" --init-groups -- "$@"; }
+chmod 755 "$T"
+keys bn128 300 c && keys bn128 300 d || { echo "keys failed"; exit 1; }
+chmod 644 "$T"/c.* "$T"/d.*
+mkdir -p "$T/o" "$T/victim" "$T/b" && chown "$U:$U" "$T/b" && chmod 700 "$T/victim"
+echo precious >"$T/victim/secret" && chmod 600 "$T/victim/secret"
+victim_intact() { [ "$(cat "$T/victim/secret")" = precious ] && [ "$(ls -A "$T/victim")" = secret ]; }
+verify() { "$ZK" verify "$T/c.vk.json" "$1/public.json" "$1/proof.json" >/dev/null 2>&1; }
+
+# ---- 1. resident key regions ----
+as_b "$ZK" params load "$T/c.zkey" >"$T/out" 2>&1
+B_REGION=$(ls -l /dev/shm | awk -v u="$U" '$3==u && $NF ~ /^zka-key\./ {print "/"$NF}' | head -1)
+[ -n "$B_REGION" ] && ok "the other user loads root's key as its own resident region ($B_REGION)" ||
+	ko "params load as $U made no region: $(tail -c 300 "$T/out")"
+expect 0 "root's prove with that region present: exit 0" "$ZK" prove --times "$T/c.zkey" "$T/c.wtns" "$T/o/p1.json" "$T/o/pub1.json"
+check "  the other user's region was not used" sh -c "! grep -q 'resident region' '$T/out'"
+check "  the proof verifies against c's vk" "$ZK" verify "$T/c.vk.json" "$T/o/pub1.json" "$T/o/p1.json"
+expect 0 "  with ZKARENA_KEY_OWNERS naming that user, its region is used (the control)" env ZKARENA_KEY_OWNERS="1,$UID_B" "$ZK" prove --times "$T/c.zkey" "$T/c.wtns" "$T/o/p2.json" "$T/o/pub2.json"
+check "  says resident region" grep -q "resident region $B_REGION" "$T/out"
+chmod 666 "/dev/shm$B_REGION"
+expect 0 "  but not once it is writable by others" env ZKARENA_KEY_OWNERS="$UID_B" "$ZK" prove --times "$T/c.zkey" "$T/c.wtns" "$T/o/p3.json" "$T/o/pub3.json"
+check "  (not used)" sh -c "! grep -q 'resident region' '$T/out'"
+check "arena create" "$ZK" arena create "$NAME" --slots 2 --slot-bytes 1M --jobs 16
+start_run 1
+nd=0
+for i in 1 2 3 4 5; do
+	id=$(submit "$T/c.zkey" "$T/c.wtns" "$T/o/r$i")
+	"$ZK" wait "$NAME" "$id" --timeout 60 >/dev/null 2>&1 && verify "$T/o/r$i" && nd=$((nd + 1))
+done
+[ "$nd" = 5 ] && ok "the pipeline beside the planted region: 5 of 5 root jobs DONE and verified" || ko "$nd of 5 DONE"
+region=$("$ZK" arena status "$NAME" --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.parse(s).circuits[0].params_shm))")
+[ "$region" != "$B_REGION" ] && [ "$(stat -c %u "/dev/shm$region")" = 0 ] &&
+	ok "  the arena's circuit uses root's own region ($region)" || ko "  the arena uses $region"
+stop_run
+
+# ---- 8a. params evict vs arenas ----
+"$ZK" params load "$T/d.zkey" >/dev/null 2>&1
+ROOT_REGION=$(ls -l /dev/shm | awk '$3=="root" && $NF ~ /^zka-key\./ {print "/"$NF}' | head -1)
+did=$(submit "$T/d.zkey" "$T/d.wtns" "$T/o/d1")
+[ -n "$ROOT_REGION" ] && [ -n "$did" ] && ok "root's resident region of d serves the arena" || ko "no resident region / submit failed"
+expect 2 "params evict of a region an arena uses: refused" "$ZK" params evict "${ROOT_REGION#/zka-key.}"
+check "  names the arena" grep -q "serves arena $NAME" "$T/out"
+[ -e "/dev/shm$ROOT_REGION" ] && ok "  the region is still there" || ko "  the region is gone"
+
+# ---- 2. writes: planted links, the key cache, modes ----
+W=$T/ww
+mkdir -p "$W" && chmod 1777 "$W"
+# every name the old writers used: <out>.tmp<PID> (import) and <out>.tmp.<PID>.<n> (prove)
+as_b sh -c "p=\$\$; for i in \$(seq \$p \$((p + 400))); do ln -s '$T/victim/secret' '$W/c.zka.tmp'\$i; for n in 0 1 2; do ln -s '$T/victim/secret' '$W/proof.json.tmp.'\$i.\$n; ln -s '$T/victim/secret' '$W/public.json.tmp.'\$i.\$n; done; done"
+as_b ln -s "$T/victim/secret" "$W/pub.json"
+expect 0 "import -o into a world-writable directory full of planted links" "$ZK" import "$T/c.zkey" -o "$W/c.zka"
+expect 0 "prove into it, a link planted at public.json's final name" "$ZK" prove "$W/c.zka" "$T/c.wtns" "$W/proof.json" "$W/pub.json"
+victim_intact && ok "  the root-only file is untouched" || ko "  victim: $(ls -la "$T/victim")"
+[ -f "$W/c.zka" ] && [ ! -L "$W/pub.json" ] && [ "$(stat -c %U "$W/pub.json")" = root ] &&
+	ok "  the outputs are root's files (the link at the final name replaced, not followed)" || ko "  $(ls -la "$W" | head -5)"
+mkdir -p "$T/bc" && chown "$U" "$T/bc"
+expect 0 "a key cache directory owned by another user: prove still works" env ZKARENA_CACHE="$T/bc" "$ZK" prove "$T/c.zkey" "$T/c.wtns" "$T/o/p4.json" "$T/o/pub4.json"
+check "  says why it does not cache" grep -q "owned by another user" "$T/out"
+[ -z "$(ls -A "$T/bc")" ] && ok "  nothing written into it" || ko "  $(ls -la "$T/bc")"
+mkdir -p "$T/open" && chmod 777 "$T/open"
+expect 0 "a cache whose parent is writable by others without the sticky bit" env ZKARENA_CACHE="$T/open/cache" "$ZK" prove "$T/c.zkey" "$T/c.wtns" "$T/o/p5.json" "$T/o/pub5.json"
+check "  refused, named" grep -q "writable by group or others without the sticky bit" "$T/out"
+[ ! -e "$T/open/cache" ] && ok "  nothing created there" || ko "  $(ls -la "$T/open")"
+env ZKARENA_CACHE="$T/own/cache" "$ZK" prove "$T/c.zkey" "$T/c.wtns" "$T/o/p6.json" "$T/o/pub6.json" >/dev/null 2>&1
+[ "$(stat -c %a "$T/own/cache")" = 700 ] && [ "$(stat -c %a "$T"/own/cache/*.zka)" = 600 ] &&
+	ok "the cache is made 0700, its entries 0600" || ko "  modes: $(stat -c '%a %n' "$T/own/cache" "$T"/own/cache/*)"
+rm -rf /tmp/.cache.zka-sec-test
+mkdir -p /tmp/.cache.zka-sec-test/zkarena && chmod -R 777 /tmp/.cache.zka-sec-test
+as_b mkdir -p "$T/b/h"
+expect 0 "HOME unset: prove as the user works" as_b env -u HOME -u XDG_CACHE_HOME "$ZK" prove "$T/c.zkey" "$T/c.wtns" "$T/b/h/p.json" "$T/b/h/pub.json"
+check "  without a cache in /tmp, and says so" grep -q "no key cache directory (HOME and XDG_CACHE_HOME unset" "$T/out"
+[ -z "$(find /tmp/.cache /tmp/.cache.zka-sec-test -user "$U" 2>/dev/null)" ] && ok "  nothing of the user's in /tmp/.cache" || ko "  $(find /tmp/.cache -user "$U")"
+rm -rf /tmp/.cache.zka-sec-test
+(umask 077 && "$ZK" prove "$W/c.zka" "$T/c.wtns" "$T/o/um.json" "$T/o/umpub.json" >/dev/null 2>&1)
+[ "$(stat -c %a "$T/o/um.json")" = 600 ] && [ "$(stat -c %a "$T/o/umpub.json")" = 600 ] &&
+	ok "prove's outputs honour the umask (077: 0600)" || ko "  modes $(stat -c %a "$T/o/um.json")"
+
+# ---- 3. group arena: another user's job ----
+check "arena re-created with --group $U" sh -c "'$ZK' arena destroy '$NAME' && '$ZK' arena create '$NAME' --slots 2 --slot-bytes 1M --jobs 16 --group '$U'"
+mkdir -p "$T/priv" && chmod 700 "$T/priv"
+rid=$(submit "$T/c.zkey" "$T/c.wtns" "$T/priv/q")
+expect 2 "a member cancels root's job: refused" as_b "$ZK" cancel "$NAME" "$rid"
+check "  names the owner (uid 0)" grep -q "belongs to uid 0: only its submitter" "$T/out"
+expect 2 "  status JOB of root's job: refused" as_b "$ZK" status "$NAME" "$rid"
+expect 2 "  wait --release on it: refused" as_b "$ZK" wait "$NAME" "$rid" --timeout 1 --release
+as_b "$ZK" list "$NAME" >"$T/out" 2>&1
+check "  list hides its paths" sh -c "grep -q '(a job of uid 0)' '$T/out' && ! grep -q '$T/priv' '$T/out'"
+start_run 1 RUN_DUMMY=1
+expect 0 "root's job DONE (not cancelled)" "$ZK" wait "$NAME" "$rid" --timeout 60
+
+# ---- 4. witnesses changed under the worker ----
+stop_run
+mkdir -p "$T/rootonly" && chmod 700 "$T/rootonly"
+cp "$T/c.wtns" "$T/rootonly/root.wtns" && chmod 600 "$T/rootonly/root.wtns"
+as_b cp "$T/c.wtns" "$T/b/w.wtns"
+as_b mkdir -p "$T/b/o1" "$T/b/o2"
+id1=$(as_b "$ZK" submit "$NAME" "$T/c.zkey" "$T/b/w.wtns" --out "$T/b/o1" | tail -1)
+as_b sh -c "rm '$T/b/w.wtns' && ln -s '$T/rootonly/root.wtns' '$T/b/w.wtns'"
+start_run 1
+expect 1 "a witness swapped for a link to a root-only file after submit: job FAILED" "$ZK" wait "$NAME" "$id1" --timeout 60
+check "  the reason names the link" grep -q "symbolic link: refused\|Permission denied" "$T/out"
+# truncations in a loop while jobs synthesize: never a dead worker
+as_b cp "$T/c.wtns" "$T/b/flip.wtns"
+touch "$T/flipping" # the loop ends when this goes (or $T with it, whatever kills this script)
+as_b sh -c "while [ -e '$T/flipping' ]; do cp '$T/c.wtns' '$T/b/flip.tmp'; truncate -s 100 '$T/b/flip.wtns'; cat '$T/b/flip.tmp' > '$T/b/flip.wtns'; done" &
+FLIP_PID=$!
+ids=()
+for i in $(seq 1 10); do
+	as_b mkdir -p "$T/b/f$i"
+	ids+=("$(as_b "$ZK" submit "$NAME" "$T/c.zkey" "$T/b/flip.wtns" --out "$T/b/f$i" 2>/dev/null | tail -1)")
+done
+nd=0 nf=0 bad=0 ns=0
+for i in $(seq 1 10); do
+	id=${ids[$((i - 1))]}
+	[ -z "$id" ] && continue
+	ns=$((ns + 1))
+	"$ZK" wait "$NAME" "$id" --timeout 60 >"$T/w" 2>&1
+	case $? in
+	0) verify "$T/b/f$i" && nd=$((nd + 1)) || bad=$((bad + 1)) ;;
+	1) grep -q "short read\|changed under us\|not a version-2\|too short\|past the end\|section\|does not satisfy\|not below\|is not 1\|values but the key" "$T/w" && nf=$((nf + 1)) || { bad=$((bad + 1)); cat "$T/w"; } ;;
+	*) bad=$((bad + 1)) ;;
+	esac
+done
+rm -f "$T/flipping"
+wait "$FLIP_PID" 2>/dev/null
+FLIP_PID=
+[ "$bad" = 0 ] && [ "$ns" -ge 5 ] && [ $((nd + nf)) = "$ns" ] && ok "witness truncated in a loop: of $ns submitted, $nd DONE and verified, $nf FAILED with a reason" || ko "of $ns submitted: $nd DONE, $nf FAILED, $bad bad"
+check "  no worker died (no restart in the log)" sh -c "! grep -q 'worker .* died\|killed by signal' '$T/run.log'"
+
+# ---- 5. a FIFO at a gpud status name ----
+as_b mkfifo "/dev/shm/zkarena-$NAME.gpud9-status" 2>/dev/null || mkfifo "/dev/shm/zkarena-$NAME.gpud9-status"
+id=$(submit "$T/c.zkey" "$T/c.wtns" "$T/o/fifo")
+expect 0 "with a FIFO planted at a status name, a job is DONE" "$ZK" wait "$NAME" "$id" --timeout 60
+expect 0 "  and status answers" timeout 10 "$ZK" status "$NAME"
+rm -f "/dev/shm/zkarena-$NAME.gpud9-status"
+stop_run
+
+# ---- 6. a priority flood, and the per-user limits ----
+export ZKA_CONFIG_DIR=$T/conf
+mkdir -p "$ZKA_CONFIG_DIR"
+as_b mkdir -p "$T/b/fl"
+flood=()
+for i in $(seq 1 12); do
+	as_b mkdir -p "$T/b/fl/$i"
+	flood+=("$(as_b "$ZK" submit "$NAME" "$T/c.zkey" "$T/c.wtns" --out "$T/b/fl/$i" --priority 1000 | tail -1)")
+done
+rid=$(submit "$T/c.zkey" "$T/c.wtns" "$T/o/prio" --priority 0)
+# the limits arrive with the next start of the workers (the flood was queued before them)
+printf '[limits]\nuser_queued = 2\nuser_priority = 0\n' >"$ZKA_CONFIG_DIR/$NAME.conf"
+"$ZK" status "$NAME" >"$T/st" 2>&1
+check "status shows the user's queue and the limits" sh -c "grep -q 'uid $UID_B ($U) 12 queued' '$T/st' && grep -q 'per-user limits' '$T/st'"
+start_run 1
+expect 0 "root's priority-0 job behind 12 queued priority-1000 jobs of the user: DONE" "$ZK" wait "$NAME" "$rid" --timeout 90
+t_root=$(jobjson "$rid" t_synth_start)
+before=0
+for id in "${flood[@]}"; do
+	t=$(jobjson "$id" t_synth_start)
+	[ -n "$t" ] && [ "$t" != 0 ] && [ "$t" -lt "$t_root" ] && before=$((before + 1))
+done
+[ "$before" -le 2 ] && ok "  taken after at most 2 of the flood ($before), not after all 12" || ko "  $before flood jobs went first"
+expect 2 "submit at priority 1000 beyond user_priority: refused" as_b "$ZK" submit "$NAME" "$T/c.zkey" "$T/c.wtns" --out "$T/b/fl/1" --priority 1000
+check "  names the limit" grep -q "above the per-user cap 0" "$T/out"
+stop_run
+unset ZKA_CONFIG_DIR
+
+# ---- 7. corruption at rest ----
+check "arena re-created" sh -c "'$ZK' arena destroy '$NAME' && '$ZK' arena create '$NAME' --slots 2 --slot-bytes 1M --jobs 16"
+g=$("$ZK" arena status "$NAME" --json)
+soff=$(echo "$g" | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const g=JSON.parse(s).geometry;console.log(g.slots_off+Math.ceil(g.slots*g.slot_rec_bytes/64)*64+' '+g.slots_off+' '+g.slot_rec_bytes)})")
+read -r ring0 slots_off srb <<<"$soff"
+printf '\xff\x00\x00\x00' | dd of="/dev/shm/zkarena-$NAME" bs=1 seek="$ring0" conv=notrunc status=none
+expect 1 "a ring mutex word ff000000: check names it" timeout 30 "$ZK" arena check "$NAME"
+check "  reason" grep -q "mutex of ring free_slots: not a valid state" "$T/out"
+expect 2 "  run refuses the arena" timeout 30 "$ZK" run "$NAME" --workers 1 --backend cpu
+check "  saying how to repair" grep -q "refusing to start (repair it" "$T/out"
+expect 0 "  check --repair initialises it again" timeout 30 "$ZK" arena check "$NAME" --repair
+check "  says so" grep -q "initialised 1 mutex(es) again" "$T/out"
+# a slot record with data_size 0 (slot 1: offset + 16, the record's data_size word)
+printf '\x00\x00\x00\x00\x00\x00\x00\x00' | dd of="/dev/shm/zkarena-$NAME" bs=1 seek=$((slots_off + srb + 16)) conv=notrunc status=none
+start_run 1
+nd=0
+for i in 1 2 3 4 5 6 7 8; do
+	id=$(submit "$T/c.zkey" "$T/c.wtns" "$T/o/z$i")
+	"$ZK" wait "$NAME" "$id" --timeout 60 >/dev/null 2>&1 && nd=$((nd + 1))
+done
+[ "$nd" = 8 ] && ok "a slot with data_size 0: 8 of 8 jobs DONE" || ko "$nd of 8 DONE"
+stop_run
+[ "$("$ZK" arena status "$NAME" --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.parse(s).slots[1].state))")" = QUARANTINED ] &&
+	ok "  the slot is QUARANTINED (not CORRUPT, never handed out)" || ko "  slot 1 not quarantined"
+expect 0 "  arena check: ok" "$ZK" arena check "$NAME"
+
+# ---- 8. smaller ones ----
+start_run 1 ZKA_TEST_ENOSPC=proof.json
+id=$(submit "$T/c.zkey" "$T/c.wtns" "$T/o/nospc")
+expect 1 "proof.json cannot be written (ENOSPC): job FAILED" "$ZK" wait "$NAME" "$id" --timeout 60
+[ ! -e "$T/o/nospc/public.json" ] && [ -z "$(ls -A "$T/o/nospc")" ] && ok "  no public.json (or temporary) left behind" || ko "  left: $(ls -A "$T/o/nospc")"
+stop_run
+start_run 1
+mkdir -p "$T/o/stop"
+sleep 2
+gpid=$(grep -o 'gpud 0 .*pid [0-9]*' "$T/run.log" | grep -o '[0-9]*$' | head -1)
+[ -z "$gpid" ] && gpid=$("$ZK" status "$NAME" 2>/dev/null | awk '$1=="0" && $3=="cpu" {print $4}')
+if [ -n "$gpid" ] && kill -STOP "$gpid"; then
+	sleep 1
+	"$ZK" status "$NAME" >"$T/st" 2>&1
+	check "a SIGSTOPped gpud: status says stopped" grep -q "\[stopped" "$T/st"
+	kill -CONT "$gpid"
+else
+	ko "no gpud pid to stop"
+fi
+stop_run
+# the tail inside the last section (its size field grown by 50 GB), so the container is whole
+cp "$T/c.zkey" "$T/sparse.zkey"
+node -e "
+const fs=require('fs'),f=fs.openSync(process.argv[1],'r+'),b=Buffer.alloc(12);
+fs.readSync(f,b,0,12,0);let n=b.readUInt32LE(8),pos=12,last=0;
+for(let i=0;i<n;i++){fs.readSync(f,b,0,12,pos);last=pos;pos+=12+Number(b.readBigUInt64LE(4));}
+fs.readSync(f,b,0,12,last);b.writeBigUInt64LE(b.readBigUInt64LE(4)+50n*(1n<<30n),4);fs.writeSync(f,b,0,12,last);" "$T/sparse.zkey"
+truncate -s +50G "$T/sparse.zkey"
+t0=$(date +%s%N)
+expect 2 "a .zkey with a 50 GB sparse tail: import refused" "$ZK" import "$T/sparse.zkey" -o "$T/o/sparse.zka"
+t1=$(date +%s%N)
+check "  from its header (names the section)" grep -q "refused from the header" "$T/out"
+[ $(((t1 - t0) / 1000000)) -lt 3000 ] && ok "  at once ($(((t1 - t0) / 1000000)) ms)" || ko "  took $(((t1 - t0) / 1000000)) ms"
+rm -f "$T/sparse.zkey"
+expect 2 "arena create --jobs 0: refused" "$ZK" arena create "${NAME}z" --slots 1 --slot-bytes 1M --jobs 0
+check "  says why" grep -q "0 job records is not a table" "$T/out"
+victim_intact && ok "root's private file never touched" || ko "victim changed"
+finish
