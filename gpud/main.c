@@ -50,6 +50,7 @@
 #include "gpud/outputs.h"
 #include "keys/zka_cache.h"
 #include "shm/zka_gpud_status.h"
+#include "synth/attest.h"
 #include "synth/pipe.h"
 #include "synth/slot_layout.h"
 #include "zk/groth16.h"
@@ -314,14 +315,18 @@ struct fin_item {
 	char key_path[ZKA_PATH_MAX];
 };
 
-/* Ends the job of slot (DONE, or FAILED with fail); returns 0 or -errno on arena trouble. */
-static int end_job(struct daemon *d, uint32_t slot, uint32_t job, const char *fail)
+/* Ends the job of slot (DONE, or FAILED with fail), then removes its attestation (att_nonce,
+ * 0: none); returns 0 or -errno on arena trouble. */
+static int end_job(struct daemon *d, uint32_t slot, uint32_t job, const char *fail,
+		   uint64_t att_nonce)
 {
 	if (fail)
 		LOG("job %u failed: %s", job, fail);
 	int r = zka_job_finish(d->a, slot, fail);
 	if (r)
 		LOG("cannot finish job %u: %s", job, strerror(-r));
+	else if (att_nonce) /* the job ended: its submitter's attestation has served */
+		zka_attest_remove(zka_arena_name(d->a), att_nonce);
 	return r;
 }
 
@@ -345,7 +350,8 @@ static int finish_one(struct daemon *d, struct fin_item *it)
 				     sizeof err)) {
 		fail = err;
 	}
-	return end_job(d, it->slot, it->job, fail);
+	/* a job reaches a finisher only attested (prove_one), in a group arena */
+	return end_job(d, it->slot, it->job, fail, zka_attest_needed(d->a) ? it->ji.user_tag : 0);
 }
 
 /* Queues it for the finishers (blocking while the queue is full): 0, or -ECANCELED when the
@@ -414,7 +420,7 @@ static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job, st
 	char err[1024] = "";
 	const char *fail = NULL;
 	struct zka_circuit_info ci = {0};
-	int r;
+	int r, att = 0;
 	if ((r = zka_job_info(a, job, ji))) {
 		snprintf(err, sizeof err, "job record unreadable: %s", strerror(-r));
 		fail = err;
@@ -422,6 +428,12 @@ static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job, st
 	}
 	if (zka_job_cancelled(a, job)) {
 		fail = "cancelled";
+		goto finish;
+	}
+	att = zka_attest_needed(a); /* a group arena: only attested records (synth/attest.h) */
+	if (att && zka_attest_check(zka_arena_name(a), ji, err, sizeof err)) {
+		fail = err;
+		att = 0; /* its nonce may name another job's attestation: not removed */
 		goto finish;
 	}
 	(void)zka_circuit_info(a, ji->circuit, &ci); /* its key's path, for the messages */
@@ -478,7 +490,7 @@ static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job, st
 	(void)fin_push(d, it);
 	return 0;
 finish:
-	return end_job(d, slot, job, fail);
+	return end_job(d, slot, job, fail, att ? ji->user_tag : 0);
 }
 
 struct lane_arg {

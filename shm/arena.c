@@ -791,6 +791,11 @@ int zka_arena_destroy(const char *name)
 	return 0;
 }
 
+const char *zka_arena_name(const struct zka_arena *a)
+{
+	return a->name;
+}
+
 void zka_arena_owner(const struct zka_arena *a, uint32_t *uid, uint32_t *gid, uint32_t *mode)
 {
 	if (uid)

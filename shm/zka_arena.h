@@ -68,6 +68,8 @@ void zka_arena_close(struct zka_arena *a);
 int zka_arena_destroy(const char *name);
 /* The shm object's owner, group and mode (as fstat saw them at open). */
 void zka_arena_owner(const struct zka_arena *a, uint32_t *uid, uint32_t *gid, uint32_t *mode);
+/* The arena's name (as given to create/open). */
+const char *zka_arena_name(const struct zka_arena *a);
 /* Is an object with this owner/group/mode one this process may use? 0 yes; -EPERM with a
  * one-line reason in msg (msgsz bytes) naming the owner. shared: as ZKA_OPEN_SHARED. */
 int zka_owner_check(uint32_t uid, uint32_t gid, uint32_t mode, int shared, char *msg,

@@ -34,6 +34,7 @@
  */
 #include "synth/client.h"
 #include "keys/zka_cache.h"
+#include "synth/attest.h"
 #include "synth/pipe.h"
 #include "witness/zka_witness.h"
 #include "zk/binfile.h"
@@ -194,7 +195,13 @@ queue:
 	spec.circuit = idx;
 	spec.witness_path = w;
 	spec.out_dir = o;
+	/* a group arena's daemons act only on records their submitter attested (synth/attest.h) */
+	int att = zka_attest_needed(a);
+	if (att && (r = zka_attest_create(arena_name, &spec, err, errlen)))
+		return r;
 	r = zka_job_submit(a, &spec, id, 10000);
+	if (r && att)
+		zka_attest_remove(arena_name, spec.user_tag);
 	if (r == -EAGAIN) {
 		uint32_t used, fin;
 		zka_job_counts(a, &used, &fin);

@@ -13,6 +13,7 @@
 #include "config/zka_notify.h"
 #include "config/zka_version.h"
 #include "keys/zka_cache.h"
+#include "synth/attest.h"
 #include "synth/pipe.h"
 #include "synth/slot_layout.h"
 #include "witness/zka_witness.h"
@@ -242,6 +243,9 @@ static int synthesize(struct zka_arena *a, zka_params_cache *cache, uint32_t slo
 		snprintf(err, sizeof err, "cancelled");
 		goto fail;
 	}
+	/* a group arena's record acts only as its submitter attested it (synth/attest.h) */
+	if (zka_attest_needed(a) && zka_attest_check(zka_arena_name(a), &ji, err, sizeof err))
+		goto fail;
 	if (!(p = zka_params_cache_get(cache, a, ji.circuit, err, sizeof err)))
 		goto fail;
 	if ((r = zka_slot_layout_view(a, slot, &p->pk, &v))) {

@@ -1,6 +1,7 @@
 /* cmd_arena.c - `zkarena arena create|destroy|status|recover|check`: manage a shared-memory
  * arena (shm/zka_arena.h). */
 #include "shm/zka_arena.h"
+#include "synth/attest.h"
 #include "synth/pipe.h"
 #include "tools/cli.h"
 
@@ -637,6 +638,8 @@ int zka_cmd_arena(int argc, char **argv)
 		return cmd_status(argc - 1, argv + 1);
 	if (!strcmp(cmd, "destroy")) {
 		int rc = open_named(argc - 1, argv + 1, "destroy", 0, NULL, NULL, NULL);
+		if (rc <= 0) /* the jobs' attestations (synth/attest.h) go with the arena */
+			zka_attest_remove_all(argv[argc - 1]);
 		return rc >= 0 ? rc : 0;
 	}
 	if (!strcmp(cmd, "recover") || !strcmp(cmd, "check")) {

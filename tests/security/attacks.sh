@@ -13,7 +13,8 @@
 #      replaced, not followed; the key cache: another user's directory, a parent writable by
 #      others, HOME unset (no /tmp fallback); cache 0700, entries 0600; outputs honour the
 #      umask (prove) and the output directory's mode (the pipeline)
-#   3. group arena: a member cannot cancel, release, wait on or read root's job
+#   3. group arena: a member cannot cancel, release, wait on or read root's job; a record a
+#      member rewrites (uid 0, a root-only witness) is refused by the daemons (not attested)
 #   4. witnesses: a witness swapped for a link to a root-only file after submit fails the job
 #      (nothing of the file reaches the slot); witnesses truncated and restored in a loop while
 #      jobs run never kill a worker (each job DONE and verified, or FAILED with a reason)
@@ -138,10 +139,33 @@ check "  list hides its paths" sh -c "grep -q '(a job of uid 0)' '$T/out' && ! g
 start_run 1 RUN_DUMMY=1
 expect 0 "root's job DONE (not cancelled)" "$ZK" wait "$NAME" "$rid" --timeout 60
 
-# ---- 4. witnesses changed under the worker ----
+# a member forges its own queued record: uid/gid 0 and a root-only witness (the shm object
+# is group-writable); root's daemons must not act on it as root
 stop_run
 mkdir -p "$T/rootonly" && chmod 700 "$T/rootonly"
 cp "$T/c.wtns" "$T/rootonly/root.wtns" && chmod 600 "$T/rootonly/root.wtns"
+as_b cp "$T/c.wtns" "$T/b/w2.wtns"
+as_b mkdir -p "$T/b/forged"
+fid=$(as_b "$ZK" submit "$NAME" "$T/c.zkey" "$T/b/w2.wtns" --out "$T/b/forged" | tail -1)
+g=$("$ZK" arena status "$NAME" --json)
+as_b node -e "
+const fs=require('fs'),[shm,g,id,wold,wnew,uid,gid]=process.argv.slice(1);const G=JSON.parse(g).geometry;
+const idx=Number(BigInt(id)&0xffffffn),off=G.jobs_off+idx*G.job_rec_bytes,f=fs.openSync(shm,'r+');
+const r=Buffer.alloc(G.job_rec_bytes);fs.readSync(f,r,0,r.length,off);
+const w=r.indexOf(Buffer.from(wold+'\\0','latin1'));const ug=Buffer.alloc(8);ug.writeUInt32LE(+uid,0);ug.writeUInt32LE(+gid,4);
+const u=r.indexOf(ug);if(w<0||u<0){console.error('fields not found');process.exit(1);}
+const nw=Buffer.from(wnew+'\\0','latin1');fs.writeSync(f,nw,0,nw.length,off+w);fs.writeSync(f,Buffer.alloc(8),0,8,off+u);" \
+	"/dev/shm/zkarena-$NAME" "$g" "$fid" "$T/b/w2.wtns" "$T/rootonly/root.wtns" "$UID_B" "$GID_B" &&
+	ok "the member rewrote its queued record: uid 0, a root-only witness" || ko "could not forge the record"
+[ "$(jobjson "$fid" witness)" = "$T/rootonly/root.wtns" ] && [ "$(jobjson "$fid" uid)" = 0 ] &&
+	ok "  (the record now says so)" || ko "  record: $(jobjson "$fid" witness) uid $(jobjson "$fid" uid)"
+start_run 1
+expect 1 "the forged record: job FAILED, not proved as root" "$ZK" wait "$NAME" "$fid" --timeout 60
+check "  the reason: not attested by its submitter" grep -q "not attested: its attestation was made by another user" "$T/out"
+[ -z "$(ls -A "$T/b/forged")" ] && ok "  nothing written for it" || ko "  written: $(ls -la "$T/b/forged")"
+
+# ---- 4. witnesses changed under the worker ----
+stop_run
 as_b cp "$T/c.wtns" "$T/b/w.wtns"
 as_b mkdir -p "$T/b/o1" "$T/b/o2"
 id1=$(as_b "$ZK" submit "$NAME" "$T/c.zkey" "$T/b/w.wtns" --out "$T/b/o1" | tail -1)
