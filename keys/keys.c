@@ -44,6 +44,10 @@
  *   3. Every open(2) of a key file here is counted (zka_loader_count_open): finding a resident
  *      region opens none, and the tests hold it to that.
  *   4. A failed import or publish leaves nothing: no temporary object, no mapping.
+ *   5. Trust (issue 38): a resident region serves a key only when zka_keys_region_trusted
+ *      accepts its inode (a regular file of this euid, or of a uid in ZKARENA_KEY_OWNERS, not
+ *      writable by group or others) and its /zka-key.<id> name matches its content id; a
+ *      .zkey is checked from its header (zka_zkey_shape_check) before its bytes are hashed.
  */
 #include "keys/zka_keys.h"
 

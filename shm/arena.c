@@ -102,6 +102,17 @@
  *       or taken again (the audit after repair drops any cell naming it). The quarantining CAS
  *       is made outside the ring mutex (the record was corrupt, so I2 did not hold for it);
  *       the audit restores I2. Repair is for a quiescent arena, like check.
+ *   I13. Locks and slot geometry at rest (issue 38): a robust mutex word in no valid state (a
+ *       kind other than init's, a holder TID that is neither alive nor marked dead) is named
+ *       by check, refused by `run`, and initialised again by repair (zka_arena_locks_check,
+ *       recover.c) before its ring is rebuilt from the tables (I3). A FREE slot whose data
+ *       offset or size is not the geometry's is moved FREE -> QUARANTINED by the worker that
+ *       pops it (under the free ring's mutex, I2) and never handed out; zka_slot_info reports a
+ *       quarantined slot as QUARANTINED whatever its data fields hold.
+ *   I14. Who may touch a job: zka_job_cancel and zka_job_release act only for the record's
+ *       submitter uid, the arena's owner or root (zka_job_may_touch). In a group arena any
+ *       member can write any record, so the daemons also require the submitter's attestation
+ *       (synth/attest.h) before acting on a record.
  */
 #include "shm/internal.h"
 #include "shm/zka_gpud_status.h"

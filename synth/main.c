@@ -62,6 +62,10 @@ static void usage(FILE *f)
 	    "                all M (default: the CPUs this process may run on)\n"
 	    "  --once        exit after one job (tests)\n"
 	    "  -V, --version  print the version (and git commit) and exit\n"
+	    "Per-user limits: [limits] user_queued and user_priority of the arena's settings\n"
+	    "file ($ZKA_CONFIG_DIR/NAME.conf, default /etc/zkarena/NAME.conf), read at start,\n"
+	    "bind every submitter but the arena's owner and root (docs/ops.md). In a group\n"
+	    "arena a job runs only when its submitter's attestation matches its record.\n"
 	    "Test hooks: ZKA_SYNTH_DELAY_MS=N sleeps N ms in the middle of each synthesis;\n"
 	    "ZKA_PRIORITY_AGE_MS=N makes a waiting job gain one priority level per N ms (not\n"
 	    "per %d s) when this worker picks the next job.\n",

@@ -131,6 +131,10 @@ int zka_cmd_submit(int argc, char **argv)
 			    "its slot;\n"
 			    "the input is checked against the graph's inputs here, before "
 			    "queuing.\n"
+			    "Another user than the arena's owner is bound by its [limits] "
+			    "(user_queued,\n"
+			    "user_priority; docs/ops.md); in a group arena the job's fields are\n"
+			    "attested in /dev/shm/zkarena-NAME.att-NONCE, owned by the submitter.\n"
 			    "exit status: 0 queued; 2 bad input (nothing queued).\n",
 			    ZKA_PRIORITY_AGE_S);
 			return 0;
@@ -318,7 +322,8 @@ int zka_cmd_cancel(int argc, char **argv)
 	uint64_t id;
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("usage: zkarena cancel NAME JOB\n\nCancels a job that has not finished: the "
-		       "worker or prover that handles it next fails it with \"cancelled\".\n");
+		       "worker or prover that handles it next fails it with \"cancelled\".\n"
+		       "Only the job's submitter, the arena's owner or root may cancel it.\n");
 		return 0;
 	}
 	if (argc != 3) {
