@@ -2,6 +2,7 @@
  * the cluster's job table (cluster/zka_cluster.h). */
 #include "cluster/zka_cluster.h"
 #include "tools/cli.h"
+#include "zk/fmt_atomic.h"
 #include "zk/opt.h"
 
 #include <errno.h>
@@ -234,32 +235,21 @@ static int cl_submit(int argc, char **argv)
 	return 0;
 }
 
-/* Writes text to DIR/name through a temporary file and a rename. */
+/* Writes text to DIR/name through a temporary file and a rename (zk/fmt_atomic.h: an
+ * unguessable name created O_EXCL|O_NOFOLLOW in DIR opened once). */
 static int write_atomic(const char *dir, const char *name, const char *text)
 {
-	char path[PATH_MAX + 64], tmp[PATH_MAX + 96];
+	char path[PATH_MAX + 64];
+	zka_atomic a;
 	snprintf(path, sizeof path, "%s/%s", dir, name);
-	snprintf(tmp, sizeof tmp, "%s/.%s.tmp%d", dir, name, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		return -errno;
-	size_t len = strlen(text), off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, text + off, len - off);
-		if (w < 0) {
-			int e = errno;
-			close(fd);
-			unlink(tmp);
-			return -e;
-		}
-		off += (size_t)w;
+	int r = zka_atomic_open_mode(&a, path, 0644);
+	if (r)
+		return r;
+	if ((r = zka_atomic_write(&a, text, strlen(text)))) {
+		zka_atomic_abort(&a);
+		return r;
 	}
-	if (fsync(fd) || close(fd) || rename(tmp, path)) {
-		int e = errno;
-		unlink(tmp);
-		return -e;
-	}
-	return 0;
+	return zka_atomic_commit(&a);
 }
 
 static int cl_wait(int argc, char **argv)

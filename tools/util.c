@@ -67,7 +67,7 @@ pid_t zka_spawn_run(const char *log, const char *const *args)
 	argv[n] = NULL;
 	pid_t pid = fork();
 	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd >= 0)
 			dup2(fd, 2); /* dup2's copy has no O_CLOEXEC: the log survives exec */
 		signal(SIGINT, SIG_IGN);

@@ -313,7 +313,7 @@ static int run(struct build *b, char *const argv[], const char *what)
 	if (pid < 0)
 		return fail(b, -errno, "cannot fork for %s", what);
 	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0) {
 			dup2(fd, 1);
 			dup2(fd, 2);
