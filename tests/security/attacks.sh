@@ -15,8 +15,8 @@
 #      umask (prove) and the output directory's mode (the pipeline)
 #   3. group arena: a member cannot cancel, release, wait on or read root's job; a record a
 #      member rewrites (uid 0, a root-only witness) is refused by the daemons (not attested)
-#   4. witnesses: a witness swapped for a link to a root-only file after submit fails the job
-#      (nothing of the file reaches the slot); witnesses truncated and restored in a loop while
+#   4. witnesses: a witness swapped for a link to a root-only file, or a FIFO, after submit
+#      fails the job (nothing of the file reaches the slot, the worker never blocks); witnesses truncated and restored in a loop while
 #      jobs run never kill a worker (each job DONE and verified, or FAILED with a reason)
 #   5. a FIFO planted at a gpud status name does not stop the daemon or status
 #   6. a flood at priority 1000 from one user does not starve another's job ([limits]); submit
@@ -170,9 +170,14 @@ as_b cp "$T/c.wtns" "$T/b/w.wtns"
 as_b mkdir -p "$T/b/o1" "$T/b/o2"
 id1=$(as_b "$ZK" submit "$NAME" "$T/c.zkey" "$T/b/w.wtns" --out "$T/b/o1" | tail -1)
 as_b sh -c "rm '$T/b/w.wtns' && ln -s '$T/rootonly/root.wtns' '$T/b/w.wtns'"
+as_b cp "$T/c.wtns" "$T/b/w3.wtns"
+id3=$(as_b "$ZK" submit "$NAME" "$T/c.zkey" "$T/b/w3.wtns" --out "$T/b/o2" | tail -1)
+as_b sh -c "rm '$T/b/w3.wtns' && mkfifo '$T/b/w3.wtns'"
 start_run 1
 expect 1 "a witness swapped for a link to a root-only file after submit: job FAILED" "$ZK" wait "$NAME" "$id1" --timeout 60
-check "  the reason names the link" grep -q "symbolic link: refused\|Permission denied" "$T/out"
+check "  the reason names the link" grep -q "symbolic link: refused" "$T/out"
+expect 1 "a witness swapped for a FIFO after submit: job FAILED at once (the worker never blocks)" "$ZK" wait "$NAME" "$id3" --timeout 30
+check "  not a regular file" grep -q "not a regular file" "$T/out"
 # truncations in a loop while jobs synthesize: never a dead worker
 as_b cp "$T/c.wtns" "$T/b/flip.wtns"
 touch "$T/flipping" # the loop ends when this goes (or $T with it, whatever kills this script)
