@@ -432,6 +432,17 @@ int zka_keys_cache_check(const char *dir, int create, char *err, size_t errlen)
 			continue;
 		char c = *s;
 		*s = 0;
+		struct stat lst; /* a link is judged by its own owner too, then by what it names */
+		if (lstat(p, &lst) == 0 && S_ISLNK(lst.st_mode) && lst.st_uid != geteuid() &&
+		    lst.st_uid != 0) {
+			snprintf(
+			    err, errlen,
+			    "key cache directory %s: %s is a symbolic link of another user (uid "
+			    "%u)",
+			    dir, p, (unsigned)lst.st_uid);
+			*s = c;
+			return -EPERM;
+		}
 		if (stat(p, &st)) {
 			int e = errno;
 			if (e == ENOENT && create && mkdir(p, last ? 0700 : 0755) == 0 &&

@@ -157,8 +157,19 @@ static int open_witness(const struct zka_job_info *ji, char *err, size_t errlen)
 	uid_t me = geteuid();
 	int as = me == 0 && ji->uid != 0;
 	if (as) {
+		/* a second call returns the fsuid now in force: the switch is checked, not assumed
+		 */
 		setfsgid((gid_t)ji->gid);
 		setfsuid((uid_t)ji->uid);
+		if ((uid_t)setfsuid((uid_t)ji->uid) != (uid_t)ji->uid ||
+		    (gid_t)setfsgid((gid_t)ji->gid) != (gid_t)ji->gid) {
+			setfsuid(0);
+			setfsgid(0);
+			snprintf(err, errlen,
+				 "%.300s: cannot take the submitter's uid %u to open it",
+				 ji->witness_path, ji->uid);
+			return -EPERM;
+		}
 	}
 	int fd = open(ji->witness_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	int e = errno;

@@ -115,6 +115,9 @@ check "  refused, named" grep -q "writable by group or others without the sticky
 env ZKARENA_CACHE="$T/own/cache" "$ZK" prove "$T/c.zkey" "$T/c.wtns" "$T/o/p6.json" "$T/o/pub6.json" >/dev/null 2>&1
 [ "$(stat -c %a "$T/own/cache")" = 700 ] && [ "$(stat -c %a "$T"/own/cache/*.zka)" = 600 ] &&
 	ok "the cache is made 0700, its entries 0600" || ko "  modes: $(stat -c '%a %n' "$T/own/cache" "$T"/own/cache/*)"
+as_b ln -s "$T/own" "$W/lnk" # a link of the user's, in a sticky directory, to root's directory
+expect 0 "a cache path through another user's symbolic link: prove works" env ZKARENA_CACHE="$W/lnk/cache" "$ZK" prove "$T/c.zkey" "$T/c.wtns" "$T/o/p7.json" "$T/o/pub7.json"
+check "  refused, named" grep -q "is a symbolic link of another user" "$T/out"
 rm -rf /tmp/.cache.zka-sec-test
 mkdir -p /tmp/.cache.zka-sec-test/zkarena && chmod -R 777 /tmp/.cache.zka-sec-test
 as_b mkdir -p "$T/b/h"
