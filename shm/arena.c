@@ -108,7 +108,9 @@
  *       recover.c) before its ring is rebuilt from the tables (I3). A FREE slot whose data
  *       offset or size is not the geometry's is moved FREE -> QUARANTINED by the worker that
  *       pops it (under the free ring's mutex, I2) and never handed out; zka_slot_info reports a
- *       quarantined slot as QUARANTINED whatever its data fields hold.
+ *       quarantined slot as QUARANTINED whatever its data fields hold. A corrupt circuit
+ *       record (state out of range, LOADED without a valid region name) is named by check
+ *       and reset to FREE by repair (zka_arena_repair_circuits): its key loads again.
  *   I14. Who may touch a job: zka_job_cancel and zka_job_release act only for the record's
  *       submitter uid, the arena's owner or root (zka_job_may_touch). In a group arena any
  *       member can write any record, so the daemons also require the submitter's attestation

@@ -274,6 +274,45 @@ int zka_arena_locks_check(struct zka_arena *a, int fix, uint32_t *fixed, char *e
 	return 0;
 }
 
+/* Why circuit record i is corrupt, or NULL: a state word out of range, a LOADED record without
+ * a params region name ("/name", NUL-terminated, no other '/'), or a LOADED one with an owner. */
+static const char *circuit_corrupt(const struct zka_arena *a, uint32_t i)
+{
+	struct zka__circuit *C = circ_rec(a, i);
+	uint64_t w = ld(&C->word);
+	uint32_t st = w_state(w);
+	if (st < ZKA_CIRCUIT_FREE || st > ZKA_CIRCUIT_LOADED)
+		return "state word out of range";
+	if (st != ZKA_CIRCUIT_LOADED)
+		return NULL;
+	if (w_owner(w) != ZKA_OWNER_NONE)
+		return "LOADED with an owner";
+	size_t n = strnlen(C->params_shm, ZKA_SHM_NAME_MAX);
+	if (n == ZKA_SHM_NAME_MAX || n < 2 || C->params_shm[0] != '/' ||
+	    memchr(C->params_shm + 1, '/', n - 1))
+		return "LOADED without a valid params region name";
+	return NULL;
+}
+
+int zka_arena_repair_circuits(struct zka_arena *a)
+{
+	if (a->flags & ZKA_OPEN_RDONLY)
+		return -EROFS;
+	int n = 0;
+	for (uint32_t i = 0; i < a->g.ncircuits; i++) {
+		struct zka__circuit *C = circ_rec(a, i);
+		uint64_t w = ld(&C->word);
+		if (!circuit_corrupt(a, i))
+			continue;
+		memset(C->params_shm, 0, ZKA_SHM_NAME_MAX);
+		uint64_t nw =
+		    ZKA_CIRCUIT_FREE | (uint64_t)ZKA_OWNER_NONE << 4 | ((w >> 16) + 1) << 16;
+		if (cas(&C->word, &w, nw))
+			n++;
+	}
+	return n;
+}
+
 int zka_arena_check(struct zka_arena *a, char *err, size_t errsz)
 {
 	int rc = 0;
@@ -281,6 +320,14 @@ int zka_arena_check(struct zka_arena *a, char *err, size_t errsz)
 		return -EROFS; /* it takes the ring mutexes */
 	if ((rc = zka_arena_locks_check(a, 0, NULL, err, errsz)))
 		return rc;
+	for (uint32_t i = 0; i < a->g.ncircuits; i++) {
+		const char *why = circuit_corrupt(a, i);
+		if (why) {
+			if (err)
+				snprintf(err, errsz, "circuit record %u: %s", i, why);
+			return -EUCLEAN;
+		}
+	}
 	uint32_t nmax = a->g.nslots > a->g.njobs ? a->g.nslots : a->g.njobs;
 	unsigned char *seen = calloc(nmax, 1);
 	if (!seen)

@@ -305,6 +305,11 @@ int zka_arena_repair(struct zka_arena *a, uint32_t *slots, uint32_t *jobs);
  * tables; *fixed (may be NULL) counts them. */
 int zka_arena_locks_check(struct zka_arena *a, int fix, uint32_t *fixed, char *err,
 			  size_t errsz);
+/* Resets every corrupt circuit record (state word out of range, a LOADED record without a valid
+ * params region name, or with an owner) to FREE, its name cleared: jobs naming it then fail
+ * with "no circuit entry", and the next submit of its key loads it again. Named by
+ * zka_arena_check. For an idle arena (check --repair). Returns how many, or -EROFS. */
+int zka_arena_repair_circuits(struct zka_arena *a);
 
 /* ---- fault injection (inert unless armed) ---- */
 /* Arms: at the nth (1-based) hit of STEP this process stops (action 's': SIGSTOP) or dies

@@ -664,6 +664,12 @@ int zka_cmd_arena(int argc, char **argv)
 				printf("initialised %u mutex(es) again (rings rebuilt from the "
 				       "tables)\n",
 				       fixed);
+			int nc = zka_arena_repair_circuits(a);
+			if (nc > 0)
+				printf(
+				    "reset %d corrupt circuit record(s) to FREE (their keys load "
+				    "again at the next submit)\n",
+				    nc);
 			q = zka_arena_repair(a, &qs, &qj);
 			if (q < 0) {
 				ERR("%s: repair failed: %s", argv[argc - 1], strerror(-q));

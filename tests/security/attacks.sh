@@ -22,7 +22,8 @@
 #   6. a flood at priority 1000 from one user does not starve another's job ([limits]); submit
 #      refuses beyond the limits
 #   7. corruption: a ring's mutex word ff000000 is named by check, refused by run, repaired by
-#      check --repair; a slot record with data_size 0 is quarantined and jobs go on
+#      check --repair; a slot record with data_size 0 is quarantined and jobs go on; a
+#      circuit record's scribbled state word is named by check and reset by --repair
 #   8. smaller: no public.json left when proof.json cannot be written (ENOSPC hook); a .zkey
 #      with a 50 GB sparse tail refused from its header at once; params evict refuses a region
 #      an arena uses; arena create --jobs 0 refused; a SIGSTOPped gpud shown as stopped
@@ -266,6 +267,18 @@ for i in 1 2 3 4 5 6 7 8; do
 	"$ZK" wait "$NAME" "$id" --timeout 60 >/dev/null 2>&1 && nd=$((nd + 1))
 done
 [ "$nd" = 8 ] && ok "a slot with data_size 0: 8 of 8 jobs DONE" || ko "$nd of 8 DONE"
+stop_run
+# circuit record 0 (loaded by those jobs): its state word scribbled (the header is 4 KiB, then
+# the owner table of 8-byte entries, then the circuit table)
+owners=$("$ZK" arena status "$NAME" --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.parse(s).geometry.owners))")
+printf '\x0f' | dd of="/dev/shm/zkarena-$NAME" bs=1 seek=$((4096 + owners * 8)) conv=notrunc status=none
+expect 1 "a circuit record's state word scribbled: check names it" "$ZK" arena check "$NAME"
+check "  reason" grep -q "circuit record 0: state word out of range" "$T/out"
+expect 0 "  check --repair resets it" "$ZK" arena check "$NAME" --repair
+check "  says so" grep -q "reset 1 corrupt circuit record" "$T/out"
+start_run 1
+id=$(submit "$T/c.zkey" "$T/c.wtns" "$T/o/recirc")
+expect 0 "  the key loads again: a job DONE" "$ZK" wait "$NAME" "$id" --timeout 60
 stop_run
 [ "$("$ZK" arena status "$NAME" --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.parse(s).slots[1].state))")" = QUARANTINED ] &&
 	ok "  the slot is QUARANTINED (not CORRUPT, never handed out)" || ko "  slot 1 not quarantined"
