@@ -410,6 +410,7 @@ static int commit_vectors(zka_lib_job *j, const zka_params *p, const zka_slot_vi
 	if (bad)
 		return refuse(j, "witness element %lld is not below the group order",
 			      (long long)bad - 1);
+	zka_job_witness_done(lib->a, j->slot); /* the witness stage ends (list, metrics) */
 	if (j->shape == ZKA_LIB_WITNESS_AB) {
 		uint64_t ba = first_not_below((const uint64_t(*)[4])v->a, na, r),
 			 bb = first_not_below((const uint64_t(*)[4])v->b, nb, r);

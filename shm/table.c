@@ -536,6 +536,8 @@ int zka_job_witness_done(struct zka_arena *a, uint32_t slot)
 {
 	struct pair p;
 	int rc = my_pair(a, slot, ZKA_SLOT_WRITING, ZKA_JOB_SYNTHESIZING, &p);
+	if (rc == -EBADMSG) /* an external producer's lease */
+		rc = my_pair(a, slot, ZKA_SLOT_WRITING, ZKA_JOB_LEASED, &p);
 	if (rc)
 		return rc;
 	atomic_store(&p.J->t_witness_end, zka__now_ns());

@@ -205,8 +205,9 @@ int zka_job_take(struct zka_arena *a, uint32_t slot, uint32_t *job, int timeout_
 /* Worker: slot WRITING(me) -> FREE (no job bound, e.g. shutting down). */
 int zka_slot_release(struct zka_arena *a, uint32_t slot);
 /* Worker, step 3: slot WRITING(me, job) -> READY (pushed to the ready ring), job -> READY. */
-/* Stamps the end of the witness stage of the job linked to slot (WRITING, held by me): the
- * witness is in the slot, a and b come next. 0 or -errno as zka_slot_ready. */
+/* Stamps the end of the witness stage of the job linked to slot (WRITING, held by me; the job
+ * SYNTHESIZING or LEASED): the witness is in the slot, a and b come next. 0 or -errno as
+ * zka_slot_ready. */
 int zka_job_witness_done(struct zka_arena *a, uint32_t slot);
 int zka_slot_ready(struct zka_arena *a, uint32_t slot);
 /* Worker: the job is bad (witness): job SYNTHESIZING(me) -> FAILED(reason), slot -> FREE. */

@@ -94,4 +94,10 @@ stop_run
 check "arena invariants hold" "$ZK" arena check "$NAME"
 free=$("$ZK" arena status "$NAME" --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.parse(s).slot_states.FREE))")
 [ "$free" = 3 ] && ok "all 3 slots FREE at the end" || ko "slots FREE at the end: $free of 3"
+# bench pipeline --producer: the built-in workers and libzkarena producers in one run
+expect 0 "bench pipeline --producer both (small circuit): runs" "$ZK" bench pipeline --constraints 2000 --jobs 40 --workers 1 --threads 1 --reps 1 --producer both
+check "  prints both tables" sh -c "grep -q 'fed by the built-in workers:' '$T/out' && grep -q 'fed by libzkarena:' '$T/out'"
+check "  and the comparison" grep -q "libzkarena / built-in workers: [0-9.]*% of the proofs/s" "$T/out"
+expect 2 "bench pipeline --producer bogus: refused" "$ZK" bench pipeline --producer bogus
+check "  message names the option" grep -q "\-\-producer: 'bogus' is not workers, lib or both" "$T/out"
 finish
