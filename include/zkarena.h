@@ -152,8 +152,10 @@ const char *zka_lib_job_public(const zka_lib_job *job);
 const char *zka_lib_job_reason(const zka_lib_job *job);
 /* The directory the prover writes the job's files into (owned by job). */
 const char *zka_lib_job_dir(const zka_lib_job *job);
-/* Aborts the job if still leased, releases its record once finished, removes the directory the
- * library made for it (out_dir NULL) and frees it. NULL is fine. */
+/* Aborts the job if still leased, releases its arena record when zka_lib_wait saw it finish
+ * (a committed job freed before that is still proved; its record is freed by the arena's
+ * retention), removes the directory the library made for it (out_dir NULL; the proof of a job
+ * freed before its end then fails to be written) and frees it. NULL is fine. */
 void zka_lib_job_free(zka_lib_job *job);
 
 /* A job group: n (1 .. 1024) proofs on key of one shape. out_dir: the jobs write into

@@ -77,7 +77,9 @@ struct zka_lib_job {
 };
 
 struct zka_lib_group {
+	zka_lib *lib;
 	zka_lib_key *key;
+	struct zka_lib_group *prev, *next; /* lib's list of groups not freed */
 	uint32_t n;
 	int shape;
 	uint64_t gid;
@@ -94,6 +96,7 @@ struct zka_lib {
 	size_t wm_cap;
 	zka_lib_key *keys;
 	zka_lib_job *jobs;
+	zka_lib_group *groups;
 };
 
 static _Thread_local char lib_err[768];
@@ -160,6 +163,8 @@ void zka_lib_close(zka_lib *lib)
 {
 	if (!lib)
 		return;
+	while (lib->groups)
+		zka_lib_group_free(lib->groups);
 	while (lib->jobs)
 		zka_lib_job_free(lib->jobs);
 	for (zka_lib_key *k = lib->keys, *n; k; k = n) {
@@ -595,8 +600,13 @@ int zka_lib_group_new(zka_lib_key *key, uint32_t n, int shape, const char *out_d
 		free(g);
 		return fail(-ENOMEM, "out of memory");
 	}
+	g->lib = key->lib;
 	g->key = key;
 	g->n = n;
+	g->next = g->lib->groups;
+	if (g->lib->groups)
+		g->lib->groups->prev = g;
+	g->lib->groups = g;
 	g->shape = shape;
 	while (!g->gid)
 		if (getrandom(&g->gid, sizeof g->gid, 0) != sizeof g->gid)
@@ -672,6 +682,12 @@ void zka_lib_group_free(zka_lib_group *g)
 		return;
 	for (uint32_t i = 0; i < g->n; i++)
 		zka_lib_job_free(g->jobs[i]);
+	if (g->prev)
+		g->prev->next = g->next;
+	else if (g->lib->groups == g)
+		g->lib->groups = g->next;
+	if (g->next)
+		g->next->prev = g->prev;
 	free(g->jobs);
 	free(g->out_dir);
 	free(g);

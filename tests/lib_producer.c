@@ -13,6 +13,7 @@
  *   badab     the ab shape with a one element short: refused
  *   abort     begins and aborts: FAILED with the reason, no proof
  *   group     a job group of N (default 10): OUTDIR/0 .. OUTDIR/N-1, all DONE
+ *   close     leases a job and a group's job and leaves both to zka_lib_close
  * Exit 0 when the mode's expectation holds; the proofs are written under OUTDIR (one job: OUTDIR/
  * proof.json and public.json, copied from what zka_lib_job_proof/public returned). */
 #include "zkarena.h"
@@ -125,6 +126,20 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	zka_lib_key_info(key, &ki);
+	if (!strcmp(mode, "close")) { /* leased jobs and a group left to zka_lib_close */
+		zka_lib_group *g;
+		zka_lib_job *j2;
+		if (zka_lib_begin(key, ZKA_LIB_WITNESS, NULL, 60000, &j2, &r) ||
+		    zka_lib_group_new(key, 3, ZKA_LIB_WITNESS, NULL, &g) ||
+		    zka_lib_group_begin(g, 0, 60000, &r)) {
+			st = die("close");
+			goto out;
+		}
+		printf("LEASED %llu %llu\n", (unsigned long long)zka_lib_job_id(j2),
+		       (unsigned long long)zka_lib_job_id(zka_lib_group_job(g, 0)));
+		st = 0;
+		goto out; /* zka_lib_close aborts both and frees the job and the group */
+	}
 	if (!strcmp(mode, "group")) {
 		uint32_t gn = argc > 6 ? (uint32_t)atoi(argv[6]) : 10;
 		zka_lib_group *g;

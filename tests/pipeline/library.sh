@@ -13,7 +13,7 @@ RP=${4:-}
 R=1234567890123456789012345678901234567890
 S=9876543210987654321098765432109876543210
 keys bn128 600 bn && keys bls12381 400 bls || { echo "keys failed"; exit 1; }
-check "arena create" "$ZK" arena create "$NAME" --slots 3 --slot-bytes 1M --jobs 64
+check "arena create" "$ZK" arena create "$NAME" --slots 4 --slot-bytes 1M --jobs 64
 start_run 2 ZKA_TEST_RS=$R,$S
 mkdir -p "$T/cli" "$T/ex"
 for c in bn bls; do
@@ -38,7 +38,7 @@ expect 0 "c-producer proves" "$CP" "$NAME" "$T/bn.zkey" "$T/bn.wtns" "$T/ex/c.pr
 check "  its proof is the CLI's, byte for byte" cmp "$T/ex/c.proof.json" "$T/cli/bn.proof.json"
 check "  its public.json too" cmp "$T/ex/c.public.json" "$T/cli/bn.public.json"
 if [ -n "$RP" ]; then
-	expect 0 "rust-producer proves" "$RP" "$NAME" "$T/bls.zkey" "$T/bls.wtns" "$T/ex/r.proof.json" "$T/ex/r.public.json"
+	expect 0 "rust-producer proves" env LD_PRELOAD="${ZKA_RUST_PRELOAD:-}" "$RP" "$NAME" "$T/bls.zkey" "$T/bls.wtns" "$T/ex/r.proof.json" "$T/ex/r.public.json"
 	check "  its proof is the CLI's, byte for byte" cmp "$T/ex/r.proof.json" "$T/cli/bls.proof.json"
 else
 	echo "SKIP rust-producer: rustc was not found at configure time (scripts/install-deps.sh)"
@@ -55,6 +55,11 @@ check "  reason names the element" grep -q "reason: witness element 1 is not bel
 expect 0 "a one element short (ab shape): refused" "$LP" badab "$NAME" "$T/bn.zkey" "$T/bn.wtns" "$T/o/badab"
 check "  reason names a and the domain" grep -q "reason: a length [0-9]*, the key's domain size is [0-9]*" "$T/out"
 expect 0 "abort: FAILED with the caller's reason, commit after it refused" "$LP" abort "$NAME" "$T/bn.zkey" "$T/bn.wtns" "$T/o/abort"
+expect 0 "a job and a group left to zka_lib_close" "$LP" close "$NAME" "$T/bn.zkey" "$T/bn.wtns" "$T/o"
+read -r _ c1 c2 <<<"$(grep LEASED "$T/out")"
+# aborted (FAILED), then released by the free that close makes: FREE, the reason kept
+[ "$(jobjson "$c1" state)" = FREE ] && [ "$(jobjson "$c2" state)" = FREE ] && ok "  both aborted and released by close" || ko "  states: $(jobjson "$c1" state) $(jobjson "$c2" state)"
+[ "$(jobjson "$c1" reason)" = "freed before commit" ] && [ "$(jobjson "$c2" reason)" = "freed before commit" ] && ok "  reasons: freed before commit" || ko "  reasons: $(jobjson "$c1" reason) / $(jobjson "$c2" reason)"
 n=$(find "$T/o/short" "$T/o/badval" "$T/o/badab" "$T/o/abort" -name '*.json' | wc -l)
 [ "$n" = 0 ] && ok "refused and aborted jobs wrote nothing" || ko "refused jobs wrote $n files"
 # a producer SIGKILLed between begin and commit, while other jobs run
@@ -93,9 +98,9 @@ done
 stop_run
 check "arena invariants hold" "$ZK" arena check "$NAME"
 free=$("$ZK" arena status "$NAME" --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.parse(s).slot_states.FREE))")
-[ "$free" = 3 ] && ok "all 3 slots FREE at the end" || ko "slots FREE at the end: $free of 3"
+[ "$free" = 4 ] && ok "all 4 slots FREE at the end" || ko "slots FREE at the end: $free of 4"
 # bench pipeline --producer: the built-in workers and libzkarena producers in one run
-expect 0 "bench pipeline --producer both (small circuit): runs" "$ZK" bench pipeline --constraints 2000 --jobs 40 --workers 1 --threads 1 --reps 1 --producer both
+expect 0 "bench pipeline --producer both (small circuit): runs" "$ZK" bench pipeline --constraints 4000 --jobs 60 --workers 1 --threads 1 --reps 1 --producer both
 check "  prints both tables" sh -c "grep -q 'fed by the built-in workers:' '$T/out' && grep -q 'fed by libzkarena:' '$T/out'"
 check "  and the comparison" grep -q "libzkarena / built-in workers: [0-9.]*% of the proofs/s" "$T/out"
 expect 2 "bench pipeline --producer bogus: refused" "$ZK" bench pipeline --producer bogus
