@@ -32,6 +32,17 @@ for c in bn bls; do
 		same "$shape shape ($c)" "$T/o/$c-$shape" "$c"
 	done
 done
+# a .zka key (imported with its circuit: commit then checks every constraint)
+check "import bls.zkey --r1cs into bls.zka" "$ZK" import "$T/bls.zkey" --r1cs "$T/bls.r1cs" -o "$T/bls.zka"
+mkdir -p "$T/o/zka" "$T/o/unsat"
+expect 0 "witness shape on a .zka key: DONE" "$LP" witness "$NAME" "$T/bls.zka" "$T/bls.wtns" "$T/o/zka"
+same "the .zka key" "$T/o/zka" bls
+cp "$T/bls.wtns" "$T/unsat.wtns"
+sz=$(stat -c %s "$T/unsat.wtns")
+printf '\x05' | dd of="$T/unsat.wtns" bs=1 seek=$((sz - 32)) conv=notrunc status=none
+expect 1 "an unsatisfying witness on a key with its circuit: commit refused" "$LP" witness "$NAME" "$T/bls.zka" "$T/unsat.wtns" "$T/o/unsat"
+check "  the reason names the constraint" grep -q "commit refused: the witness does not satisfy constraint [0-9]*" "$T/out"
+[ ! -e "$T/o/unsat/proof.json" ] && ok "  nothing proved" || ko "  a proof was written"
 expect 0 "  a library proof verifies (zkarena verify)" "$ZK" verify "$T/bls.vk.json" "$T/o/bls-ab/public.json" "$T/o/bls-ab/proof.json"
 # the examples: C linked with the shared library; Rust built by rustc alone
 expect 0 "c-producer proves" "$CP" "$NAME" "$T/bn.zkey" "$T/bn.wtns" "$T/ex/c.proof.json" "$T/ex/c.public.json"
@@ -100,7 +111,7 @@ check "arena invariants hold" "$ZK" arena check "$NAME"
 free=$("$ZK" arena status "$NAME" --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.parse(s).slot_states.FREE))")
 [ "$free" = 4 ] && ok "all 4 slots FREE at the end" || ko "slots FREE at the end: $free of 4"
 # bench pipeline --producer: the built-in workers and libzkarena producers in one run
-expect 0 "bench pipeline --producer both (small circuit): runs" "$ZK" bench pipeline --constraints 4000 --jobs 60 --workers 1 --threads 1 --reps 1 --producer both
+expect 0 "bench pipeline --producer both (small circuit): runs" "$ZK" bench pipeline --constraints 8000 --jobs 150 --workers 1 --threads 1 --reps 1 --producer both
 check "  prints both tables" sh -c "grep -q 'fed by the built-in workers:' '$T/out' && grep -q 'fed by libzkarena:' '$T/out'"
 check "  and the comparison" grep -q "libzkarena / built-in workers: [0-9.]*% of the proofs/s" "$T/out"
 expect 2 "bench pipeline --producer bogus: refused" "$ZK" bench pipeline --producer bogus
