@@ -53,6 +53,7 @@
 #include "synth/attest.h"
 #include "synth/pipe.h"
 #include "synth/slot_layout.h"
+#include "zk/decimal.h"
 #include "zk/groth16.h"
 #include "zk/json_io.h"
 #include "zk/opt.h"
@@ -117,7 +118,9 @@ static void usage(FILE *f)
 	    "while the device works (blocking sync), leaving the cores to synthesis;\n"
 	    "ZKA_GPU_WAIT=spin keeps CUDA's default (a core spinning per waiting lane).\n"
 	    "Test hooks: ZKA_PROVE_DELAY_MS=N sleeps N ms in the middle of each proof;\n"
-	    "ZKA_TEST_ENOSPC=proof.json (or public.json) fails writing that file with ENOSPC.\n",
+	    "ZKA_TEST_ENOSPC=proof.json (or public.json) fails writing that file with ENOSPC;\n"
+	    "ZKA_TEST_RS=R,S proves with fixed r and s (decimal; as `zkarena prove --r --s`:\n"
+	    "testing only, never in production).\n",
 	    ZKA_LANES_MAX, ZKA_FINISHERS_MAX);
 }
 
@@ -410,6 +413,33 @@ static void *fin_main(void *arg)
 	return NULL;
 }
 
+/* The prover's randomness: uniform (getrandom), or with the test hook ZKA_TEST_RS=R,S (decimal,
+ * below the group order) the fixed r and s that `zkarena prove --r R --s S` takes, so that a
+ * test can compare the pipeline's proof with the CLI's byte for byte. Testing only: two proofs
+ * of different witnesses under one r, s reveal their difference. 0, or -errno with err set. */
+static int test_rs(zka_rs *rs, const zka_curve *c, char *err, size_t errlen)
+{
+	const char *e = getenv("ZKA_TEST_RS");
+	if (!e || !*e) {
+		int r = zka_rs_random(rs, c);
+		if (r)
+			snprintf(err, errlen, "getrandom: %s", strerror(-r));
+		return r;
+	}
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", e);
+	char *comma = strchr(buf, ',');
+	if (comma)
+		*comma = 0;
+	if (!comma || zka_dec_parse(buf, rs->r, 32, c->r, 4) ||
+	    zka_dec_parse(comma + 1, rs->s, 32, c->r, 4)) {
+		snprintf(err, errlen,
+			 "ZKA_TEST_RS: not R,S (two decimal integers below the group order)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Proves one READY slot taken from the ring and hands the proof to the finishers (or ends the
  * job itself when it fails before a proof exists); returns 0, or -errno on arena trouble. */
 static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job, struct fin_item *it)
@@ -460,8 +490,7 @@ static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job, st
 	}
 	zka_rs rs;
 	zka_prove_times t = {0};
-	if ((r = zka_rs_random(&rs, p->pk.curve))) {
-		snprintf(err, sizeof err, "getrandom: %s", strerror(-r));
+	if ((r = test_rs(&rs, p->pk.curve, err, sizeof err))) {
 		fail = err;
 		goto finish;
 	}

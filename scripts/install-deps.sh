@@ -16,6 +16,7 @@ pkgs=(cmake gcc make pkg-config
       prometheus systemd dpkg-dev file # promtool, systemd-analyze, the .deb's dependencies
       g++ # import --c: circom's generated C++ compiled once against the witness tracer
       nasm nlohmann-json3-dev # circom's own C++ witness generator, the peer of bench witness
+      rustc # examples/rust-producer: libzkarena from Rust (rustc alone, no crates)
       help2man) # the man pages (optional: without it the build skips them)
 command -v node >/dev/null && command -v npm >/dev/null || pkgs+=(nodejs npm)
 missing=()

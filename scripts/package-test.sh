@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # package-test.sh BUILD_DIR - the Debian package end to end on this machine (CI: as root on its
 # Debian 12 box): cpack builds zkarena_VERSION_amd64.deb in BUILD_DIR, apt installs it,
-# `zkarena --help` and `zkarena demo` run from /usr/bin, every command's help text (from
+# `zkarena --help` and `zkarena demo` run from /usr/bin, libzkarena (soname, zkarena.pc, the
+# C example built against the installed header and libraries), every command's help text (from
 # `zkarena --commands`), the binaries' --version, the copyright file, LICENSE and (when the build
 # had help2man) the man pages are installed, the installed units pass
 # `systemd-analyze verify` (each template as an instance), the installed example settings file
@@ -56,6 +57,14 @@ fi
 	ok "the installed example settings file checks" || ko "example.conf does not check"
 (cd "$T" && timeout 300 /usr/bin/zkarena demo --jobs 4 --constraints 500 --workers 1 >"$T/demo.log" 2>&1) &&
 	ok "zkarena demo from /usr/bin" || ko "demo: $(tail -5 "$T/demo.log")"
+# libzkarena: the shared library by its soname, the header and zkarena.pc; the C example builds
+# against the installed files alone (shared, and static with --static)
+ldconfig -p | grep -q "libzkarena.so.0 " && ok "libzkarena.so.0 installed (ldconfig)" || ko "libzkarena.so.0 not in the linker cache"
+src=$(cd "$(dirname "$0")/.." && pwd)/examples/c-producer/producer.c
+cc -Wall -Werror "$src" $(pkg-config --cflags --libs zkarena) -o "$T/cp" >"$T/cc.log" 2>&1 && "$T/cp" 2>&1 | grep -q usage &&
+	ok "the C example builds with pkg-config zkarena and runs" || ko "c-producer against the package: $(tail -3 "$T/cc.log")"
+cc -Wall -Werror "$src" $(pkg-config --cflags zkarena) "$(pkg-config --variable=libdir zkarena)/libzkarena.a" $(pkg-config --static --libs-only-l zkarena | sed 's/-lzkarena//') -o "$T/cps" >"$T/cc.log" 2>&1 &&
+	ok "the C example links libzkarena.a" || ko "static link: $(tail -3 "$T/cc.log")"
 if command -v systemd-analyze >/dev/null; then
 	mkdir -p "$T/units"
 	for u in zkarena@ zkarena-arena@ zkarena-synth@; do

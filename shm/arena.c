@@ -22,6 +22,8 @@
  *     -> DONE | FAILED(reason) -> FREE
  *   SYNTHESIZING(dead) -> SUBMITTED (attempts+1) | FAILED (attempts == max_attempts)
  *   SYNTHESIZING(w) -> FAILED (bad witness)      PROVING(dead) -> READY      FILLING(dead) -> FREE
+ *   FREE -> FILLING(p) -> LEASED(p, slot) -> READY(slot) | FAILED (an external producer p:
+ *     libzkarena; never in the submitted ring)    LEASED(dead) -> FAILED | READY (committed)
  *   DONE | FAILED -> FREE (retention: older than retention_s, or the oldest when the table is
  *     needed; `expired` keeps the final state, the serial and the fields until reuse)
  *   any corrupt word -> QUARANTINED (check --repair; never left)
@@ -48,6 +50,12 @@
  *                        job READY|SYNTHESIZING(*, s) -> PROVING(me, s)   (attempt n begins)
  *   zka_job_finish       job PROVING(me) -> DONE | FAILED; slot PROVING(me) -> FREE [push free]
  *                                                                 (attempt n ends first)
+ *   zka_job_lease        slot FREE -> WRITING(me, none)           [pop free-slots]
+ *                        job FREE -> FILLING(me) -> LEASED(me, s) [pop free-jobs]
+ *                        slot WRITING(me, none) -> WRITING(me, j)
+ *   zka_job_lease_commit slot WRITING(me, j) -> READY(j)          [push ready]  (commit point)
+ *                        job LEASED(*, s) -> READY(s)             (roll-forward, anyone)
+ *   zka_job_lease_abort  job LEASED(me) -> FAILED; slot WRITING(me) -> FREE [push free]
  *   zka_job_release      job DONE|FAILED -> FREE                  [push free-jobs]
  *   zka_job_expire       job DONE|FAILED -> FREE, expired = state [push free-jobs] (recovery
  *                        runs it each time; submit when the table is full)
@@ -67,12 +75,13 @@
  *       locker gets EOWNERDEAD and rebuilds R from the table (keeping the old order for entries
  *       still in S(R), appending the missing ones, dropping stale/out-of-range/duplicate ones).
  *       Tables are authoritative; rings are derived.
- *   I4. Owned states (FILLING, SYNTHESIZING, PROVING, WRITING) name an owner entry whose ident
- *       (pid, start time) was registered before the record was taken. Only the owner, or a
- *       recoverer that judged the owner dead, changes an owned record.
+ *   I4. Owned states (FILLING, SYNTHESIZING, LEASED, PROVING, WRITING) name an owner entry
+ *       whose ident (pid, start time) was registered before the record was taken. Only the
+ *       owner, or a recoverer that judged the owner dead, changes an owned record.
  *   I5. Slot READY/PROVING with job j implies job j's synthesis is complete: the slot CAS is the
- *       commit point of synthesis and job j may lag in SYNTHESIZING(*, s); anyone may roll it
- *       forward. A job is terminal (DONE/FAILED) before its slot goes back to FREE.
+ *       commit point of synthesis and job j may lag in SYNTHESIZING(*, s) or LEASED(*, s);
+ *       anyone may roll it forward. A job is terminal (DONE/FAILED) before its slot goes back to
+ *       FREE.
  *   I6. One recoverer at a time (robust recovery mutex); each recovered record moves by one CAS
  *       from the exact dead word, so two recoverers (or a recoverer that died and its successor)
  *       never requeue a record twice. An owner entry is reaped only after no record names it.
@@ -151,7 +160,7 @@ const char *const zka__fault_steps[] = {
 	"ring.locked",        "ring.push.entered",  "ring.push.cell",      "ring.pop.left",
 	"ring.repair.cells",  "job.submit.filling", "job.take.popped",     "slot.ready.committed",
 	"slot.take_ready.taken", "job.finish.done", "job.fail.failed",     "recover.mid",
-	"owner.registered",   NULL};
+	"owner.registered",   "job.lease.leased",   NULL};
 int zka__fault_armed;
 static char fault_step[64];
 static char fault_action = 'k';

@@ -13,7 +13,8 @@
 #define ZKA_MAGIC 0x314e4552414b5a7fULL /* "\x7fZKAREN1" little-endian */
 /* 2: retention, output identity, proof attempts, quarantine; 3: priority; 4: slots without c;
  * 5: a slot's a and b in standard form (synth/slot_layout.h) */
-#define ZKA_VERSION 6u /* 6: job records carry t_witness_end */
+/* 6: job records carry t_witness_end */
+#define ZKA_VERSION 7u /* 7: the LEASED job state (external producers, libzkarena) */
 #define ZKA_HDR_BYTES 4096u
 #define ZKA_MAX_OWNERS 4094u /* owner index 0xFFF means "none" */
 #define ZKA_MAX_INDEX 0xFFFFFEu

@@ -29,7 +29,8 @@ static int owner_dead(struct zka_arena *a, uint32_t o)
 
 static int job_owned_state(uint32_t st)
 {
-	return st == ZKA_JOB_FILLING || st == ZKA_JOB_SYNTHESIZING || st == ZKA_JOB_PROVING;
+	return st == ZKA_JOB_FILLING || st == ZKA_JOB_SYNTHESIZING || st == ZKA_JOB_PROVING ||
+	       st == ZKA_JOB_LEASED;
 }
 static int slot_owned_state(uint32_t st)
 {
@@ -83,6 +84,34 @@ static int recover_job(struct zka_arena *a, uint32_t j)
 		}
 		break;
 	}
+	case ZKA_JOB_LEASED: {
+		/* I5: committed (slot READY/PROVING bound to j): roll forward. Else nobody can
+		 * finish the producer's vectors: the job fails, its slot is freed by the slot pass
+		 */
+		if (s < a->g.nslots) {
+			uint64_t sw = ld(&slot_rec(a, s)->word);
+			if ((w_state(sw) == ZKA_SLOT_READY || w_state(sw) == ZKA_SLOT_PROVING) &&
+			    w_link(sw) == j) {
+				zka__job_roll_ready(a, j, s);
+				return 1;
+			}
+		}
+		struct zka_owner_info who;
+		zka__owner_info(a, w_owner(w), &who);
+		snprintf(J->reason, ZKA_REASON_MAX,
+			 "its producer (pid %d) died before committing the job", (int)who.pid);
+		atomic_store(&J->t_synth_end, zka__now_ns());
+		if (!cas(&J->word, &w,
+			 job_next(w, ZKA_JOB_FAILED, ZKA_OWNER_NONE, s, w_job_attempts(w)))) {
+			rc = -EBUSY;
+			break;
+		}
+		count_job(a, ZKA_JOB_FAILED);
+		cnt(a, ZKA_C_JOBS_FAILED, 1);
+		job_announce(J);
+		rc = 0;
+		break;
+	}
 	case ZKA_JOB_PROVING:
 		/* the slot keeps its a, b, w: back to READY, no re-synthesis; the slot follows */
 		rc = cas(&J->word, &w,
@@ -117,7 +146,9 @@ static int recover_slot(struct zka_arena *a, uint32_t s)
 		uint32_t js = w_state(jw);
 		/* the job is READY again (recover_job) or was never moved (died between the two
 		 * CASes of take_ready): the slot goes back to READY; a terminal job frees it */
-		to_ready = (js == ZKA_JOB_READY || js == ZKA_JOB_SYNTHESIZING) && w_link(jw) == s;
+		to_ready =
+		    (js == ZKA_JOB_READY || js == ZKA_JOB_SYNTHESIZING || js == ZKA_JOB_LEASED) &&
+		    w_link(jw) == s;
 		if (js == ZKA_JOB_PROVING && w_link(jw) == s) {
 			recover_job(a, j); /* job's owner is dead too (same process) */
 			jw = ld(&job_rec(a, j)->word);
@@ -382,12 +413,14 @@ int zka_arena_check(struct zka_arena *a, char *err, size_t errsz)
 			uint64_t jw = ld(&job_rec(a, si.job)->word);
 			uint32_t js = w_state(jw);
 			int ok = w_link(jw) == s &&
-				 (si.state == ZKA_SLOT_WRITING ? js == ZKA_JOB_SYNTHESIZING
+				 (si.state == ZKA_SLOT_WRITING
+				      ? (js == ZKA_JOB_SYNTHESIZING || js == ZKA_JOB_LEASED)
 				  : si.state == ZKA_SLOT_READY
-				      ? (js == ZKA_JOB_READY || js == ZKA_JOB_SYNTHESIZING)
+				      ? (js == ZKA_JOB_READY || js == ZKA_JOB_SYNTHESIZING ||
+					 js == ZKA_JOB_LEASED)
 				      : (js == ZKA_JOB_PROVING || js == ZKA_JOB_READY ||
-					 js == ZKA_JOB_SYNTHESIZING || js == ZKA_JOB_DONE ||
-					 js == ZKA_JOB_FAILED));
+					 js == ZKA_JOB_SYNTHESIZING || js == ZKA_JOB_LEASED ||
+					 js == ZKA_JOB_DONE || js == ZKA_JOB_FAILED));
 			if (!ok)
 				FAIL("slot %u: %s bound to job %u in state %s (slot link %u)", s,
 				     zka_slot_state_name(si.state), si.job,
@@ -428,10 +461,10 @@ const char *zka_slot_state_name(int s)
 
 const char *zka_job_state_name(int s)
 {
-	static const char *const n[] = {"CORRUPT",	"FREE",	      "FILLING", "SUBMITTED",
-					"SYNTHESIZING", "READY",      "PROVING", "DONE",
-					"FAILED",	"QUARANTINED"};
-	return s >= 0 && s <= 9 ? n[s] : "CORRUPT";
+	static const char *const n[] = {"CORRUPT",	"FREE",	       "FILLING", "SUBMITTED",
+					"SYNTHESIZING", "READY",       "PROVING", "DONE",
+					"FAILED",	"QUARANTINED", "LEASED"};
+	return s >= 0 && s <= ZKA_JOB_STATE_MAX ? n[s] : "CORRUPT";
 }
 
 /* ---- quarantine of corrupt records (issue 19) ----

@@ -597,12 +597,13 @@ int zka_slot_release(struct zka_arena *a, uint32_t slot)
 			      slot_next(sw, ZKA_SLOT_FREE, ZKA_OWNER_NONE, ZKA_NONE));
 }
 
-/* Roll job j forward from SYNTHESIZING(*, s) to READY(s) (I5). Anyone. */
+/* Roll job j forward from SYNTHESIZING|LEASED(*, s) to READY(s) (I5). Anyone. */
 void zka__job_roll_ready(struct zka_arena *a, uint32_t j, uint32_t s)
 {
 	struct zka__job *J = job_rec(a, j);
 	uint64_t w = ld(&J->word);
-	while (w_state(w) == ZKA_JOB_SYNTHESIZING && w_link(w) == s) {
+	while ((w_state(w) == ZKA_JOB_SYNTHESIZING || w_state(w) == ZKA_JOB_LEASED) &&
+	       w_link(w) == s) {
 		if (cas(&J->word, &w,
 			job_next(w, ZKA_JOB_READY, ZKA_OWNER_NONE, s, w_job_attempts(w)))) {
 			count_job(a, ZKA_JOB_READY);
@@ -616,16 +617,19 @@ int zka_job_witness_done(struct zka_arena *a, uint32_t slot)
 {
 	struct pair p;
 	int rc = my_pair(a, slot, ZKA_SLOT_WRITING, ZKA_JOB_SYNTHESIZING, &p);
+	if (rc == -EBADMSG) /* an external producer's lease */
+		rc = my_pair(a, slot, ZKA_SLOT_WRITING, ZKA_JOB_LEASED, &p);
 	if (rc)
 		return rc;
 	atomic_store(&p.J->t_witness_end, zka__now_ns());
 	return 0;
 }
 
-int zka_slot_ready(struct zka_arena *a, uint32_t slot)
+/* The commit point shared by workers (job SYNTHESIZING) and producers (job LEASED). */
+static int slot_ready(struct zka_arena *a, uint32_t slot, uint32_t jst)
 {
 	struct pair p;
-	int rc = my_pair(a, slot, ZKA_SLOT_WRITING, ZKA_JOB_SYNTHESIZING, &p);
+	int rc = my_pair(a, slot, ZKA_SLOT_WRITING, jst, &p);
 	if (rc < 0)
 		return rc;
 	atomic_store(&p.J->t_synth_end, zka__now_ns());
@@ -637,11 +641,17 @@ int zka_slot_ready(struct zka_arena *a, uint32_t slot)
 	return 0;
 }
 
-/* job SYNTHESIZING(me) -> FAILED(reason); slot WRITING(me, j) -> FREE. The slot's worker. */
-int zka_job_fail_synth(struct zka_arena *a, uint32_t slot, const char *reason)
+int zka_slot_ready(struct zka_arena *a, uint32_t slot)
+{
+	return slot_ready(a, slot, ZKA_JOB_SYNTHESIZING);
+}
+
+/* job SYNTHESIZING|LEASED(me) -> FAILED(reason); slot WRITING(me, j) -> FREE. The slot's
+ * worker (jst SYNTHESIZING) or producer (jst LEASED). */
+static int fail_writing(struct zka_arena *a, uint32_t slot, const char *reason, uint32_t jst)
 {
 	struct pair p;
-	int rc = my_pair(a, slot, ZKA_SLOT_WRITING, ZKA_JOB_SYNTHESIZING, &p);
+	int rc = my_pair(a, slot, ZKA_SLOT_WRITING, jst, &p);
 	if (rc < 0)
 		return rc;
 	copy_str(p.J->reason, reason ? reason : "synthesis failed", ZKA_REASON_MAX);
@@ -655,6 +665,81 @@ int zka_job_fail_synth(struct zka_arena *a, uint32_t slot, const char *reason)
 	ZKA_FAULT("job.fail.failed");
 	return zka__push_slot(a, ZKA_RING_FREE_SLOTS, slot, p.sw,
 			      slot_next(p.sw, ZKA_SLOT_FREE, ZKA_OWNER_NONE, ZKA_NONE));
+}
+
+int zka_job_fail_synth(struct zka_arena *a, uint32_t slot, const char *reason)
+{
+	return fail_writing(a, slot, reason, ZKA_JOB_SYNTHESIZING);
+}
+
+/* ---- external producers (libzkarena) ---- */
+
+/* slot FREE -> WRITING(me) [free-slots]; job FREE -> FILLING(me) [free-jobs] -> LEASED(me, s);
+ * slot WRITING(me, none) -> WRITING(me, j). A death at any step leaves only records owned by
+ * me, which recovery moves: WRITING(dead) -> FREE, FILLING(dead) -> FREE, LEASED(dead) ->
+ * FAILED. */
+int zka_job_lease(struct zka_arena *a, const struct zka_job_spec *sp, uint32_t *slot, uint64_t *id,
+		  int timeout_ms)
+{
+	uint32_t me, s, j;
+	uint64_t sw;
+	int rc;
+	if (!sp->witness_path || !sp->out_dir ||
+	    strnlen(sp->witness_path, ZKA_PATH_MAX) >= ZKA_PATH_MAX ||
+	    strnlen(sp->out_dir, ZKA_PATH_MAX) >= ZKA_PATH_MAX || sp->circuit >= a->g.ncircuits)
+		return -EINVAL;
+	if ((rc = zka_slot_acquire(a, &s, timeout_ms)) < 0)
+		return rc;
+	if ((rc = my_slot(a, s, ZKA_SLOT_WRITING, &me, &sw)) < 0)
+		return rc;
+	struct xctx x = {.me = me};
+	struct zka__ring_ops ops = {.leave = leave_free_job, .ctx = &x};
+	if ((rc = pop_free_job(a, &j, timeout_ms, &ops)) < 0) {
+		zka_slot_release(a, s);
+		return rc == -ETIMEDOUT ? -EAGAIN : rc;
+	}
+	count_job(a, ZKA_JOB_FILLING);
+	struct zka__job *J = job_rec(a, j);
+	uint64_t serial = atomic_fetch_add(&hdr(a)->next_serial, 1) + 1;
+	int64_t now = zka__now_ns();
+	atomic_store(&J->serial, serial);
+	atomic_store(&J->user_tag, sp->user_tag);
+	atomic_store(&J->circuit, sp->circuit);
+	atomic_store(&J->max_attempts, sp->max_attempts ? sp->max_attempts : a->g.max_attempts);
+	atomic_store(&J->synth_count, 1);
+	atomic_store(&J->cancel, 0);
+	atomic_store(&J->t_submit, now);
+	atomic_store(&J->t_synth_start, now);
+	atomic_store(&J->t_synth_end, 0);
+	atomic_store(&J->t_witness_end, 0);
+	atomic_store(&J->t_prove_start, 0);
+	atomic_store(&J->t_prove_end, 0);
+	copy_str(J->witness_path, sp->witness_path, ZKA_PATH_MAX);
+	copy_str(J->out_dir, sp->out_dir, ZKA_PATH_MAX);
+	memset(J->reason, 0, ZKA_REASON_MAX);
+	fill_identity(J, sp);
+	atomic_store(&J->priority, sp->priority ? sp->priority : a->priority);
+	uint64_t w = x.got;
+	if (!cas(&J->word, &w, job_next(w, ZKA_JOB_LEASED, me, s, 0)))
+		return -EBADMSG; /* our own record changed under us: arena corrupt */
+	count_job(a, ZKA_JOB_LEASED);
+	cnt(a, ZKA_C_JOBS_SUBMITTED, 1);
+	ZKA_FAULT("job.lease.leased");
+	if (!cas(&slot_rec(a, s)->word, &sw, slot_next(sw, ZKA_SLOT_WRITING, me, j)))
+		return -EBADMSG;
+	*slot = s;
+	*id = serial << 24 | j;
+	return 0;
+}
+
+int zka_job_lease_commit(struct zka_arena *a, uint32_t slot)
+{
+	return slot_ready(a, slot, ZKA_JOB_LEASED);
+}
+
+int zka_job_lease_abort(struct zka_arena *a, uint32_t slot, const char *reason)
+{
+	return fail_writing(a, slot, reason ? reason : "aborted by its producer", ZKA_JOB_LEASED);
 }
 
 /* slot READY(j) -> PROVING(me, j) [ready ring]; job READY|SYNTHESIZING(*, s) -> PROVING(me).
@@ -676,9 +761,10 @@ int zka_slot_take_ready(struct zka_arena *a, uint32_t *slot, uint32_t *job, int 
 		if (j < a->g.njobs) {
 			struct zka__job *J = job_rec(a, j);
 			uint64_t jw = ld(&J->word);
-			while (
-			    (w_state(jw) == ZKA_JOB_READY || w_state(jw) == ZKA_JOB_SYNTHESIZING) &&
-			    w_link(jw) == s) {
+			while ((w_state(jw) == ZKA_JOB_READY ||
+				w_state(jw) == ZKA_JOB_SYNTHESIZING ||
+				w_state(jw) == ZKA_JOB_LEASED) &&
+			       w_link(jw) == s) {
 				if (cas(&J->word, &jw,
 					job_next(jw, ZKA_JOB_PROVING, me, s, w_job_attempts(jw)))) {
 					count_job(a, ZKA_JOB_PROVING);
@@ -729,7 +815,7 @@ int zka_job_info(const struct zka_arena *a, uint32_t j, struct zka_job_info *o)
 	struct zka__job *J = job_rec(a, j);
 	uint64_t w = ld(&J->word);
 	uint32_t st = w_state(w);
-	o->state = (st >= ZKA_JOB_FREE && st <= ZKA_JOB_QUARANTINED) ? (int)st : 0;
+	o->state = (st >= ZKA_JOB_FREE && st <= ZKA_JOB_STATE_MAX) ? (int)st : 0;
 	o->owner = w_owner(w) == ZKA_OWNER_NONE ? ZKA_NONE : w_owner(w);
 	o->slot = w_link(w);
 	o->attempts = w_job_attempts(w);

@@ -121,8 +121,10 @@ enum zka_slot_state {
 };
 enum zka_job_state {
 	ZKA_JOB_FREE = 1, ZKA_JOB_FILLING, ZKA_JOB_SUBMITTED, ZKA_JOB_SYNTHESIZING, ZKA_JOB_READY,
-	ZKA_JOB_PROVING, ZKA_JOB_DONE, ZKA_JOB_FAILED, ZKA_JOB_QUARANTINED
+	ZKA_JOB_PROVING, ZKA_JOB_DONE, ZKA_JOB_FAILED, ZKA_JOB_QUARANTINED,
+	ZKA_JOB_LEASED /* an external producer (libzkarena) fills its slot: zka_job_lease */
 };
+#define ZKA_JOB_STATE_MAX ZKA_JOB_LEASED
 enum zka_circuit_state { ZKA_CIRCUIT_FREE = 1, ZKA_CIRCUIT_LOADING, ZKA_CIRCUIT_LOADED };
 const char *zka_slot_state_name(int s);
 const char *zka_job_state_name(int s);
@@ -220,12 +222,25 @@ int zka_job_take(struct zka_arena *a, uint32_t slot, uint32_t *job, int timeout_
 /* Worker: slot WRITING(me) -> FREE (no job bound, e.g. shutting down). */
 int zka_slot_release(struct zka_arena *a, uint32_t slot);
 /* Worker, step 3: slot WRITING(me, job) -> READY (pushed to the ready ring), job -> READY. */
-/* Stamps the end of the witness stage of the job linked to slot (WRITING, held by me): the
- * witness is in the slot, a and b come next. 0 or -errno as zka_slot_ready. */
+/* Stamps the end of the witness stage of the job linked to slot (WRITING, held by me; the job
+ * SYNTHESIZING or LEASED): the witness is in the slot, a and b come next. 0 or -errno as
+ * zka_slot_ready. */
 int zka_job_witness_done(struct zka_arena *a, uint32_t slot);
 int zka_slot_ready(struct zka_arena *a, uint32_t slot);
 /* Worker: the job is bad (witness): job SYNTHESIZING(me) -> FAILED(reason), slot -> FREE. */
 int zka_job_fail_synth(struct zka_arena *a, uint32_t slot, const char *reason);
+/* External producers (libzkarena, include/zkarena.h). The job never enters the submitted ring,
+ * so no worker's zka_job_take can see it; its owner is the producer, recovered like a worker.
+ * Lease: slot FREE -> WRITING(me) [free-slots], job FREE -> FILLING(me) [free-jobs] ->
+ * LEASED(me, slot), slot -> WRITING(me, job). spec as for zka_job_submit (witness_path is a
+ * label). 0 with *slot and *id; -ETIMEDOUT when no slot came free in timeout_ms, -EAGAIN
+ * when the job table stayed full. */
+int zka_job_lease(struct zka_arena *a, const struct zka_job_spec *spec, uint32_t *slot,
+		  uint64_t *id, int timeout_ms);
+/* Commit: slot WRITING(me, j) -> READY(j) [ready], job LEASED(me) -> READY. The producer. */
+int zka_job_lease_commit(struct zka_arena *a, uint32_t slot);
+/* Abort: job LEASED(me) -> FAILED(reason); slot WRITING(me, j) -> FREE [free-slots]. */
+int zka_job_lease_abort(struct zka_arena *a, uint32_t slot, const char *reason);
 /* Prover, step 1: pop a READY slot -> PROVING(me), its job -> PROVING(me). */
 int zka_slot_take_ready(struct zka_arena *a, uint32_t *slot, uint32_t *job, int timeout_ms);
 /* Prover, step 2: job PROVING(me) -> DONE (reason NULL) or FAILED(reason); slot -> FREE.

@@ -48,10 +48,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Opens the output directory as the submitter sees it: not a symbolic link, a directory the
- * submitter may write; records its identity. */
-static int submit_out_dir(const char *out_dir, char *o, struct zka_job_spec *spec, char *err,
-			  size_t errlen)
+int zka_client_out_dir(const char *out_dir, char *o, struct zka_job_spec *spec, char *err,
+		       size_t errlen)
 {
 	struct stat st;
 	if (lstat(out_dir, &st)) {
@@ -134,7 +132,7 @@ int zka_client_submit(struct zka_arena *a, const char *arena_name, const char *z
 		snprintf(err, errlen, "%s: not a regular file", wtns);
 		return -EINVAL;
 	}
-	if ((r = submit_out_dir(out_dir, o, &spec, err, errlen)))
+	if ((r = zka_client_out_dir(out_dir, o, &spec, err, errlen)))
 		return r;
 	if (strlen(w) >= ZKA_PATH_MAX || strlen(o) >= ZKA_PATH_MAX) {
 		snprintf(err, errlen, "%s: path too long for the arena",

@@ -20,6 +20,12 @@ int zka_client_submit(struct zka_arena *a, const char *arena_name, const char *z
 		      const char *r1cs, const char *wtns, const char *out_dir, uint64_t *id,
 		      char *err, size_t errlen);
 
+/* Checks an output directory as the submitter sees it (not a symbolic link, a directory this
+ * user may write), writes its real path to resolved (PATH_MAX bytes) and records its device,
+ * inode and the submitter's uid/gid in spec. 0 or -errno with err naming it. */
+int zka_client_out_dir(const char *out_dir, char *resolved, struct zka_job_spec *spec, char *err,
+		       size_t errlen);
+
 /* Where zka_client_wait read the outcome. */
 enum { ZKA_CLIENT_RECORD = 0, ZKA_CLIENT_RETAINED = 1, ZKA_CLIENT_MARKER = 2 };
 

@@ -139,6 +139,82 @@ static void assert_quiet(struct zka_arena *a, const char *when)
 	check(a, when);
 }
 
+/* An external producer's step (zka_job_lease): writes the tag as a worker does, then commits
+ * (commit 1) or aborts. */
+static int lease_once(struct zka_arena *a, uint64_t tag, int commit)
+{
+	struct zka_job_spec sp = {
+	    .circuit = 0, .witness_path = "lib", .out_dir = "o", .user_tag = tag};
+	uint32_t s;
+	uint64_t id;
+	int rc = zka_job_lease(a, &sp, &s, &id, 100);
+	if (rc)
+		return rc;
+	uint64_t *d = zka_slot_data(a, s, NULL);
+	d[0] = tag;
+	d[1] = ~tag;
+	return commit ? zka_job_lease_commit(a, s) : zka_job_lease_abort(a, s, "aborted");
+}
+
+/* The lease: invisible to workers; a producer killed before commit fails its job and gives its
+ * slot back; one killed after commit loses nothing (the job is proved); abort and commit only
+ * by the holder. */
+static void test_lease(void)
+{
+	struct zka_arena *a = mk(2, 8, 3);
+	struct zka_job_spec sp = {
+	    .circuit = 0, .witness_path = "lib", .out_dir = "o", .user_tag = 9};
+	uint32_t s, j;
+	uint64_t id;
+	CU_ASSERT(zka_job_lease(a, &sp, &s, &id, 100) == 0);
+	uint32_t s2;
+	CU_ASSERT(zka_slot_acquire(a, &s2, 100) == 0);
+	CU_ASSERT(zka_job_take(a, s2, &j, 0) == -ETIMEDOUT); /* the leased job is no worker's */
+	CU_ASSERT(zka_slot_release(a, s2) == 0);
+	CU_ASSERT(zka_slot_ready(a, s) == -EBADMSG); /* a worker's commit on a lease: refused */
+	CU_ASSERT(zka_job_lease_abort(a, s, "x") == 0);
+	struct zka_job_info ji;
+	CU_ASSERT(zka_job_wait(a, id, 0, &ji) == 1);
+	CU_ASSERT(strcmp(ji.reason, "x") == 0);
+	CU_ASSERT(check(a, "after abort") == 0);
+	for (int commit = 0; commit <= 1; commit++) {
+		int pfd[2];
+		CU_ASSERT(pipe(pfd) == 0);
+		pid_t pid = fork();
+		if (pid == 0) {
+			uint64_t cid = 0;
+			uint32_t cs;
+			if (zka_job_lease(a, &sp, &cs, &cid, 100) == 0) {
+				uint64_t *d = zka_slot_data(a, cs, NULL);
+				d[0] = 9;
+				d[1] = ~9ULL;
+				if (commit)
+					zka_job_lease_commit(a, cs);
+			}
+			if (write(pfd[1], &cid, sizeof cid) != sizeof cid)
+				_exit(1);
+			raise(SIGKILL);
+		}
+		close(pfd[1]);
+		uint64_t cid = 0;
+		CU_ASSERT(read(pfd[0], &cid, sizeof cid) == sizeof cid);
+		close(pfd[0]);
+		waitpid(pid, NULL, 0);
+		CU_ASSERT(zka_job_info(a, zka_job_index(cid), &ji) == 0);
+		CU_ASSERT(ji.state == (commit ? ZKA_JOB_READY : ZKA_JOB_LEASED));
+		CU_ASSERT(zka_arena_recover(a) >= (commit ? 0 : 2));
+		drain(a);
+		int w = zka_job_wait(a, cid, 0, &ji);
+		CU_ASSERT(w == (commit ? 0 : 1));
+		if (!commit)
+			CU_ASSERT(strstr(ji.reason, "died before committing") != NULL);
+		assert_quiet(a, commit ? "producer killed after commit"
+				       : "producer killed before commit");
+	}
+	CU_ASSERT(*corrupt_count == 0);
+	finish_arena(a);
+}
+
 /* Every named step, hit at its 1st..3rd occurrence by a child running the whole lifecycle. */
 static void test_fault_points(void)
 {
@@ -169,6 +245,11 @@ static void test_fault_points(void)
 				uint32_t s, j;
 				if (zka_slot_acquire(a, &s, 100) == 0 && zka_job_take(a, s, &j, 100) == 0)
 					zka_job_fail_synth(a, s, "bad witness");
+				/* an external producer: a lease committed and proved, one aborted
+				 */
+				lease_once(a, 5, 1);
+				prover_once(a, 100);
+				lease_once(a, 6, 0);
 				zka_arena_recover(a);
 				_exit(0);
 			}
@@ -515,6 +596,7 @@ int main(void)
 		return 1;
 	static const zka_test_case cases[] = {
 		{"fault_points_every_step", test_fault_points},
+		{"lease_external_producer", test_lease},
 		{"stopped_lock_holder_and_repair", test_stopped_holder},
 		{"concurrent_recoverers_attempts", test_concurrent_recoverers},
 		{"chaos_hundreds_of_sigkills", test_chaos},

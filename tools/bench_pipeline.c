@@ -11,6 +11,7 @@
  *      slots back to back (no synthesis, no verification, no output files).
  * Everything it made (arenas, params regions, files) is removed at the end, also on Ctrl-C. */
 #include "gpud/backend.h"
+#include "include/zkarena.h"
 #include "shm/zka_gpud_status.h"
 #include "synth/client.h"
 #include "synth/pipe.h"
@@ -35,6 +36,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +61,7 @@ static void usage(FILE *f)
 	    "                              [--workers W] [--threads T] [--inflight I]\n"
 	    "                              [--backend cpu|cuda] [--reps R] [--sweep]\n"
 	    "                              [--synth-only] [--row-loops G:A[:K],...]\n"
+	    "                              [--producer workers|lib|both]\n"
 	    "       zkarena bench pipeline --zkey circuit.zkey --wtns witness.wtns [...]\n"
 	    "       zkarena bench pipeline --zkey circuit.zkey --input input.json [...]\n"
 	    "\n"
@@ -83,6 +86,12 @@ static void usage(FILE *f)
 	    "  the prover-only ceiling: the same backend with I lanes (as the daemon: 2 with "
 	    "cuda,\n"
 	    "    1 with cpu) proving pre-synthesized slots back to back.\n"
+	    "--producer: who feeds the pipeline: workers (default: `zkarena run`'s W workers\n"
+	    "    take submitted jobs), lib (`zkarena run --workers 0` and W threads of this\n"
+	    "    process, each a libzkarena producer: it leases a slot, writes the witness\n"
+	    "    into it and commits, the library computing a and b with T threads;\n"
+	    "    docs/library.md), or both (the two pipelines one after the other on the same\n"
+	    "    key, each table printed, then lib / workers). Not with --input.\n"
 	    "Without --zkey/--wtns: a random circuit of N constraints (default 65536) and a "
 	    "test-only\n"
 	    "key (setup on the GPU with --backend cuda). Cleans up after itself, also on "
@@ -428,11 +437,16 @@ static double median(double *v, int n)
 	return zka_percentile(v, n, 50);
 }
 
+enum { PROD_WORKERS, PROD_LIB, PROD_BOTH };
+
 /* The benchmark: its settings, what it made (removed by bpp_cleanup), and its figures. */
 struct bpipe {
 	const zka_curve *curve;
 	const char *backend, *zkey_in, *wtns_in, *input; /* input: jobs start at input.json */
 	int m, njobs, workers, threads, inflight, reps, sweep, synth_only;
+	int producer, lib;   /* --producer: PROD_*; lib: this pipeline is fed by libzkarena */
+	_Atomic int lib_err; /* a producer thread failed (its reason in lib_why) */
+	char lib_why[1024];
 	struct zka__abc_tune tv[ROW_LOOPS_MAX];
 	int nv; /* --row-loops given: nv row loops in tv */
 	const zka_backend *be;
@@ -460,15 +474,23 @@ static const char *const P = "zkarena bench pipeline";
  * status (help, bad usage). */
 static int bpp_options(int argc, char **argv, struct bpipe *b)
 {
-	static const struct option opts[] = {
-	    {"curve", required_argument, 0, 'c'},   {"constraints", required_argument, 0, 'm'},
-	    {"jobs", required_argument, 0, 'j'},    {"workers", required_argument, 0, 'w'},
-	    {"threads", required_argument, 0, 't'}, {"inflight", required_argument, 0, 'i'},
-	    {"backend", required_argument, 0, 'b'}, {"reps", required_argument, 0, 'r'},
-	    {"zkey", required_argument, 0, 'z'},    {"wtns", required_argument, 0, 'x'},
-	    {"input", required_argument, 0, 'I'},   {"sweep", no_argument, 0, 's'},
-	    {"synth-only", no_argument, 0, 'S'},    {"row-loops", required_argument, 0, 'L'},
-	    {"help", no_argument, 0, 'h'},	    {0, 0, 0, 0}};
+	static const struct option opts[] = {{"curve", required_argument, 0, 'c'},
+					     {"constraints", required_argument, 0, 'm'},
+					     {"jobs", required_argument, 0, 'j'},
+					     {"workers", required_argument, 0, 'w'},
+					     {"threads", required_argument, 0, 't'},
+					     {"inflight", required_argument, 0, 'i'},
+					     {"backend", required_argument, 0, 'b'},
+					     {"reps", required_argument, 0, 'r'},
+					     {"zkey", required_argument, 0, 'z'},
+					     {"wtns", required_argument, 0, 'x'},
+					     {"input", required_argument, 0, 'I'},
+					     {"sweep", no_argument, 0, 's'},
+					     {"synth-only", no_argument, 0, 'S'},
+					     {"row-loops", required_argument, 0, 'L'},
+					     {"producer", required_argument, 0, 'P'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
 	int opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -528,6 +550,20 @@ static int bpp_options(int argc, char **argv, struct bpipe *b)
 		case 'S':
 			b->synth_only = 1;
 			break;
+		case 'P':
+			if (!strcmp(optarg, "workers"))
+				b->producer = PROD_WORKERS;
+			else if (!strcmp(optarg, "lib"))
+				b->producer = PROD_LIB;
+			else if (!strcmp(optarg, "both"))
+				b->producer = PROD_BOTH;
+			else {
+				fprintf(stderr,
+					"%s: --producer: '%s' is not workers, lib or both\n", P,
+					optarg);
+				return 2;
+			}
+			break;
 		case 'L':
 			if ((b->nv = parse_row_loops(optarg, b->tv)) < 0) {
 				fprintf(stderr,
@@ -548,11 +584,15 @@ static int bpp_options(int argc, char **argv, struct bpipe *b)
 		}
 	}
 	if (optind != argc || (!b->input && !b->zkey_in != !b->wtns_in) ||
-	    (b->input && (!b->zkey_in || b->wtns_in))) {
+	    (b->input && (!b->zkey_in || b->wtns_in)) ||
+	    (b->input && b->producer != PROD_WORKERS)) {
 		fprintf(stderr, "%s: %s (see --help)\n", P,
 			optind != argc ? "unexpected arguments"
-			: b->input     ? "--input goes with --zkey (and without --wtns)"
-				       : "--zkey and --wtns go together");
+			: b->input && b->producer != PROD_WORKERS
+			    ? "--producer lib/both takes --wtns, not --input (the library's jobs "
+			      "start from a witness)"
+			: b->input ? "--input goes with --zkey (and without --wtns)"
+				   : "--zkey and --wtns go together");
 		return 2;
 	}
 	b->be = strcmp(b->backend, "cuda") ? &zka_backend_cpu : &zka_backend_cuda;
@@ -743,13 +783,16 @@ static int bpp_start(struct bpipe *b)
 			 msg ? msg : "cannot create");
 		return -1;
 	}
-	printf("\npipeline: arena %s, %u slots of %.1f MiB, %d jobs; log %s\n", b->name, ap.nslots,
-	       (double)ap.slot_bytes / (1 << 20), b->njobs, b->log);
+	printf("\npipeline fed by %s: arena %s, %u slots of %.1f MiB, %d jobs; log %s\n",
+	       b->lib ? "libzkarena producers (`zkarena run --workers 0`)" : "the built-in workers",
+	       b->name, ap.nslots, (double)ap.slot_bytes / (1 << 20), b->njobs, b->log);
 	fflush(stdout);
 	char wk[16], tk[16], ik[16];
 	snprintf(wk, sizeof wk, "%d", b->workers);
 	snprintf(tk, sizeof tk, "%d", b->threads);
 	snprintf(ik, sizeof ik, "%d", b->inflight);
+	if (b->lib)
+		snprintf(wk, sizeof wk, "0"); /* the gpud only: the producers are this process's */
 	const char *rargs[] = {b->name,	     "--workers", wk,	       "--threads", tk,
 			       "--inflight", ik,	  "--backend", b->backend,  NULL};
 	b->runner = zka_spawn_run(b->log, rargs);
@@ -799,6 +842,16 @@ static int bpp_wait(struct bpipe *b)
 	for (int i = 0; i < b->njobs && !interrupted; i++) {
 		struct zka_job_info ji;
 		int r;
+		/* libzkarena producers publish each id after its commit */
+		while (b->lib && !atomic_load((_Atomic uint64_t *)&b->ids[i]) &&
+		       !atomic_load(&b->lib_err) && !interrupted) {
+			struct timespec ts = {0, 1000000};
+			nanosleep(&ts, NULL);
+		}
+		if (b->lib && atomic_load(&b->lib_err)) {
+			snprintf(b->err, sizeof b->err, "libzkarena producer: %.900s", b->lib_why);
+			return -1;
+		}
 		for (;;) {
 			r = zka_job_wait(b->a, b->ids[i], 100, &ji);
 			read_counters(b->name, &c);
@@ -836,6 +889,127 @@ static int bpp_wait(struct bpipe *b)
 	kill(b->runner, SIGTERM);
 	waitpid(b->runner, NULL, 0);
 	b->runner = -1;
+	return 0;
+}
+
+/* ---- --producer lib: libzkarena producers in this process ---- */
+
+/* The witness values every producer writes (the .wtns read once: a producer's synthesis is
+ * its own; here, a copy from memory into the slot). */
+struct lfeed {
+	struct bpipe *b;
+	const uint8_t *w;
+	uint32_t n;
+	_Atomic int next;
+};
+
+static void lib_fail(struct bpipe *b, const char *what)
+{
+	int z = 0;
+	if (atomic_compare_exchange_strong(&b->lib_err, &z, 1))
+		snprintf(b->lib_why, sizeof b->lib_why, "%s: %s", what, zka_lib_error());
+}
+
+/* One producer: its own zka_lib; takes job numbers until all are given out; for each, leases
+ * a slot, writes the witness, commits (the library computes a and b with T threads) and
+ * publishes the job's id for bpp_wait. */
+static void *lib_feed(void *arg)
+{
+	struct lfeed *f = arg;
+	struct bpipe *b = f->b;
+	zka_lib *lib;
+	zka_lib_key *key;
+	char path[PATH_MAX];
+	if (zka_lib_open(b->name, &lib)) {
+		lib_fail(b, "open");
+		return NULL;
+	}
+	zka_lib_set_threads(lib, b->threads);
+	if (zka_lib_key_open(lib, b->zkey, &key)) {
+		lib_fail(b, "key");
+		goto out;
+	}
+	for (int i; (i = atomic_fetch_add(&f->next, 1)) < b->njobs && !interrupted &&
+		    !atomic_load(&b->lib_err);) {
+		zka_lib_job *j = NULL;
+		struct zka_lib_regions r;
+		int rc;
+		snprintf(path, sizeof path, "%s/lib%05d", b->dir, i);
+		if (mkdir(path, 0755)) {
+			int z = 0;
+			if (atomic_compare_exchange_strong(&b->lib_err, &z, 1))
+				snprintf(b->lib_why, sizeof b->lib_why, "%.500s: %s", path,
+					 strerror(errno));
+			break;
+		}
+		while ((rc = zka_lib_begin(key, ZKA_LIB_WITNESS, path, 500, &j, &r)) ==
+			   -ETIMEDOUT &&
+		       !interrupted && !atomic_load(&b->lib_err))
+			;
+		if (rc) {
+			if (!interrupted && rc != -ETIMEDOUT)
+				lib_fail(b, "begin");
+			break;
+		}
+		memcpy(r.witness, f->w, (size_t)f->n * 32);
+		if (zka_lib_commit(j, f->n, 0, 0)) {
+			lib_fail(b, "commit");
+			zka_lib_job_free(j);
+			break;
+		}
+		atomic_store((_Atomic uint64_t *)&b->ids[i], zka_lib_job_id(j));
+		zka_lib_job_free(j); /* committed: the record stays until bpp_wait reads it */
+	}
+out:
+	zka_lib_close(lib);
+	return NULL;
+}
+
+/* Feeds the pipeline from W producer threads (joined after bpp_wait: th, *nth). 0, or -1
+ * with b->err set. */
+static int bpp_feed_lib(struct bpipe *b, struct lfeed *f, zka_witness *w, pthread_t *th, int *nth)
+{
+	zka_lib *lib = NULL;
+	zka_lib_key *key;
+	double t0 = zka_now();
+	b->k0 = b->njobs / 10 > b->inflight * 2 ? b->njobs / 10 : b->inflight * 2;
+	if (zka_wtns_read(b->wtns, w, b->err, sizeof b->err))
+		return -1;
+	/* the key's load into the arena, timed apart (the producers then find it loaded) */
+	if (zka_lib_open(b->name, &lib) || zka_lib_key_open(lib, b->zkey, &key)) {
+		snprintf(b->err, sizeof b->err, "libzkarena: %.900s", zka_lib_error());
+		zka_lib_close(lib);
+		return -1;
+	}
+	zka_lib_close(lib);
+	printf("  key loaded into the arena (zka_lib_key_open) in %.2f s; %d producers x %d "
+	       "threads\n",
+	       zka_now() - t0, b->workers, b->threads);
+	*f = (struct lfeed){.b = b, .w = (const uint8_t *)w->w, .n = w->n};
+	for (*nth = 0; *nth < b->workers && *nth < 256; (*nth)++)
+		if (pthread_create(&th[*nth], NULL, lib_feed, f)) {
+			snprintf(b->err, sizeof b->err, "cannot start producer threads");
+			return -1;
+		}
+	return 0;
+}
+
+/* Between the two pipelines of --producer both: the first one's figures and stage times
+ * kept in *saved; its arena and params regions removed. 0, or -1 (out of memory). */
+static int bpp_reset(struct bpipe *b, struct bpipe *saved)
+{
+	*saved = *b;
+	zka_arena_close(b->a);
+	zka_arena_destroy(b->name);
+	zka_pipe_unlink_params(b->name);
+	b->a = NULL;
+	memset(b->ids, 0, (size_t)b->njobs * sizeof *b->ids);
+	b->c0 = b->c1 = (struct counters){0};
+	for (int i = 0; i < ZKA_STAGES; i++)
+		b->st[i] = calloc((size_t)b->njobs, sizeof(double));
+	for (int i = 0; i < ZKA_STAGES; i++)
+		if (!b->st[i])
+			return -1;
 	return 0;
 }
 
@@ -894,6 +1068,7 @@ static int bpp_ceiling(struct bpipe *b)
 static void bpp_report(const struct bpipe *b)
 {
 	const char *who = b->be == &zka_backend_cuda ? "GPU" : "prover";
+	printf("\n%s:", b->lib ? "fed by libzkarena" : "fed by the built-in workers");
 	printf(
 	    "\npipeline at steady state (window %.2f s, %llu proofs, after %d warm-up proofs):\n\n"
 	    "| measure                                          | value          |\n"
@@ -979,11 +1154,49 @@ int zka_bench_pipeline(int argc, char **argv)
 		status = 0;
 		goto out;
 	}
-	if (bpp_start(b) || bpp_submit(b) || bpp_wait(b) || bpp_window(b) || bpp_ceiling(b))
-		goto err;
-	bpp_report(b);
+	struct bpipe first = {0};
+	int runs = b->producer == PROD_BOTH ? 2 : 1;
+	for (int k = 0; k < runs; k++) {
+		b->lib = b->producer == PROD_LIB || (b->producer == PROD_BOTH && k == 1);
+		if (k == 1 && bpp_reset(b, &first)) {
+			snprintf(b->err, sizeof b->err, "out of memory");
+			goto err;
+		}
+		struct lfeed feed;
+		zka_witness w = {0};
+		pthread_t th[256];
+		int nth = 0;
+		int r = bpp_start(b) ||
+			(b->lib ? bpp_feed_lib(b, &feed, &w, th, &nth) : bpp_submit(b)) ||
+			bpp_wait(b);
+		if (r) /* the producers stop at their next job */
+			atomic_store(&b->lib_err, 1);
+		for (int i = 0; i < nth; i++)
+			pthread_join(th[i], NULL);
+		zka_witness_free(&w);
+		if (r || bpp_window(b) || (k == 0 && bpp_ceiling(b)))
+			goto err;
+		if (k == 1)
+			b->ceil_rate = first.ceil_rate;
+		bpp_report(b);
+	}
+	if (runs == 2) {
+		const char *who = b->be == &zka_backend_cuda ? "GPU   " : "prover";
+		printf("\n| producer              | proofs/s | %s busy | vs ceiling |\n"
+		       "|-----------------------|----------|-------------|------------|\n"
+		       "| built-in workers      | %8.2f | %10.1f%% | %9.1f%% |\n"
+		       "| libzkarena producers  | %8.2f | %10.1f%% | %9.1f%% |\n"
+		       "\nlibzkarena / built-in workers: %.1f%% of the proofs/s\n",
+		       who, first.rate, 100 * first.busy,
+		       b->ceil_rate > 0 ? 100 * first.rate / b->ceil_rate : 0, b->rate,
+		       100 * b->busy, b->ceil_rate > 0 ? 100 * b->rate / b->ceil_rate : 0,
+		       first.rate > 0 ? 100 * b->rate / first.rate : 0);
+		for (int i = 0; i < ZKA_STAGES; i++)
+			free(first.st[i]);
+	}
 	status = 0;
 	goto out;
+
 err:
 	fprintf(stderr, "\n%s: %s\n", P, b->err);
 	status = interrupted ? 130 : 1;

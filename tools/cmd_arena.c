@@ -367,7 +367,7 @@ static void node_text(int node, char *buf, size_t n)
 
 /* Slots and jobs per state (index 0: corrupt records). */
 struct state_counts {
-	int slot[6], job[10];
+	int slot[6], job[ZKA_JOB_STATE_MAX + 1];
 };
 
 static void count_states(struct zka_arena *a, const struct zka_arena_geometry *g,
@@ -420,14 +420,14 @@ static void json_summary(struct zka_arena *a, const struct zka_arena_geometry *g
 	for (int s = 0; s <= 5; s++)
 		printf("%s\"%s\":%d", s ? "," : "", zka_slot_state_name(s), slot_counts[s]);
 	printf("},\"job_states\":{");
-	for (int s = 0; s <= 9; s++)
+	for (int s = 0; s <= ZKA_JOB_STATE_MAX; s++)
 		printf("%s\"%s\":%d", s ? "," : "", zka_job_state_name(s), job_counts[s]);
 	printf("},\"state_entries\":{\"slot\":{");
 	for (int s = 1; s <= 5; s++)
 		printf("%s\"%s\":%" PRIu64, s > 1 ? "," : "", zka_slot_state_name(s),
 		       zka_arena_state_entries(a, 0, s));
 	printf("},\"job\":{");
-	for (int s = 1; s <= 9; s++)
+	for (int s = 1; s <= ZKA_JOB_STATE_MAX; s++)
 		printf("%s\"%s\":%" PRIu64, s > 1 ? "," : "", zka_job_state_name(s),
 		       zka_arena_state_entries(a, 1, s));
 }
@@ -541,7 +541,7 @@ static void text_summary(struct zka_arena *a, const struct zka_arena_geometry *g
 	if (slot_counts[0])
 		printf(" CORRUPT %d", slot_counts[0]);
 	printf("\njob states (now/entered):");
-	for (int s = 1; s <= 9; s++)
+	for (int s = 1; s <= ZKA_JOB_STATE_MAX; s++)
 		printf(" %s %d/%" PRIu64, zka_job_state_name(s), job_counts[s],
 		       zka_arena_state_entries(a, 1, s));
 	if (job_counts[0])

@@ -202,6 +202,8 @@ static void usage(void)
 	       "(docs/synthesis.md has the measurements behind them).\n"
 	       "A job taken while fewer than W jobs are synthesizing or waiting gets the idle\n"
 	       "workers' threads too (W T / J for J such jobs; never more than W T in all).\n"
+	       "--workers 0: the gpuds only, for arenas whose jobs all come from external\n"
+	       "producers (libzkarena, docs/library.md): an idle worker holds a free slot.\n"
 	       "--inflight: proofs each gpud keeps in flight (default 2 with cuda, 1 with cpu).\n"
 	       "--table-budget B: each cuda gpud's window tables may take B times a key's own\n"
 	       "device memory (max, N or Nx; default 1x; see zkarena-gpud --help).\n"
@@ -259,6 +261,7 @@ int zka_run_bind_node(int n)
 /* The supervisor's settings (flags, then the settings file) and what it runs. */
 struct run {
 	int workers, threads, inflight, numa, numa_set, cores;
+	int no_workers; /* --workers 0: the gpuds only (external producers, libzkarena) */
 	const char *backend, *device, *config, *metrics, *budget;
 	char *name;
 	int devs[64], ndev;
@@ -290,8 +293,9 @@ static int run_options(int argc, char **argv, struct run *r)
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'w':
-			if (zka_opt_int("zkarena run", "--workers", optarg, 1, 256, &r->workers))
+			if (zka_opt_int("zkarena run", "--workers", optarg, 0, 256, &r->workers))
 				return 2;
+			r->no_workers = r->workers == 0;
 			break;
 		case 't':
 			if (zka_opt_int("zkarena run", "--threads", optarg, 1, 1024, &r->threads))
@@ -427,6 +431,8 @@ static int run_shape(struct run *r)
 {
 	r->cores = zka_par_threads(0);
 	zka_run_shape(r->cores, &r->workers, &r->threads);
+	if (r->no_workers)
+		r->workers = 0; /* idle workers would each hold a free slot, waiting for a job */
 	snprintf(r->threads_s, sizeof r->threads_s, "%d", r->threads);
 	/* a lone job may use every worker's threads (zkarena-synth --max-threads), never more:
 	 * W x T stays the bound the operator chose */

@@ -4,7 +4,8 @@
 # shared libraries the machine lacks in BINDIR/lib):
 #   1. the circom fixtures of tests/data/fmt: `prove --gpu` byte-identical to the CPU prover
 #      (fixed r and s) and the pipeline on the cuda backend with two proofs in flight;
-#   2. `zkarena bench pipeline --backend cuda` for each SIZE (CURVE:LOG2[:JOBS][:sweep]).
+#   2. `zkarena bench pipeline --backend cuda` for each SIZE (CURVE:LOG2[:JOBS][:sweep|:both];
+#      both: --producer both, the built-in workers and then libzkarena producers, one run).
 # Logs under OUTDIR; prints "N passed, N failed" for part 1.
 set -u
 B=$1 OUT=$2
@@ -53,7 +54,9 @@ for s in "$@"; do
 	m=$(((1 << lg) - 64))
 	extra=()
 	[ "${sw:-}" = sweep ] && extra=(--sweep)
+	t=420
+	[ "${sw:-}" = both ] && extra=(--producer both) && t=840
 	echo "=== bench pipeline $curve 2^$lg"
-	timeout 420 "$ZK" bench pipeline --backend cuda --curve "$curve" --constraints $m --jobs "${jobs:-200}" "${extra[@]}" 2>&1 |
+	timeout $t "$ZK" bench pipeline --backend cuda --curve "$curve" --constraints $m --jobs "${jobs:-200}" "${extra[@]}" 2>&1 |
 		tr '\r' '\n' | grep -v "done$" | tee "$OUT/bench-$curve-$lg.txt"
 done

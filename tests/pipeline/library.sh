@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# library.sh ZKARENA LIB_PRODUCER C_PRODUCER [RUST_PRODUCER] - libzkarena against a running CPU
+# pipeline: both job shapes on both curves, proofs byte-identical to `zkarena prove --r --s`
+# (the daemons prove with the same fixed r, s: gpud's test hook ZKA_TEST_RS); the C and Rust
+# examples; a producer SIGKILLed between begin and commit (its job FAILED, its slot back, every
+# other job DONE and proved once); commits with wrong lengths or values refused with the reason,
+# nothing proved; a job group of 10.
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh" "$1"
+LP=$2
+CP=$3
+RP=${4:-}
+R=1234567890123456789012345678901234567890
+S=9876543210987654321098765432109876543210
+keys bn128 600 bn && keys bls12381 400 bls || { echo "keys failed"; exit 1; }
+check "arena create" "$ZK" arena create "$NAME" --slots 4 --slot-bytes 1M --jobs 64
+start_run 2 ZKA_TEST_RS=$R,$S
+mkdir -p "$T/cli" "$T/ex"
+for c in bn bls; do
+	check "CLI proof ($c, fixed r, s)" "$ZK" prove "$T/$c.zkey" "$T/$c.wtns" "$T/cli/$c.proof.json" "$T/cli/$c.public.json" --r "$R" --s "$S"
+done
+# same() WHAT DIR C: DIR's proof/public (as the library returned them, DIR/got) equal the CLI's
+same() {
+	check "  $1: proof.json byte-identical to the CLI's" cmp "$2/got/proof.json" "$T/cli/$3.proof.json"
+	check "  $1: public.json byte-identical to the CLI's" cmp "$2/got/public.json" "$T/cli/$3.public.json"
+	check "  $1: the library returned the prover's files" cmp "$2/got/proof.json" "$2/proof.json"
+}
+for c in bn bls; do
+	for shape in witness ab; do
+		mkdir -p "$T/o/$c-$shape"
+		expect 0 "$shape shape ($c): DONE" "$LP" "$shape" "$NAME" "$T/$c.zkey" "$T/$c.wtns" "$T/o/$c-$shape"
+		same "$shape shape ($c)" "$T/o/$c-$shape" "$c"
+	done
+done
+# a .zka key (imported with its circuit: commit then checks every constraint)
+check "import bls.zkey --r1cs into bls.zka" "$ZK" import "$T/bls.zkey" --r1cs "$T/bls.r1cs" -o "$T/bls.zka"
+mkdir -p "$T/o/zka" "$T/o/unsat"
+expect 0 "witness shape on a .zka key: DONE" "$LP" witness "$NAME" "$T/bls.zka" "$T/bls.wtns" "$T/o/zka"
+same "the .zka key" "$T/o/zka" bls
+cp "$T/bls.wtns" "$T/unsat.wtns"
+sz=$(stat -c %s "$T/unsat.wtns")
+printf '\x05' | dd of="$T/unsat.wtns" bs=1 seek=$((sz - 32)) conv=notrunc status=none
+expect 1 "an unsatisfying witness on a key with its circuit: commit refused" "$LP" witness "$NAME" "$T/bls.zka" "$T/unsat.wtns" "$T/o/unsat"
+check "  the reason names the constraint" grep -q "commit refused: the witness does not satisfy constraint [0-9]*" "$T/out"
+[ ! -e "$T/o/unsat/proof.json" ] && ok "  nothing proved" || ko "  a proof was written"
+expect 0 "  a library proof verifies (zkarena verify)" "$ZK" verify "$T/bls.vk.json" "$T/o/bls-ab/public.json" "$T/o/bls-ab/proof.json"
+# the examples: C linked with the shared library; Rust built by rustc alone
+expect 0 "c-producer proves" "$CP" "$NAME" "$T/bn.zkey" "$T/bn.wtns" "$T/ex/c.proof.json" "$T/ex/c.public.json"
+check "  its proof is the CLI's, byte for byte" cmp "$T/ex/c.proof.json" "$T/cli/bn.proof.json"
+check "  its public.json too" cmp "$T/ex/c.public.json" "$T/cli/bn.public.json"
+if [ -n "$RP" ]; then
+	expect 0 "rust-producer proves" env LD_PRELOAD="${ZKA_RUST_PRELOAD:-}" "$RP" "$NAME" "$T/bls.zkey" "$T/bls.wtns" "$T/ex/r.proof.json" "$T/ex/r.public.json"
+	check "  its proof is the CLI's, byte for byte" cmp "$T/ex/r.proof.json" "$T/cli/bls.proof.json"
+else
+	echo "SKIP rust-producer: rustc was not found at configure time (scripts/install-deps.sh)"
+fi
+expect 2 "c-producer without arguments: usage, exit 2" "$CP"
+expect 1 "c-producer on a missing arena: exit 1" "$CP" nope-$NAME "$T/bn.zkey" "$T/bn.wtns" "$T/ex/x" "$T/ex/y"
+check "  message names the arena" grep -q "arena nope-$NAME: no such arena" "$T/out"
+# refused commits: the job FAILED with the reason, the slot back, nothing proved
+for m in short badval badab abort; do mkdir -p "$T/o/$m"; done
+expect 0 "witness one value short: refused" "$LP" short "$NAME" "$T/bn.zkey" "$T/bn.wtns" "$T/o/short"
+check "  reason names the lengths" grep -q "reason: witness length [0-9]*, the key's is [0-9]*" "$T/out"
+expect 0 "witness element = r: refused" "$LP" badval "$NAME" "$T/bls.zkey" "$T/bls.wtns" "$T/o/badval"
+check "  reason names the element" grep -q "reason: witness element 1 is not below the group order" "$T/out"
+expect 0 "a one element short (ab shape): refused" "$LP" badab "$NAME" "$T/bn.zkey" "$T/bn.wtns" "$T/o/badab"
+check "  reason names a and the domain" grep -q "reason: a length [0-9]*, the key's domain size is [0-9]*" "$T/out"
+expect 0 "abort: FAILED with the caller's reason, commit after it refused" "$LP" abort "$NAME" "$T/bn.zkey" "$T/bn.wtns" "$T/o/abort"
+expect 0 "a job and a group left to zka_lib_close" "$LP" close "$NAME" "$T/bn.zkey" "$T/bn.wtns" "$T/o"
+read -r _ c1 c2 <<<"$(grep LEASED "$T/out")"
+# aborted (FAILED), then released by the free that close makes: FREE, the reason kept
+[ "$(jobjson "$c1" state)" = FREE ] && [ "$(jobjson "$c2" state)" = FREE ] && ok "  both aborted and released by close" || ko "  states: $(jobjson "$c1" state) $(jobjson "$c2" state)"
+[ "$(jobjson "$c1" reason)" = "freed before commit" ] && [ "$(jobjson "$c2" reason)" = "freed before commit" ] && ok "  reasons: freed before commit" || ko "  reasons: $(jobjson "$c1" reason) / $(jobjson "$c2" reason)"
+n=$(find "$T/o/short" "$T/o/badval" "$T/o/badab" "$T/o/abort" -name '*.json' | wc -l)
+[ "$n" = 0 ] && ok "refused and aborted jobs wrote nothing" || ko "refused jobs wrote $n files"
+# a producer SIGKILLed between begin and commit, while other jobs run
+mkdir -p "$T/o/hang"
+"$LP" hang "$NAME" "$T/bn.zkey" "$T/bn.wtns" "$T/o/hang" >"$T/hang.out" 2>&1 &
+hp=$!
+for _ in $(seq 1 200); do grep -q LEASED "$T/hang.out" && break; sleep 0.05; done
+hid=$(awk '/LEASED/{print $2}' "$T/hang.out")
+[ -n "$hid" ] && ok "producer holds a lease (job $hid)" || ko "producer never leased: $(cat "$T/hang.out")"
+[ "$(jobjson "$hid" state)" = LEASED ] && ok "  the job is LEASED" || ko "  the job is $(jobjson "$hid" state)"
+ids=()
+for i in 1 2 3 4 5 6; do ids+=("$(submit "$T/bn.zkey" "$T/bn.wtns" "$T/o/k$i")"); done
+mkdir -p "$T/o/kl"
+"$LP" witness "$NAME" "$T/bls.zkey" "$T/bls.wtns" "$T/o/kl" >"$T/kl.out" 2>&1 &
+lp=$!
+kill -9 "$hp" && ok "producer $hp SIGKILLed between begin and commit" || ko "could not kill $hp"
+wait "$hp" 2>/dev/null
+n=0
+for id in "${ids[@]}"; do
+	n=$((n + 1))
+	expect 0 "  job $n ($id) DONE" "$ZK" wait "$NAME" "$id" --timeout 120
+	[ "$(jobjson "$id" prove_count)" = 1 ] && ok "    proved once" || ko "    proved $(jobjson "$id" prove_count) times"
+done
+wait "$lp" && ok "  a library job beside them DONE" || ko "  library job: $(cat "$T/kl.out")"
+if wait_state "$hid" FAILED 20; then ok "  the killed producer's job FAILED (recovered)"; else ko "  the killed producer's job is $(jobjson "$hid" state)"; fi
+jobjson "$hid" reason | grep -q "its producer (pid $hp) died before committing" && ok "  reason names the producer" || ko "  reason: $(jobjson "$hid" reason)"
+[ -z "$(ls -A "$T/o/hang")" ] && ok "  nothing written for it" || ko "  files written for the killed job"
+# a job group of 10 on one key
+expect 0 "a job group of 10: all DONE" "$LP" group "$NAME" "$T/bn.zkey" "$T/bn.wtns" "$T/o/g" 10
+[ "$(grep -c "DONE" "$T/out")" = 10 ] && ok "  10 job ids reported" || ko "  $(cat "$T/out")"
+g=0
+for i in 0 1 2 3 4 5 6 7 8 9; do
+	cmp -s "$T/o/g/$i/proof.json" "$T/cli/bn.proof.json" && g=$((g + 1))
+done
+[ "$g" = 10 ] && ok "  all 10 proofs are the CLI's, byte for byte" || ko "  $g of 10 proofs equal the CLI's"
+stop_run
+check "arena invariants hold" "$ZK" arena check "$NAME"
+free=$("$ZK" arena status "$NAME" --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.parse(s).slot_states.FREE))")
+[ "$free" = 4 ] && ok "all 4 slots FREE at the end" || ko "slots FREE at the end: $free of 4"
+# bench pipeline --producer: the built-in workers and libzkarena producers in one run
+expect 0 "bench pipeline --producer both (small circuit): runs" "$ZK" bench pipeline --constraints 8000 --jobs 150 --workers 1 --threads 1 --reps 1 --producer both
+check "  prints both tables" sh -c "grep -q 'fed by the built-in workers:' '$T/out' && grep -q 'fed by libzkarena:' '$T/out'"
+check "  and the comparison" grep -q "libzkarena / built-in workers: [0-9.]*% of the proofs/s" "$T/out"
+expect 2 "bench pipeline --producer bogus: refused" "$ZK" bench pipeline --producer bogus
+check "  message names the option" grep -q "\-\-producer: 'bogus' is not workers, lib or both" "$T/out"
+finish
