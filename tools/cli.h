@@ -33,6 +33,7 @@ int zka_cmd_witness(int argc, char **argv);
 int zka_cmd_params(int argc, char **argv);
 int zka_cmd_config(int argc, char **argv);
 int zka_cmd_topology(int argc, char **argv);
+int zka_cmd_serve(int argc, char **argv);
 /* cluster/ (built when libpq is found: ZKA_HAVE_CLUSTER) */
 int zka_cmd_cluster(int argc, char **argv);
 int zka_cmd_bridge(int argc, char **argv);
