@@ -7,6 +7,7 @@
 #include "config/zka_config.h"
 #include "config/zka_notify.h"
 #include "metrics/zka_metrics.h"
+#include "serve/zka_serve.h"
 #include "synth/pipe.h"
 #include "tools/cli.h"
 #include "tools/util.h"
@@ -208,7 +209,8 @@ static void usage(void)
 	       "--numa-node N: this process and every child run on node N's CPUs and allocate\n"
 	       "from its memory (libnuma; on a one-node machine it says so and goes on).\n"
 	       "--metrics HOST:PORT: Prometheus metrics at http://HOST:PORT/metrics.\n"
-	       "--config FILE: settings ([run], [arena] numa_node, [metrics]; see `zkarena\n"
+	       "--config FILE: settings ([run], [arena] numa_node, [metrics], [http]: the job\n"
+	       "API of `zkarena serve` in this process; see `zkarena\n"
 	       "config --help`), default /etc/zkarena/NAME.conf when it exists ($ZKA_CONFIG_DIR\n"
 	       "replaces /etc/zkarena); flags override it.\n"
 	       "Restarts any process that dies: at once when it had run 2 s or more, else\n"
@@ -266,6 +268,8 @@ struct run {
 	char synth[PATH_MAX], gpud[PATH_MAX];
 	struct zka_arena *a;
 	zka_metrics *mx;
+	const struct zka_config *cf; /* the settings file read, NULL: none */
+	zka_serve *http;
 	struct child *ch;
 	int n; /* children: ndev gpuds, then the workers */
 };
@@ -385,6 +389,7 @@ static int run_settings(struct run *r)
 			r->metrics = cf.metrics;
 		if (!r->numa_set && (cf.set & ZKA_CF_NUMA))
 			r->numa = cf.numa_node;
+		r->cf = &cf;
 	}
 	if (!r->backend)
 		r->backend = "cpu";
@@ -466,6 +471,52 @@ static int run_metrics(struct run *r)
 		return -1;
 	}
 	fprintf(stderr, "zkarena run: metrics on http://%s/metrics\n", r->metrics);
+	return 0;
+}
+
+/* [http] of the settings file: the job API (zkarena serve) in this process, its threads
+ * started with the supervisor's signals blocked. 0, or -1 after saying why. */
+static int run_http(struct run *r)
+{
+	const struct zka_config *cf = r->cf;
+	if (!cf || (!cf->http_listen[0] && !cf->http_unix[0]))
+		return 0;
+	static char keys_buf[sizeof cf->http_keys], spool[512];
+	const char *keys[64];
+	struct zka_serve_opts o = {.arena_name = r->name, .keys = keys};
+	o.listen = cf->http_listen[0] ? cf->http_listen : NULL;
+	o.unix_path = cf->http_unix[0] ? cf->http_unix : NULL;
+	o.token_file = cf->http_tokens[0] ? cf->http_tokens : NULL;
+	o.tls_cert = cf->http_cert[0] ? cf->http_cert : NULL;
+	o.tls_key = cf->http_key[0] ? cf->http_key : NULL;
+	o.max_body = cf->http_max_body;
+	o.max_queue = cf->http_max_queue;
+	snprintf(spool, sizeof spool, "/var/lib/zkarena/%s/http", r->name);
+	o.spool = cf->http_spool[0] ? cf->http_spool : spool;
+	snprintf(keys_buf, sizeof keys_buf, "%s", cf->http_keys);
+	for (char *save = NULL, *k = strtok_r(keys_buf, ",", &save); k && o.nkeys < 64;
+	     k = strtok_r(NULL, ",", &save))
+		keys[o.nkeys++] = k;
+	char err[1024];
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGALRM);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	int hr = zka_serve_start(&r->http, r->a, &o, err, sizeof err);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (hr) {
+		fprintf(stderr, "zkarena run: [http]: %s\n", err);
+		return -1;
+	}
+	if (o.listen)
+		fprintf(stderr, "zkarena run: job API on %s://%.*s:%u/v1/\n",
+			o.tls_cert ? "https" : "http", (int)(strrchr(o.listen, ':') - o.listen),
+			o.listen, zka_serve_port(r->http));
+	if (o.unix_path)
+		fprintf(stderr, "zkarena run: job API on unix:%s\n", o.unix_path);
 	return 0;
 }
 
@@ -663,7 +714,7 @@ int zka_cmd_run(int argc, char **argv)
 	if (!(r->a = zka_pipe_attach("zkarena run", r->name, 0)))
 		return 2;
 	status = 2;
-	if (run_metrics(r))
+	if (run_metrics(r) || run_http(r))
 		goto err;
 	struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: waitpid returns EINTR */
 	sigaction(SIGTERM, &sa, NULL);
@@ -695,10 +746,12 @@ int zka_cmd_run(int argc, char **argv)
 	run_supervise(r);
 	run_stop(r);
 	free(r->ch);
+	zka_serve_stop(r->http);
 	zka_metrics_stop(r->mx);
 	zka_arena_close(r->a);
 	return 0;
 err:
+	zka_serve_stop(r->http);
 	zka_metrics_stop(r->mx);
 	zka_arena_close(r->a);
 	return status;

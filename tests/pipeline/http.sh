@@ -220,4 +220,38 @@ else
 	ko "openssl not installed (scripts/install-deps.sh): TLS not tested"
 fi
 stop_run
+
+# ---- [http] of a settings file: the same API inside `zkarena run`
+printf '[run]\nbackend = cpu\n[http]\nlisten = 127.0.0.1:0\ntoken_file = %s\nspool = %s\nkeys = %s\nmax_queue = 50\n' \
+	"$T/tokens" "$T/spool2" "$T/bn.zkey" >"$T/h.conf"
+expect 0 "config check: an [http] section" "$ZK" config check "$T/h.conf"
+printf '[http]\nlisten = localhost\ntoken_file = rel/tokens\nmax_queue = 0\nkeys = /a,b\ncolour = red\n' >"$T/hbad.conf"
+"$ZK" config check "$T/hbad.conf" >"$T/hc.out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q ":2: \[http\] listen = 'localhost'" "$T/hc.out" && grep -q ":3: \[http\] token_file = 'rel/tokens'" "$T/hc.out" &&
+	grep -q ":4: \[http\] max_queue = '0'" "$T/hc.out" && grep -q ":5: \[http\] keys = '/a,b'" "$T/hc.out" && grep -q ":6: \[http\] colour: unknown key" "$T/hc.out" &&
+	ok "config check reports each bad [http] line" || ko "config check [http]: rc $rc: $(cat "$T/hc.out")"
+RUN_ARGS="--config $T/h.conf"
+start_run 1
+URL=
+for i in $(seq 1 100); do
+	URL=$(sed -n 's|^zkarena run: job API on \(http://[0-9.]*:[0-9]*\)/v1/$|\1|p' "$T/run.log")
+	[ -n "$URL" ] && break
+	sleep 0.05
+done
+[ -n "$URL" ] && ok "zkarena run --config with [http]: the job API starts ($URL)" || ko "no job API in run.log: $(tail -5 "$T/run.log")"
+want 202 "  POST /v1/jobs through zkarena run's API" "$(api POST "/v1/jobs?key=$T/bn.zkey" --data-binary @"$T/bn.wtns")"
+id3=$(js j.id)
+expect 0 "  that job DONE" "$ZK" wait "$NAME" "$id3" --timeout 120
+want 200 "  its proof" "$(api GET "/v1/jobs/$id3/proof")"
+stop_run
+chmod 644 "$T/tokens"
+start_run 1
+for i in $(seq 1 100); do kill -0 "$RUN_PID" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$RUN_PID" 2>/dev/null && kill -TERM "$RUN_PID"
+wait "$RUN_PID"
+rc=$?
+RUN_PID=
+RUN_ARGS=
+[ "$rc" != 0 ] && grep -q "\[http\]: --token-file .*mode 0644" "$T/run.log" && ok "zkarena run refuses [http] with a token file readable by others (exit $rc)" || ko "run with a 0644 token file: rc $rc: $(tail -3 "$T/run.log")"
 finish
