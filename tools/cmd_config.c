@@ -172,6 +172,9 @@ int zka_cmd_config(int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[1], "exec"))
 		return exec_daemon(argv[2], argv[3]);
-	usage(stderr);
+	fprintf(stderr,
+		"zkarena config: '%s': expected check FILE, args FILE SECTION or exec DAEMON NAME "
+		"(see zkarena config --help)\n",
+		argc > 1 ? argv[1] : "");
 	return 2;
 }

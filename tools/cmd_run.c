@@ -25,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -35,6 +37,7 @@
 #endif
 
 static volatile sig_atomic_t stopping;
+static int refused; /* a child refused to start: the supervisor exits 2 */
 
 static void on_tick(int sig) /* SIGALRM each second: waitpid returns, the watchdog is fed */
 {
@@ -218,7 +221,12 @@ static void usage(void)
 	       "each death runs recovery and logs what it put back. SIGTERM/SIGINT stop them\n"
 	       "all (SIGTERM, then SIGKILL after 5 s).\n"
 	       "Executables are looked up next to zkarena, or taken from ZKA_SYNTH_BIN and\n"
-	       "ZKA_GPUD_BIN.\n",
+	       "ZKA_GPUD_BIN.\n"
+	       "One run per arena: a second is refused, naming the first's pid (a lock on\n"
+	       "/dev/shm/zkarena-NAME.run, dropped when that process dies).\n"
+	       "exit status: 0 stopped by SIGTERM/SIGINT; 2 bad flags or settings, an arena\n"
+	       "already run, or a gpud/worker that refused to start (e.g. --backend cuda with\n"
+	       "no GPU), which stops the others.\n",
 	       ZKA_RUN_THREADS);
 }
 
@@ -291,6 +299,7 @@ static int run_options(int argc, char **argv, struct run *r)
 					     {0, 0, 0, 0}};
 	int opt;
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'w':
@@ -345,7 +354,7 @@ static int run_options(int argc, char **argv, struct run *r)
 			usage();
 			return 0;
 		default:
-			return 2;
+			return zka_cli_bad_option(argc, argv);
 		}
 	}
 	if (argc - optind != 1) {
@@ -474,6 +483,64 @@ static int run_metrics(struct run *r)
 	return 0;
 }
 
+/* One supervisor per arena: an exclusive flock on /dev/shm/zkarena-NAME.run (the kernel drops
+ * it when this process dies, SIGKILL included; the children's inherited descriptor closes at
+ * their exec); the file holds the holder's pid, for the refusal. 0 with *out, or -1 after
+ * saying who runs the arena. A holder that stops cleanly unlinks the file before closing it:
+ * a locker that finds its descriptor no longer names the path retries. */
+static int run_lock(const char *name, int *out)
+{
+	char path[300];
+	snprintf(path, sizeof path, "/dev/shm/zkarena-%s.run", name);
+	for (int tries = 0; tries < 8; tries++) {
+		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		struct stat a, b;
+		if (fd < 0) {
+			fprintf(stderr, "zkarena run: %s: %s\n", path, strerror(errno));
+			return -1;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			char buf[32] = "";
+			if (errno == EWOULDBLOCK && pread(fd, buf, sizeof buf - 1, 0) >= 0)
+				fprintf(stderr,
+					"zkarena run: arena %s is already run by pid %d (%s): not "
+					"started\n",
+					name, atoi(buf), path);
+			else
+				fprintf(stderr, "zkarena run: %s: %s\n", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		if (fstat(fd, &a) || stat(path, &b) || a.st_ino != b.st_ino ||
+		    a.st_dev != b.st_dev) {
+			close(fd); /* its holder unlinked it on the way out */
+			continue;
+		}
+		char buf[32];
+		int n = snprintf(buf, sizeof buf, "%d\n", (int)getpid());
+		if (ftruncate(fd, 0) || pwrite(fd, buf, (size_t)n, 0) != n) {
+			fprintf(stderr, "zkarena run: %s: %s\n", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		*out = fd;
+		return 0;
+	}
+	fprintf(stderr, "zkarena run: %s: replaced again and again: not started\n", path);
+	return -1;
+}
+
+/* Gives the arena's lock back (the file unlinked first: see run_lock). */
+static void run_unlock(const char *name, int fd)
+{
+	char path[300];
+	if (fd < 0)
+		return;
+	snprintf(path, sizeof path, "/dev/shm/zkarena-%s.run", name);
+	unlink(path);
+	close(fd);
+}
+
 /* [http] of the settings file: the job API (zkarena serve) in this process, its threads
  * started with the supervisor's signals blocked. 0, or -1 after saying why. */
 static int run_http(struct run *r)
@@ -593,6 +660,7 @@ static void run_reaped(struct run *r, struct child *c, pid_t pid, int st)
 			"stopping\n",
 			c->what, c->index);
 		stopping = 1;
+		refused = 1;
 		return;
 	}
 	/* a process that ran 2 s or more comes back at once (a gpud's restart is
@@ -713,7 +781,10 @@ int zka_cmd_run(int argc, char **argv)
 		return 2;
 	if (!(r->a = zka_pipe_attach("zkarena run", r->name, 0)))
 		return 2;
+	int lock = -1;
 	status = 2;
+	if (run_lock(r->name, &lock))
+		goto err;
 	if (run_metrics(r) || run_http(r))
 		goto err;
 	struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: waitpid returns EINTR */
@@ -749,10 +820,14 @@ int zka_cmd_run(int argc, char **argv)
 	zka_serve_stop(r->http);
 	zka_metrics_stop(r->mx);
 	zka_arena_close(r->a);
-	return 0;
+	run_unlock(r->name, lock);
+	if (refused)
+		fprintf(stderr, "zkarena run: not running: a process refused to start (exit 2)\n");
+	return refused ? 2 : 0;
 err:
 	zka_serve_stop(r->http);
 	zka_metrics_stop(r->mx);
 	zka_arena_close(r->a);
+	run_unlock(r->name, lock);
 	return status;
 }

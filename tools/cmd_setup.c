@@ -1,11 +1,12 @@
 /* cmd_setup.c - `zkarena setup --insecure circuit.r1cs circuit.zkey verification_key.json`:
  * a test-only Groth16 setup with known toxic waste (see zk/setup.h). */
 #include "tools/cli.h"
+#include "tools/util.h"
 #include "zk/json_io.h"
+#include "zk/opt.h"
 #include "zk/r1cs.h"
 #include "zk/setup.h"
 #include "zk/zkey.h"
-#include "zk/opt.h"
 #ifdef ZKA_HAVE_CUDA
 #include "cuda/zka_gpu.h"
 #endif
@@ -21,16 +22,20 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: zkarena setup --insecure [options] circuit.r1cs circuit.zkey verification_key.json\n"
+		"usage: zkarena setup --insecure [options] circuit.r1cs circuit.zkey "
+		"verification_key.json\n"
 		"\n"
-		"A TEST-ONLY Groth16 setup: the toxic waste (tau, alpha, beta, gamma, delta) is derived\n"
-		"from a seed, so anyone who knows the seed can forge proofs. Use it for benchmarks and\n"
+		"A TEST-ONLY Groth16 setup: the toxic waste (tau, alpha, beta, gamma, delta) is "
+		"derived\n"
+		"from a seed, so anyone who knows the seed can forge proofs. Use it for benchmarks "
+		"and\n"
 		"tests with circuits too large for a local snarkjs ceremony; never for real keys.\n"
 		"The .zkey is in snarkjs's format (snarkjs groth16 prove accepts it).\n"
 		"\n"
 		"options:\n"
 		"  --insecure       required: acknowledges the above\n"
-		"  --seed S         derive the toxic waste from the 64-bit integer S (default: random)\n"
+		"  --seed S         derive the toxic waste from the 64-bit integer S (default: "
+		"random)\n"
 		"  --setup-order    write sections in the order of `snarkjs groth16 setup`\n"
 		"                   (1,2,4,3,9,8,5,6,7,10) instead of 1..10\n"
 		"  --gpu            do the fixed-base multiplications on a CUDA device\n"
@@ -65,28 +70,38 @@ static int gpu_g2(void *ctx, const zka_curve *c, const void *base, const uint64_
 int zka_cmd_setup(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"insecure", no_argument, 0, 'i'},	  {"seed", required_argument, 0, 'S'},
-	    {"setup-order", no_argument, 0, 'o'}, {"gpu", no_argument, 0, 'g'},
+	    {"insecure", no_argument, 0, 'i'},	   {"seed", required_argument, 0, 'S'},
+	    {"setup-order", no_argument, 0, 'o'},  {"gpu", no_argument, 0, 'g'},
 	    {"device", required_argument, 0, 'd'}, {"threads", required_argument, 0, 't'},
-	    {"help", no_argument, 0, 'h'},	  {0, 0, 0, 0}};
+	    {"help", no_argument, 0, 'h'},	   {0, 0, 0, 0}};
 	int insecure = 0, order = 0, gpu = 0, device = 0, threads = 0, have_seed = 0, opt;
 	uint64_t seed = 0;
 	char *end;
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'i': insecure = 1; break;
+		case 'i':
+			insecure = 1;
+			break;
 		case 'S':
 			errno = 0;
 			seed = strtoull(optarg, &end, 0);
 			if (errno || *end || !*optarg || optarg[0] == '-') {
-				fprintf(stderr, "zkarena setup: --seed: '%s' is not a 64-bit unsigned integer\n", optarg);
+				fprintf(stderr,
+					"zkarena setup: --seed: '%s' is not a 64-bit unsigned "
+					"integer\n",
+					optarg);
 				return 2;
 			}
 			have_seed = 1;
 			break;
-		case 'o': order = 1; break;
-		case 'g': gpu = 1; break;
+		case 'o':
+			order = 1;
+			break;
+		case 'g':
+			gpu = 1;
+			break;
 		case 'd':
 			if (zka_opt_int("zkarena setup", "--device", optarg, 0, 1023, &device))
 				return 2;
@@ -95,13 +110,17 @@ int zka_cmd_setup(int argc, char **argv)
 			if (zka_opt_int("zkarena setup", "--threads", optarg, 1, 1024, &threads))
 				return 2;
 			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return zka_cli_bad_option(argc, argv);
 		}
 	}
 	if (!insecure) {
-		fprintf(stderr, "zkarena setup: refusing to run without --insecure: this setup's toxic "
-				"waste is known, so its keys are for tests and benchmarks only\n");
+		fprintf(stderr,
+			"zkarena setup: refusing to run without --insecure: this setup's toxic "
+			"waste is known, so its keys are for tests and benchmarks only\n");
 		return 2;
 	}
 	if (argc - optind != 3) {
@@ -136,7 +155,8 @@ int zka_cmd_setup(int argc, char **argv)
 			goto out;
 		fb = (zka_fixed_base_ops){.ctx = g, .g1 = gpu_g1, .g2 = gpu_g2};
 		fbp = &fb;
-		fprintf(stderr, "zkarena setup: fixed-base multiplications on %s\n", zka_gpu_device_name(g));
+		fprintf(stderr, "zkarena setup: fixed-base multiplications on %s\n",
+			zka_gpu_device_name(g));
 #else
 		(void)fb;
 		(void)device;
@@ -147,8 +167,9 @@ int zka_cmd_setup(int argc, char **argv)
 	status = 1;
 	ret = zka_setup(&cs, &tw, &pk, fbp, threads);
 	if (ret == -EINVAL) {
-		snprintf(err, sizeof err, "%s: circuit too large for the %s scalar field's roots of unity",
-			 r1cs, cs.curve->pretty);
+		snprintf(err, sizeof err,
+			 "%s: circuit too large for the %s scalar field's roots of unity", r1cs,
+			 cs.curve->pretty);
 		status = 2;
 		goto out;
 	}

@@ -3,6 +3,7 @@
 #include "shm/zka_arena.h"
 
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -127,4 +128,16 @@ double zka_time_cmd(const char *cmd, int runs)
 		v[i] = zka_now() - t0;
 	}
 	return zka_percentile(v, runs, 50);
+}
+
+int zka_cli_bad_option(int argc, char **argv)
+{
+	const char *what = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+	char sh[3] = {'-', (char)optopt, 0};
+	if (optopt && what[0] == '-' && what[1] != '-')
+		what = sh; /* a short option, maybe inside a cluster such as -xh */
+	fprintf(stderr,
+		"zkarena %s: unknown option or missing value: '%s' (see zkarena %s --help)\n",
+		argv[0], what, argv[0]);
+	return 2;
 }

@@ -52,4 +52,8 @@ int zka_run_find_exe(const char *env, const char *exe, const char *sub, char *ou
  * is given; with only one given, the other divides the cores by it (at least 1). */
 void zka_run_shape(int cores, int *workers, int *threads);
 
+/* After getopt_long (with opterr = 0) returned '?': prints one line, "zkarena CMD: unknown
+ * option or missing value: 'ARG' (see zkarena CMD --help)", CMD being argv[0]; returns 2. */
+int zka_cli_bad_option(int argc, char **argv);
+
 #endif

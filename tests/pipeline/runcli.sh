@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# runcli.sh ZKARENA - the CLI's start errors: every command of `zkarena --commands` answers an
+# unknown option with one line naming it and its --help (exit 2, not the whole help);
+# `zkarena run` exits 2 when a child refuses to start (a gpud that exits 2; --backend cuda on
+# a machine without an NVIDIA device), and a second `run` on an arena already run is refused
+# naming the first's pid, while the first runs on; after the first stops, a run starts again.
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh" "$1"
+cleanup_r() { rm -f /dev/shm/zkarena-"$NAME".gpud*-status; cleanup; }
+trap cleanup_r EXIT
+for c in $("$ZK" --commands); do
+	"$ZK" "$c" --no-such-option >"$T/o" 2>&1
+	rc=$?
+	[ "$rc" = 2 ] && [ "$(wc -l <"$T/o")" = 1 ] && grep -q -- "--no-such-option" "$T/o" && grep -q -- "--help" "$T/o" &&
+		ok "$c --no-such-option: one line naming it and --help" || ko "$c --no-such-option: rc $rc: $(head -3 "$T/o")"
+done
+check "arena create" "$ZK" arena create "$NAME" --slots 2 --slot-bytes 1M --jobs 16
+printf '#!/bin/sh\necho "fake gpud: refusing" >&2\nexit 2\n' >"$T/gpud2"
+chmod +x "$T/gpud2"
+ZKA_GPUD_BIN=$T/gpud2 timeout 60 "$ZK" run "$NAME" --workers 1 --backend cpu >"$T/r.log" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q "refused to start" "$T/r.log" && ok "run exits 2 when its gpud refuses to start" || ko "run with a refusing gpud: rc $rc: $(tail -3 "$T/r.log")"
+if ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
+	timeout 60 "$ZK" run "$NAME" --workers 1 --backend cuda >"$T/r.log" 2>&1
+	rc=$?
+	[ "$rc" != 0 ] && [ "$rc" != 124 ] && ok "run --backend cuda without a GPU exits $rc" || ko "run --backend cuda without a GPU: rc $rc: $(tail -3 "$T/r.log")"
+fi
+start_run 1
+for i in $(seq 1 100); do grep -q "started" "$T/run.log" && break; sleep 0.05; done
+"$ZK" run "$NAME" --workers 1 --backend cpu >"$T/r2.log" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q "arena $NAME is already run by pid $RUN_PID" "$T/r2.log" && ok "a second run refused, naming pid $RUN_PID" || ko "second run: rc $rc: $(cat "$T/r2.log")"
+kill -0 "$RUN_PID" 2>/dev/null && ok "  the first run goes on" || ko "the first run died"
+stop_run && ok "the first run stops with exit 0" || ko "the first run's exit status"
+[ ! -e "/dev/shm/zkarena-$NAME.run" ] && ok "  its lock file removed" || ko "lock file left"
+start_run 1
+sleep 1
+kill -9 "$RUN_PID"
+wait "$RUN_PID" 2>/dev/null
+RUN_PID=
+sleep 0.5
+start_run 1
+for i in $(seq 1 100); do grep -q "started" "$T/run.log" && break; sleep 0.05; done
+kill -0 "$RUN_PID" 2>/dev/null && grep -q started "$T/run.log" && ok "after a SIGKILLed run, a new run starts (the lock died with it)" || ko "run after SIGKILL: $(tail -3 "$T/run.log")"
+stop_run
+rm -f "/dev/shm/zkarena-$NAME.run"
+finish
