@@ -32,6 +32,8 @@ add_test(NAME pipeline_http COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/ht
 # start errors: unknown options (one line, every command), run's exit status when a child
 # refuses to start, one run per arena
 add_test(NAME pipeline_runcli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/runcli.sh $<TARGET_FILE:zkarena>)
+# zkey export verificationkey and r1cs info against snarkjs (its live checks when installed)
+add_test(NAME pipeline_zkeytools COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/zkeytools.sh $<TARGET_FILE:zkarena> ${ZKA_SNARKJS_CLI})
 # config check, run from a settings file, NUMA binding read back, metrics and promtool
 add_test(NAME pipeline_ops COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/ops.sh $<TARGET_FILE:zkarena>)
 # a later high-priority job overtakes queued ones, FIFO within a priority; the age rule with a
