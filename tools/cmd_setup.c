@@ -177,7 +177,7 @@ int zka_cmd_setup(int argc, char **argv)
 		snprintf(err, sizeof err, "setup failed: %s", strerror(-ret));
 		goto out;
 	}
-	if (zka_vk_from_pk(&vk, &pk)) {
+	if (zka_vk_from_pk(&vk, &pk) || zka_vk_alphabeta(&vk)) {
 		snprintf(err, sizeof err, "out of memory");
 		goto out;
 	}

@@ -34,6 +34,7 @@ if [ -n "$SNARKJS" ]; then
 		node "$SNARKJS" zkey export verificationkey "$T/k.zkey" "$T/s.vk.json" >/dev/null 2>&1
 		"$ZK" zkey export verificationkey "$T/k.zkey" "$T/z.vk.json"
 		cmp -s "$T/s.vk.json" "$T/z.vk.json" && ok "fresh $c key: the bytes snarkjs exports" || ko "fresh $c key: $(diff "$T/s.vk.json" "$T/z.vk.json" | head -4)"
+		cmp -s "$T/s.vk.json" "$T/k.vk.json" && ok "  and setup's vk.json is the same (vk_alphabeta_12 included)" || ko "setup's vk.json differs: $(diff "$T/s.vk.json" "$T/k.vk.json" | head -4)"
 	done
 else
 	echo "skip the live snarkjs comparisons: snarkjs not installed (scripts/install-deps.sh)"
