@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
@@ -41,6 +42,8 @@ static void usage(FILE *f)
 		"  --gpu            do the fixed-base multiplications on a CUDA device\n"
 		"  --device N       CUDA device for --gpu (default 0)\n"
 		"  --threads N      CPU threads (default: one per CPU it may run on)\n"
+		"  --progress       a line per step on stderr with the time so far (the default\n"
+		"                   when stderr is a terminal; --no-progress: none)\n"
 		"  -h, --help       this text\n"
 		"\n"
 		"exit status: 0 written; 2 bad usage or input (nothing written); 1 failure.\n");
@@ -67,14 +70,32 @@ static int gpu_g2(void *ctx, const zka_curve *c, const void *base, const uint64_
 }
 #endif
 
+static struct timespec setup_t0;
+
+static double since_t0(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - setup_t0.tv_sec) + (double)(t.tv_nsec - setup_t0.tv_nsec) * 1e-9;
+}
+
+/* --progress: one line per step of zka_setup, with the time so far. */
+static void on_progress(int step, const char *what, uint64_t points)
+{
+	fprintf(stderr, "zkarena setup: [%d/%d] %s (%llu points) at %.1f s\n", step,
+		ZKA_SETUP_STEPS, what, (unsigned long long)points, since_t0());
+}
+
 int zka_cmd_setup(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"insecure", no_argument, 0, 'i'},	   {"seed", required_argument, 0, 'S'},
 	    {"setup-order", no_argument, 0, 'o'},  {"gpu", no_argument, 0, 'g'},
 	    {"device", required_argument, 0, 'd'}, {"threads", required_argument, 0, 't'},
+	    {"progress", no_argument, 0, 'P'},	   {"no-progress", no_argument, 0, 'N'},
 	    {"help", no_argument, 0, 'h'},	   {0, 0, 0, 0}};
 	int insecure = 0, order = 0, gpu = 0, device = 0, threads = 0, have_seed = 0, opt;
+	int progress = isatty(2);
 	uint64_t seed = 0;
 	char *end;
 	optind = 1;
@@ -95,6 +116,12 @@ int zka_cmd_setup(int argc, char **argv)
 				return 2;
 			}
 			have_seed = 1;
+			break;
+		case 'P':
+			progress = 1;
+			break;
+		case 'N':
+			progress = 0;
 			break;
 		case 'o':
 			order = 1;
@@ -165,7 +192,13 @@ int zka_cmd_setup(int argc, char **argv)
 #endif
 	}
 	status = 1;
+	if (progress) {
+		clock_gettime(CLOCK_MONOTONIC, &setup_t0);
+		zka_setup_progress = on_progress;
+	}
 	ret = zka_setup(&cs, &tw, &pk, fbp, threads);
+	if (progress)
+		fprintf(stderr, "zkarena setup: key computed after %.1f s\n", since_t0());
 	if (ret == -EINVAL) {
 		snprintf(err, sizeof err,
 			 "%s: circuit too large for the %s scalar field's roots of unity", r1cs,

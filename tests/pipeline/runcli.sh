@@ -4,6 +4,7 @@
 # `zkarena run` exits 2 when a child refuses to start (a gpud that exits 2; --backend cuda on
 # a machine without an NVIDIA device), and a second `run` on an arena already run is refused
 # naming the first's pid, while the first runs on; after the first stops, a run starts again.
+# `setup --progress` prints its steps.
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh" "$1"
 cleanup_r() { rm -f /dev/shm/zkarena-"$NAME".gpud*-status; cleanup; }
@@ -14,6 +15,13 @@ for c in $("$ZK" --commands); do
 	[ "$rc" = 2 ] && [ "$(wc -l <"$T/o")" = 1 ] && grep -q -- "--no-such-option" "$T/o" && grep -q -- "--help" "$T/o" &&
 		ok "$c --no-such-option: one line naming it and --help" || ko "$c --no-such-option: rc $rc: $(head -3 "$T/o")"
 done
+# setup's progress: a line per step with --progress, none with --no-progress
+"$ZK" circuit --constraints 300 "$T/p.r1cs" "$T/p.wtns" >/dev/null 2>&1
+"$ZK" setup --insecure --progress "$T/p.r1cs" "$T/p.zkey" "$T/p.vk.json" 2>"$T/sp.err"
+[ "$(grep -c '^zkarena setup: \[[1-7]/7\] .* points) at [0-9.]* s$' "$T/sp.err")" = 7 ] && grep -q "key computed after" "$T/sp.err" &&
+	ok "setup --progress: 7 steps with their times" || ko "setup --progress: $(cat "$T/sp.err")"
+"$ZK" setup --insecure --no-progress "$T/p.r1cs" "$T/p.zkey" "$T/p.vk.json" 2>"$T/sp.err"
+! grep -q '\[1/7\]' "$T/sp.err" && ok "setup --no-progress: no step lines" || ko "setup --no-progress: $(cat "$T/sp.err")"
 check "arena create" "$ZK" arena create "$NAME" --slots 2 --slot-bytes 1M --jobs 16
 printf '#!/bin/sh\necho "fake gpud: refusing" >&2\nexit 2\n' >"$T/gpud2"
 chmod +x "$T/gpud2"
