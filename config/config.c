@@ -7,10 +7,10 @@
  *   [arena]   slots (1..65536), slot_bytes (bytes, K/M/G suffix), jobs (0..16777214: 0 the
  *             default), numa_node (-1..1023, -1: no binding), max_attempts (1..255),
  *             retention (seconds a finished job's record is kept, 1..31536000)
- *   [run]     workers (1..256), threads (1..1024), backend (cpu | cuda), devices ("0,1,...":
- *             one gpud per entry), inflight (1..8), table_budget (the window tables'
- *             device memory beyond the keys' points: max, N or Nx, multiples of a key's
- *             own point bytes; config/zka_budget.h)
+ *   [run]     workers (1..256), threads (1..1024), backend (cpu | cuda | auto: cuda when this
+ *             build has CUDA and an NVIDIA GPU is visible, else cpu, said at start), devices
+ * ("0,1,...": one gpud per entry), inflight (1..8), table_budget (the window tables' device memory
+ * beyond the keys' points: max, N or Nx, multiples of a key's own point bytes; config/zka_budget.h)
  *   [metrics] listen (HOST:PORT for GET /metrics; empty: no metrics)
  *   [http]    the job API of `zkarena serve` run inside `zkarena run`: listen (HOST:PORT,
  *             port 0..65535), unix (a socket path), token_file, spool, tls_cert, tls_key
@@ -188,7 +188,7 @@ static const struct key {
     {"arena", "retention", ZKA_CF_RETENTION, "seconds in 1..31536000"},
     {"run", "workers", ZKA_CF_WORKERS, "a number of workers in 1..256"},
     {"run", "threads", ZKA_CF_THREADS, "a number of threads in 1..1024"},
-    {"run", "backend", ZKA_CF_BACKEND, "cpu or cuda"},
+    {"run", "backend", ZKA_CF_BACKEND, "cpu, cuda or auto"},
     {"run", "devices", ZKA_CF_DEVICES, "a list of device numbers 0..1023 such as 0,1"},
     {"run", "inflight", ZKA_CF_INFLIGHT, "a number of proofs in flight in 1..8"},
     {"run", "table_budget", ZKA_CF_TABLE_BUDGET,
@@ -259,7 +259,7 @@ static int set_value(struct zka_config *c, unsigned bit, const char *v)
 		break;
 	}
 	case ZKA_CF_BACKEND:
-		if (strcmp(v, "cpu") && strcmp(v, "cuda"))
+		if (strcmp(v, "cpu") && strcmp(v, "cuda") && strcmp(v, "auto"))
 			return -EINVAL;
 		snprintf(c->backend, sizeof c->backend, "%s", v);
 		break;

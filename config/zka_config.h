@@ -40,7 +40,7 @@ struct zka_config {
 	int numa_node; /* -1: no binding */
 	/* [run] */
 	int workers, threads, inflight;
-	char backend[8];       /* cpu | cuda */
+	char backend[8];       /* cpu | cuda | auto */
 	char devices[256];     /* "0,1,..." */
 	char table_budget[32]; /* as written: "max", N or Nx (config/zka_budget.h); "" unset */
 	/* [metrics] */

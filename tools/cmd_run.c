@@ -194,13 +194,14 @@ static void describe(char *buf, size_t n, int st)
 
 static void usage(void)
 {
-	printf("usage: zkarena run NAME [--workers W] [--threads T] [--backend cpu|cuda]\n"
+	printf("usage: zkarena run NAME [--workers W] [--threads T] [--backend cpu|cuda|auto]\n"
 	       "                   [--devices N,M,...] [--inflight N] [--numa-node N]\n"
 	       "                   [--metrics HOST:PORT] [--table-budget B] [--config FILE]\n\n"
 	       "Runs the pipeline of arena NAME: one zkarena-gpud per device of --devices\n"
 	       "(default 0; --device is the same option; a device may repeat: two gpuds on one\n"
 	       "GPU), each with its own copy of the keys, all taking slots from the arena's\n"
-	       "ready ring (backend cpu by default), and W zkarena-synth workers of T threads\n"
+	       "ready ring (backend cpu by default; auto: cuda when this build has CUDA and an\n"
+	       "NVIDIA GPU is visible, else cpu), and W zkarena-synth workers of T threads\n"
 	       "each. Defaults from the cores C it may run on (its CPU affinity, after\n"
 	       "--numa-node): T = min(%d, C), W = C / T; with only --workers W, T = C / W\n"
 	       "(docs/synthesis.md has the measurements behind them).\n"
@@ -315,8 +316,10 @@ static int run_options(int argc, char **argv, struct run *r)
 				return 2;
 			break;
 		case 'b':
-			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda")) {
-				fprintf(stderr, "zkarena run: --backend: '%s' is not cpu or cuda\n",
+			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda") &&
+			    strcmp(optarg, "auto")) {
+				fprintf(stderr,
+					"zkarena run: --backend: '%s' is not cpu, cuda or auto\n",
 					optarg);
 				return 2;
 			}
@@ -402,6 +405,7 @@ static int run_settings(struct run *r)
 	}
 	if (!r->backend)
 		r->backend = "cpu";
+	r->backend = zka_backend_resolve("zkarena run", r->backend);
 	if (r->budget && strcmp(r->backend, "cuda")) /* said once: the setting does nothing here */
 		fprintf(stderr,
 			"zkarena run: table budget %s ignored: window tables exist only with the "

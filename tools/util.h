@@ -56,4 +56,9 @@ void zka_run_shape(int cores, int *workers, int *threads);
  * option or missing value: 'ARG' (see zkarena CMD --help)", CMD being argv[0]; returns 2. */
 int zka_cli_bad_option(int argc, char **argv);
 
+/* backend "auto": "cuda" when this zkarena was built with CUDA and an NVIDIA GPU is visible
+ * (/proc/driver/nvidia/gpus/ has an entry), else "cpu"; says which and why on stderr (prog
+ * names the caller). Any other backend is returned as it is. */
+const char *zka_backend_resolve(const char *prog, const char *backend);
+
 #endif
