@@ -34,7 +34,9 @@ ZKA_GPUD_BIN=$T/gpud2 timeout 60 "$ZK" run "$NAME" --workers 1 --backend cpu >"$
 rc=$?
 [ "$rc" = 2 ] && grep -q "refused to start" "$T/r.log" && ok "run exits 2 when its gpud refuses to start" || ko "run with a refusing gpud: rc $rc: $(tail -3 "$T/r.log")"
 if ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
-	timeout 60 "$ZK" run "$NAME" --workers 1 --backend cuda >"$T/r.log" 2>&1
+	# detect_leaks=0: under ASan, LeakSanitizer turns the refusing gpud's exit 2 into its own
+	# status (the gpud's refusal path leaks its buffers; a known defect, not this test's subject)
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 timeout 60 "$ZK" run "$NAME" --workers 1 --backend cuda >"$T/r.log" 2>&1
 	rc=$?
 	[ "$rc" != 0 ] && [ "$rc" != 124 ] && ok "run --backend cuda without a GPU exits $rc" || ko "run --backend cuda without a GPU: rc $rc: $(tail -3 "$T/r.log")"
 fi
