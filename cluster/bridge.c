@@ -457,6 +457,7 @@ int zka_cmd_bridge(int argc, char **argv)
 	int opt, show = 0, lease_s = 10;
 	char node[300], work[PATH_MAX];
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
@@ -486,6 +487,11 @@ int zka_cmd_bridge(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
+			fprintf(
+			    stderr,
+			    "zkarena bridge: unknown option or missing value: '%s' (see zkarena "
+			    "bridge --help)\n",
+			    optind > 0 && optind <= argc ? argv[optind - 1] : "?");
 			return 2;
 		}
 	}

@@ -7,15 +7,19 @@
  *   [arena]   slots (1..65536), slot_bytes (bytes, K/M/G suffix), jobs (0..16777214: 0 the
  *             default), numa_node (-1..1023, -1: no binding), max_attempts (1..255),
  *             retention (seconds a finished job's record is kept, 1..31536000)
- *   [run]     workers (1..256), threads (1..1024), backend (cpu | cuda), devices ("0,1,...":
- *             one gpud per entry), inflight (1..8), table_budget (the window tables'
- *             device memory beyond the keys' points: max, N or Nx, multiples of a key's
- *             own point bytes; config/zka_budget.h)
+ *   [run]     workers (1..256), threads (1..1024), backend (cpu | cuda | auto: cuda when this
+ *             build has CUDA and an NVIDIA GPU is visible, else cpu, said at start), devices
+ * ("0,1,...": one gpud per entry), inflight (1..8), table_budget (the window tables' device memory
+ * beyond the keys' points: max, N or Nx, multiples of a key's own point bytes; config/zka_budget.h)
  *   [metrics] listen (HOST:PORT for GET /metrics; empty: no metrics)
  *   [limits]  user_queued (1..16777214: how many of one user's queued jobs are eligible at a
  *             time), user_priority (-1000..1000: the highest priority that counts for one
  *             user); both for every submitter but the arena's owner and root. Read by the
  *             workers (which enforce them) and by submit (which refuses beyond them).
+ *   [http]    the job API of `zkarena serve` run inside `zkarena run`: listen (HOST:PORT,
+ *             port 0..65535), unix (a socket path), token_file, spool, tls_cert, tls_key
+ *             (paths), max_body (bytes, K/M/G), max_queue (1..16777216), keys (paths,
+ *             comma-separated); the files are checked when the server starts
  * Comments start with '#' or ';'. Checking reports every problem, each with its line: a line
  * that is neither "[section]" nor "key = value", an unknown section or key, a key given twice,
  * a value out of range or not a number. inih's reader interface is used so that the line
@@ -66,7 +70,7 @@ static void problem(struct parse *p, const char *fmt, ...)
 
 static int known_section(const char *s, size_t n)
 {
-	static const char *const names[] = {"arena", "run", "metrics", "limits"};
+	static const char *const names[] = {"arena", "run", "metrics", "limits", "http"};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (strlen(names[i]) == n && !strncmp(names[i], s, n))
 			return 1;
@@ -93,7 +97,8 @@ static char *read_line(char *str, int num, void *stream)
 			problem(p, "'[' without ']': not a section header");
 		else if (!known_section(s + 1, (size_t)(e - s - 1)))
 			problem(p,
-				"[%.*s]: unknown section (expected arena, run, metrics or limits)",
+				"[%.*s]: unknown section (expected arena, run, metrics, limits or "
+				"http)",
 				(int)(e - s - 1 < 64 ? e - s - 1 : 64), s + 1);
 		return str;
 	}
@@ -190,7 +195,7 @@ static const struct key {
     {"arena", "retention", ZKA_CF_RETENTION, "seconds in 1..31536000"},
     {"run", "workers", ZKA_CF_WORKERS, "a number of workers in 1..256"},
     {"run", "threads", ZKA_CF_THREADS, "a number of threads in 1..1024"},
-    {"run", "backend", ZKA_CF_BACKEND, "cpu or cuda"},
+    {"run", "backend", ZKA_CF_BACKEND, "cpu, cuda or auto"},
     {"run", "devices", ZKA_CF_DEVICES, "a list of device numbers 0..1023 such as 0,1"},
     {"run", "inflight", ZKA_CF_INFLIGHT, "a number of proofs in flight in 1..8"},
     {"run", "table_budget", ZKA_CF_TABLE_BUDGET,
@@ -198,7 +203,25 @@ static const struct key {
     {"metrics", "listen", ZKA_CF_METRICS, "HOST:PORT such as 127.0.0.1:9464, or empty"},
     {"limits", "user_queued", ZKA_CF_USER_QUEUED, "a number of jobs in 1..16777214"},
     {"limits", "user_priority", ZKA_CF_USER_PRIORITY, "a priority in -1000..1000"},
+    {"http", "listen", ZKA_CF_HTTP_LISTEN, "HOST:PORT such as 127.0.0.1:8545, or empty"},
+    {"http", "unix", ZKA_CF_HTTP_UNIX, "an absolute socket path (under 108 characters)"},
+    {"http", "token_file", ZKA_CF_HTTP_TOKENS, "an absolute path"},
+    {"http", "spool", ZKA_CF_HTTP_SPOOL, "an absolute path"},
+    {"http", "tls_cert", ZKA_CF_HTTP_CERT, "an absolute path"},
+    {"http", "tls_key", ZKA_CF_HTTP_KEY, "an absolute path"},
+    {"http", "max_body", ZKA_CF_HTTP_MAX_BODY, "a size in bytes (K, M, G suffix) of 1..1T"},
+    {"http", "max_queue", ZKA_CF_HTTP_MAX_QUEUE, "a number of jobs in 1..16777216"},
+    {"http", "keys", ZKA_CF_HTTP_KEYS, "absolute key paths separated by commas"},
 };
+
+/* An absolute path that fits n bytes, copied into out. */
+static int set_path(char *out, size_t n, const char *v)
+{
+	if (v[0] != '/' || strlen(v) >= n)
+		return -EINVAL;
+	snprintf(out, n, "%s", v);
+	return 0;
+}
 
 static int set_value(struct zka_config *c, unsigned bit, const char *v)
 {
@@ -252,7 +275,7 @@ static int set_value(struct zka_config *c, unsigned bit, const char *v)
 		break;
 	}
 	case ZKA_CF_BACKEND:
-		if (strcmp(v, "cpu") && strcmp(v, "cuda"))
+		if (strcmp(v, "cpu") && strcmp(v, "cuda") && strcmp(v, "auto"))
 			return -EINVAL;
 		snprintf(c->backend, sizeof c->backend, "%s", v);
 		break;
@@ -271,6 +294,47 @@ static int set_value(struct zka_config *c, unsigned bit, const char *v)
 		snprintf(c->metrics, sizeof c->metrics, "%s", v);
 		break;
 	}
+	case ZKA_CF_HTTP_LISTEN: {
+		unsigned ip;
+		unsigned short port;
+		char e[128], hp[80];
+		size_t l = strlen(v);
+		/* port 0 (any free one) is fine here: check HOST with port 1 */
+		snprintf(hp, sizeof hp, "%.*s1", l > 1 ? (int)l - 1 : 0, v);
+		if (*v && (l >= sizeof c->http_listen ||
+			   zka_metrics_parse_addr(l > 2 && !strcmp(v + l - 2, ":0") ? hp : v, &ip,
+						  &port, e, sizeof e)))
+			return -EINVAL;
+		snprintf(c->http_listen, sizeof c->http_listen, "%s", v);
+		break;
+	}
+	case ZKA_CF_HTTP_UNIX:
+		return set_path(c->http_unix, sizeof c->http_unix, v);
+	case ZKA_CF_HTTP_TOKENS:
+		return set_path(c->http_tokens, sizeof c->http_tokens, v);
+	case ZKA_CF_HTTP_SPOOL:
+		return set_path(c->http_spool, sizeof c->http_spool, v);
+	case ZKA_CF_HTTP_CERT:
+		return set_path(c->http_cert, sizeof c->http_cert, v);
+	case ZKA_CF_HTTP_KEY:
+		return set_path(c->http_key, sizeof c->http_key, v);
+	case ZKA_CF_HTTP_MAX_BODY:
+		if (!(r = parse_u64(v, 1, 1, 1ull << 40, &u)))
+			c->http_max_body = u;
+		break;
+	case ZKA_CF_HTTP_MAX_QUEUE:
+		if (!(r = parse_u64(v, 0, 1, 1u << 24, &u)))
+			c->http_max_queue = (uint32_t)u;
+		break;
+	case ZKA_CF_HTTP_KEYS:
+		if (strlen(v) >= sizeof c->http_keys || v[0] != '/' || strstr(v, ",,") ||
+		    v[strlen(v) - 1] == ',' || strstr(v, ", ") == v)
+			return -EINVAL;
+		for (const char *q = strchr(v, ','); q; q = strchr(q + 1, ','))
+			if (q[1] != '/')
+				return -EINVAL;
+		snprintf(c->http_keys, sizeof c->http_keys, "%s", v);
+		break;
 	}
 	return r;
 }
@@ -295,7 +359,8 @@ static int handler(void *user, const char *section, const char *name, const char
 		return 1;
 	}
 	if (!*section)
-		problem(p, "'%s' outside a section ([arena], [run], [metrics] or [limits])", name);
+		problem(p, "'%s' outside a section ([arena], [run], [metrics], [limits] or [http])",
+			name);
 	else if (known_section) /* an unknown section was reported at its header */
 		problem(p, "[%s] %s: unknown key", section, name);
 	return 1;

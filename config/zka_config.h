@@ -23,6 +23,15 @@ enum {
 	ZKA_CF_TABLE_BUDGET = 1 << 12,
 	ZKA_CF_USER_QUEUED = 1 << 13,
 	ZKA_CF_USER_PRIORITY = 1 << 14,
+	ZKA_CF_HTTP_LISTEN = 1 << 15,
+	ZKA_CF_HTTP_UNIX = 1 << 16,
+	ZKA_CF_HTTP_TOKENS = 1 << 17,
+	ZKA_CF_HTTP_SPOOL = 1 << 18,
+	ZKA_CF_HTTP_CERT = 1 << 19,
+	ZKA_CF_HTTP_KEY = 1 << 20,
+	ZKA_CF_HTTP_MAX_BODY = 1 << 21,
+	ZKA_CF_HTTP_MAX_QUEUE = 1 << 22,
+	ZKA_CF_HTTP_KEYS = 1 << 23,
 };
 
 struct zka_config {
@@ -33,8 +42,8 @@ struct zka_config {
 	int numa_node; /* -1: no binding */
 	/* [run] */
 	int workers, threads, inflight;
-	char backend[8];   /* cpu | cuda */
-	char devices[256]; /* "0,1,..." */
+	char backend[8];       /* cpu | cuda | auto */
+	char devices[256];     /* "0,1,..." */
 	char table_budget[32]; /* as written: "max", N or Nx (config/zka_budget.h); "" unset */
 	/* [metrics] */
 	char metrics[64]; /* HOST:PORT, "" off */
@@ -42,6 +51,11 @@ struct zka_config {
 	 * zka_user_limits) */
 	uint32_t user_queued; /* jobs of one user eligible at a time (1..16777214) */
 	int user_priority;    /* the highest priority that counts for one user (-1000..1000) */
+	/* [http]: the job API (serve/zka_serve.h) inside `zkarena run`; "" unset */
+	char http_listen[64], http_unix[108], http_tokens[256], http_spool[256];
+	char http_cert[256], http_key[256], http_keys[1024]; /* keys: paths, comma-separated */
+	uint64_t http_max_body;
+	uint32_t http_max_queue;
 };
 
 /* The settings file of arena name: $ZKA_CONFIG_DIR/NAME.conf, default /etc/zkarena/NAME.conf. */

@@ -17,7 +17,8 @@ pkgs=(cmake gcc make pkg-config
       g++ # import --c: circom's generated C++ compiled once against the witness tracer
       nasm nlohmann-json3-dev # circom's own C++ witness generator, the peer of bench witness
       rustc # examples/rust-producer: libzkarena from Rust (rustc alone, no crates)
-      help2man) # the man pages (optional: without it the build skips them)
+      help2man # the man pages (optional: without it the build skips them)
+      curl openssl) # the HTTP API's tests (zkarena serve): requests, a self-signed certificate
 command -v node >/dev/null && command -v npm >/dev/null || pkgs+=(nodejs npm)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -21,6 +21,19 @@ else()
   set(ZKA_GPUDS_JOBS 30)
 endif()
 add_test(NAME pipeline_gpuds COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/gpuds.sh $<TARGET_FILE:zkarena> ${ZKA_GPUDS_JOBS})
+# zkarena serve: the HTTP/JSON job API with curl on loopback (200 concurrent submits; fewer under
+# the sanitizers)
+if(ZKA_SANITIZE)
+  set(ZKA_HTTP_JOBS 40)
+else()
+  set(ZKA_HTTP_JOBS 200)
+endif()
+add_test(NAME pipeline_http COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/http.sh $<TARGET_FILE:zkarena> ${ZKA_HTTP_JOBS})
+# start errors: unknown options (one line, every command), run's exit status when a child
+# refuses to start, one run per arena
+add_test(NAME pipeline_runcli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/runcli.sh $<TARGET_FILE:zkarena>)
+# zkey export verificationkey and r1cs info against snarkjs (its live checks when installed)
+add_test(NAME pipeline_zkeytools COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/zkeytools.sh $<TARGET_FILE:zkarena> ${ZKA_SNARKJS_CLI})
 # config check, run from a settings file, NUMA binding read back, metrics and promtool
 add_test(NAME pipeline_ops COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/ops.sh $<TARGET_FILE:zkarena>)
 # a later high-priority job overtakes queued ones, FIFO within a priority; the age rule with a
@@ -33,5 +46,5 @@ if(SYSTEMD_FOUND)
   add_test(NAME pipeline_notify COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pipeline/notify.sh $<TARGET_FILE:zkarena> $<TARGET_FILE:zka_notify_listen> $<TARGET_FILE:zkarena-gpud> $<TARGET_FILE:zkarena-synth>)
   set_tests_properties(pipeline_notify PROPERTIES TIMEOUT 120 RUN_SERIAL TRUE)
 endif()
-set_tests_properties(pipeline_basic pipeline_crash pipeline_lanes pipeline_gpuds pipeline_ops pipeline_priority PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE)
+set_tests_properties(pipeline_basic pipeline_crash pipeline_lanes pipeline_gpuds pipeline_ops pipeline_priority pipeline_http pipeline_runcli PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE)
 set_tests_properties(pipeline_chaos PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE)

@@ -544,9 +544,10 @@ static int bench_arith(zka_gpu *g, const zka_curve *c, int reps)
 			       "inversion %.2f ns = %.0f products\n",
 			       tmul, tinv, tinv / tmul);
 		if (from == 20)
-			printf("  product on the FP64 pipe (52-bit limbs, same bytes) %.4f ns = %.2fx "
-			       "the integer product's speed\n",
-			       tmul52, tmul / tmul52);
+			printf(
+			    "  product on the FP64 pipe (52-bit limbs, same bytes) %.4f ns = %.2fx "
+			    "the integer product's speed\n",
+			    tmul52, tmul / tmul52);
 		printf("  %-34s %9s %9s %13s %9s\n", "method", "ms", "ns/add", "products/add",
 		       "vs mixed");
 		for (int m = 0; m <= NJ; m++) {
@@ -579,7 +580,7 @@ int zka_bench_gpu(int argc, char **argv)
 	int lmin = 16, lmax = 20, reps = 5, cpu_max = 16, bls_max = -1, bn_max = -1, ntt_max = 24,
 	    windowed = 0, in_flight = 2, stream_log = 0, arith = 0;
 	double p01 = 0,
-	       split01 = -1; /* --witness bits:P, --split01 F (-1: the library's default) */
+	       split01 = -1;	  /* --witness bits:P, --split01 F (-1: the library's default) */
 	double budgets[8] = {-1}; /* --table-budget (-1: the library's default) */
 	int nbudget = 1;
 	const struct {

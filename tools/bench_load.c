@@ -306,6 +306,7 @@ static int bl_options(int argc, char **argv, int *reps)
 	    {"reps", required_argument, 0, 'r'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	int opt;
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
@@ -339,7 +340,7 @@ static int bl_options(int argc, char **argv, int *reps)
 			    "against the best O_DIRECT reference and against cold read(2).\n");
 			return 0;
 		default:
-			return 2;
+			return zka_cli_bad_option(argc, argv);
 		}
 	}
 	if (argc - optind != 1) {

@@ -493,6 +493,7 @@ static int bpp_options(int argc, char **argv, struct bpipe *b)
 					     {0, 0, 0, 0}};
 	int opt;
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
@@ -579,8 +580,7 @@ static int bpp_options(int argc, char **argv, struct bpipe *b)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return zka_cli_bad_option(argc, argv);
 		}
 	}
 	if (optind != argc || (!b->input && !b->zkey_in != !b->wtns_in) ||

@@ -100,6 +100,7 @@ static int bp_options(int argc, char **argv, struct bprove *b)
 					     {0, 0, 0, 0}};
 	int opt;
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
@@ -134,8 +135,11 @@ static int bp_options(int argc, char **argv, struct bprove *b)
 		case 'w':
 			b->wtns_in = optarg;
 			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return zka_cli_bad_option(argc, argv);
 		}
 	}
 	if ((b->zkey_in == NULL) != (b->wtns_in == NULL)) {
@@ -354,7 +358,8 @@ int zka_bench_prove(int argc, char **argv)
 		zka_witness_free(&w);
 	}
 	if (!b.sj[0] && !(b.snarkjs && !strcmp(b.snarkjs, "none")))
-		printf("\nsnarkjs not found: run from the source tree after scripts/install-deps.sh or pass --snarkjs\n");
+		printf("\nsnarkjs not found: run from the source tree after "
+		       "scripts/install-deps.sh or pass --snarkjs\n");
 	if (!b.keep) {
 		char rm[512];
 		snprintf(rm, sizeof rm, "rm -rf '%s'", b.dir);

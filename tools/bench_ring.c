@@ -37,7 +37,7 @@ struct chan {
 	const char *name;
 	struct zka_arena *a;
 	int p1[2], p2[2]; /* pipes */
-	int e1, e2;       /* eventfds */
+	int e1, e2;	  /* eventfds */
 };
 
 static int ch_send(struct chan *c, int dir, uint32_t v)
@@ -113,39 +113,49 @@ static int run(struct chan *c, int iters, double *p50, double *p99, double *mops
 
 int zka_bench_ring(int argc, char **argv)
 {
-	static const struct option opts[] = {{"iters", required_argument, 0, 'n'},
-					     {"help", no_argument, 0, 'h'},
-					     {0, 0, 0, 0}};
+	static const struct option opts[] = {
+	    {"iters", required_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	int iters = 20000, c;
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'h') {
-			printf("usage: zkarena bench ring [--iters N]\n\n"
-			       "Cross-process handoff of 32-bit indices through an arena ring (robust\n"
-			       "mutex + futex), a pipe and an eventfd (semaphore mode), in this run.\n"
-			       "latency: ping-pong, one-way = round trip / 2, p50 and p99 over N rounds;\n"
-			       "throughput: one producer streams N handoffs to one consumer (the ring\n"
-			       "has 64 cells). Creates and destroys a temporary arena.\n");
+			printf(
+			    "usage: zkarena bench ring [--iters N]\n\n"
+			    "Cross-process handoff of 32-bit indices through an arena ring "
+			    "(robust\n"
+			    "mutex + futex), a pipe and an eventfd (semaphore mode), in this run.\n"
+			    "latency: ping-pong, one-way = round trip / 2, p50 and p99 over N "
+			    "rounds;\n"
+			    "throughput: one producer streams N handoffs to one consumer (the "
+			    "ring\n"
+			    "has 64 cells). Creates and destroys a temporary arena.\n");
 			return 0;
 		}
 		if (c == 'n') {
 			char *end;
 			long v = strtol(optarg, &end, 10);
 			if (*end || v < 100 || v > 100000000) {
-				fprintf(stderr, "zkarena bench ring: --iters: '%s' is not in 100..1e8\n", optarg);
+				fprintf(stderr,
+					"zkarena bench ring: --iters: '%s' is not in 100..1e8\n",
+					optarg);
 				return 2;
 			}
 			iters = (int)v;
 			continue;
 		}
-		fprintf(stderr, "zkarena bench ring: unknown option '%s' (try --help)\n", argv[optind - 1]);
+		fprintf(stderr, "zkarena bench ring: unknown option '%s' (try --help)\n",
+			argv[optind - 1]);
 		return 2;
 	}
 	char name[64];
 	snprintf(name, sizeof name, "bench-ring-%d", (int)getpid());
-	struct zka_arena_params p = {.nslots = 1, .slot_bytes = 1, .njobs = 1, .numa_node = -1,
-				     .nuser_rings = 2, .user_ring_cap = 64};
+	struct zka_arena_params p = {.nslots = 1,
+				     .slot_bytes = 1,
+				     .njobs = 1,
+				     .numa_node = -1,
+				     .nuser_rings = 2,
+				     .user_ring_cap = 64};
 	struct zka_arena *a;
 	const char *msg;
 	int rc = zka_arena_create(name, &p, &a, &msg);

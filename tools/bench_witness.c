@@ -117,6 +117,7 @@ int zka_bench_witness(int argc, char **argv)
 	const char *snarkjs = "node tests/interop/node_modules/snarkjs/cli.js";
 	int runs = 10, opt;
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
@@ -161,7 +162,7 @@ int zka_bench_witness(int argc, char **argv)
 			       "zkarena's; the exit status is 1 when one differs.\n");
 			return 0;
 		default:
-			return 2;
+			return zka_cli_bad_option(argc, argv);
 		}
 	}
 	if (argc - optind != 2) {

@@ -33,6 +33,9 @@ int zka_cmd_witness(int argc, char **argv);
 int zka_cmd_params(int argc, char **argv);
 int zka_cmd_config(int argc, char **argv);
 int zka_cmd_topology(int argc, char **argv);
+int zka_cmd_serve(int argc, char **argv);
+int zka_cmd_zkey(int argc, char **argv);
+int zka_cmd_r1cs(int argc, char **argv);
 /* cluster/ (built when libpq is found: ZKA_HAVE_CLUSTER) */
 int zka_cmd_cluster(int argc, char **argv);
 int zka_cmd_bridge(int argc, char **argv);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
 
 #define ERR(...)                                                                                   \
@@ -221,6 +222,25 @@ static int cmd_create(int argc, char **argv)
 	int rc = zka_arena_create(name, &p, &a, &msg);
 	if (rc == -EEXIST && ensure)
 		return ensure_existing(name, &p);
+	if (rc == -ENOSPC) { /* say how much the arena needs and how much there is */
+		struct statvfs vf;
+		double need = (double)p.nslots * (double)p.slot_bytes;
+		if (statvfs("/dev/shm", &vf) == 0)
+			ERR("%s: not enough space in /dev/shm: the arena needs at least %.0f bytes "
+			    "(%.2f GiB: %u slots x %" PRIu64
+			    " bytes, plus its tables) and /dev/shm has "
+			    "%.2f GiB free of %.2f GiB (fewer or smaller slots, or a larger "
+			    "/dev/shm: "
+			    "mount -o remount,size=...)",
+			    name, need, need / 1073741824.0, p.nslots, p.slot_bytes,
+			    (double)vf.f_bavail * (double)vf.f_frsize / 1073741824.0,
+			    (double)vf.f_blocks * (double)vf.f_frsize / 1073741824.0);
+		else
+			ERR("%s: %s: the arena needs at least %.0f bytes (%u slots x %" PRIu64
+			    " bytes)",
+			    name, msg, need, p.nslots, p.slot_bytes);
+		return 2;
+	}
 	if (rc < 0) {
 		ERR("%s: %s (%s)", name, msg, strerror(-rc));
 		return 2;

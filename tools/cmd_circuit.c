@@ -1,6 +1,7 @@
 /* cmd_circuit.c - `zkarena circuit`: writes a random satisfiable circuit and its witness
  * (zk/synthetic.h), for benchmarks at sizes a circom ceremony cannot reach. */
 #include "tools/cli.h"
+#include "tools/util.h"
 #include "zk/r1cs.h"
 #include "zk/synthetic.h"
 #include "zk/wtns.h"
@@ -14,34 +15,37 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: zkarena circuit [--curve bn128|bls12381] [--constraints N] [--public P]\n"
-		   "                       [--seed S] out.r1cs out.wtns\n"
-		   "\n"
-		   "Writes a random satisfiable circuit of N constraints (default 1024) with P public\n"
-		   "inputs (default 1) and a witness for it. A third of the constraints are boolean\n"
-		   "checks, so the witness is rich in 0/1 values like circom's. Key it with\n"
-		   "`zkarena setup --insecure`.\n");
+	fprintf(
+	    f, "usage: zkarena circuit [--curve bn128|bls12381] [--constraints N] [--public P]\n"
+	       "                       [--seed S] out.r1cs out.wtns\n"
+	       "\n"
+	       "Writes a random satisfiable circuit of N constraints (default 1024) with P public\n"
+	       "inputs (default 1) and a witness for it. A third of the constraints are boolean\n"
+	       "checks, so the witness is rich in 0/1 values like circom's. Key it with\n"
+	       "`zkarena setup --insecure`.\n");
 }
 
 int zka_cmd_circuit(int argc, char **argv)
 {
-	static const struct option opts[] = {{"curve", required_argument, 0, 'c'},
-					     {"constraints", required_argument, 0, 'n'},
-					     {"public", required_argument, 0, 'p'},
-					     {"seed", required_argument, 0, 's'},
-					     {"help", no_argument, 0, 'h'},
-					     {0, 0, 0, 0}};
+	static const struct option opts[] = {
+	    {"curve", required_argument, 0, 'c'},  {"constraints", required_argument, 0, 'n'},
+	    {"public", required_argument, 0, 'p'}, {"seed", required_argument, 0, 's'},
+	    {"help", no_argument, 0, 'h'},	   {0, 0, 0, 0}};
 	const zka_curve *c = &zka_curve_bn254;
 	unsigned long m = 1024, npub = 1;
 	unsigned long long seed = 1;
 	int opt;
 	char *end;
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			if (!(c = zka_curve_by_name(optarg))) {
-				fprintf(stderr, "zkarena circuit: --curve: unknown curve '%s' (bn128, bls12381)\n", optarg);
+				fprintf(stderr,
+					"zkarena circuit: --curve: unknown curve '%s' (bn128, "
+					"bls12381)\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -51,7 +55,9 @@ int zka_cmd_circuit(int argc, char **argv)
 			errno = 0;
 			unsigned long long v = strtoull(optarg, &end, 0);
 			if (errno || *end || !*optarg || optarg[0] == '-') {
-				fprintf(stderr, "zkarena circuit: '%s' is not a non-negative integer\n", optarg);
+				fprintf(stderr,
+					"zkarena circuit: '%s' is not a non-negative integer\n",
+					optarg);
 				return 2;
 			}
 			if (opt == 'n')
@@ -61,8 +67,11 @@ int zka_cmd_circuit(int argc, char **argv)
 			else
 				seed = v;
 			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return zka_cli_bad_option(argc, argv);
 		}
 	}
 	if (argc - optind != 2) {
@@ -70,7 +79,8 @@ int zka_cmd_circuit(int argc, char **argv)
 		return 2;
 	}
 	if (m < 1 || m > (1ul << 28) || npub > 1024) {
-		fprintf(stderr, "zkarena circuit: --constraints must be in 1..2^28 and --public <= 1024\n");
+		fprintf(stderr,
+			"zkarena circuit: --constraints must be in 1..2^28 and --public <= 1024\n");
 		return 2;
 	}
 	zka_r1cs cs;

@@ -1,5 +1,5 @@
 /* cmd_config.c - `zkarena config check FILE`, `zkarena config args FILE SECTION` (the settings
- * file of config/zka_config.h as flags) and `zkarena config exec gpud|synth NAME[:DEVICE]`
+ * file of config/zka_config.h as flags) and `zkarena config exec gpud|synth NAME[-gpuDEVICE]`
  * (what the systemd units run). */
 #include "config/zka_config.h"
 #include "tools/cli.h"
@@ -19,11 +19,13 @@ static void usage(FILE *f)
 	    f, "%s",
 	    "usage: zkarena config check FILE\n"
 	    "       zkarena config args FILE arena|gpud\n"
-	    "       zkarena config exec gpud|synth NAME[:DEVICE]\n\n"
+	    "       zkarena config exec gpud|synth NAME[-gpuDEVICE]\n\n"
 	    "check: reads an arena's settings file (/etc/zkarena/NAME.conf, INI: [arena] slots,\n"
 	    "slot_bytes, jobs, numa_node, max_attempts, retention; [run] workers, threads,\n"
 	    "backend, devices, inflight, table_budget; [metrics] listen; [limits]\n"
-	    "user_queued, user_priority) and prints every problem as\n"
+	    "user_queued, user_priority; [http] listen, unix, token_file, spool, tls_cert,\n"
+	    "tls_key, max_body, max_queue, keys: the job API of `zkarena serve` inside\n"
+	    "`zkarena run`) and prints every problem as\n"
 	    "FILE:LINE: problem. exit status: 0 no problem, 2 problems (or unreadable).\n"
 	    "args: prints the file's settings of one section as command-line flags, for the\n"
 	    "units: arena (zkarena arena ensure), gpud (zkarena-gpud: backend, inflight,\n"
@@ -31,16 +33,27 @@ static void usage(FILE *f)
 	    "exec: what the zkarena-gpud@ and zkarena-synth@ units run: reads NAME's settings\n"
 	    "file ($ZKA_CONFIG_DIR or /etc/zkarena), binds to its numa_node, and becomes\n"
 	    "zkarena-gpud (on DEVICE, default the first of [run] devices; its --id is DEVICE's\n"
-	    "position in that list) or zkarena-synth (--threads from [run] threads).\n");
+	    "position in that list) or zkarena-synth (--threads from [run] threads).\n"
+	    "NAME-gpuDEVICE (the unit zkarena-gpud@NAME-gpuDEVICE) may also be written\n"
+	    "NAME:DEVICE.\n");
 }
 
-/* `config exec KIND NAME[:DEVICE]`: becomes the daemon, configured from NAME's file. */
+/* `config exec KIND NAME[-gpuDEVICE]` (or NAME:DEVICE, which systemd-analyze verify refuses
+ * in a unit's file name): becomes the daemon, configured from NAME's file. */
 static int exec_daemon(const char *kind, const char *inst)
 {
 	char name[128], path[PATH_MAX], exe[PATH_MAX];
 	snprintf(name, sizeof name, "%s", inst);
 	char *colon = strchr(name, ':');
 	int dev = -1;
+	char *g = strstr(name, "-gpu");
+	for (char *n; g && (n = strstr(g + 1, "-gpu"));)
+		g = n; /* the last -gpu */
+	if (!colon && g && g[4] && strspn(g + 4, "0123456789") == strlen(g + 4)) {
+		*g = ':'; /* NAME-gpuN: the same as NAME:N */
+		memmove(g + 1, g + 4, strlen(g + 4) + 1);
+		colon = g;
+	}
 	if (colon) {
 		*colon = 0;
 		char *end;
@@ -80,18 +93,20 @@ static int exec_daemon(const char *kind, const char *inst)
 		if (zka_run_find_exe("ZKA_GPUD_BIN", "zkarena-gpud", "gpud", exe, sizeof exe))
 			goto noexe;
 		v[n++] = exe;
-		v[n++] = "--backend", v[n++] = c.backend[0] ? c.backend : "cuda";
+		const char *be =
+		    zka_backend_resolve("zkarena config exec", c.backend[0] ? c.backend : "cuda");
+		v[n++] = "--backend", v[n++] = (char *)be;
 		if (c.inflight) {
 			snprintf(s_inf, sizeof s_inf, "%d", c.inflight);
 			v[n++] = "--inflight", v[n++] = s_inf;
 		}
-		if (c.table_budget[0] && (!c.backend[0] || !strcmp(c.backend, "cuda")))
+		if (c.table_budget[0] && !strcmp(be, "cuda"))
 			v[n++] = "--table-budget", v[n++] = c.table_budget;
 		else if (c.table_budget[0]) /* said once, into the unit's log */
 			fprintf(stderr,
 				"zkarena config exec: %s: table_budget %s ignored: window tables "
 				"exist only with the cuda backend (backend %s)\n",
-				path, c.table_budget, c.backend);
+				path, c.table_budget, be);
 		v[n++] = "--device", v[n++] = s_dev, v[n++] = "--id", v[n++] = s_id;
 	} else if (!strcmp(kind, "synth")) {
 		if (zka_run_find_exe("ZKA_SYNTH_BIN", "zkarena-synth", "synth", exe, sizeof exe))
@@ -156,7 +171,8 @@ int zka_cmd_config(int argc, char **argv)
 				printf(" --retention %u", c.retention_s);
 		} else if (!strcmp(argv[3], "gpud")) {
 			if (c.set & ZKA_CF_BACKEND)
-				printf(" --backend %s", c.backend);
+				printf(" --backend %s",
+				       zka_backend_resolve("zkarena config args", c.backend));
 			if (c.set & ZKA_CF_INFLIGHT)
 				printf(" --inflight %d", c.inflight);
 			if (c.set & ZKA_CF_TABLE_BUDGET)
@@ -171,6 +187,9 @@ int zka_cmd_config(int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[1], "exec"))
 		return exec_daemon(argv[2], argv[3]);
-	usage(stderr);
+	fprintf(stderr,
+		"zkarena config: '%s': expected check FILE, args FILE SECTION or exec DAEMON NAME "
+		"(see zkarena config --help)\n",
+		argc > 1 ? argv[1] : "");
 	return 2;
 }

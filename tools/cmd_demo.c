@@ -80,6 +80,7 @@ static int demo_options(int argc, char **argv, struct demo *d)
 					     {0, 0, 0, 0}};
 	int opt;
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
@@ -108,8 +109,7 @@ static int demo_options(int argc, char **argv, struct demo *d)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return zka_cli_bad_option(argc, argv);
 		}
 	}
 	if (d->njobs < 1 || d->njobs > 4096 || d->workers < 1 || d->workers > 64 || d->m < 1 ||

@@ -4,6 +4,7 @@
 #include "synth/pipe.h"
 #include "tools/cli.h"
 #include "tools/gpuds.h"
+#include "tools/util.h"
 #include "zk/opt.h"
 
 #include <errno.h>
@@ -79,6 +80,17 @@ static int user_limits_refuse(struct zka_arena *a, const char *name, int prio)
 	return 0;
 }
 
+/* A first argument that looks like an option but is not --help: one line, exit 2 (1 when
+ * argv[1] is fine). */
+static int bad_first(const char *cmd, int argc, char **argv)
+{
+	if (argc < 2 || argv[1][0] != '-' || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return 0;
+	fprintf(stderr, "zkarena %s: unknown option '%s' (see zkarena %s --help)\n", cmd, argv[1],
+		cmd);
+	return 1;
+}
+
 int zka_cmd_submit(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -88,6 +100,7 @@ int zka_cmd_submit(int argc, char **argv)
 	const char *out = NULL, *r1cs = NULL, *input = NULL;
 	int opt, prio = 0;
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
@@ -139,7 +152,7 @@ int zka_cmd_submit(int argc, char **argv)
 			    ZKA_PRIORITY_AGE_S);
 			return 0;
 		default:
-			return 2;
+			return zka_cli_bad_option(argc, argv);
 		}
 	}
 	if (argc - optind != (input ? 2 : 3) || !out) {
@@ -238,6 +251,7 @@ int zka_cmd_wait(int argc, char **argv)
 	int timeout_ms = -1, release = 0, opt;
 	const char *out = NULL;
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': {
@@ -279,7 +293,7 @@ int zka_cmd_wait(int argc, char **argv)
 			       "unknown job.\n");
 			return 0;
 		default:
-			return 2;
+			return zka_cli_bad_option(argc, argv);
 		}
 	}
 	uint64_t id;
@@ -320,6 +334,8 @@ int zka_cmd_wait(int argc, char **argv)
 int zka_cmd_cancel(int argc, char **argv)
 {
 	uint64_t id;
+	if (bad_first("cancel", argc, argv))
+		return 2;
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("usage: zkarena cancel NAME JOB\n\nCancels a job that has not finished: the "
 		       "worker or prover that handles it next fails it with \"cancelled\".\n"
@@ -389,6 +405,8 @@ static void list_jobs(struct zka_arena *a, int all)
 
 int zka_cmd_list(int argc, char **argv)
 {
+	if (bad_first("list", argc, argv))
+		return 2;
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		printf("usage: zkarena list NAME [--all]\n\nLists the arena's jobs (without --all, "
 		       "DONE jobs are left out). Times in seconds; -1: stage not reached.\n");
@@ -428,6 +446,8 @@ static void print_attempts(const struct zka_job_info *ji)
 
 int zka_cmd_status(int argc, char **argv)
 {
+	if (bad_first("status", argc, argv))
+		return 2;
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		printf(
 		    "usage: zkarena status NAME [JOB | --watch | --snapshot]\n\nWith JOB: that "

@@ -2,6 +2,7 @@
  * load, list, evict). */
 #include "keys/zka_keys.h"
 #include "tools/cli.h"
+#include "tools/util.h"
 #include "witness/zka_wcimport.h"
 #include "zk/opt.h"
 #include "zk/zkey.h"
@@ -26,6 +27,7 @@ int zka_cmd_import(int argc, char **argv)
 	const char *r1cs = NULL, *out = NULL, *cdir = NULL;
 	int threads = 0, opt;
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
@@ -55,15 +57,18 @@ int zka_cmd_import(int argc, char **argv)
 			    "the\n"
 			    "subgroup (--threads N, default one per CPU). Written atomically.\n"
 			    "--c DIR: circom's --c output of the circuit (compiled with the key's\n"
-			    "--prime): its witness calculator is recorded once as a graph of field\n"
+			    "--prime): its witness calculator is recorded once as a graph of "
+			    "field\n"
 			    "operations, written beside the key as circuit.zka.wcg, so that\n"
-			    "`zkarena witness`, `prove` and `submit --input` start from input.json.\n"
-			    "Recording compiles circom's C++ (needs g++, libgmp-dev, libxxhash-dev;\n"
+			    "`zkarena witness`, `prove` and `submit --input` start from "
+			    "input.json.\n"
+			    "Recording compiles circom's C++ (needs g++, libgmp-dev, "
+			    "libxxhash-dev;\n"
 			    "ZKA_CXX names another compiler); proving never does.\n"
 			    "exit status: 0 written; 2 bad usage or bad key (nothing written).\n");
 			return 0;
 		default:
-			return 2;
+			return zka_cli_bad_option(argc, argv);
 		}
 	}
 	if (argc - optind != 1 || !out) {
@@ -116,6 +121,7 @@ static int params_load(int argc, char **argv)
 	zka_keys_opts ko = {.shm = "", .progress = -1, .no_resident = 0};
 	int opt;
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
@@ -130,7 +136,7 @@ static int params_load(int argc, char **argv)
 				return 2;
 			break;
 		default:
-			return 2;
+			return zka_cli_bad_option(argc, argv);
 		}
 	}
 	if (argc - optind != 1) {
@@ -266,6 +272,9 @@ int zka_cmd_params(int argc, char **argv)
 		printf("evicted %s\n", argv[2]);
 		return 0;
 	}
-	fprintf(stderr, "zkarena params: unknown subcommand '%s' (load, list, evict)\n", argv[1]);
+	fprintf(stderr,
+		"zkarena params: unknown subcommand '%s' (load, list, evict; see zkarena params "
+		"--help)\n",
+		argv[1]);
 	return 2;
 }

@@ -379,6 +379,7 @@ int zka_cmd_prove(int argc, char **argv)
 	int gpu = 0, device = 0, threads = 0, verify = 1, times = 0, no_cache = 0, opt;
 	char err[1024] = "";
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
@@ -417,8 +418,7 @@ int zka_cmd_prove(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return zka_cli_bad_option(argc, argv);
 		}
 	}
 	if (argc - optind != 4) {

@@ -7,6 +7,7 @@
 #include "config/zka_config.h"
 #include "config/zka_notify.h"
 #include "metrics/zka_metrics.h"
+#include "serve/zka_serve.h"
 #include "synth/pipe.h"
 #include "tools/cli.h"
 #include "tools/util.h"
@@ -24,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -34,6 +37,7 @@
 #endif
 
 static volatile sig_atomic_t stopping;
+static int refused; /* a child refused to start: the supervisor exits 2 */
 
 static void on_tick(int sig) /* SIGALRM each second: waitpid returns, the watchdog is fed */
 {
@@ -190,13 +194,14 @@ static void describe(char *buf, size_t n, int st)
 
 static void usage(void)
 {
-	printf("usage: zkarena run NAME [--workers W] [--threads T] [--backend cpu|cuda]\n"
+	printf("usage: zkarena run NAME [--workers W] [--threads T] [--backend cpu|cuda|auto]\n"
 	       "                   [--devices N,M,...] [--inflight N] [--numa-node N]\n"
 	       "                   [--metrics HOST:PORT] [--table-budget B] [--config FILE]\n\n"
 	       "Runs the pipeline of arena NAME: one zkarena-gpud per device of --devices\n"
 	       "(default 0; --device is the same option; a device may repeat: two gpuds on one\n"
 	       "GPU), each with its own copy of the keys, all taking slots from the arena's\n"
-	       "ready ring (backend cpu by default), and W zkarena-synth workers of T threads\n"
+	       "ready ring (backend cpu by default; auto: cuda when this build has CUDA and an\n"
+	       "NVIDIA GPU is visible, else cpu), and W zkarena-synth workers of T threads\n"
 	       "each. Defaults from the cores C it may run on (its CPU affinity, after\n"
 	       "--numa-node): T = min(%d, C), W = C / T; with only --workers W, T = C / W\n"
 	       "(docs/synthesis.md has the measurements behind them).\n"
@@ -210,7 +215,8 @@ static void usage(void)
 	       "--numa-node N: this process and every child run on node N's CPUs and allocate\n"
 	       "from its memory (libnuma; on a one-node machine it says so and goes on).\n"
 	       "--metrics HOST:PORT: Prometheus metrics at http://HOST:PORT/metrics.\n"
-	       "--config FILE: settings ([run], [arena] numa_node, [metrics]; see `zkarena\n"
+	       "--config FILE: settings ([run], [arena] numa_node, [metrics], [http]: the job\n"
+	       "API of `zkarena serve` in this process; see `zkarena\n"
 	       "config --help`), default /etc/zkarena/NAME.conf when it exists ($ZKA_CONFIG_DIR\n"
 	       "replaces /etc/zkarena); flags override it.\n"
 	       "Restarts any process that dies: at once when it had run 2 s or more, else\n"
@@ -218,7 +224,12 @@ static void usage(void)
 	       "each death runs recovery and logs what it put back. SIGTERM/SIGINT stop them\n"
 	       "all (SIGTERM, then SIGKILL after 5 s).\n"
 	       "Executables are looked up next to zkarena, or taken from ZKA_SYNTH_BIN and\n"
-	       "ZKA_GPUD_BIN.\n",
+	       "ZKA_GPUD_BIN.\n"
+	       "One run per arena: a second is refused, naming the first's pid (a lock on\n"
+	       "/dev/shm/zkarena-NAME.run, dropped when that process dies).\n"
+	       "exit status: 0 stopped by SIGTERM/SIGINT; 2 bad flags or settings, an arena\n"
+	       "already run, or a gpud/worker that refused to start (e.g. --backend cuda with\n"
+	       "no GPU), which stops the others.\n",
 	       ZKA_RUN_THREADS);
 }
 
@@ -269,6 +280,8 @@ struct run {
 	char synth[PATH_MAX], gpud[PATH_MAX];
 	struct zka_arena *a;
 	zka_metrics *mx;
+	const struct zka_config *cf; /* the settings file read, NULL: none */
+	zka_serve *http;
 	struct child *ch;
 	int n; /* children: ndev gpuds, then the workers */
 };
@@ -290,6 +303,7 @@ static int run_options(int argc, char **argv, struct run *r)
 					     {0, 0, 0, 0}};
 	int opt;
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'w':
@@ -306,8 +320,10 @@ static int run_options(int argc, char **argv, struct run *r)
 				return 2;
 			break;
 		case 'b':
-			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda")) {
-				fprintf(stderr, "zkarena run: --backend: '%s' is not cpu or cuda\n",
+			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda") &&
+			    strcmp(optarg, "auto")) {
+				fprintf(stderr,
+					"zkarena run: --backend: '%s' is not cpu, cuda or auto\n",
 					optarg);
 				return 2;
 			}
@@ -345,7 +361,7 @@ static int run_options(int argc, char **argv, struct run *r)
 			usage();
 			return 0;
 		default:
-			return 2;
+			return zka_cli_bad_option(argc, argv);
 		}
 	}
 	if (argc - optind != 1) {
@@ -389,9 +405,11 @@ static int run_settings(struct run *r)
 			r->metrics = cf.metrics;
 		if (!r->numa_set && (cf.set & ZKA_CF_NUMA))
 			r->numa = cf.numa_node;
+		r->cf = &cf;
 	}
 	if (!r->backend)
 		r->backend = "cpu";
+	r->backend = zka_backend_resolve("zkarena run", r->backend);
 	if (r->budget && strcmp(r->backend, "cuda")) /* said once: the setting does nothing here */
 		fprintf(stderr,
 			"zkarena run: table budget %s ignored: window tables exist only with the "
@@ -475,6 +493,110 @@ static int run_metrics(struct run *r)
 	return 0;
 }
 
+/* One supervisor per arena: an exclusive flock on /dev/shm/zkarena-NAME.run (the kernel drops
+ * it when this process dies, SIGKILL included; the children's inherited descriptor closes at
+ * their exec); the file holds the holder's pid, for the refusal. 0 with *out, or -1 after
+ * saying who runs the arena. A holder that stops cleanly unlinks the file before closing it:
+ * a locker that finds its descriptor no longer names the path retries. */
+static int run_lock(const char *name, int *out)
+{
+	char path[300];
+	snprintf(path, sizeof path, "/dev/shm/zkarena-%s.run", name);
+	for (int tries = 0; tries < 8; tries++) {
+		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		struct stat a, b;
+		if (fd < 0) {
+			fprintf(stderr, "zkarena run: %s: %s\n", path, strerror(errno));
+			return -1;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			char buf[32] = "";
+			if (errno == EWOULDBLOCK && pread(fd, buf, sizeof buf - 1, 0) >= 0)
+				fprintf(stderr,
+					"zkarena run: arena %s is already run by pid %d (%s): not "
+					"started\n",
+					name, atoi(buf), path);
+			else
+				fprintf(stderr, "zkarena run: %s: %s\n", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		if (fstat(fd, &a) || stat(path, &b) || a.st_ino != b.st_ino ||
+		    a.st_dev != b.st_dev) {
+			close(fd); /* its holder unlinked it on the way out */
+			continue;
+		}
+		char buf[32];
+		int n = snprintf(buf, sizeof buf, "%d\n", (int)getpid());
+		if (ftruncate(fd, 0) || pwrite(fd, buf, (size_t)n, 0) != n) {
+			fprintf(stderr, "zkarena run: %s: %s\n", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		*out = fd;
+		return 0;
+	}
+	fprintf(stderr, "zkarena run: %s: replaced again and again: not started\n", path);
+	return -1;
+}
+
+/* Gives the arena's lock back (the file unlinked first: see run_lock). */
+static void run_unlock(const char *name, int fd)
+{
+	char path[300];
+	if (fd < 0)
+		return;
+	snprintf(path, sizeof path, "/dev/shm/zkarena-%s.run", name);
+	unlink(path);
+	close(fd);
+}
+
+/* [http] of the settings file: the job API (zkarena serve) in this process, its threads
+ * started with the supervisor's signals blocked. 0, or -1 after saying why. */
+static int run_http(struct run *r)
+{
+	const struct zka_config *cf = r->cf;
+	if (!cf || (!cf->http_listen[0] && !cf->http_unix[0]))
+		return 0;
+	static char keys_buf[sizeof cf->http_keys], spool[512];
+	const char *keys[64];
+	struct zka_serve_opts o = {.arena_name = r->name, .keys = keys};
+	o.listen = cf->http_listen[0] ? cf->http_listen : NULL;
+	o.unix_path = cf->http_unix[0] ? cf->http_unix : NULL;
+	o.token_file = cf->http_tokens[0] ? cf->http_tokens : NULL;
+	o.tls_cert = cf->http_cert[0] ? cf->http_cert : NULL;
+	o.tls_key = cf->http_key[0] ? cf->http_key : NULL;
+	o.max_body = cf->http_max_body;
+	o.max_queue = cf->http_max_queue;
+	snprintf(spool, sizeof spool, "/var/lib/zkarena/%s/http", r->name);
+	o.spool = cf->http_spool[0] ? cf->http_spool : spool;
+	snprintf(keys_buf, sizeof keys_buf, "%s", cf->http_keys);
+	for (char *save = NULL, *k = strtok_r(keys_buf, ",", &save); k && o.nkeys < 64;
+	     k = strtok_r(NULL, ",", &save))
+		keys[o.nkeys++] = k;
+	char err[1024];
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGALRM);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	int hr = zka_serve_start(&r->http, r->a, &o, err, sizeof err);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (hr) {
+		fprintf(stderr, "zkarena run: [http]: %s\n", err);
+		return -1;
+	}
+	if (o.listen)
+		fprintf(stderr, "zkarena run: job API on %s://%.*s:%u/v1/\n",
+			o.tls_cert ? "https" : "http", (int)(strrchr(o.listen, ':') - o.listen),
+			o.listen, zka_serve_port(r->http));
+	if (o.unix_path)
+		fprintf(stderr, "zkarena run: job API on unix:%s\n", o.unix_path);
+	return 0;
+}
+
 /* Child i's command line: gpud i on device devs[i] for i < ndev, else worker i - ndev + 1. */
 static void run_child_argv(struct run *r, struct child *c, int i)
 {
@@ -548,6 +670,7 @@ static void run_reaped(struct run *r, struct child *c, pid_t pid, int st)
 			"stopping\n",
 			c->what, c->index);
 		stopping = 1;
+		refused = 1;
 		return;
 	}
 	/* a process that ran 2 s or more comes back at once (a gpud's restart is
@@ -668,7 +791,10 @@ int zka_cmd_run(int argc, char **argv)
 		return 2;
 	if (!(r->a = zka_pipe_attach("zkarena run", r->name, ZKA_OPEN_NORECOVER)))
 		return 2;
+	int lock = -1;
 	status = 2;
+	if (run_lock(r->name, &lock))
+		goto err;
 	{ /* a scribbled mutex word would make every child fail or hang: refuse, named */
 		char why[300] = "";
 		if (zka_arena_locks_check(r->a, 0, NULL, why, sizeof why)) {
@@ -680,7 +806,7 @@ int zka_cmd_run(int argc, char **argv)
 		}
 		zka_arena_recover(r->a);
 	}
-	if (run_metrics(r))
+	if (run_metrics(r) || run_http(r))
 		goto err;
 	struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: waitpid returns EINTR */
 	sigaction(SIGTERM, &sa, NULL);
@@ -712,11 +838,17 @@ int zka_cmd_run(int argc, char **argv)
 	run_supervise(r);
 	run_stop(r);
 	free(r->ch);
+	zka_serve_stop(r->http);
 	zka_metrics_stop(r->mx);
 	zka_arena_close(r->a);
-	return 0;
+	run_unlock(r->name, lock);
+	if (refused)
+		fprintf(stderr, "zkarena run: not running: a process refused to start (exit 2)\n");
+	return refused ? 2 : 0;
 err:
+	zka_serve_stop(r->http);
 	zka_metrics_stop(r->mx);
 	zka_arena_close(r->a);
+	run_unlock(r->name, lock);
 	return status;
 }

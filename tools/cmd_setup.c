@@ -1,11 +1,12 @@
 /* cmd_setup.c - `zkarena setup --insecure circuit.r1cs circuit.zkey verification_key.json`:
  * a test-only Groth16 setup with known toxic waste (see zk/setup.h). */
 #include "tools/cli.h"
+#include "tools/util.h"
 #include "zk/json_io.h"
+#include "zk/opt.h"
 #include "zk/r1cs.h"
 #include "zk/setup.h"
 #include "zk/zkey.h"
-#include "zk/opt.h"
 #ifdef ZKA_HAVE_CUDA
 #include "cuda/zka_gpu.h"
 #endif
@@ -16,26 +17,33 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: zkarena setup --insecure [options] circuit.r1cs circuit.zkey verification_key.json\n"
+		"usage: zkarena setup --insecure [options] circuit.r1cs circuit.zkey "
+		"verification_key.json\n"
 		"\n"
-		"A TEST-ONLY Groth16 setup: the toxic waste (tau, alpha, beta, gamma, delta) is derived\n"
-		"from a seed, so anyone who knows the seed can forge proofs. Use it for benchmarks and\n"
+		"A TEST-ONLY Groth16 setup: the toxic waste (tau, alpha, beta, gamma, delta) is "
+		"derived\n"
+		"from a seed, so anyone who knows the seed can forge proofs. Use it for benchmarks "
+		"and\n"
 		"tests with circuits too large for a local snarkjs ceremony; never for real keys.\n"
 		"The .zkey is in snarkjs's format (snarkjs groth16 prove accepts it).\n"
 		"\n"
 		"options:\n"
 		"  --insecure       required: acknowledges the above\n"
-		"  --seed S         derive the toxic waste from the 64-bit integer S (default: random)\n"
+		"  --seed S         derive the toxic waste from the 64-bit integer S (default: "
+		"random)\n"
 		"  --setup-order    write sections in the order of `snarkjs groth16 setup`\n"
 		"                   (1,2,4,3,9,8,5,6,7,10) instead of 1..10\n"
 		"  --gpu            do the fixed-base multiplications on a CUDA device\n"
 		"  --device N       CUDA device for --gpu (default 0)\n"
 		"  --threads N      CPU threads (default: one per CPU it may run on)\n"
+		"  --progress       a line per step on stderr with the time so far (the default\n"
+		"                   when stderr is a terminal; --no-progress: none)\n"
 		"  -h, --help       this text\n"
 		"\n"
 		"exit status: 0 written; 2 bad usage or input (nothing written); 1 failure.\n");
@@ -62,31 +70,65 @@ static int gpu_g2(void *ctx, const zka_curve *c, const void *base, const uint64_
 }
 #endif
 
+static struct timespec setup_t0;
+
+static double since_t0(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - setup_t0.tv_sec) + (double)(t.tv_nsec - setup_t0.tv_nsec) * 1e-9;
+}
+
+/* --progress: one line per step of zka_setup, with the time so far. */
+static void on_progress(int step, const char *what, uint64_t points)
+{
+	fprintf(stderr, "zkarena setup: [%d/%d] %s (%llu points) at %.1f s\n", step,
+		ZKA_SETUP_STEPS, what, (unsigned long long)points, since_t0());
+}
+
 int zka_cmd_setup(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"insecure", no_argument, 0, 'i'},	  {"seed", required_argument, 0, 'S'},
-	    {"setup-order", no_argument, 0, 'o'}, {"gpu", no_argument, 0, 'g'},
+	    {"insecure", no_argument, 0, 'i'},	   {"seed", required_argument, 0, 'S'},
+	    {"setup-order", no_argument, 0, 'o'},  {"gpu", no_argument, 0, 'g'},
 	    {"device", required_argument, 0, 'd'}, {"threads", required_argument, 0, 't'},
-	    {"help", no_argument, 0, 'h'},	  {0, 0, 0, 0}};
+	    {"progress", no_argument, 0, 'P'},	   {"no-progress", no_argument, 0, 'N'},
+	    {"help", no_argument, 0, 'h'},	   {0, 0, 0, 0}};
 	int insecure = 0, order = 0, gpu = 0, device = 0, threads = 0, have_seed = 0, opt;
+	int progress = isatty(2);
 	uint64_t seed = 0;
 	char *end;
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'i': insecure = 1; break;
+		case 'i':
+			insecure = 1;
+			break;
 		case 'S':
 			errno = 0;
 			seed = strtoull(optarg, &end, 0);
 			if (errno || *end || !*optarg || optarg[0] == '-') {
-				fprintf(stderr, "zkarena setup: --seed: '%s' is not a 64-bit unsigned integer\n", optarg);
+				fprintf(stderr,
+					"zkarena setup: --seed: '%s' is not a 64-bit unsigned "
+					"integer\n",
+					optarg);
 				return 2;
 			}
 			have_seed = 1;
 			break;
-		case 'o': order = 1; break;
-		case 'g': gpu = 1; break;
+		case 'P':
+			progress = 1;
+			break;
+		case 'N':
+			progress = 0;
+			break;
+		case 'o':
+			order = 1;
+			break;
+		case 'g':
+			gpu = 1;
+			break;
 		case 'd':
 			if (zka_opt_int("zkarena setup", "--device", optarg, 0, 1023, &device))
 				return 2;
@@ -95,13 +137,17 @@ int zka_cmd_setup(int argc, char **argv)
 			if (zka_opt_int("zkarena setup", "--threads", optarg, 1, 1024, &threads))
 				return 2;
 			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return zka_cli_bad_option(argc, argv);
 		}
 	}
 	if (!insecure) {
-		fprintf(stderr, "zkarena setup: refusing to run without --insecure: this setup's toxic "
-				"waste is known, so its keys are for tests and benchmarks only\n");
+		fprintf(stderr,
+			"zkarena setup: refusing to run without --insecure: this setup's toxic "
+			"waste is known, so its keys are for tests and benchmarks only\n");
 		return 2;
 	}
 	if (argc - optind != 3) {
@@ -136,7 +182,8 @@ int zka_cmd_setup(int argc, char **argv)
 			goto out;
 		fb = (zka_fixed_base_ops){.ctx = g, .g1 = gpu_g1, .g2 = gpu_g2};
 		fbp = &fb;
-		fprintf(stderr, "zkarena setup: fixed-base multiplications on %s\n", zka_gpu_device_name(g));
+		fprintf(stderr, "zkarena setup: fixed-base multiplications on %s\n",
+			zka_gpu_device_name(g));
 #else
 		(void)fb;
 		(void)device;
@@ -145,10 +192,17 @@ int zka_cmd_setup(int argc, char **argv)
 #endif
 	}
 	status = 1;
+	if (progress) {
+		clock_gettime(CLOCK_MONOTONIC, &setup_t0);
+		zka_setup_progress = on_progress;
+	}
 	ret = zka_setup(&cs, &tw, &pk, fbp, threads);
+	if (progress)
+		fprintf(stderr, "zkarena setup: key computed after %.1f s\n", since_t0());
 	if (ret == -EINVAL) {
-		snprintf(err, sizeof err, "%s: circuit too large for the %s scalar field's roots of unity",
-			 r1cs, cs.curve->pretty);
+		snprintf(err, sizeof err,
+			 "%s: circuit too large for the %s scalar field's roots of unity", r1cs,
+			 cs.curve->pretty);
 		status = 2;
 		goto out;
 	}
@@ -156,7 +210,7 @@ int zka_cmd_setup(int argc, char **argv)
 		snprintf(err, sizeof err, "setup failed: %s", strerror(-ret));
 		goto out;
 	}
-	if (zka_vk_from_pk(&vk, &pk)) {
+	if (zka_vk_from_pk(&vk, &pk) || zka_vk_alphabeta(&vk)) {
 		snprintf(err, sizeof err, "out of memory");
 		goto out;
 	}

@@ -34,8 +34,15 @@ static int cmp_gpu(const void *a, const void *b)
 
 int zka_cmd_topology(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "--help") && strcmp(argv[1], "-h")) {
+		fprintf(
+		    stderr,
+		    "zkarena topology: takes no arguments ('%s'; see zkarena topology --help)\n",
+		    argv[1]);
+		return 2;
+	}
 	if (argc > 1) {
-		int help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
+		int help = 1;
 		fprintf(
 		    help ? stdout : stderr,
 		    "usage: zkarena topology\n\n"

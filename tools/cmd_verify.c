@@ -1,6 +1,7 @@
 /* cmd_verify.c - `zkarena verify verification_key.json public.json proof.json`, the argument
  * order of snarkjs groth16 verify. */
 #include "tools/cli.h"
+#include "tools/util.h"
 #include "zk/groth16.h"
 #include "zk/json_io.h"
 
@@ -10,11 +11,13 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: zkarena verify verification_key.json public.json proof.json\n"
-		   "\n"
-		   "Verifies a Groth16 proof (BN254 or BLS12-381, from the key's \"curve\").\n"
-		   "Prints OK, or INVALID with the reason.\n"
-		   "exit status: 0 valid; 1 well-formed but invalid; 2 bad usage or malformed input.\n");
+	fprintf(
+	    f,
+	    "usage: zkarena verify verification_key.json public.json proof.json\n"
+	    "\n"
+	    "Verifies a Groth16 proof (BN254 or BLS12-381, from the key's \"curve\").\n"
+	    "Prints OK, or INVALID with the reason.\n"
+	    "exit status: 0 valid; 1 well-formed but invalid; 2 bad usage or malformed input.\n");
 }
 
 int zka_cmd_verify(int argc, char **argv)
@@ -22,13 +25,13 @@ int zka_cmd_verify(int argc, char **argv)
 	static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	int opt;
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (opt == 'h') {
 			usage(stdout);
 			return 0;
 		}
-		usage(stderr);
-		return 2;
+		return zka_cli_bad_option(argc, argv);
 	}
 	if (argc - optind != 3) {
 		fprintf(stderr, "zkarena verify: expected 3 arguments: verification_key.json "

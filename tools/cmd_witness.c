@@ -103,6 +103,7 @@ int zka_cmd_witness(int argc, char **argv)
 	const char *cdir = NULL, *prime = "bn128", *out = NULL;
 	int opt;
 	optind = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		if (opt == 'c') {
 			cdir = optarg;
@@ -139,8 +140,7 @@ int zka_cmd_witness(int argc, char **argv)
 			    "nothing written).\n");
 			return 0;
 		}
-		fprintf(stderr, "zkarena witness: see --help\n");
-		return 2;
+		return zka_cli_bad_option(argc, argv);
 	}
 	if (cdir) {
 		if (argc != optind) {

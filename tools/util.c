@@ -2,11 +2,14 @@
 #include "tools/util.h"
 #include "shm/zka_arena.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -127,4 +130,41 @@ double zka_time_cmd(const char *cmd, int runs)
 		v[i] = zka_now() - t0;
 	}
 	return zka_percentile(v, runs, 50);
+}
+
+int zka_cli_bad_option(int argc, char **argv)
+{
+	const char *what = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+	char sh[3] = {'-', (char)optopt, 0};
+	if (optopt && what[0] == '-' && what[1] != '-')
+		what = sh; /* a short option, maybe inside a cluster such as -xh */
+	fprintf(stderr,
+		"zkarena %s: unknown option or missing value: '%s' (see zkarena %s --help)\n",
+		argv[0], what, argv[0]);
+	return 2;
+}
+
+const char *zka_backend_resolve(const char *prog, const char *backend)
+{
+	if (!backend || strcmp(backend, "auto"))
+		return backend;
+	int gpus = 0;
+	DIR *d = opendir("/proc/driver/nvidia/gpus");
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d)))
+			gpus += e->d_name[0] != '.';
+		closedir(d);
+	}
+#ifdef ZKA_HAVE_CUDA
+	const int built = 1;
+#else
+	const int built = 0;
+#endif
+	const char *b = built && gpus ? "cuda" : "cpu";
+	fprintf(stderr, "%s: backend auto: %s (%s)\n", prog, b,
+		!built ? "this zkarena was built without CUDA"
+		: gpus ? "NVIDIA GPUs visible"
+		       : "no NVIDIA GPU visible in /proc/driver/nvidia/gpus");
+	return b;
 }

@@ -52,4 +52,13 @@ int zka_run_find_exe(const char *env, const char *exe, const char *sub, char *ou
  * is given; with only one given, the other divides the cores by it (at least 1). */
 void zka_run_shape(int cores, int *workers, int *threads);
 
+/* After getopt_long (with opterr = 0) returned '?': prints one line, "zkarena CMD: unknown
+ * option or missing value: 'ARG' (see zkarena CMD --help)", CMD being argv[0]; returns 2. */
+int zka_cli_bad_option(int argc, char **argv);
+
+/* backend "auto": "cuda" when this zkarena was built with CUDA and an NVIDIA GPU is visible
+ * (/proc/driver/nvidia/gpus/ has an entry), else "cpu"; says which and why on stderr (prog
+ * names the caller). Any other backend is returned as it is. */
+const char *zka_backend_resolve(const char *prog, const char *backend);
+
 #endif

@@ -8,30 +8,36 @@
 #include <string.h>
 
 static const struct zka_cmd cmds[] = {
-	/* ZKA_CMDS_BEGIN: one line per subcommand */
-	{"prove", zka_cmd_prove, "prove: circuit.zkey witness.wtns proof.json public.json"},
-	{"verify", zka_cmd_verify, "verify: verification_key.json public.json proof.json"},
-	{"setup", zka_cmd_setup, "test-only setup: --insecure circuit.r1cs circuit.zkey vk.json"},
-	{"circuit", zka_cmd_circuit, "write a random satisfiable circuit and witness (for benchmarks)"},
-	{"arena", zka_cmd_arena, "create, destroy or inspect a shared-memory arena"},
-	{"run", zka_cmd_run, "run the pipeline of an arena: gpud + synthesis workers"},
-	{"submit", zka_cmd_submit, "queue a proof: NAME circuit.zkey witness.wtns --out DIR"},
-	{"wait", zka_cmd_wait, "wait for a job: NAME JOB"},
-	{"status", zka_cmd_status, "jobs and daemon of an arena, or one job"},
-	{"list", zka_cmd_list, "list the jobs of an arena"},
-	{"cancel", zka_cmd_cancel, "cancel a job that has not finished"},
-	{"demo", zka_cmd_demo, "the whole pipeline on an embedded circuit, with a summary"},
-	{"witness", zka_cmd_witness, "input.json -> witness.wtns: circuit.zka input.json witness.wtns"},
-	{"import", zka_cmd_import, "a .zkey into a .zka (points validated): circuit.zkey -o circuit.zka"},
-	{"params", zka_cmd_params, "resident keys in /dev/shm: load FILE, list, evict ID"},
-	{"topology", zka_cmd_topology, "GPUs, NUMA nodes and the settings they imply"},
-	{"config", zka_cmd_config, "an arena's settings file: check FILE, args FILE SECTION"},
-	{"bench", zka_cmd_bench, "run a benchmark (ring, ...) and print a table"},
+    /* ZKA_CMDS_BEGIN: one line per subcommand */
+    {"prove", zka_cmd_prove, "prove: circuit.zkey witness.wtns proof.json public.json"},
+    {"verify", zka_cmd_verify, "verify: verification_key.json public.json proof.json"},
+    {"setup", zka_cmd_setup, "test-only setup: --insecure circuit.r1cs circuit.zkey vk.json"},
+    {"circuit", zka_cmd_circuit, "write a random satisfiable circuit and witness (for benchmarks)"},
+    {"arena", zka_cmd_arena, "create, destroy or inspect a shared-memory arena"},
+    {"run", zka_cmd_run, "run the pipeline of an arena: gpud + synthesis workers"},
+    {"submit", zka_cmd_submit, "queue a proof: NAME circuit.zkey witness.wtns --out DIR"},
+    {"wait", zka_cmd_wait, "wait for a job: NAME JOB"},
+    {"status", zka_cmd_status, "jobs and daemon of an arena, or one job"},
+    {"list", zka_cmd_list, "list the jobs of an arena"},
+    {"cancel", zka_cmd_cancel, "cancel a job that has not finished"},
+    {"serve", zka_cmd_serve, "the HTTP/JSON job API of an arena: NAME --listen HOST:PORT"},
+    {"demo", zka_cmd_demo, "the whole pipeline on an embedded circuit, with a summary"},
+    {"witness", zka_cmd_witness, "input.json -> witness.wtns: circuit.zka input.json witness.wtns"},
+    {"import", zka_cmd_import,
+     "a .zkey into a .zka (points validated): circuit.zkey -o circuit.zka"},
+    {"params", zka_cmd_params, "resident keys in /dev/shm: load FILE, list, evict ID"},
+    {"topology", zka_cmd_topology, "GPUs, NUMA nodes and the settings they imply"},
+    {"config", zka_cmd_config, "an arena's settings file: check FILE, args FILE SECTION"},
+    {"zkey", zka_cmd_zkey, "export verificationkey circuit.zkey vk.json (as snarkjs)"},
+    {"r1cs", zka_cmd_r1cs, "info circuit.r1cs: wires, constraints, inputs (as snarkjs)"},
+    {"bench", zka_cmd_bench, "run a benchmark (ring, ...) and print a table"},
 #ifdef ZKA_HAVE_CLUSTER
-	{"cluster", zka_cmd_cluster, "jobs across nodes through PostgreSQL: init, submit, wait, status"},
-	{"bridge", zka_cmd_bridge, "run one node's jobs from the cluster database: --db URL --arena NAME"},
+    {"cluster", zka_cmd_cluster,
+     "jobs across nodes through PostgreSQL: init, submit, wait, status"},
+    {"bridge", zka_cmd_bridge,
+     "run one node's jobs from the cluster database: --db URL --arena NAME"},
 #endif
-	/* ZKA_CMDS_END */
+    /* ZKA_CMDS_END */
 };
 
 static void usage(FILE *f)

@@ -15,7 +15,7 @@
 /* One entry of the A or B matrix (as in .zkey section 4). value: Montgomery form. */
 typedef struct {
 	uint32_t matrix; /* 0 = A, 1 = B */
-	uint32_t row;    /* constraint index (< domain_size) */
+	uint32_t row;	 /* constraint index (< domain_size) */
 	uint32_t signal; /* witness index (< n_vars) */
 	uint32_t pad;
 	uint64_t value[4];
@@ -29,10 +29,10 @@ typedef struct zka_pk {
 	uint32_t domain_size; /* power of two >= constraints + n_public + 1 */
 	uint32_t log_domain;
 	uint8_t *alpha1, *beta1, *beta2, *gamma2, *delta1, *delta2;
-	uint8_t *IC; /* n_public + 1 G1 points (verification key) */
+	uint8_t *IC;	      /* n_public + 1 G1 points (verification key) */
 	uint8_t *A, *B1, *B2; /* n_vars points each (G1, G1, G2) */
-	uint8_t *C;           /* n_vars - n_public - 1 G1 points: signals n_public+1.. */
-	uint8_t *H;           /* domain_size G1 points */
+	uint8_t *C;	      /* n_vars - n_public - 1 G1 points: signals n_public+1.. */
+	uint8_t *H;	      /* domain_size G1 points */
 	uint32_t n_coefs;
 	zka_coef *coefs;
 } zka_pk;
@@ -64,9 +64,9 @@ typedef struct zka_vk {
 /* A proof: affine Montgomery points. */
 typedef struct zka_proof {
 	const zka_curve *curve;
-	uint8_t a[96];  /* G1: 2*n8q bytes used */
+	uint8_t a[96];	/* G1: 2*n8q bytes used */
 	uint8_t b[192]; /* G2: 4*n8q bytes used */
-	uint8_t c[96];  /* G1 */
+	uint8_t c[96];	/* G1 */
 } zka_proof;
 
 /* A witness (.wtns): n values of 32 bytes, standard form, w[0] = 1. */
@@ -82,6 +82,9 @@ void zka_witness_free(zka_witness *w);
 
 /* Builds the verification key of a proving key (copies alpha1, beta2, gamma2, delta2, IC). */
 int zka_vk_from_pk(zka_vk *vk, const zka_pk *pk);
+/* Sets vk->alphabeta12 to snarkjs's vk_alphabeta_12: the pairing of alpha1 and beta2 as
+ * snarkjs computes it (Fq12, c0.c0.c0 first, the curve's internal form). 0, -EINVAL (degenerate points) or -ENOMEM. */
+int zka_vk_alphabeta(zka_vk *vk);
 
 /* Prover randomness: r and s as standard-form scalars < r. */
 typedef struct {

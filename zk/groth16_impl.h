@@ -11,7 +11,8 @@
 				 uint64_t(*cc)[4], const uint64_t(*w)[4], const zka_rs *rs,        \
 				 zka_proof *proof, const zka_prove_opts *o, zka_prove_times *t);   \
 	int zka__##c##_verify(const zka_vk *vk, const uint64_t(*pub)[4], uint32_t n_pub,           \
-			      const zka_proof *proof, const char **why);
+			      const zka_proof *proof, const char **why);                           \
+	int zka__##c##_alphabeta(zka_vk *vk, const uint64_t k[4]);
 ZKA__DECLARE_CURVE(bn254)
 ZKA__DECLARE_CURVE(bls12_381)
 #undef ZKA__DECLARE_CURVE

@@ -36,7 +36,6 @@
 #define X(n) ZKA_CAT2(CURVE, n)
 #define RT R(t)
 
-
 static double X(now)(void)
 {
 	struct timespec ts;
@@ -85,8 +84,8 @@ static int X(g2_check_b)(const void *p)
 {
 	G2(aff) a;
 	memcpy(&a, p, sizeof a);
-	if (!Q(is_canonical)(&a.x.c0) || !Q(is_canonical)(&a.x.c1) ||
-	    !Q(is_canonical)(&a.y.c0) || !Q(is_canonical)(&a.y.c1) || !G2(aff_on_curve)(&a))
+	if (!Q(is_canonical)(&a.x.c0) || !Q(is_canonical)(&a.x.c1) || !Q(is_canonical)(&a.y.c0) ||
+	    !Q(is_canonical)(&a.y.c1) || !G2(aff_on_curve)(&a))
 		return ZKA_ENOTONCURVE;
 	return G2(aff_in_group)(&a) ? 0 : ZKA_ENOTINGROUP;
 }
@@ -95,8 +94,8 @@ static int X(g2_check_b)(const void *p)
 
 /* See zka_compute_abc in groth16.h. */
 int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, compute_abc))(const zka_pk *pk, const zka_witness *w,
-						  uint64_t (*a)[4], uint64_t (*b)[4],
-						  uint64_t (*c)[4], const zka_prove_opts *o)
+						 uint64_t (*a)[4], uint64_t (*b)[4],
+						 uint64_t (*c)[4], const zka_prove_opts *o)
 {
 	(void)o;
 	if (w->n != pk->n_vars)
@@ -133,7 +132,7 @@ int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, compute_abc))(const zka_pk *pk, const zka_wit
 struct X(hpass) {
 	RT *x[3];
 	const RT *tw_i, *tw_f; /* twiddle tables of the inverse and forward transforms */
-	RT inc, ninv;          /* the coset generator (primitive 2n-th root) and 1/n */
+	RT inc, ninv;	       /* the coset generator (primitive 2n-th root) and 1/n */
 	int k, threads;
 	_Atomic int err; /* -ENOMEM from a transform's small tables */
 };
@@ -169,19 +168,19 @@ static void X(hdiff_fn)(void *ctx, size_t begin, size_t end, int tid)
 }
 
 /* out = p * k for a standard-form scalar */
-static void X(g1_mulk)(G1(jac) *out, const G1(jac) *p, const uint64_t *k)
+static void X(g1_mulk)(G1(jac) * out, const G1(jac) * p, const uint64_t *k)
 {
 	G1(mul)(out, p, k, 4);
 }
 
-static void X(g1_load)(G1(jac) *out, const uint8_t *bytes)
+static void X(g1_load)(G1(jac) * out, const uint8_t *bytes)
 {
 	G1(aff) a;
 	memcpy(&a, bytes, sizeof a);
 	G1(from_aff)(out, &a);
 }
 
-static void X(g2_load)(G2(jac) *out, const uint8_t *bytes)
+static void X(g2_load)(G2(jac) * out, const uint8_t *bytes)
 {
 	G2(aff) a;
 	memcpy(&a, bytes, sizeof a);
@@ -192,8 +191,8 @@ static void X(g2_load)(G2(jac) *out, const uint8_t *bytes)
  * no thread idles at the end of each MSM and there is one fork instead of five. */
 struct X(msms) {
 	struct G1(msm_ctx) g1[4]; /* H, A, B1, C */
-	struct G2(msm_ctx) g2;    /* B2 */
-	int cmax1;                /* largest window of the G1 plans */
+	struct G2(msm_ctx) g2;	  /* B2 */
+	int cmax1;		  /* largest window of the G1 plans */
 	_Atomic int next;
 	_Atomic int err;
 	double *sec; /* per thread: seconds in G1 tasks, in G2 tasks */
@@ -238,7 +237,7 @@ static void X(msms_fn)(void *ctx, size_t begin, size_t end, int tid)
 }
 
 /* Frees the plans of X(msms) (safe on zeroed or partly prepared ones). */
-static void X(msms_free)(struct X(msms) *m)
+static void X(msms_free)(struct X(msms) * m)
 {
 	for (int i = 0; i < 4; i++)
 		G1(msm_plan_free)(&m->g1[i]);
@@ -247,11 +246,10 @@ static void X(msms_free)(struct X(msms) *m)
 }
 
 /* See zka_prove_abc in groth16.h. */
-int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, prove_abc))(const zka_pk *pk, uint64_t (*a)[4],
-						uint64_t (*b)[4], uint64_t (*c)[4],
-						const uint64_t (*w)[4], const zka_rs *rs,
-						zka_proof *proof, const zka_prove_opts *o,
-						zka_prove_times *t)
+int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, prove_abc))(const zka_pk *pk, uint64_t (*a)[4], uint64_t (*b)[4],
+					       uint64_t (*c)[4], const uint64_t (*w)[4],
+					       const zka_rs *rs, zka_proof *proof,
+					       const zka_prove_opts *o, zka_prove_times *t)
 {
 	int threads = zka_par_threads(o ? o->threads : 0);
 	size_t n = pk->domain_size;
@@ -288,7 +286,8 @@ int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, prove_abc))(const zka_pk *pk, uint64_t (*a)[4
 	G1(jac) pa, pb1, pc, ph, tmp, d1;
 	G2(jac) pb, tmp2;
 	size_t npriv = pk->n_vars - pk->n_public - 1;
-	/* A, B1 and B2 share the witness's digit decomposition; C (a suffix) and H have their own */
+	/* A, B1 and B2 share the witness's digit decomposition; C (a suffix) and H have their own
+	 */
 	struct X(msms) *m = calloc(1, sizeof *m);
 	if (!m)
 		return -ENOMEM;
@@ -387,8 +386,8 @@ int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, prove_abc))(const zka_pk *pk, uint64_t (*a)[4
 
 /* See zka_verify in groth16.h. */
 int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, verify))(const zka_vk *vk, const uint64_t (*pub)[4],
-					     uint32_t n_pub, const zka_proof *proof,
-					     const char **why)
+					    uint32_t n_pub, const zka_proof *proof,
+					    const char **why)
 {
 	static const char *msg_count = "number of public inputs does not match the key's nPublic";
 	static const char *msg_pub = "a public input is not less than the scalar field modulus";
@@ -408,8 +407,8 @@ int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, verify))(const zka_vk *vk, const uint64_t (*p
 	    cc = X(g1_check_b)(proof->c);
 	if (ca || cb || cc) {
 		*why = (ca == ZKA_ENOTONCURVE || cb == ZKA_ENOTONCURVE || cc == ZKA_ENOTONCURVE)
-			       ? "a proof point is not on the curve"
-			       : "a proof point is not in the prime-order subgroup";
+			   ? "a proof point is not on the curve"
+			   : "a proof point is not in the prime-order subgroup";
 		return -EINVAL;
 	}
 	/* vk_x = IC_0 + sum pub_i IC_i */
@@ -439,6 +438,35 @@ int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, verify))(const zka_vk *vk, const uint64_t (*p
 	}
 	*why = ok ? NULL : "the pairing equation does not hold";
 	return ok;
+}
+
+/* See zka_vk_alphabeta in groth16.h. */
+int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, alphabeta))(zka_vk *vk, const uint64_t k[4])
+{
+	G1(aff) p;
+	G2(aff) q;
+	ZKA_CAT2(CURVE, fq12_t) r;
+	_Static_assert(sizeof r == 12 * sizeof p.x, "Fq12 is 12 Fq elements, c0.c0.c0 first");
+	memcpy(&p, vk->alpha1, sizeof p);
+	memcpy(&q, vk->beta2, sizeof q);
+	if (X(pair_pairing)(&r, &p, &q))
+		return -EINVAL;
+	/* r^k, square and multiply from the top bit (k public: no constant time needed) */
+	ZKA_CAT2(CURVE, fq12_t) e;
+	ZKA_CAT2(CURVE, fq12_one)(&e);
+	for (int i = 255; i >= 0; i--) {
+		ZKA_CAT2(CURVE, fq12_sqr)(&e, &e);
+		if (k[i / 64] >> (i % 64) & 1)
+			ZKA_CAT2(CURVE, fq12_mul)(&e, &e, &r);
+	}
+	r = e;
+	uint8_t *ab = malloc(sizeof r);
+	if (!ab)
+		return -ENOMEM;
+	memcpy(ab, &r, sizeof r);
+	free(vk->alphabeta12);
+	vk->alphabeta12 = ab;
+	return 0;
 }
 
 #undef RT

@@ -37,6 +37,8 @@ void zka_toxic_from_seed(zka_toxic *t, const zka_curve *c, uint64_t seed)
 	draw(t->delta, c->r, &s);
 }
 
+void (*zka_setup_progress)(int step, const char *what, uint64_t points);
+
 int zka_setup(const zka_r1cs *cs, const zka_toxic *t, zka_pk *pk, const zka_fixed_base_ops *fb,
 	      int threads)
 {

@@ -27,6 +27,11 @@ typedef struct {
 		  void *out);
 } zka_fixed_base_ops;
 
+/* Progress of zka_setup: when set, called before each of its ZKA_SETUP_STEPS long steps with
+ * the step's number (1-based) and what it computes (a process-wide hook for the CLI). */
+#define ZKA_SETUP_STEPS 7
+extern void (*zka_setup_progress)(int step, const char *what, uint64_t points);
+
 /* Builds the proving key of cs with toxic waste t, exactly as snarkjs's groth16 setup lays it
  * out (domain = smallest power of two >= constraints + public + 1; A gets the public-input
  * rows; H = [L_{2i+1}(tau)/delta] over the 2n-domain). fb may be NULL (CPU threads).

@@ -68,7 +68,7 @@ static void X(to_std)(RT *v, size_t n)
 		R(from_mont)(&v[i], &v[i]);
 }
 
-static int X(fb1)(const zka_fixed_base_ops *fb, const G1(aff) *base, RT *k, size_t n,
+static int X(fb1)(const zka_fixed_base_ops *fb, const G1(aff) * base, RT *k, size_t n,
 		  uint8_t **out, int threads)
 {
 	*out = malloc((n ? n : 1) * sizeof(G1(aff)));
@@ -76,12 +76,12 @@ static int X(fb1)(const zka_fixed_base_ops *fb, const G1(aff) *base, RT *k, size
 		return -12;
 	X(to_std)(k, n);
 	if (fb && fb->g1)
-		return fb->g1(fb->ctx, &ZKA_CAT2(zka_curve, CURVE), base, (const uint64_t(*)[4])k, n,
-			      *out);
+		return fb->g1(fb->ctx, &ZKA_CAT2(zka_curve, CURVE), base, (const uint64_t(*)[4])k,
+			      n, *out);
 	return X(g1_fixed_base)((G1(aff) *)*out, base, (const uint64_t(*)[4])k, n, threads);
 }
 
-static int X(fb2)(const zka_fixed_base_ops *fb, const G2(aff) *base, RT *k, size_t n,
+static int X(fb2)(const zka_fixed_base_ops *fb, const G2(aff) * base, RT *k, size_t n,
 		  uint8_t **out, int threads)
 {
 	*out = malloc((n ? n : 1) * sizeof(G2(aff)));
@@ -89,14 +89,14 @@ static int X(fb2)(const zka_fixed_base_ops *fb, const G2(aff) *base, RT *k, size
 		return -12;
 	X(to_std)(k, n);
 	if (fb && fb->g2)
-		return fb->g2(fb->ctx, &ZKA_CAT2(zka_curve, CURVE), base, (const uint64_t(*)[4])k, n,
-			      *out);
+		return fb->g2(fb->ctx, &ZKA_CAT2(zka_curve, CURVE), base, (const uint64_t(*)[4])k,
+			      n, *out);
 	return X(g2_fixed_base)((G2(aff) *)*out, base, (const uint64_t(*)[4])k, n, threads);
 }
 
 /* See zka_setup in setup.h. */
 int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, setup))(const zka_r1cs *cs, const zka_toxic *tw, zka_pk *pk,
-					    const zka_fixed_base_ops *fb, int threads)
+					   const zka_fixed_base_ops *fb, int threads)
 {
 	uint32_t npub = cs->n_pub_out + cs->n_pub_in, nv = cs->n_wires;
 	uint64_t rows = (uint64_t)cs->n_constraints + npub + 1;
@@ -135,6 +135,9 @@ int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, setup))(const zka_r1cs *cs, const zka_toxic *
 	pk->coefs = malloc(ncoef * sizeof *pk->coefs);
 	if (!L || !u || !v || !w || !sc || !pk->coefs)
 		goto err;
+	if (zka_setup_progress)
+		zka_setup_progress(1, "the Lagrange basis and the A, B, C columns at tau",
+				   (uint64_t)n);
 	if ((err = X(lagrange)(L, n, k, 0, 1, &tau, &one)))
 		goto err;
 	/* columns at tau, and the coefficient list of A and B */
@@ -149,14 +152,17 @@ int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, setup))(const zka_r1cs *cs, const zka_toxic *
 				R(mul)(&x, &val, &L[i]);
 				R(add)(&col[m][s], &col[m][s], &x);
 				if (m < 2)
-					pk->coefs[nc++] = (zka_coef){.matrix = (uint32_t)m, .row = i,
-								     .signal = s,
-								     .value = {val.v[0], val.v[1],
-									       val.v[2], val.v[3]}};
+					pk->coefs[nc++] = (zka_coef){
+					    .matrix = (uint32_t)m,
+					    .row = i,
+					    .signal = s,
+					    .value = {val.v[0], val.v[1], val.v[2], val.v[3]}};
 			}
 	for (uint32_t s = 0; s <= npub; s++) {
 		R(add)(&u[s], &u[s], &L[cs->n_constraints + s]);
-		pk->coefs[nc++] = (zka_coef){.matrix = 0, .row = cs->n_constraints + s, .signal = s,
+		pk->coefs[nc++] = (zka_coef){.matrix = 0,
+					     .row = cs->n_constraints + s,
+					     .signal = s,
 					     .value = {one.v[0], one.v[1], one.v[2], one.v[3]}};
 	}
 	pk->n_coefs = nc;
@@ -165,16 +171,24 @@ int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, setup))(const zka_r1cs *cs, const zka_toxic *
 	G2(aff) g2;
 	G1(gen)(&g1);
 	G2(gen)(&g2);
+	if (zka_setup_progress)
+		zka_setup_progress(2, "A in G1", (uint64_t)nv);
 	/* A = [u], B1 = [v], B2 = [v]_2 */
 	memcpy(sc, u, nv * sizeof *sc);
 	if ((err = X(fb1)(fb, &g1, sc, nv, &pk->A, threads)))
 		goto err;
+	if (zka_setup_progress)
+		zka_setup_progress(3, "B in G1", (uint64_t)nv);
 	memcpy(sc, v, nv * sizeof *sc);
 	if ((err = X(fb1)(fb, &g1, sc, nv, &pk->B1, threads)))
 		goto err;
+	if (zka_setup_progress)
+		zka_setup_progress(4, "B in G2", (uint64_t)nv);
 	memcpy(sc, v, nv * sizeof *sc);
 	if ((err = X(fb2)(fb, &g2, sc, nv, &pk->B2, threads)))
 		goto err;
+	if (zka_setup_progress)
+		zka_setup_progress(5, "IC and C in G1", (uint64_t)nv);
 	/* IC and C: (beta u + alpha v + w) / gamma or / delta */
 	for (uint32_t j = 0; j < nv; j++) {
 		RT a, b;
@@ -188,11 +202,15 @@ int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, setup))(const zka_r1cs *cs, const zka_toxic *
 		goto err;
 	if ((err = X(fb1)(fb, &g1, sc + npub + 1, nv - npub - 1, &pk->C, threads)))
 		goto err;
+	if (zka_setup_progress)
+		zka_setup_progress(6, "H in G1", (uint64_t)n);
 	/* H_i = [L'_{2i+1}(tau) / delta] over the 2n-domain */
 	if ((err = X(lagrange)(sc, n, k + 1, 1, 2, &tau, &di)))
 		goto err;
 	if ((err = X(fb1)(fb, &g1, sc, n, &pk->H, threads)))
 		goto err;
+	if (zka_setup_progress)
+		zka_setup_progress(7, "the single points", (uint64_t)6);
 	/* the six single points */
 	RT single[3] = {alpha, beta, delta};
 	uint8_t *p1 = NULL, *p2 = NULL;
