@@ -125,6 +125,14 @@ out:
 	return ret;
 }
 
+/* the stages of the last import (zka_keys_last_times) */
+static zka_keys_times last_times;
+
+void zka_keys_last_times(zka_keys_times *t)
+{
+	*t = last_times;
+}
+
 /* ---- point validation at import ---- */
 
 struct vctx {
@@ -285,6 +293,9 @@ static int import_region(const char *zkey, const char *r1cs, int named, int thre
 		snprintf(err, errlen, "%s: %s", zkey, strerror(errno));
 		return -errno;
 	}
+	zka_keys_times tm = {0};
+	double t0 = now();
+	last_times = tm;
 	fid_of(&sb, kid);
 	if ((ret = hash_file(zkey, &kid->hash, err, errlen)))
 		return ret;
@@ -298,8 +309,12 @@ static int import_region(const char *zkey, const char *r1cs, int named, int thre
 			return ret;
 	}
 	zka_loader_count_open();
+	double t1 = now();
+	tm.read = t1 - t0;
 	if ((ret = zka_params_read_files(zkey, r1cs, &pk, &cs, err, errlen)))
 		return ret;
+	double t2 = now();
+	tm.parse = t2 - t1;
 	const char *base = strrchr(zkey, '/');
 	ret = zka_params_plan_new(&pl, &pk, r1cs ? &cs : NULL, kid, r1cs ? &rid : NULL,
 				  base ? base + 1 : zkey, why, sizeof why);
@@ -311,8 +326,14 @@ static int import_region(const char *zkey, const char *r1cs, int named, int thre
 		snprintf(err, errlen, "%s: %s", zkey, why);
 		goto out;
 	}
+	double t3 = now();
+	tm.csr = t3 - t2;
 	zka_params_plan_fill(&pl, rg->map, threads);
+	double t4 = now();
+	tm.fill = t4 - t3;
 	ret = validate_points(zkey, rg->map, &pl.info, threads, progress, err, errlen);
+	tm.validate = now() - t4;
+	last_times = tm;
 	if (ret)
 		region_drop(rg);
 out:
@@ -326,6 +347,7 @@ out:
 static int write_file(const char *path, const void *img, size_t size, char *err, size_t errlen)
 {
 	char tmp[PATH_MAX];
+	double t0 = now();
 	snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
@@ -353,6 +375,7 @@ static int write_file(const char *path, const void *img, size_t size, char *err,
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
 		return -e;
 	}
+	last_times.write = now() - t0;
 	return 0;
 }
 

@@ -53,10 +53,13 @@ int zka_cmd_import(int argc, char **argv)
 			    "the\n"
 			    "subgroup (--threads N, default one per CPU). Written atomically.\n"
 			    "--c DIR: circom's --c output of the circuit (compiled with the key's\n"
-			    "--prime): its witness calculator is recorded once as a graph of field\n"
+			    "--prime): its witness calculator is recorded once as a graph of "
+			    "field\n"
 			    "operations, written beside the key as circuit.zka.wcg, so that\n"
-			    "`zkarena witness`, `prove` and `submit --input` start from input.json.\n"
-			    "Recording compiles circom's C++ (needs g++, libgmp-dev, libxxhash-dev;\n"
+			    "`zkarena witness`, `prove` and `submit --input` start from "
+			    "input.json.\n"
+			    "Recording compiles circom's C++ (needs g++, libgmp-dev, "
+			    "libxxhash-dev;\n"
 			    "ZKA_CXX names another compiler); proving never does.\n"
 			    "exit status: 0 written; 2 bad usage or bad key (nothing written).\n");
 			return 0;
@@ -100,8 +103,14 @@ int zka_cmd_import(int argc, char **argv)
 		return r == -ENOMEM ? 1 : 2;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	fprintf(stderr, "zkarena import: %s -> %s in %.2f s\n", argv[optind], out,
-		(double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec));
+	zka_keys_times kt;
+	zka_keys_last_times(&kt);
+	fprintf(stderr,
+		"zkarena import: %s -> %s in %.2f s (read %.2f, parse %.2f, csr %.2f, fill %.2f, "
+		"validate %.2f, write %.2f)\n",
+		argv[optind], out,
+		(double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec), kt.read,
+		kt.parse, kt.csr, kt.fill, kt.validate, kt.write);
 	return 0;
 }
 

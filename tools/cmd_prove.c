@@ -572,6 +572,14 @@ int zka_cmd_prove(int argc, char **argv)
 	if (times) {
 		fprintf(stderr, "zkarena prove: key load %.3f s (%s); key files opened %llu\n",
 			ki.seconds, ki.how, (unsigned long long)zka_loader_key_opens());
+		zka_keys_times kt;
+		zka_keys_last_times(&kt);
+		if (kt.read + kt.parse > 0)
+			fprintf(
+			    stderr,
+			    "zkarena prove: import: read %.3f s, parse %.3f s, csr %.3f s, fill "
+			    "%.3f s, validate %.3f s, write %.3f s\n",
+			    kt.read, kt.parse, kt.csr, kt.fill, kt.validate, kt.write);
 		if (gpu) {
 			t.abc = gs.abc;
 			char up[192], pop[160]; /* the key's way to the device; its pages */
