@@ -14,6 +14,7 @@ static const struct zka_cmd benches[] = {
 	{"cluster", zka_bench_cluster, "jobs through PostgreSQL: claim-to-start latency, jobs/s, next to proof time"},
 #endif
 	{"witness", zka_bench_witness, "input.json -> witness: zkarena's graph vs circom's C++ and snarkjs"},
+	{"import", zka_bench_import, "a .zkey's first proof (cold cache) and second vs rapidsnark's, the import's stages timed"},
 	{"load", zka_bench_load, "key loading: io_uring+O_DIRECT vs read() vs mmap, cold and warm"},
 	{"field", zka_bench_field, "the host's field inversions: Fermat, binary Euclid, binary GCD on approximations"},
 	/* ZKA_BENCH_END */
