@@ -2,10 +2,10 @@
  * a test-only Groth16 setup with known toxic waste (see zk/setup.h). */
 #include "tools/cli.h"
 #include "zk/json_io.h"
+#include "zk/opt.h"
 #include "zk/r1cs.h"
 #include "zk/setup.h"
 #include "zk/zkey.h"
-#include "zk/opt.h"
 #ifdef ZKA_HAVE_CUDA
 #include "cuda/zka_gpu.h"
 #endif
@@ -16,21 +16,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: zkarena setup --insecure [options] circuit.r1cs circuit.zkey verification_key.json\n"
+		"usage: zkarena setup --insecure [options] circuit.r1cs circuit.zkey "
+		"verification_key.json\n"
 		"\n"
-		"A TEST-ONLY Groth16 setup: the toxic waste (tau, alpha, beta, gamma, delta) is derived\n"
-		"from a seed, so anyone who knows the seed can forge proofs. Use it for benchmarks and\n"
+		"A TEST-ONLY Groth16 setup: the toxic waste (tau, alpha, beta, gamma, delta) is "
+		"derived\n"
+		"from a seed, so anyone who knows the seed can forge proofs. Use it for benchmarks "
+		"and\n"
 		"tests with circuits too large for a local snarkjs ceremony; never for real keys.\n"
 		"The .zkey is in snarkjs's format (snarkjs groth16 prove accepts it).\n"
 		"\n"
 		"options:\n"
 		"  --insecure       required: acknowledges the above\n"
-		"  --seed S         derive the toxic waste from the 64-bit integer S (default: random)\n"
+		"  --seed S         derive the toxic waste from the 64-bit integer S (default: "
+		"random)\n"
 		"  --setup-order    write sections in the order of `snarkjs groth16 setup`\n"
 		"                   (1,2,4,3,9,8,5,6,7,10) instead of 1..10\n"
 		"  --gpu            do the fixed-base multiplications on a CUDA device\n"
@@ -62,31 +67,76 @@ static int gpu_g2(void *ctx, const zka_curve *c, const void *base, const uint64_
 }
 #endif
 
+static double setup_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The setup's progress on stderr: a line for each step that took over a second, with its
+ * time; on a terminal also the step in progress, overwritten by the next. */
+struct setup_progress {
+	double t0, ts; /* the setup's and the current step's start */
+	char name[96]; /* the current step, "" before the first */
+	int tty;
+};
+
+static void setup_step(void *arg, const char *name)
+{
+	struct setup_progress *s = arg;
+	double t = setup_now();
+	char line[160];
+	if (s->name[0] && t - s->ts > 1.0) {
+		snprintf(line, sizeof line, "%s: %.1f s (%.1f s in all)", s->name, t - s->ts,
+			 t - s->t0);
+		if (s->tty)
+			fprintf(stderr, "\rzkarena setup: %-72s\n", line);
+		else
+			fprintf(stderr, "zkarena setup: %s\n", line);
+	} else if (s->name[0] && s->tty) {
+		fprintf(stderr, "\r%-88s\r", "");
+	}
+	snprintf(s->name, sizeof s->name, "%s", name ? name : "");
+	s->ts = t;
+	if (name && s->tty)
+		fprintf(stderr, "\rzkarena setup: %.70s ...", name);
+}
+
 int zka_cmd_setup(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"insecure", no_argument, 0, 'i'},	  {"seed", required_argument, 0, 'S'},
-	    {"setup-order", no_argument, 0, 'o'}, {"gpu", no_argument, 0, 'g'},
+	    {"insecure", no_argument, 0, 'i'},	   {"seed", required_argument, 0, 'S'},
+	    {"setup-order", no_argument, 0, 'o'},  {"gpu", no_argument, 0, 'g'},
 	    {"device", required_argument, 0, 'd'}, {"threads", required_argument, 0, 't'},
-	    {"help", no_argument, 0, 'h'},	  {0, 0, 0, 0}};
+	    {"help", no_argument, 0, 'h'},	   {0, 0, 0, 0}};
 	int insecure = 0, order = 0, gpu = 0, device = 0, threads = 0, have_seed = 0, opt;
 	uint64_t seed = 0;
 	char *end;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'i': insecure = 1; break;
+		case 'i':
+			insecure = 1;
+			break;
 		case 'S':
 			errno = 0;
 			seed = strtoull(optarg, &end, 0);
 			if (errno || *end || !*optarg || optarg[0] == '-') {
-				fprintf(stderr, "zkarena setup: --seed: '%s' is not a 64-bit unsigned integer\n", optarg);
+				fprintf(stderr,
+					"zkarena setup: --seed: '%s' is not a 64-bit unsigned "
+					"integer\n",
+					optarg);
 				return 2;
 			}
 			have_seed = 1;
 			break;
-		case 'o': order = 1; break;
-		case 'g': gpu = 1; break;
+		case 'o':
+			order = 1;
+			break;
+		case 'g':
+			gpu = 1;
+			break;
 		case 'd':
 			if (zka_opt_int("zkarena setup", "--device", optarg, 0, 1023, &device))
 				return 2;
@@ -95,13 +145,18 @@ int zka_cmd_setup(int argc, char **argv)
 			if (zka_opt_int("zkarena setup", "--threads", optarg, 1, 1024, &threads))
 				return 2;
 			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (!insecure) {
-		fprintf(stderr, "zkarena setup: refusing to run without --insecure: this setup's toxic "
-				"waste is known, so its keys are for tests and benchmarks only\n");
+		fprintf(stderr,
+			"zkarena setup: refusing to run without --insecure: this setup's toxic "
+			"waste is known, so its keys are for tests and benchmarks only\n");
 		return 2;
 	}
 	if (argc - optind != 3) {
@@ -136,7 +191,8 @@ int zka_cmd_setup(int argc, char **argv)
 			goto out;
 		fb = (zka_fixed_base_ops){.ctx = g, .g1 = gpu_g1, .g2 = gpu_g2};
 		fbp = &fb;
-		fprintf(stderr, "zkarena setup: fixed-base multiplications on %s\n", zka_gpu_device_name(g));
+		fprintf(stderr, "zkarena setup: fixed-base multiplications on %s\n",
+			zka_gpu_device_name(g));
 #else
 		(void)fb;
 		(void)device;
@@ -145,10 +201,12 @@ int zka_cmd_setup(int argc, char **argv)
 #endif
 	}
 	status = 1;
-	ret = zka_setup(&cs, &tw, &pk, fbp, threads);
+	struct setup_progress sp = {.t0 = setup_now(), .tty = isatty(2)};
+	ret = zka_setup_steps(&cs, &tw, &pk, fbp, threads, setup_step, &sp);
 	if (ret == -EINVAL) {
-		snprintf(err, sizeof err, "%s: circuit too large for the %s scalar field's roots of unity",
-			 r1cs, cs.curve->pretty);
+		snprintf(err, sizeof err,
+			 "%s: circuit too large for the %s scalar field's roots of unity", r1cs,
+			 cs.curve->pretty);
 		status = 2;
 		goto out;
 	}
@@ -160,8 +218,10 @@ int zka_cmd_setup(int argc, char **argv)
 		snprintf(err, sizeof err, "out of memory");
 		goto out;
 	}
+	setup_step(&sp, "writing the .zkey");
 	if (zka_zkey_write(zkey, &pk, order, err, sizeof err))
 		goto out;
+	setup_step(&sp, NULL);
 	if (zka_vk_write_json(vkp, &vk, err, sizeof err)) {
 		unlink(zkey);
 		goto out;

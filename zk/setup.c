@@ -5,9 +5,10 @@
 #include <string.h>
 
 int zka__bn254_setup(const zka_r1cs *cs, const zka_toxic *t, zka_pk *pk,
-		     const zka_fixed_base_ops *fb, int threads);
+		     const zka_fixed_base_ops *fb, int threads, zka_setup_step_fn step, void *arg);
 int zka__bls12_381_setup(const zka_r1cs *cs, const zka_toxic *t, zka_pk *pk,
-			 const zka_fixed_base_ops *fb, int threads);
+			 const zka_fixed_base_ops *fb, int threads, zka_setup_step_fn step,
+			 void *arg);
 
 static uint64_t splitmix64(uint64_t *s)
 {
@@ -40,11 +41,17 @@ void zka_toxic_from_seed(zka_toxic *t, const zka_curve *c, uint64_t seed)
 int zka_setup(const zka_r1cs *cs, const zka_toxic *t, zka_pk *pk, const zka_fixed_base_ops *fb,
 	      int threads)
 {
+	return zka_setup_steps(cs, t, pk, fb, threads, NULL, NULL);
+}
+
+int zka_setup_steps(const zka_r1cs *cs, const zka_toxic *t, zka_pk *pk,
+		    const zka_fixed_base_ops *fb, int threads, zka_setup_step_fn step, void *arg)
+{
 	switch (cs->curve->id) {
 	case ZKA_BN254:
-		return zka__bn254_setup(cs, t, pk, fb, threads);
+		return zka__bn254_setup(cs, t, pk, fb, threads, step, arg);
 	case ZKA_BLS12_381:
-		return zka__bls12_381_setup(cs, t, pk, fb, threads);
+		return zka__bls12_381_setup(cs, t, pk, fb, threads, step, arg);
 	}
 	return -EINVAL;
 }

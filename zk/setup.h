@@ -34,4 +34,11 @@ typedef struct {
 int zka_setup(const zka_r1cs *cs, const zka_toxic *t, zka_pk *pk, const zka_fixed_base_ops *fb,
 	      int threads);
 
+/* Told of each step of a setup as it starts (name: what it computes, e.g. "B2 = [v(tau)]_2:
+ * 65003 points of G2"), and once more with NULL when the setup ends. */
+typedef void (*zka_setup_step_fn)(void *arg, const char *name);
+/* zka_setup, with step (may be NULL) told of each step. */
+int zka_setup_steps(const zka_r1cs *cs, const zka_toxic *t, zka_pk *pk,
+		    const zka_fixed_base_ops *fb, int threads, zka_setup_step_fn step, void *arg);
+
 #endif

@@ -11,6 +11,8 @@
 #include "zk/setup.h"
 #include "zk/tmpl.h"
 
+#include <stdio.h>
+
 #define R(n) ZKA_CAT2(CURVE, fr_##n)
 #define G1(n) ZKA_CAT2(CURVE, g1_##n)
 #define G2(n) ZKA_CAT2(CURVE, g2_##n)
@@ -68,7 +70,7 @@ static void X(to_std)(RT *v, size_t n)
 		R(from_mont)(&v[i], &v[i]);
 }
 
-static int X(fb1)(const zka_fixed_base_ops *fb, const G1(aff) *base, RT *k, size_t n,
+static int X(fb1)(const zka_fixed_base_ops *fb, const G1(aff) * base, RT *k, size_t n,
 		  uint8_t **out, int threads)
 {
 	*out = malloc((n ? n : 1) * sizeof(G1(aff)));
@@ -76,12 +78,12 @@ static int X(fb1)(const zka_fixed_base_ops *fb, const G1(aff) *base, RT *k, size
 		return -12;
 	X(to_std)(k, n);
 	if (fb && fb->g1)
-		return fb->g1(fb->ctx, &ZKA_CAT2(zka_curve, CURVE), base, (const uint64_t(*)[4])k, n,
-			      *out);
+		return fb->g1(fb->ctx, &ZKA_CAT2(zka_curve, CURVE), base, (const uint64_t(*)[4])k,
+			      n, *out);
 	return X(g1_fixed_base)((G1(aff) *)*out, base, (const uint64_t(*)[4])k, n, threads);
 }
 
-static int X(fb2)(const zka_fixed_base_ops *fb, const G2(aff) *base, RT *k, size_t n,
+static int X(fb2)(const zka_fixed_base_ops *fb, const G2(aff) * base, RT *k, size_t n,
 		  uint8_t **out, int threads)
 {
 	*out = malloc((n ? n : 1) * sizeof(G2(aff)));
@@ -89,15 +91,24 @@ static int X(fb2)(const zka_fixed_base_ops *fb, const G2(aff) *base, RT *k, size
 		return -12;
 	X(to_std)(k, n);
 	if (fb && fb->g2)
-		return fb->g2(fb->ctx, &ZKA_CAT2(zka_curve, CURVE), base, (const uint64_t(*)[4])k, n,
-			      *out);
+		return fb->g2(fb->ctx, &ZKA_CAT2(zka_curve, CURVE), base, (const uint64_t(*)[4])k,
+			      n, *out);
 	return X(g2_fixed_base)((G2(aff) *)*out, base, (const uint64_t(*)[4])k, n, threads);
 }
 
 /* See zka_setup in setup.h. */
 int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, setup))(const zka_r1cs *cs, const zka_toxic *tw, zka_pk *pk,
-					    const zka_fixed_base_ops *fb, int threads)
+					   const zka_fixed_base_ops *fb, int threads,
+					   zka_setup_step_fn step, void *arg)
 {
+	char what[96];
+#define STEP(...)                                                                                  \
+	do {                                                                                       \
+		if (step) {                                                                        \
+			snprintf(what, sizeof what, __VA_ARGS__);                                  \
+			step(arg, what);                                                           \
+		}                                                                                  \
+	} while (0)
 	uint32_t npub = cs->n_pub_out + cs->n_pub_in, nv = cs->n_wires;
 	uint64_t rows = (uint64_t)cs->n_constraints + npub + 1;
 	int k = 0;
@@ -135,8 +146,10 @@ int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, setup))(const zka_r1cs *cs, const zka_toxic *
 	pk->coefs = malloc(ncoef * sizeof *pk->coefs);
 	if (!L || !u || !v || !w || !sc || !pk->coefs)
 		goto err;
+	STEP("the Lagrange basis at tau (%zu values)", n);
 	if ((err = X(lagrange)(L, n, k, 0, 1, &tau, &one)))
 		goto err;
+	STEP("the columns of A, B, C at tau (%u signals)", nv);
 	/* columns at tau, and the coefficient list of A and B */
 	RT *col[3] = {u, v, w};
 	uint32_t nc = 0;
@@ -149,14 +162,17 @@ int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, setup))(const zka_r1cs *cs, const zka_toxic *
 				R(mul)(&x, &val, &L[i]);
 				R(add)(&col[m][s], &col[m][s], &x);
 				if (m < 2)
-					pk->coefs[nc++] = (zka_coef){.matrix = (uint32_t)m, .row = i,
-								     .signal = s,
-								     .value = {val.v[0], val.v[1],
-									       val.v[2], val.v[3]}};
+					pk->coefs[nc++] = (zka_coef){
+					    .matrix = (uint32_t)m,
+					    .row = i,
+					    .signal = s,
+					    .value = {val.v[0], val.v[1], val.v[2], val.v[3]}};
 			}
 	for (uint32_t s = 0; s <= npub; s++) {
 		R(add)(&u[s], &u[s], &L[cs->n_constraints + s]);
-		pk->coefs[nc++] = (zka_coef){.matrix = 0, .row = cs->n_constraints + s, .signal = s,
+		pk->coefs[nc++] = (zka_coef){.matrix = 0,
+					     .row = cs->n_constraints + s,
+					     .signal = s,
 					     .value = {one.v[0], one.v[1], one.v[2], one.v[3]}};
 	}
 	pk->n_coefs = nc;
@@ -167,12 +183,15 @@ int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, setup))(const zka_r1cs *cs, const zka_toxic *
 	G2(gen)(&g2);
 	/* A = [u], B1 = [v], B2 = [v]_2 */
 	memcpy(sc, u, nv * sizeof *sc);
+	STEP("A: %u points of G1", nv);
 	if ((err = X(fb1)(fb, &g1, sc, nv, &pk->A, threads)))
 		goto err;
 	memcpy(sc, v, nv * sizeof *sc);
+	STEP("B1: %u points of G1", nv);
 	if ((err = X(fb1)(fb, &g1, sc, nv, &pk->B1, threads)))
 		goto err;
 	memcpy(sc, v, nv * sizeof *sc);
+	STEP("B2: %u points of G2", nv);
 	if ((err = X(fb2)(fb, &g2, sc, nv, &pk->B2, threads)))
 		goto err;
 	/* IC and C: (beta u + alpha v + w) / gamma or / delta */
@@ -184,13 +203,16 @@ int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, setup))(const zka_r1cs *cs, const zka_toxic *
 		R(add)(&a, &a, &w[j]);
 		R(mul)(&sc[j], &a, j <= npub ? &gi : &di);
 	}
+	STEP("IC and C: %u points of G1", nv);
 	if ((err = X(fb1)(fb, &g1, sc, npub + 1, &pk->IC, threads)))
 		goto err;
 	if ((err = X(fb1)(fb, &g1, sc + npub + 1, nv - npub - 1, &pk->C, threads)))
 		goto err;
 	/* H_i = [L'_{2i+1}(tau) / delta] over the 2n-domain */
+	STEP("H: the 2n-domain's odd Lagrange values (%zu)", n);
 	if ((err = X(lagrange)(sc, n, k + 1, 1, 2, &tau, &di)))
 		goto err;
+	STEP("H: %zu points of G1", n);
 	if ((err = X(fb1)(fb, &g1, sc, n, &pk->H, threads)))
 		goto err;
 	/* the six single points */
@@ -225,7 +247,10 @@ err:
 	free(sc);
 	if (err)
 		zka_pk_free(pk);
+	else if (step)
+		step(arg, NULL);
 	return err;
+#undef STEP
 }
 
 #undef RT
