@@ -134,6 +134,14 @@ out:
 	return ret;
 }
 
+/* the stages of the last import (zka_keys_last_times) */
+static zka_keys_times last_times;
+
+void zka_keys_last_times(zka_keys_times *t)
+{
+	*t = last_times;
+}
+
 /* ---- point validation at import ---- */
 
 struct vctx {
@@ -294,6 +302,9 @@ static int import_region(const char *zkey, const char *r1cs, int named, int thre
 		snprintf(err, errlen, "%s: %s", zkey, strerror(errno));
 		return -errno;
 	}
+	zka_keys_times tm = {0};
+	double t0 = now();
+	last_times = tm;
 	fid_of(&sb, kid);
 	/* an oversized or sparse .zkey is refused from its header, before hash_file reads it */
 	if ((ret = zka_zkey_shape_check(zkey, err, errlen)) ||
@@ -309,8 +320,12 @@ static int import_region(const char *zkey, const char *r1cs, int named, int thre
 			return ret;
 	}
 	zka_loader_count_open();
+	double t1 = now();
+	tm.read = t1 - t0;
 	if ((ret = zka_params_read_files(zkey, r1cs, &pk, &cs, err, errlen)))
 		return ret;
+	double t2 = now();
+	tm.parse = t2 - t1;
 	const char *base = strrchr(zkey, '/');
 	ret = zka_params_plan_new(&pl, &pk, r1cs ? &cs : NULL, kid, r1cs ? &rid : NULL,
 				  base ? base + 1 : zkey, why, sizeof why);
@@ -322,8 +337,14 @@ static int import_region(const char *zkey, const char *r1cs, int named, int thre
 		snprintf(err, errlen, "%s: %s", zkey, why);
 		goto out;
 	}
+	double t3 = now();
+	tm.csr = t3 - t2;
 	zka_params_plan_fill(&pl, rg->map, threads);
+	double t4 = now();
+	tm.fill = t4 - t3;
 	ret = validate_points(zkey, rg->map, &pl.info, threads, progress, err, errlen);
+	tm.validate = now() - t4;
+	last_times = tm;
 	if (ret)
 		region_drop(rg);
 out:
@@ -340,6 +361,7 @@ static int write_file(const char *path, const void *img, size_t size, mode_t mod
 		      size_t errlen)
 {
 	zka_atomic a;
+	double t0 = now();
 	int ret = zka_atomic_open_mode(&a, path, mode);
 	if (ret) {
 		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(-ret));
@@ -359,6 +381,7 @@ static int write_file(const char *path, const void *img, size_t size, mode_t mod
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
+	last_times.write = now() - t0;
 	return 0;
 }
 

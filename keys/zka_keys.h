@@ -48,6 +48,17 @@ int zka_keys_open(const char *path, const zka_keys_opts *o, zka_params *p, zka_k
 int zka_keys_import(const char *zkey, const char *r1cs, const char *out, int threads, int progress,
 		    char *err, size_t errlen);
 
+/* The stages of the last .zkey import this process made (zka_keys_import or an import by
+ * zka_keys_open), in seconds; all zero before the first. read: the .zkey's (and .r1cs's)
+ * identity hash, one sequential read; parse: the .zkey (and .r1cs) parsed, coordinates checked
+ * below q; csr: A and B into CSR and the layout planned; fill: the sections copied into the
+ * image and checksummed; validate: every point on the curve and in the subgroup; write: the
+ * .zka written and fsynced (0 for an import in memory). */
+typedef struct zka_keys_times {
+	double read, parse, csr, fill, validate, write;
+} zka_keys_times;
+void zka_keys_last_times(zka_keys_times *t);
+
 /* Finds the resident region of the key file path (and circuit r1cs, NULL: any); 0 with name
  * set, or -ENOENT. Opens no key file. Only a trusted region (zka_keys_region_trusted) whose
  * content id matches its /zka-key.<id> name is considered. */

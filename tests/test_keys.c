@@ -12,11 +12,14 @@
 #include "keys/zka_loader.h"
 #include "tests/testutil.h"
 #include "zk/abc.h"
+#include "zk/bls12_381.h"
+#include "zk/bn254.h"
 #include "zk/wtns.h"
 #include "zk/zkey.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <gmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +27,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
+
+/* the PRNG of tests/curvepts.h's point sampling */
+static uint64_t rnd(void)
+{
+	return zka_test_rand64();
+}
+#include "tests/curvepts.h"
 
 #ifndef ZKA_FMT_DATA
 #error "ZKA_FMT_DATA must name tests/data/fmt"
@@ -426,46 +436,88 @@ static void test_region_consumer(void)
 	free(f);
 }
 
-/* A .zkey with one point moved off the curve (y + 1) is refused at import, naming the
- * section and the index; nothing is written. */
-static void test_off_curve(void)
+/* The .zkey section id's bytes in the iden3 container f (magic, version, count, then (type
+ * u32, size u64, data)): offset into *off, size into *sz; 0 when absent. */
+static int zkey_section(const uint8_t *f, size_t n, uint32_t want, size_t *off, size_t *sz)
 {
+	size_t o = 12;
+	while (o + 12 <= n) {
+		uint32_t id;
+		uint64_t len;
+		memcpy(&id, f + o, 4);
+		memcpy(&len, f + o + 4, 8);
+		if (id == want) {
+			*off = o + 12;
+			*sz = (size_t)len;
+			return 1;
+		}
+		o += 12 + (size_t)len;
+	}
+	return 0;
+}
+
+/* A point of the curve (G1) or the twist (G2) of c outside the order-r subgroup, in the
+ * .zkey's encoding (affine, Montgomery): from a random x, the cofactor not cleared, checked
+ * off the subgroup by the r-multiple reference (not by the tests under test). */
+static void off_subgroup_point(const zka_curve *c, int g2, uint8_t *out)
+{
+	if (c->id == ZKA_BN254) {
+		CU_ASSERT_FATAL(g2); /* BN254's G1 has cofactor 1 */
+		bn254_g2_aff a;
+		do
+			rand_curve_g2_bn254(&a);
+		while (bn254_g2_aff_in_group_ref(&a));
+		memcpy(out, &a, sizeof a);
+	} else if (g2) {
+		bls12_381_g2_aff a;
+		do
+			rand_curve_g2_bls12_381(&a);
+		while (bls12_381_g2_aff_in_group_ref(&a));
+		memcpy(out, &a, sizeof a);
+	} else {
+		bls12_381_g1_aff a;
+		do
+			rand_curve_g1_bls12_381(&a);
+		while (bls12_381_g1_aff_in_group_ref(&a));
+		memcpy(out, &a, sizeof a);
+	}
+}
+
+/* A .zkey with one bad point planted at a random section (IC, A, B1, B2, C, H) and a random
+ * index, either moved off the curve (y + 1) or replaced by a point of the curve outside the
+ * subgroup (for the groups with a cofactor: BN254 G2, BLS12-381 G1 and G2), is refused at
+ * import naming the section and the index; nothing is written. 24 plants a run, fresh. */
+static void test_planted(void)
+{
+	static const char *zkeys[] = {"bn128.mix.setup.zkey", "bn128.nopub.zkey",
+				      "bls12381.nopub.zkey", "bls12381.nopub.setup.zkey"};
 	static const struct {
-		const char *zkey;
 		uint32_t zsect; /* the .zkey section */
 		const char *name;
 		int g2;
-	} cases[] = {{"bn128.mix.setup.zkey", 9, "H", 0},
-		     {"bn128.mix.setup.zkey", 7, "B2", 1},
-		     {"bls12381.nopub.zkey", 5, "A", 0},
-		     {"bls12381.nopub.zkey", 9, "H", 0}};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		size_t n;
-		uint8_t *f = slurp(fixture(cases[i].zkey), &n);
+	} sects[] = {{3, "IC", 0}, {5, "A", 0}, {6, "B1", 0},
+		     {7, "B2", 1}, {8, "C", 0}, {9, "H", 0}};
+	int seen_group[2][2] = {{0}}; /* [curve][g2]: an off-subgroup plant was made */
+	for (int round = 0; round < 24; round++) {
+		const char *name = zkeys[round % 4];
+		size_t n, off = 0, sz = 0;
+		uint8_t *f = slurp(fixture(name), &n);
 		CU_ASSERT_FATAL(f != NULL);
-		/* the iden3 container: magic, version, count, then (type u32, size u64, data) */
-		size_t off = 12, sz = 0;
-		int found = 0;
-		while (off + 12 <= n) {
-			uint32_t id;
-			uint64_t len;
-			memcpy(&id, f + off, 4);
-			memcpy(&len, f + off + 4, 8);
-			if (id == cases[i].zsect) {
-				off += 12;
-				sz = (size_t)len;
-				found = 1;
-				break;
-			}
-			off += 12 + (size_t)len;
-		}
-		CU_ASSERT_FATAL(found);
 		const zka_curve *c =
-		    strstr(cases[i].zkey, "bn128") ? &zka_curve_bn254 : &zka_curve_bls12_381;
-		size_t psz = cases[i].g2 ? zka_g2_bytes(c) : zka_g1_bytes(c);
-		uint32_t npts = (uint32_t)(sz / psz), k = 0;
+		    strstr(name, "bn128") ? &zka_curve_bn254 : &zka_curve_bls12_381;
+		/* rounds 0-3 plant into B2 and rounds 12-15 into a G1 section, off the subgroup
+		 * where the group has a cofactor, so each such group is planted every run; the
+		 * others pick the section and the kind at random */
+		int forced = round < 4 || (round >= 12 && round < 16);
+		int si = round < 4 ? 3 : (int)(zka_test_rand64() % 6);
+		while (round >= 12 && round < 16 && si == 3)
+			si = (int)(zka_test_rand64() % 6);
+		int g2 = sects[si].g2;
+		CU_ASSERT_FATAL(zkey_section(f, n, sects[si].zsect, &off, &sz));
+		size_t psz = g2 ? zka_g2_bytes(c) : zka_g1_bytes(c);
+		uint32_t npts = (uint32_t)(sz / psz), k = 0, idx = 0;
 		/* the first point that is not infinity, from a random start */
-		uint32_t start = (uint32_t)(zka_test_rand64() % npts), idx = 0;
+		uint32_t start = (uint32_t)(zka_test_rand64() % npts);
 		for (k = 0; k < npts; k++) {
 			idx = (start + k) % npts;
 			uint8_t *pt = f + off + (size_t)idx * psz;
@@ -476,26 +528,60 @@ static void test_off_curve(void)
 				break;
 		}
 		CU_ASSERT_FATAL(k < npts);
-		/* y (the last coordinate) + 1 in its lowest limb: Montgomery form or not, still
-		 * below q with overwhelming odds, and off the curve */
-		uint8_t *y = f + off + (size_t)idx * psz + psz - c->n8q;
-		uint64_t lo;
-		memcpy(&lo, y, 8);
-		lo += 1;
-		memcpy(y, &lo, 8);
-		const char *zk = tmp("off.zkey"), *out = tmp("off.zka");
+		uint8_t *pt = f + off + (size_t)idx * psz;
+		int has_cofactor = g2 || c->id != ZKA_BN254;
+		int group = has_cofactor && (forced || (zka_test_rand64() & 1));
+		if (group) {
+			off_subgroup_point(c, g2, pt);
+			CU_ASSERT((g2 ? c->g2_check(pt) : c->g1_check(pt)) == ZKA_ENOTINGROUP);
+			seen_group[c->id == ZKA_BN254][g2] = 1;
+		} else {
+			/* y (the last coordinate) + 1 in its lowest limb: still below q with
+			 * overwhelming odds, and off the curve */
+			uint8_t *y = pt + psz - c->n8q;
+			uint64_t lo;
+			memcpy(&lo, y, 8);
+			lo += 1;
+			memcpy(y, &lo, 8);
+		}
+		const char *zk = tmp("planted.zkey"), *out = tmp("planted.zka");
 		spit(zk, f, n);
 		unlink(out);
 		char err[1024] = "", want[128];
 		int r = zka_keys_import(zk, NULL, out, 2, 0, err, sizeof err);
-		snprintf(want, sizeof want, "section %s: point %u is not on the curve",
-			 cases[i].name, idx);
+		const char *what = group ? "not in the subgroup" : "not on the curve";
+		if (sects[si].zsect == 3) /* IC is checked by the .zkey reader */
+			snprintf(want, sizeof want, "IC[%u]: point %s", idx, what);
+		else
+			snprintf(want, sizeof want, "section %s: point %u is %s", sects[si].name,
+				 idx, what);
 		CU_ASSERT(r == -EINVAL);
 		CU_ASSERT(strstr(err, want) != NULL);
 		if (!strstr(err, want))
-			fprintf(stderr, "\nwanted '%s', got: %s\n", want, err);
+			fprintf(stderr, "\n%s: wanted '%s', got: %s\n", name, want, err);
 		CU_ASSERT(access(out, F_OK) != 0);
 		free(f);
+	}
+	CU_ASSERT(seen_group[1][1] && seen_group[0][0] && seen_group[0][1]);
+}
+
+/* The import's image does not depend on the threads that validate and fill it: 1 and 3
+ * threads give byte-identical .zka files, on both curves, with and without the r1cs. */
+static void test_import_identical(void)
+{
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		char err[1024];
+		const char *a = tmp("t1.zka"), *b = tmp("t3.zka");
+		const char *r1cs = keys[i].r1cs ? fixture(keys[i].r1cs) : NULL;
+		CU_ASSERT_FATAL(
+		    zka_keys_import(fixture(keys[i].zkey), r1cs, a, 1, 0, err, sizeof err) == 0);
+		CU_ASSERT_FATAL(
+		    zka_keys_import(fixture(keys[i].zkey), r1cs, b, 3, 0, err, sizeof err) == 0);
+		size_t na, nb;
+		uint8_t *x = slurp(a, &na), *y = slurp(b, &nb);
+		CU_ASSERT(x && y && na == nb && !memcmp(x, y, na));
+		free(x);
+		free(y);
 	}
 }
 
@@ -632,6 +718,8 @@ static void test_params_cache(void)
 int main(void)
 {
 	/* in the build tree: on a disk file system, where /tmp may be tmpfs */
+	init_bn254();
+	init_bls12_381();
 	snprintf(tmpdir, sizeof tmpdir, "%s/zka-keys-XXXXXX", ZKA_TEST_TMP);
 	if (!mkdtemp(tmpdir))
 		return 1;
@@ -653,7 +741,8 @@ int main(void)
 	static const zka_test_case cases[] = {
 	    {"import -> load -> prove == .zkey proof", test_identical_proofs},
 	    {"corrupt, truncated, mismatched files", test_bad_files},
-	    {"off-curve point refused at import", test_off_curve},
+	    {"planted off-curve and off-subgroup points refused at import", test_planted},
+	    {"the .zka does not depend on the import's threads", test_import_identical},
 	    {"the loader's region consumer", test_region_consumer},
 	    {"resident key without opening the key file", test_resident},
 	    {"the params cache", test_params_cache},

@@ -18,6 +18,8 @@ static const struct zka_cmd benches[] = {
 #endif
     {"witness", zka_bench_witness,
      "input.json -> witness: zkarena's graph vs circom's C++ and snarkjs"},
+    {"import", zka_bench_import,
+     "a .zkey's first proof (cold cache) and second vs rapidsnark's, the import's stages timed"},
     {"load", zka_bench_load, "key loading: io_uring+O_DIRECT vs read() vs mmap, cold and warm"},
     {"field", zka_bench_field,
      "the host's field inversions: Fermat, binary Euclid, binary GCD on approximations"},

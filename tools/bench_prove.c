@@ -24,8 +24,8 @@
 /* Whether a peer's proof DIR/PROOF verifies against pk with publics DIR/PUB, and those are the
  * witness's (a peer that exits 0 without a valid proof is not timed); says why on stderr when
  * not. */
-static int peer_ok(const zka_pk *pk, const zka_witness *w, const char *dir, const char *proof,
-		   const char *pub, const char *who)
+int zka_bench_peer_ok(const zka_pk *pk, const zka_witness *w, const char *dir, const char *proof,
+		      const char *pub, const char *who)
 {
 	char pp[600], qp[600], err[512] = "";
 	const char *why = NULL;
@@ -44,8 +44,7 @@ static int peer_ok(const zka_pk *pk, const zka_witness *w, const char *dir, cons
 		ok = np == pk->n_public && !memcmp(pv, w->w + 1, (size_t)np * sizeof *pv) &&
 		     zka_verify(&vk, (const uint64_t(*)[4])pv, np, &p, &why) == 1;
 	if (!ok)
-		fprintf(stderr, "zkarena bench prove: %s's proof %s does not verify (%s)\n", who,
-			pp,
+		fprintf(stderr, "zkarena bench: %s's proof %s does not verify (%s)\n", who, pp,
 			err[0] ? err
 			: why  ? why
 			       : "its publics are not the witness's");
@@ -303,7 +302,7 @@ static void bp_row(const struct bprove *b, const zka_curve *c, const zka_pk *pk,
 		tsj = zka_time_cmd(cmd, runs);
 	}
 	char sjs[64] = "n/a", ratio[64] = "n/a", rss[64] = "n/a", rratio[64] = "n/a";
-	if (tsj > 0 && peer_ok(pk, w, dir, "sp.json", "spub.json", "snarkjs")) {
+	if (tsj > 0 && zka_bench_peer_ok(pk, w, dir, "sp.json", "spub.json", "snarkjs")) {
 		snprintf(sjs, sizeof sjs, "%.3f s", tsj);
 		snprintf(ratio, sizeof ratio, "%.1fx", tsj / tcli);
 	} else if (b->sj[0] && !*status) {
@@ -316,7 +315,8 @@ static void bp_row(const struct bprove *b, const zka_curve *c, const zka_pk *pk,
 		snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' %s/rp.json %s/rpub.json >/dev/null 2>&1",
 			 b->rapidsnark, zk, wt, dir, dir);
 		double trs = zka_time_cmd(cmd, runs);
-		if (trs > 0 && peer_ok(pk, w, dir, "rp.json", "rpub.json", "rapidsnark")) {
+		if (trs > 0 &&
+		    zka_bench_peer_ok(pk, w, dir, "rp.json", "rpub.json", "rapidsnark")) {
 			snprintf(rss, sizeof rss, "%.3f s", trs);
 			snprintf(rratio, sizeof rratio, "%.2fx", trs / tcli);
 		} else {

@@ -47,6 +47,13 @@ int zka_bench_field(int argc, char **argv);
 int zka_bench_gpu(int argc, char **argv);
 int zka_bench_prove(int argc, char **argv);
 int zka_bench_load(int argc, char **argv);
+int zka_bench_import(int argc, char **argv);
+/* Whether a peer's proof DIR/PROOF verifies against pk with publics DIR/PUB that are the
+ * witness's; says why on stderr (naming who) when not (bench_prove.c). */
+struct zka_pk;
+struct zka_witness;
+int zka_bench_peer_ok(const struct zka_pk *pk, const struct zka_witness *w, const char *dir,
+		      const char *proof, const char *pub, const char *who);
 int zka_bench_pipeline(int argc, char **argv);
 int zka_bench_witness(int argc, char **argv);
 

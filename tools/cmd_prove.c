@@ -61,8 +61,10 @@ static void usage(FILE *f)
 	    "                   costs more than they save on a single proof)\n"
 	    "  --threads N      CPU threads (default: one per CPU it may run on)\n"
 	    "  --no-verify      skip the self-check of the proof\n"
-	    "  --times          print per-stage times to stderr, the key load its own stage,\n"
-	    "                   and the number of key files this process opened\n"
+	    "  --times          print per-stage times to stderr, the key load its own stage\n"
+	    "                   (a .zkey imported: its stages read, parse, csr, fill,\n"
+	    "                   validate, write), and the number of key files this process\n"
+	    "                   opened\n"
 	    "  --r DEC --s DEC  fixed prover randomness (testing only: reusing r, s with two\n"
 	    "                   witnesses leaks them); default: fresh from getrandom(2)\n"
 	    "  -h, --help       this text\n"
@@ -572,6 +574,14 @@ int zka_cmd_prove(int argc, char **argv)
 	if (times) {
 		fprintf(stderr, "zkarena prove: key load %.3f s (%s); key files opened %llu\n",
 			ki.seconds, ki.how, (unsigned long long)zka_loader_key_opens());
+		zka_keys_times kt;
+		zka_keys_last_times(&kt);
+		if (kt.read + kt.parse > 0)
+			fprintf(
+			    stderr,
+			    "zkarena prove: import: read %.3f s, parse %.3f s, csr %.3f s, fill "
+			    "%.3f s, validate %.3f s, write %.3f s\n",
+			    kt.read, kt.parse, kt.csr, kt.fill, kt.validate, kt.write);
 		if (gpu) {
 			t.abc = gs.abc;
 			char up[192], pop[160]; /* the key's way to the device; its pages */

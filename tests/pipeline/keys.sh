@@ -3,7 +3,8 @@
 # without the cache, and from a resident region (`params load/list/evict`) with no key file
 # opened (the --times counter; the file is even overwritten in place, identity kept, and the
 # proof is still the same); corrupt and truncated .zka files refused with exit 2 naming the
-# section; `prove --arena` and `submit` with a .zka through a running pipeline; `bench load`.
+# section; `prove --arena` and `submit` with a .zka through a running pipeline; `bench load`;
+# `bench import` (zkarena's own prove standing in for rapidsnark).
 # Proofs are compared byte for byte with fixed r, s.
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh" "$1"
@@ -92,4 +93,11 @@ stop_run
 expect 0 "bench load runs" "$ZK" bench load "$T/bn.zka" --reps 1
 check "  one table with every method" sh -c "grep -q 'io_uring O_DIRECT' '$T/out' && grep -q 'read(2)' '$T/out' && grep -q 'mmap + memcpy' '$T/out' && grep -q 'file system' '$T/out'"
 check "  the O_DIRECT reference, the loader's phases and the verdict line" sh -c "grep -q 'pread O_DIRECT (reference)' '$T/out' && grep -q 'mean setup .* reads .* verify' '$T/out' && grep -Eq 'loader at its defaults .* [0-9]+% of the best O_DIRECT reference .*x cold read' '$T/out'"
+cp "$T/bn.zkey" "$T/fresh.zkey" # a file no resident region was loaded from
+printf '#!/bin/sh\nexec "%s" prove "$@"\n' "$ZK" >"$T/fake-rapidsnark" && chmod +x "$T/fake-rapidsnark"
+expect 0 "bench import runs" "$ZK" bench import "$T/fresh.zkey" --wtns "$T/bn.wtns" --runs 2 --rapidsnark "$T/fake-rapidsnark"
+check "  a row a run and the medians, every stage timed" sh -c "[ \$(grep -Ec '^\| (1|2|median) *( \| +[0-9.]+){10} \| +[0-9.]+x / [0-9.]+x \|$' '$T/out') = 3 ]"
+expect 0 "params load the fresh .zkey" "$ZK" params load "$T/fresh.zkey"
+expect 2 "bench import refuses a resident key" "$ZK" bench import "$T/fresh.zkey" --wtns "$T/bn.wtns"
+check "  saying so" grep -q "fresh.zkey is resident (/zka-key\." "$T/out"
 finish
