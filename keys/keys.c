@@ -30,6 +30,10 @@
  * States of a cache entry
  *   ABSENT | STALE -> WRITTEN   write_file(): unguessable temporary file (O_EXCL|O_NOFOLLOW, in
  *                               the directory opened once), fsync, renameat; mode 0600
+ *   WRITTEN -> USED             open_cached(): a hit sets the entry's atime (utimensat)
+ *   WRITTEN|USED -> REMOVED     zka_keys_cache_gc(): after each new entry, and by `params gc`,
+ *                               the least recently used entries go until the cache fits its
+ *                               cap ($ZKARENA_CACHE_MAX, default 64 GiB); never the new one
  *   The cache directory is used only when zka_keys_cache_check passes: it and every ancestor
  *   this user's or root's, none writable by others without the sticky bit, itself 0700;
  *   with HOME unset there is none (never a shared fallback in /tmp).
@@ -498,6 +502,112 @@ int zka_keys_cache_check(const char *dir, int create, char *err, size_t errlen)
 	return 0;
 }
 
+int zka_keys_cache_max(uint64_t *max, char *err, size_t errlen)
+{
+	const char *e = getenv("ZKARENA_CACHE_MAX");
+	char *end;
+	*max = ZKA_KEYS_CACHE_MAX_DEFAULT;
+	err[0] = 0;
+	if (!e || !*e)
+		return 0;
+	errno = 0;
+	unsigned long long v = strtoull(e, &end, 10);
+	int sh = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : *end == 'T' ? 40 : 0;
+	if (sh)
+		end++;
+	if (errno || end == e || *end || e[0] == '-' || (sh && v > (UINT64_MAX >> sh))) {
+		snprintf(err, errlen, "ZKARENA_CACHE_MAX='%.40s' is not a size (bytes, K/M/G/T)",
+			 e);
+		*max = 0;
+		return -EINVAL;
+	}
+	*max = (uint64_t)v << sh;
+	return 0;
+}
+
+struct centry {
+	char name[256];
+	uint64_t size;
+	struct timespec used;
+};
+
+/* Oldest use first. */
+static int centry_cmp(const void *a, const void *b)
+{
+	const struct centry *x = a, *y = b;
+	if (x->used.tv_sec != y->used.tv_sec)
+		return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+	if (x->used.tv_nsec != y->used.tv_nsec)
+		return x->used.tv_nsec < y->used.tv_nsec ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+int zka_keys_cache_gc(const char *dir, uint64_t max, const char *keep, FILE *log, uint64_t *left)
+{
+	const char *kb = keep ? strrchr(keep, '/') : NULL;
+	kb = kb ? kb + 1 : keep;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), ret = 0;
+	struct centry *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t total = 0;
+	*left = 0;
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		ret = -errno;
+		close(dfd);
+		return ret;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		struct stat st;
+		if (l < 5 || l >= sizeof v->name || strcmp(de->d_name + l - 4, ".zka") ||
+		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
+		    st.st_uid != geteuid())
+			continue; /* only this user's entries; temporaries and links left alone */
+		if (n == cap) {
+			struct centry *t = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof *v);
+			if (!t) {
+				ret = -ENOMEM;
+				goto err;
+			}
+			v = t;
+		}
+		snprintf(v[n].name, sizeof v[n].name, "%s", de->d_name);
+		v[n].size = (uint64_t)st.st_size;
+		v[n].used = st.st_atim;
+		total += v[n].size;
+		n++;
+	}
+	if (n)
+		qsort(v, n, sizeof *v, centry_cmp);
+	for (size_t i = 0; i < n && total > max; i++) {
+		if (kb && !strcmp(v[i].name, kb))
+			continue;
+		if (unlinkat(dfd, v[i].name, 0)) {
+			if (log)
+				fprintf(log, "zkarena: cannot remove %s/%s: %s\n", dir, v[i].name,
+					strerror(errno));
+			continue;
+		}
+		total -= v[i].size;
+		ret++;
+		if (log)
+			fprintf(log,
+				"zkarena: key cache over its cap (%llu bytes): removed %s/%s "
+				"(%llu bytes, least recently used)\n",
+				(unsigned long long)max, dir, v[i].name,
+				(unsigned long long)v[i].size);
+	}
+	*left = total;
+err:
+	free(v);
+	closedir(d);
+	return ret;
+}
+
 /* The cache file of a .zkey: "<name>-<hash of its identity and the circuit's>.zka". */
 static void cache_path(const char *zkey, const zka_file_id *k, const zka_file_id *r, char *out,
 		       size_t n)
@@ -676,6 +786,9 @@ static int open_cached(struct req *q)
 			q->ki->seconds = now() - q->t0;
 			fieldf(q->ki->shm, sizeof q->ki->shm, "%s", ls.shm);
 			fieldf(q->ki->file, sizeof q->ki->file, "%s", q->cpath);
+			/* LRU: the hit is this entry's use (its atime; mtime untouched) */
+			struct timespec tu[2] = {{0, UTIME_NOW}, {0, UTIME_OMIT}};
+			(void)utimensat(AT_FDCWD, q->cpath, tu, AT_SYMLINK_NOFOLLOW);
 			fieldf(q->ki->how, sizeof q->ki->how, "cached %s: %.2f GB/s, %s", q->cpath,
 			       ls.seconds > 0 ? 1e-9 * (double)ls.bytes / ls.seconds : 0.0,
 			       ls.direct ? "O_DIRECT" : "buffered");
@@ -718,6 +831,12 @@ static int open_import(struct req *q)
 				why);
 		else
 			cached = q->cpath;
+		uint64_t max = 0, left = 0;
+		if (cached == q->cpath && zka_keys_cache_max(&max, why, sizeof why) == 0 && max &&
+		    zka_keys_cache_gc(dir, max, q->cpath, stderr, &left) < 0)
+			fprintf(stderr, "zkarena: cannot prune the key cache %s\n", dir);
+		else if (cached == q->cpath && why[0] && !max)
+			fprintf(stderr, "zkarena: %s; the key cache is not pruned\n", why);
 	}
 	if (o->shm && (ret = region_publish(&rg, o->shm, path, &q->kid, now() - q->t0, name, q->err,
 					    q->errlen))) {

@@ -11,6 +11,7 @@
 #define ZKA_KEYS_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "keys/params.h"
 #include "keys/zka_loader.h"
@@ -78,6 +79,17 @@ void zka_keys_cache_dir(char *out, size_t n);
  * none writable by group or others without the sticky bit, dir itself this user's (made
  * 0700; with create: missing components made). Else one line in err, -EPERM/-errno. */
 int zka_keys_cache_check(const char *dir, int create, char *err, size_t errlen);
+
+/* The cache's size cap in bytes: $ZKARENA_CACHE_MAX (bytes, K/M/G/T suffix; 0: no cap), else
+ * ZKA_KEYS_CACHE_MAX_DEFAULT. -EINVAL (said in err) when the variable is not a size. */
+#define ZKA_KEYS_CACHE_MAX_DEFAULT (64ull << 30)
+int zka_keys_cache_max(uint64_t *max, char *err, size_t errlen);
+
+/* Least-recently-used eviction: removes this user's cache entries (*.zka, regular files) in
+ * dir, the least recently used first (atime: a cache hit touches it), until they take at most
+ * max bytes; never keep (a path or NULL). Each removal is said on log when not NULL. Returns
+ * the number removed (>= 0) with *left the bytes left, or -errno. */
+int zka_keys_cache_gc(const char *dir, uint64_t max, const char *keep, FILE *log, uint64_t *left);
 
 /* One params region in /dev/shm, for `zkarena params list`. */
 typedef struct zka_keys_region {

@@ -230,6 +230,41 @@ static int arenas_using(const char *region, char *out, size_t n)
 	return hits;
 }
 
+/* params gc [--max SIZE]: the cache pruned to SIZE (default its cap); 0, or 2 on bad usage or
+ * an unusable cache directory. */
+static int params_gc(int argc, char **argv)
+{
+	char dir[PATH_MAX], err[600];
+	uint64_t max, left = 0;
+	int given = argc == 3 && !strcmp(argv[1], "--max");
+	if (given) {
+		if (setenv("ZKARENA_CACHE_MAX", argv[2], 1))
+			return 2;
+	} else if (argc != 1) {
+		fprintf(stderr,
+			"zkarena params gc: expected [--max SIZE] (see zkarena params --help)\n");
+		return 2;
+	}
+	if (zka_keys_cache_max(&max, err, sizeof err)) {
+		fprintf(stderr, "zkarena params gc: %s\n", err);
+		return 2;
+	}
+	zka_keys_cache_dir(dir, sizeof dir);
+	if (zka_keys_cache_check(dir, 0, err, sizeof err)) {
+		fprintf(stderr, "zkarena params gc: %s\n", err);
+		return 2;
+	}
+	/* --max 0 empties the cache; a cap of 0 in the environment means none */
+	int n = zka_keys_cache_gc(dir, max || given ? max : UINT64_MAX, NULL, stderr, &left);
+	if (n < 0) {
+		fprintf(stderr, "zkarena params gc: %s: %s\n", dir, strerror(-n));
+		return 1;
+	}
+	printf("key cache %s: %d entr%s removed, %llu bytes left (cap %llu)\n", dir, n,
+	       n == 1 ? "y" : "ies", (unsigned long long)left, (unsigned long long)max);
+	return 0;
+}
+
 int zka_cmd_params(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -238,7 +273,8 @@ int zka_cmd_params(int argc, char **argv)
 		    f,
 		    "usage: zkarena params load FILE [--r1cs circuit.r1cs] [--no-cache]\n"
 		    "       zkarena params list\n"
-		    "       zkarena params evict ID [--force]\n\n"
+		    "       zkarena params evict ID [--force]\n"
+		    "       zkarena params gc [--max SIZE]\n\n"
 		    "Resident keys: `load` reads a .zka (or a .zkey, through the cache) into a\n"
 		    "params region /dev/shm/zka-key.ID that outlives every process; `prove`,\n"
 		    "`submit` and the pipeline then use it without opening the key file. `list`\n"
@@ -246,7 +282,10 @@ int zka_cmd_params(int argc, char **argv)
 		    "that map it); `evict` removes one (processes that map it keep their copy);\n"
 		    "it refuses a region an arena's circuit table names (destroy the arena first,\n"
 		    "or --force). Only regions of this user (or of a uid in ZKARENA_KEY_OWNERS,\n"
-		    "comma-separated) are used; root uses only root's.\n");
+		    "comma-separated) are used; root uses only root's.\n"
+		    "`gc` prunes this user's key cache (imported .zkey files, see `prove --help`)\n"
+		    "to SIZE bytes (K/M/G/T suffix; default: the cap, $ZKARENA_CACHE_MAX or 64G),\n"
+		    "least recently used entries first; every new cache entry does the same.\n");
 		return argc < 2 ? 2 : 0;
 	}
 	if (!strcmp(argv[1], "load"))
@@ -278,9 +317,11 @@ int zka_cmd_params(int argc, char **argv)
 		printf("evicted %s\n", argv[2]);
 		return 0;
 	}
+	if (!strcmp(argv[1], "gc"))
+		return params_gc(argc - 1, argv + 1);
 	fprintf(stderr,
-		"zkarena params: unknown subcommand '%s' (load, list, evict; see zkarena params "
-		"--help)\n",
+		"zkarena params: unknown subcommand '%s' (load, list, evict, gc; see zkarena "
+		"params --help)\n",
 		argv[1]);
 	return 2;
 }

@@ -4,7 +4,8 @@
 # `zkarena run` exits 2 when a child refuses to start (a gpud that exits 2; --backend cuda on
 # a machine without an NVIDIA device), and a second `run` on an arena already run is refused
 # naming the first's pid, while the first runs on; after the first stops, a run starts again.
-# `setup --progress` prints its steps.
+# `setup --progress` prints its steps. The key cache keeps to its cap (least recently used
+# entries removed first) and `params gc` prunes it.
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh" "$1"
 cleanup_r() { rm -f /dev/shm/zkarena-"$NAME".gpud*-status; cleanup; }
@@ -22,6 +23,25 @@ done
 	ok "setup --progress: 7 steps with their times" || ko "setup --progress: $(cat "$T/sp.err")"
 "$ZK" setup --insecure --no-progress "$T/p.r1cs" "$T/p.zkey" "$T/p.vk.json" 2>"$T/sp.err"
 ! grep -q '\[1/7\]' "$T/sp.err" && ok "setup --no-progress: no step lines" || ko "setup --no-progress: $(cat "$T/sp.err")"
+# the key cache's cap: least recently used entries go first, never the new one; params gc
+export ZKARENA_CACHE=$T/kc
+for i in 1 2 3; do "$ZK" setup --insecure --seed $i "$T/p.r1cs" "$T/k$i.zkey" "$T/k$i.vk.json" 2>/dev/null; done
+kprove() { "$ZK" prove "$T/k$1.zkey" "$T/p.wtns" "$T/kp.json" "$T/kpub.json" 2>"$T/kp.err" >/dev/null; }
+kprove 1 && kprove 2 && check "two keys cached" test "$(ls "$T/kc" | grep -c '\.zka$')" = 2
+sz=$(stat -c %s "$T"/kc/k1-*.zka)
+sleep 0.1
+kprove 1 # a hit: k1's entry is now the most recently used
+ZKARENA_CACHE_MAX=$((sz * 5 / 2)) kprove 3
+[ -e "$(ls "$T"/kc/k1-*.zka)" ] && ! ls "$T"/kc/k2-*.zka >/dev/null 2>&1 && ls "$T"/kc/k3-*.zka >/dev/null 2>&1 &&
+	grep -q "removed $T/kc/k2-.*least recently used" "$T/kp.err" &&
+	ok "cache over its cap: the least recently used entry (k2) removed, said; k1 (hit) and k3 (new) kept" ||
+	ko "cache cap: $(ls "$T/kc") / $(cat "$T/kp.err")"
+ZKARENA_CACHE_MAX=12z "$ZK" params gc >"$T/gc.out" 2>&1
+[ $? = 2 ] && grep -q "ZKARENA_CACHE_MAX='12z' is not a size" "$T/gc.out" && ok "params gc: a bad ZKARENA_CACHE_MAX named" || ko "params gc bad cap: $(cat "$T/gc.out")"
+"$ZK" params gc >"$T/gc.out" 2>&1 && grep -q "0 entries removed" "$T/gc.out" && ok "params gc under the cap removes nothing" || ko "params gc: $(cat "$T/gc.out")"
+"$ZK" params gc --max 0 >"$T/gc.out" 2>&1 && grep -q "2 entries removed, 0 bytes left" "$T/gc.out" && [ -z "$(ls "$T/kc" | grep '\.zka$')" ] &&
+	ok "params gc --max 0 empties the cache" || ko "params gc --max 0: $(cat "$T/gc.out")"
+export ZKARENA_CACHE=$T/cache
 # an arena larger than /dev/shm: the refusal says how much it needs and how much is free
 "$ZK" arena create "$NAME-big" --slots 64 --slot-bytes 16G >"$T/big.out" 2>&1
 rc=$?
