@@ -215,17 +215,15 @@ static int witness_from_input(struct zka_arena *a, const struct zka_job_info *ji
 			 p->pk.curve->pretty);
 		return 1;
 	}
-	char e[700], via[64];
+	char e[700];
 	int fd = open_witness(ji, err, errlen);
 	if (fd < 0)
 		return 1;
-	/* the descriptor just checked, re-opened through /proc (the same file, whatever the path
-	 * names now) for the JSON reader, which takes a path */
-	snprintf(via, sizeof via, "/proc/self/fd/%d", fd);
-	int bad = zka_wcg_inputs_json(g, via, wg.in, e, sizeof e);
+	/* the descriptor just checked is the one read (whatever the path names now) */
+	int bad = zka_wcg_inputs_json_fd(g, fd, ji->witness_path, wg.in, e, sizeof e);
 	close(fd);
-	if (bad) {
-		snprintf(err, errlen, "%.200s: %.300s", ji->witness_path, e);
+	if (bad) { /* e names the file already */
+		snprintf(err, errlen, "%.500s", e);
 		return 1;
 	}
 	if (zka_wcg_eval(g, (const uint64_t(*)[4])wg.in, w, wg.scratch, e, sizeof e)) {

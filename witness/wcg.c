@@ -108,43 +108,51 @@ static void zka_wcg_divmod(uint64_t *z, const uint64_t *x, const uint64_t *y, in
 #define FR bls12_381_fr
 #include "witness/wcg_eval_tmpl.h"
 
-static int read_all(const char *path, uint8_t **buf, size_t *size, char *err, size_t errlen)
+/* The whole regular file open on fd (read with pread from offset 0; the descriptor stays
+ * open), named path in messages: 0, or -errno with err set. */
+static int read_fd(int fd, const char *path, uint8_t **buf, size_t *size, char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), rc = 0;
 	struct stat st;
+	int rc;
 	*buf = NULL;
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return rc;
-	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		rc = -EINVAL;
 		snprintf(err, errlen, "%s: not a regular file", path);
-		goto err;
+		return -EINVAL;
 	}
 	*size = (size_t)st.st_size;
 	*buf = malloc(*size ? *size : 1);
 	if (!*buf) {
-		rc = -ENOMEM;
 		snprintf(err, errlen, "%s: out of memory (%zu bytes)", path, *size);
-		goto err;
+		return -ENOMEM;
 	}
 	for (size_t off = 0; off < *size;) {
-		ssize_t n = read(fd, *buf + off, *size - off);
+		ssize_t n = pread(fd, *buf + off, *size - off, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
 		if (n <= 0) {
 			rc = n < 0 ? -errno : -EIO;
 			snprintf(err, errlen, "%s: read failed (%s)", path,
 				 n < 0 ? strerror(errno) : "file shrank");
-			goto err;
+			free(*buf);
+			*buf = NULL;
+			return rc;
 		}
 		off += (size_t)n;
 	}
-	close(fd);
 	return 0;
-err:
-	free(*buf);
+}
+
+/* The whole regular file at path (not followed when a link, not blocking on a FIFO). */
+static int read_all(const char *path, uint8_t **buf, size_t *size, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	*buf = NULL;
+	if (fd < 0) {
+		int rc = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return rc;
+	}
+	int rc = read_fd(fd, path, buf, size, err, errlen);
 	close(fd);
 	return rc;
 }
@@ -808,10 +816,17 @@ static const char *scalar(const zka_wcg *g, json_t *v, uint64_t *out)
 int zka_wcg_inputs_json(const zka_wcg *g, const char *path, uint64_t (*in)[4], char *err,
 			size_t errlen)
 {
+	return zka_wcg_inputs_json_fd(g, -1, path, in, err, errlen);
+}
+
+int zka_wcg_inputs_json_fd(const zka_wcg *g, int fd, const char *path, uint64_t (*in)[4], char *err,
+			   size_t errlen)
+{
 	json_error_t je;
 	uint8_t *buf = NULL;
 	size_t size = 0;
-	int rc = read_all(path, &buf, &size, err, errlen);
+	int rc = fd < 0 ? read_all(path, &buf, &size, err, errlen)
+			: read_fd(fd, path, &buf, &size, err, errlen);
 	if (rc)
 		return rc;
 	json_t *root = json_loadb((const char *)buf, size, JSON_DECODE_INT_AS_REAL, &je);

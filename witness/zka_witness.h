@@ -36,6 +36,11 @@ size_t zka_wcg_scratch_bytes(const zka_wcg *g);
  * "path: signal 'x' ..." (unknown name, wrong count, not a number, a missing input). */
 int zka_wcg_inputs_json(const zka_wcg *g, const char *path, uint64_t (*in)[4], char *err,
 			size_t errlen);
+/* The same from the regular file open on fd (read from offset 0, left open; fd < 0: open
+ * path), path naming it in messages: a worker reads the descriptor it checked, never a path
+ * that may have changed since. */
+int zka_wcg_inputs_json_fd(const zka_wcg *g, int fd, const char *path, uint64_t (*in)[4], char *err,
+			   size_t errlen);
 
 /* What a job client checks before queuing an input.json job, cheaply (the graph's header and
  * input map only, no nodes): the graph at path graph exists and computes n_vars values of

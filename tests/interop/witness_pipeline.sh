@@ -76,6 +76,28 @@ echo '{"a": [1, 2], "nope": 1}' > "$T/bad.json"
 mkdir -p "$T/o/bad"
 expect 2 "submit --input with an unknown signal: refused" "$ZK" submit "$NAME" "$T/bn128.zka" --input "$T/bad.json" --out "$T/o/bad"
 grep -q "'nope' is not an input" "$T/out" && ok "  ... naming it" || ko "  ... said: $(cat "$T/out")"
+# the HTTP job API from input.json (zkarena serve on a Unix socket: no token; issue 39)
+mkdir -p "$T/spool"
+"$ZK" serve "$NAME" --unix "$T/api.sock" --spool "$T/spool" --key "$T/mix.zka" >"$T/srv.log" 2>&1 &
+srv=$!
+for _ in $(seq 1 100); do [ -S "$T/api.sock" ] && break; sleep 0.1; done
+code=$(curl -s -o "$T/body" -w '%{http_code}' --unix-socket "$T/api.sock" -H 'Content-Type: application/json' \
+	--data-binary @"$here/circuits/mix.input.json" "http://x/v1/jobs?key=$T/mix.zka")
+hid=$(node -e "console.log(JSON.parse(require('fs').readFileSync('$T/body','utf8')).id)" 2>/dev/null)
+[ "$code" = 202 ] && [ -n "$hid" ] && ok "POST /v1/jobs with input.json: 202, job $hid" || ko "POST input.json: HTTP $code: $(head -c 300 "$T/body")"
+st=
+for _ in $(seq 1 300); do
+	curl -s -o "$T/body" --unix-socket "$T/api.sock" "http://x/v1/jobs/$hid"
+	st=$(node -e "console.log(JSON.parse(require('fs').readFileSync('$T/body','utf8')).state)" 2>/dev/null)
+	[ "$st" = DONE ] || [ "$st" = FAILED ] && break
+	sleep 0.2
+done
+code=$(curl -s -o "$T/body" -w '%{http_code}' --unix-socket "$T/api.sock" "http://x/v1/jobs/$hid/proof")
+node -e "const j=JSON.parse(require('fs').readFileSync('$T/body','utf8'));require('fs').writeFileSync('$T/hp.json',JSON.stringify(j.proof));require('fs').writeFileSync('$T/hpub.json',JSON.stringify(j.public))" 2>/dev/null
+[ "$st" = DONE ] && [ "$code" = 200 ] && $snarkjs groth16 verify "$fx/bn128/mix.vk.json" "$T/hpub.json" "$T/hp.json" >/dev/null 2>&1 &&
+	ok "  DONE; its proof (GET .../proof) accepted by snarkjs" || ko "  job $hid: state $st, proof HTTP $code: $(head -c 300 "$T/body")"
+kill -TERM "$srv" 2>/dev/null
+wait "$srv" 2>/dev/null
 expect 2 "submit --input on a key without a graph: refused" "$ZK" submit "$NAME" "$fx/bn128/mix.zkey" --input "$T/bn128-in1.json" --out "$T/o/bad"
 grep -q "no witness graph" "$T/out" && ok "  ... saying so" || ko "  ... said: $(cat "$T/out")"
 finish
