@@ -205,6 +205,8 @@ static const struct key {
     {"limits", "user_priority", ZKA_CF_USER_PRIORITY, "a priority in -1000..1000"},
     {"http", "listen", ZKA_CF_HTTP_LISTEN, "HOST:PORT such as 127.0.0.1:8545, or empty"},
     {"http", "unix", ZKA_CF_HTTP_UNIX, "an absolute socket path (under 108 characters)"},
+    {"http", "unix_group", ZKA_CF_HTTP_UNIX_GROUP,
+     "a group name or number (letters, digits, _ . -; under 64 characters)"},
     {"http", "token_file", ZKA_CF_HTTP_TOKENS, "an absolute path"},
     {"http", "spool", ZKA_CF_HTTP_SPOOL, "an absolute path"},
     {"http", "tls_cert", ZKA_CF_HTTP_CERT, "an absolute path"},
@@ -310,6 +312,15 @@ static int set_value(struct zka_config *c, unsigned bit, const char *v)
 	}
 	case ZKA_CF_HTTP_UNIX:
 		return set_path(c->http_unix, sizeof c->http_unix, v);
+	case ZKA_CF_HTTP_UNIX_GROUP:
+		/* a name as useradd/groupadd accept it; whether it exists is serve's check */
+		if (!*v || strlen(v) >= sizeof c->http_unix_group || *v == '-' ||
+		    strspn(v,
+			   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+			strlen(v))
+			return -EINVAL;
+		snprintf(c->http_unix_group, sizeof c->http_unix_group, "%s", v);
+		break;
 	case ZKA_CF_HTTP_TOKENS:
 		return set_path(c->http_tokens, sizeof c->http_tokens, v);
 	case ZKA_CF_HTTP_SPOOL:

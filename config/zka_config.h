@@ -32,6 +32,7 @@ enum {
 	ZKA_CF_HTTP_MAX_BODY = 1 << 21,
 	ZKA_CF_HTTP_MAX_QUEUE = 1 << 22,
 	ZKA_CF_HTTP_KEYS = 1 << 23,
+	ZKA_CF_HTTP_UNIX_GROUP = 1 << 24,
 };
 
 struct zka_config {
@@ -53,6 +54,7 @@ struct zka_config {
 	int user_priority;    /* the highest priority that counts for one user (-1000..1000) */
 	/* [http]: the job API (serve/zka_serve.h) inside `zkarena run`; "" unset */
 	char http_listen[64], http_unix[108], http_tokens[256], http_spool[256];
+	char http_unix_group[64]; /* the socket's group (serve --unix-group) */
 	char http_cert[256], http_key[256], http_keys[1024]; /* keys: paths, comma-separated */
 	uint64_t http_max_body;
 	uint32_t http_max_queue;

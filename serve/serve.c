@@ -63,6 +63,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <jansson.h>
 #include <limits.h>
 #include <microhttpd.h>
@@ -925,6 +926,29 @@ static int make_dir(const char *d, char *err, size_t errlen)
 	return 0;
 }
 
+/* The group named g (a name, or a number that names an existing group) into *gid: 0, or
+ * -EINVAL with err naming it. */
+static int unix_group_id(const char *g, gid_t *gid, char *err, size_t errlen)
+{
+	char buf[4096];
+	struct group gr, *res = NULL;
+	char *end;
+	unsigned long n;
+	if (*g && !getgrnam_r(g, &gr, buf, sizeof buf, &res) && res) {
+		*gid = res->gr_gid;
+		return 0;
+	}
+	errno = 0;
+	n = strtoul(g, &end, 10);
+	if (*g >= '0' && *g <= '9' && !*end && !errno && n < (gid_t)-1 &&
+	    !getgrgid_r((gid_t)n, &gr, buf, sizeof buf, &res) && res) {
+		*gid = res->gr_gid;
+		return 0;
+	}
+	snprintf(err, errlen, "--unix-group %s: no such group", g);
+	return -EINVAL;
+}
+
 int zka_serve_start(zka_serve **out, struct zka_arena *a, const struct zka_serve_opts *o, char *err,
 		    size_t errlen)
 {
@@ -946,6 +970,10 @@ int zka_serve_start(zka_serve **out, struct zka_arena *a, const struct zka_serve
 	if (!o->listen && !o->unix_path) {
 		snprintf(err, errlen,
 			 "nothing to listen on: give --listen HOST:PORT or --unix PATH");
+		goto err;
+	}
+	if (o->unix_group && !o->unix_path) {
+		snprintf(err, errlen, "--unix-group needs --unix PATH");
 		goto err;
 	}
 	if (o->listen && !o->token_file) {
@@ -1068,11 +1096,30 @@ int zka_serve_start(zka_serve **out, struct zka_arena *a, const struct zka_serve
 			}
 			unlink(o->unix_path); /* a stale socket of an earlier server */
 		}
+		gid_t gid = (gid_t)-1;
+		if (o->unix_group && (r = unix_group_id(o->unix_group, &gid, err, errlen)))
+			goto err;
+		/* bind creates the socket file with the umask's mode; nobody may connect before
+		 * listen, so its group and mode are set in between */
 		if ((s->unix_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
-		    bind(s->unix_fd, (struct sockaddr *)&su, sizeof su) ||
-		    chmod(o->unix_path, 0660) || listen(s->unix_fd, 128)) {
+		    bind(s->unix_fd, (struct sockaddr *)&su, sizeof su)) {
 			r = -errno;
 			snprintf(err, errlen, "--unix %s: %s", o->unix_path, strerror(errno));
+			goto err;
+		}
+		if (gid != (gid_t)-1 && lchown(o->unix_path, (uid_t)-1, gid)) {
+			r = -errno;
+			snprintf(err, errlen, "--unix-group %s: cannot give %s to the group: %s%s",
+				 o->unix_group, o->unix_path, strerror(errno),
+				 errno == EPERM ? " (the server's user must be a member of it)"
+						: "");
+			unlink(o->unix_path);
+			goto err;
+		}
+		if (chmod(o->unix_path, 0660) || listen(s->unix_fd, 128)) {
+			r = -errno;
+			snprintf(err, errlen, "--unix %s: %s", o->unix_path, strerror(errno));
+			unlink(o->unix_path);
 			goto err;
 		}
 		snprintf(s->unix_path, sizeof s->unix_path, "%s", o->unix_path);

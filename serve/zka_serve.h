@@ -14,6 +14,7 @@ struct zka_serve_opts {
 	const char *arena_name;
 	const char *listen;	/* "HOST:PORT" (IPv4; port 0: any free one), NULL: none */
 	const char *unix_path;	/* a Unix socket listener (no token needed), NULL: none */
+	const char *unix_group; /* the socket's group (name or number), NULL: the server's */
 	const char *token_file; /* "NAME TOKEN" lines, mode 0600; required with listen */
 	const char *spool;	/* directory of the jobs' witnesses and outputs (created 0750) */
 	const char *tls_cert, *tls_key; /* PEM files: HTTPS on listen; both or neither */

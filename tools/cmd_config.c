@@ -23,7 +23,7 @@ static void usage(FILE *f)
 	    "check: reads an arena's settings file (/etc/zkarena/NAME.conf, INI: [arena] slots,\n"
 	    "slot_bytes, jobs, numa_node, max_attempts, retention; [run] workers, threads,\n"
 	    "backend, devices, inflight, table_budget; [metrics] listen; [limits]\n"
-	    "user_queued, user_priority; [http] listen, unix, token_file, spool, tls_cert,\n"
+	    "user_queued, user_priority; [http] listen, unix, unix_group, token_file, spool, tls_cert,\n"
 	    "tls_key, max_body, max_queue, keys: the job API of `zkarena serve` inside\n"
 	    "`zkarena run`) and prints every problem as\n"
 	    "FILE:LINE: problem. exit status: 0 no problem, 2 problems (or unreadable).\n"

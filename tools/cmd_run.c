@@ -563,6 +563,7 @@ static int run_http(struct run *r)
 	struct zka_serve_opts o = {.arena_name = r->name, .keys = keys};
 	o.listen = cf->http_listen[0] ? cf->http_listen : NULL;
 	o.unix_path = cf->http_unix[0] ? cf->http_unix : NULL;
+	o.unix_group = cf->http_unix_group[0] ? cf->http_unix_group : NULL;
 	o.token_file = cf->http_tokens[0] ? cf->http_tokens : NULL;
 	o.tls_cert = cf->http_cert[0] ? cf->http_cert : NULL;
 	o.tls_key = cf->http_key[0] ? cf->http_key : NULL;

@@ -17,7 +17,8 @@ static void usage(void)
 {
 	printf(
 	    "usage: zkarena serve NAME --listen HOST:PORT --token-file FILE [--spool DIR]\n"
-	    "                     [--unix PATH] [--tls-cert PEM --tls-key PEM] [--key FILE]...\n"
+	    "                     [--unix PATH [--unix-group G]] [--tls-cert PEM --tls-key PEM]\n"
+	    "                     [--key FILE]...\n"
 	    "                     [--max-body BYTES] [--max-queue N]\n\n"
 	    "Serves arena NAME's jobs over HTTP/JSON (docs/ops.md, \"The HTTP job API\"):\n"
 	    "  POST   /v1/jobs?key=K[&priority=N]   body: a .wtns, or input.json (Content-Type\n"
@@ -33,6 +34,10 @@ static void usage(void)
 	    "by this user (refused otherwise); NAME is recorded as each job's submitter.\n"
 	    "--unix PATH: also listen on a Unix socket (mode 0660): no token needed there, the\n"
 	    "peer's uid (uid:N) is the submitter.\n"
+	    "--unix-group G: the socket's group is G (this user must be a member): G's members\n"
+	    "submit through the socket only, and see only their own jobs. With a private arena\n"
+	    "(arena create NAME, mode 0600) they never touch the shared memory, so they cannot\n"
+	    "read each other's witnesses (docs/ops.md, \"The multi-user model\").\n"
 	    "--tls-cert/--tls-key: HTTPS on --listen (PEM certificate and key).\n"
 	    "--spool DIR: the uploaded witnesses and the proofs (default\n"
 	    "/var/lib/zkarena/NAME/http); the daemons must be able to read and write there.\n"
@@ -69,6 +74,7 @@ int zka_cmd_serve(int argc, char **argv)
 					     {"token-file", required_argument, 0, 't'},
 					     {"spool", required_argument, 0, 's'},
 					     {"unix", required_argument, 0, 'u'},
+					     {"unix-group", required_argument, 0, 'g'},
 					     {"tls-cert", required_argument, 0, 'c'},
 					     {"tls-key", required_argument, 0, 'k'},
 					     {"key", required_argument, 0, 'K'},
@@ -95,6 +101,9 @@ int zka_cmd_serve(int argc, char **argv)
 			break;
 		case 'u':
 			o.unix_path = optarg;
+			break;
+		case 'g':
+			o.unix_group = optarg;
 			break;
 		case 'c':
 			o.tls_cert = optarg;

@@ -222,14 +222,14 @@ fi
 stop_run
 
 # ---- [http] of a settings file: the same API inside `zkarena run`
-printf '[run]\nbackend = cpu\n[http]\nlisten = 127.0.0.1:0\ntoken_file = %s\nspool = %s\nkeys = %s\nmax_queue = 50\n' \
-	"$T/tokens" "$T/spool2" "$T/bn.zkey" >"$T/h.conf"
+printf '[run]\nbackend = cpu\n[http]\nlisten = 127.0.0.1:0\ntoken_file = %s\nspool = %s\nkeys = %s\nmax_queue = 50\nunix = %s\nunix_group = %s\n' \
+	"$T/tokens" "$T/spool2" "$T/bn.zkey" "$T/run.sock" "$(id -gn)" >"$T/h.conf"
 expect 0 "config check: an [http] section" "$ZK" config check "$T/h.conf"
-printf '[http]\nlisten = localhost\ntoken_file = rel/tokens\nmax_queue = 0\nkeys = /a,b\ncolour = red\n' >"$T/hbad.conf"
+printf '[http]\nlisten = localhost\ntoken_file = rel/tokens\nmax_queue = 0\nkeys = /a,b\ncolour = red\nunix_group = a/b\n' >"$T/hbad.conf"
 "$ZK" config check "$T/hbad.conf" >"$T/hc.out" 2>&1
 rc=$?
 [ "$rc" = 2 ] && grep -q ":2: \[http\] listen = 'localhost'" "$T/hc.out" && grep -q ":3: \[http\] token_file = 'rel/tokens'" "$T/hc.out" &&
-	grep -q ":4: \[http\] max_queue = '0'" "$T/hc.out" && grep -q ":5: \[http\] keys = '/a,b'" "$T/hc.out" && grep -q ":6: \[http\] colour: unknown key" "$T/hc.out" &&
+	grep -q ":4: \[http\] max_queue = '0'" "$T/hc.out" && grep -q ":5: \[http\] keys = '/a,b'" "$T/hc.out" && grep -q ":6: \[http\] colour: unknown key" "$T/hc.out" && grep -q ":7: \[http\] unix_group = 'a/b'" "$T/hc.out" &&
 	ok "config check reports each bad [http] line" || ko "config check [http]: rc $rc: $(cat "$T/hc.out")"
 RUN_ARGS="--config $T/h.conf"
 start_run 1
@@ -240,6 +240,7 @@ for i in $(seq 1 100); do
 	sleep 0.05
 done
 [ -n "$URL" ] && ok "zkarena run --config with [http]: the job API starts ($URL)" || ko "no job API in run.log: $(tail -5 "$T/run.log")"
+[ "$(stat -c '%G %a' "$T/run.sock" 2>/dev/null)" = "$(id -gn) 660" ] && ok "  its Unix socket: group $(id -gn) (unix_group), mode 0660" || ko "run.sock: $(stat -c '%G %a' "$T/run.sock" 2>&1)"
 want 202 "  POST /v1/jobs through zkarena run's API" "$(api POST "/v1/jobs?key=$T/bn.zkey" --data-binary @"$T/bn.wtns")"
 id3=$(js j.id)
 expect 0 "  that job DONE" "$ZK" wait "$NAME" "$id3" --timeout 120

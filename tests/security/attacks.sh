@@ -27,6 +27,9 @@
 #   8. smaller: no public.json left when proof.json cannot be written (ENOSPC hook); a .zkey
 #      with a 50 GB sparse tail refused from its header at once; params evict refuses a region
 #      an arena uses; arena create --jobs 0 refused; a SIGSTOPped gpud shown as stopped
+#   9. a private arena behind `serve --unix-group`: a member submits through the socket and gets
+#      its proof; it cannot see or cancel root's job, read the arena's shared memory or open
+#      the arena; a user outside the group cannot connect; an unknown group is refused
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "$(id -u)" != 0 ]; then
 	echo "*** SKIPPED: tests/security/attacks.sh needs root (useradd, setpriv, chown) to act as a"
@@ -320,5 +323,54 @@ check "  from its header (names the section)" grep -q "refused from the header" 
 rm -f "$T/sparse.zkey"
 expect 2 "arena create --jobs 0: refused" "$ZK" arena create "${NAME}z" --slots 1 --slot-bytes 1M --jobs 0
 check "  says why" grep -q "0 job records is not a table" "$T/out"
+
+# ---- 9. a private arena behind `serve --unix-group`: the group's members submit through the
+# socket, get their own proofs, and never see the arena, the others' jobs or their witnesses
+start_run 1
+mkdir -p "$T/s9" && chmod 755 "$T/s9"
+SOCK=$T/s9/api.sock
+expect 2 "serve --unix-group of a group that does not exist: refused" "$ZK" serve "$NAME" --unix "$SOCK" --unix-group zka-no-such-group-$$ --spool "$T/spool9"
+check "  naming it" grep -q "unix-group zka-no-such-group-$$: no such group" "$T/out"
+"$ZK" serve "$NAME" --unix "$SOCK" --unix-group "$U" --spool "$T/spool9" --key "$T/c.zkey" >"$T/srv9.log" 2>&1 &
+SRV9=$!
+for i in $(seq 1 100); do grep -q "on unix:" "$T/srv9.log" && break; sleep 0.05; done
+[ "$(stat -c '%G %a' "$SOCK" 2>/dev/null)" = "$U 660" ] && ok "the socket is group $U, mode 0660" || ko "socket: $(stat -c '%U %G %a' "$SOCK" 2>&1) $(cat "$T/srv9.log")"
+b_api() { as_b curl -s -o "$T/b/body" -w '%{http_code}' --unix-socket "$SOCK" "$@"; }
+bjs() { node -e "const j=JSON.parse(require('fs').readFileSync('$T/b/body','utf8'));console.log($1)"; }
+c=$(b_api --data-binary @"$T/c.wtns" "http://x/v1/jobs?key=$T/c.zkey")
+bid=$(bjs j.id 2>/dev/null)
+[ "$c" = 202 ] && [ "$(bjs j.submitter)" = "uid:$UID_B" ] && ok "a member submits through the socket (HTTP 202, submitter uid:$UID_B)" || ko "member submit: HTTP $c $(cat "$T/b/body" 2>/dev/null)"
+c=$(curl -s -o "$T/rbody" -w '%{http_code}' --unix-socket "$SOCK" --data-binary @"$T/c.wtns" "http://x/v1/jobs?key=$T/c.zkey")
+rid=$(node -e "console.log(JSON.parse(require('fs').readFileSync('$T/rbody','utf8')).id)" 2>/dev/null)
+[ "$c" = 202 ] && [ -n "$rid" ] && ok "root submits through the same socket" || ko "root submit: HTTP $c"
+c=$(b_api "http://x/v1/jobs/$rid")
+[ "$c" = 404 ] && ok "  the member cannot see root's job (HTTP 404)" || ko "member sees root's job: HTTP $c"
+c=$(b_api -X POST "http://x/v1/jobs/$rid/cancel")
+[ "$c" = 404 ] && ok "  nor cancel it (HTTP 404)" || ko "member cancels root's job: HTTP $c"
+for i in $(seq 1 600); do
+	c=$(b_api "http://x/v1/jobs/$bid/proof")
+	[ "$c" != 409 ] && break
+	sleep 0.1
+done
+if [ "$c" = 200 ]; then
+	bjs 'JSON.stringify(j.proof)' >"$T/s9/proof.json" && bjs 'JSON.stringify(j.public)' >"$T/s9/public.json"
+	check "  the member's proof (GET /v1/jobs/ID/proof) verifies" "$ZK" verify "$T/c.vk.json" "$T/s9/public.json" "$T/s9/proof.json"
+else
+	ko "member's proof: HTTP $c $(cat "$T/b/body")"
+fi
+expect 0 "  root's job is DONE" "$ZK" wait "$NAME" "$rid" --timeout 60
+n_shm=0 n_read=0
+for f in /dev/shm/zkarena-"$NAME"*; do
+	[ -e "$f" ] || continue
+	n_shm=$((n_shm + 1))
+	as_b sh -c "head -c 1 '$f' >/dev/null" 2>/dev/null && n_read=$((n_read + 1))
+done
+[ "$n_shm" -gt 0 ] && [ "$n_read" = 0 ] && ok "  the member reads none of the arena's $n_shm shared-memory objects (slots, witnesses)" || ko "arena objects: $n_shm, readable by the member: $n_read"
+expect 2 "  the member cannot open the arena (status)" as_b "$ZK" status "$NAME"
+check "    EACCES, the owner named" grep -q "permission denied (EACCES): the arena belongs to another user" "$T/out"
+c=$(env -u ZKARENA_CACHE HOME=/nonexistent setpriv --reuid="$UID_B" --regid=65534 --clear-groups -- curl -s -o /dev/null -w '%{http_code}' --unix-socket "$SOCK" "http://x/v1/queue")
+[ "$c" = 000 ] && ok "a user outside the group cannot connect to the socket" || ko "outside the group: HTTP $c"
+kill -TERM "$SRV9" && wait "$SRV9"
+stop_run
 victim_intact && ok "root's private file never touched" || ko "victim changed"
 finish
