@@ -21,15 +21,18 @@
  *                               (zkey_identity): the entry read by the loader; a stale or bad
  *                               entry is said on stderr and its region dropped
  *   IMPORT     open_import()    the .zkey imported (import_region), the cache entry written
- *                               (write_file; a failure is said and ignored), the region
- *                               published under its name (region_publish) and validated
+ *                               while its points are validated (struct wjob; a failure is
+ *                               said and ignored), the region published under its name
+ *                               (region_publish) and validated
  * States of a named region
  *   TEMPORARY -> PUBLISHED   region_publish() (an import) or the loader's load_commit (a .zka):
  *                            the residency record written, then the rename into its name
  *   PUBLISHED -> EVICTED     zka_keys_evict(): unlinked; processes that map it keep it
  * States of a cache entry
- *   ABSENT | STALE -> WRITTEN   write_file(): unguessable temporary file (O_EXCL|O_NOFOLLOW, in
- *                               the directory opened once), fsync, renameat; mode 0600
+ *   ABSENT | STALE -> WRITTEN   wjob_start/wjob_end: unguessable temporary file
+ *                               (O_EXCL|O_NOFOLLOW, in the directory opened once) written and
+ *                               fsynced on a thread during validation, renameat only after
+ *                               every point passed (else unlinked); mode 0600
  *   WRITTEN -> USED             open_cached(): a hit sets the entry's atime (utimensat)
  *   WRITTEN|USED -> REMOVED     zka_keys_cache_gc(): after each new entry, and by `params gc`,
  *                               the least recently used entries go until the cache fits its
@@ -65,6 +68,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -320,9 +324,90 @@ static void region_drop(struct region *r)
 	memset(r, 0, sizeof *r);
 }
 
-/* Imports zkey (+ r1cs) into a new region (named: a tmp shm object). */
+/* ---- the image written while it is validated ----
+ * A wjob writes the filled image to path through zka_atomic (zk/fmt_atomic.h: an unguessable
+ * temporary name created O_EXCL|O_NOFOLLOW in the directory opened once; mode masked by the
+ * umask) on its own thread, fsyncs it there, and is renamed into place (zka_atomic_commit) only
+ * after every point was validated; a failed validation or write aborts it: nothing is left.
+ * States: IDLE (no path) | OPEN (temporary created, thread writing) -> COMMITTED | ABORTED. */
+struct wjob {
+	const char *path; /* NULL: nothing to write */
+	mode_t mode;
+	zka_atomic a;
+	const uint8_t *img;
+	size_t size;
+	_Atomic int stop; /* validation failed: stop writing */
+	int ret;	  /* 0 or -errno of the write (why in err) */
+	int open, thread;
+	pthread_t th;
+	double t0;
+	char err[600];
+};
+
+static void *wjob_run(void *arg)
+{
+	struct wjob *w = arg;
+	for (size_t done = 0; !w->ret && done < w->size && !atomic_load(&w->stop);) {
+		size_t k = w->size - done > (64u << 20) ? (64u << 20) : w->size - done;
+		w->ret = zka_atomic_write(&w->a, w->img + done, k);
+		done += k;
+	}
+	if (!w->ret && !atomic_load(&w->stop) && (fflush(w->a.f) || fsync(fileno(w->a.f))))
+		w->ret = errno ? -errno : -EIO;
+	if (w->ret)
+		snprintf(w->err, sizeof w->err, "%s: write: %s", w->path, strerror(-w->ret));
+	return NULL;
+}
+
+/* Creates the temporary file and starts writing img (on the calling thread later, in
+ * wjob_end, when no thread can be made). */
+static void wjob_start(struct wjob *w, const void *img, size_t size)
+{
+	if (!w || !w->path)
+		return;
+	w->t0 = now();
+	w->img = img;
+	w->size = size;
+	if ((w->ret = zka_atomic_open_mode(&w->a, w->path, w->mode))) {
+		snprintf(w->err, sizeof w->err, "%s: cannot create: %s", w->path,
+			 strerror(-w->ret));
+		return;
+	}
+	w->open = 1;
+	w->thread = pthread_create(&w->th, NULL, wjob_run, w) == 0;
+}
+
+/* After validation (valid: it passed): joins the writer, then commits or aborts. Sets the
+ * import's write time to what the write added after validation. */
+static void wjob_end(struct wjob *w, int valid)
+{
+	if (!w || !w->path)
+		return;
+	double t0 = now();
+	if (!valid)
+		atomic_store(&w->stop, 1);
+	if (w->thread)
+		pthread_join(w->th, NULL);
+	else if (w->open && valid)
+		wjob_run(w);
+	if (w->open && (!valid || w->ret)) {
+		zka_atomic_abort(&w->a);
+	} else if (w->open) {
+		if ((w->ret = zka_atomic_commit(&w->a)))
+			snprintf(w->err, sizeof w->err, "%s: %s", w->path, strerror(-w->ret));
+	}
+	w->open = w->thread = 0;
+	if (!valid && !w->ret)
+		w->ret = -ECANCELED;
+	last_times.write = now() - t0;
+}
+
+/* Imports zkey (+ r1cs) into a new region (named: a tmp shm object). With w (and w->path), the
+ * image is written to w->path while its points are validated, committed only when they pass
+ * (the outcome of the write in w->ret, w->err). */
 static int import_region(const char *zkey, const char *r1cs, int named, int threads, int progress,
-			 struct region *rg, zka_file_id *kid, char *err, size_t errlen)
+			 struct region *rg, zka_file_id *kid, struct wjob *w, char *err,
+			 size_t errlen)
 {
 	struct stat sb;
 	zka_file_id rid = {0};
@@ -375,9 +460,11 @@ static int import_region(const char *zkey, const char *r1cs, int named, int thre
 	zka_params_plan_fill(&pl, rg->map, threads);
 	double t4 = now();
 	tm.fill = t4 - t3;
+	wjob_start(w, rg->map, rg->size);
 	ret = validate_points(zkey, rg->map, &pl.info, threads, progress, err, errlen);
 	tm.validate = now() - t4;
 	last_times = tm;
+	wjob_end(w, ret == 0);
 	if (ret)
 		region_drop(rg);
 out:
@@ -387,46 +474,17 @@ out:
 	return ret;
 }
 
-/* Writes the image to path atomically through zka_atomic (zk/fmt_atomic.h): an unguessable
- * temporary name created O_EXCL|O_NOFOLLOW in the directory opened once, fsync, renameat; mode
- * is masked by the umask. Nothing is left on failure. */
-static int write_file(const char *path, const void *img, size_t size, mode_t mode, char *err,
-		      size_t errlen)
-{
-	zka_atomic a;
-	double t0 = now();
-	int ret = zka_atomic_open_mode(&a, path, mode);
-	if (ret) {
-		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(-ret));
-		return ret;
-	}
-	for (size_t done = 0; !ret && done < size;) {
-		size_t k = size - done > (1u << 30) ? (1u << 30) : size - done;
-		ret = zka_atomic_write(&a, (const uint8_t *)img + done, k);
-		done += k;
-	}
-	if (ret) {
-		zka_atomic_abort(&a);
-		snprintf(err, errlen, "%s: write: %s", path, strerror(-ret));
-		return ret;
-	}
-	if ((ret = zka_atomic_commit(&a))) {
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		return ret;
-	}
-	last_times.write = now() - t0;
-	return 0;
-}
-
 int zka_keys_import(const char *zkey, const char *r1cs, const char *out, int threads, int progress,
 		    char *err, size_t errlen)
 {
 	struct region rg;
 	zka_file_id kid;
-	int ret = import_region(zkey, r1cs, 0, threads, progress, &rg, &kid, err, errlen);
+	struct wjob w = {.path = out, .mode = 0666};
+	int ret = import_region(zkey, r1cs, 0, threads, progress, &rg, &kid, &w, err, errlen);
 	if (ret)
 		return ret;
-	ret = write_file(out, rg.map, rg.size, 0666, err, errlen);
+	if ((ret = w.ret))
+		snprintf(err, errlen, "%s", w.err);
 	region_drop(&rg);
 	return ret;
 }
@@ -841,23 +899,25 @@ static int open_import(struct req *q)
 	const char *path = q->path, *cached = "not cached";
 	char why[600] = "", name[64];
 	struct region rg;
+	char dir[PATH_MAX];
+	struct wjob w = {.mode = 0600};
+	zka_keys_cache_dir(dir, sizeof dir);
+	if (q->cpath[0] && zka_keys_cache_check(dir, 1, why, sizeof why))
+		fprintf(stderr, "zkarena: cannot cache %s (%s); continuing without\n", path, why);
+	else if (q->cpath[0])
+		w.path = q->cpath; /* written while the points are validated */
 	int ret = import_region(path, o->r1cs, o->shm != NULL, o->threads, o->progress, &rg,
-				&q->kid, q->err, q->errlen);
+				&q->kid, &w, q->err, q->errlen);
 	if (ret)
 		return ret;
 	if (!q->cpath[0] && !o->no_cache) { /* said, never a silent fallback */
-		char dir[PATH_MAX];
-		zka_keys_cache_dir(dir, sizeof dir);
 		zka_keys_cache_check(dir, 0, why, sizeof why);
 		fprintf(stderr, "zkarena: cannot cache %s (%s); continuing without\n", path, why);
 	}
-	if (q->cpath[0]) {
-		char dir[PATH_MAX];
-		zka_keys_cache_dir(dir, sizeof dir);
-		if (zka_keys_cache_check(dir, 1, why, sizeof why) ||
-		    write_file(q->cpath, rg.map, rg.size, 0600, why, sizeof why))
+	if (w.path) {
+		if (w.ret)
 			fprintf(stderr, "zkarena: cannot cache %s (%s); continuing without\n", path,
-				why);
+				w.err);
 		else
 			cached = q->cpath;
 		uint64_t max = 0, left = 0;

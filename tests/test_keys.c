@@ -19,6 +19,7 @@
 #include "zk/wtns.h"
 #include "zk/zkey.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gmp.h>
@@ -570,11 +571,28 @@ static void test_planted(void)
 	CU_ASSERT(seen_group[1][1] && seen_group[0][0] && seen_group[0][1]);
 }
 
+/* Entries of dir whose names start with prefix ("" : all but . and ..). */
+static int dir_entries(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	if (!d)
+		return -1;
+	for (struct dirent *e; (e = readdir(d));)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    !strncmp(e->d_name, prefix, strlen(prefix)))
+			n++;
+	closedir(d);
+	return n;
+}
+
 /* A synthetic BN254 key whose B2 holds a few thousand points (batches of the batched G2 test,
  * zk/subgroup_batch_tmpl.h, split over 2 threads): the .zka of the batched import is
- * byte-identical to ZKA_VALIDATE_EXACT=1's; with one or two off-subgroup or off-curve points
- * planted at random indices of B2, both paths refuse it naming the section and the lowest
- * index, and write nothing. */
+ * byte-identical to ZKA_VALIDATE_EXACT=1's and to the cache entry zka_keys_open writes
+ * (during validation); with one or two off-subgroup or off-curve points planted at random
+ * indices of B2, both paths refuse it naming the section and the lowest index, by
+ * zka_keys_import and by zka_keys_open, and leave nothing: no .zka, no temporary file beside
+ * it, no cache entry or temporary in the cache directory. */
 static void test_planted_batched(void)
 {
 	zka_r1cs cs;
@@ -595,11 +613,24 @@ static void test_planted_batched(void)
 	setenv("ZKA_VALIDATE_EXACT", "1", 1);
 	CU_ASSERT_FATAL(zka_keys_import(zk, NULL, b, 2, 0, err, sizeof err) == 0);
 	unsetenv("ZKA_VALIDATE_EXACT");
-	size_t na, nb, n, off = 0, sz = 0;
-	uint8_t *x = slurp(a, &na), *y = slurp(b, &nb);
+	size_t na, nb, nc, n, off = 0, sz = 0;
+	char *prev = getenv("ZKARENA_CACHE") ? strdup(getenv("ZKARENA_CACHE")) : NULL;
+	char cdir[800];
+	snprintf(cdir, sizeof cdir, "%s", tmp("cache-g2"));
+	setenv("ZKARENA_CACHE", cdir, 1);
+	zka_params p;
+	zka_keys_info ki;
+	zka_keys_opts ko = {0};
+	CU_ASSERT_FATAL(zka_keys_open(zk, &ko, &p, &ki, err, sizeof err) == 0);
+	zka_params_close(&p);
+	uint8_t *x = slurp(a, &na), *y = slurp(b, &nb), *z = slurp(ki.file, &nc);
 	CU_ASSERT(x && y && na == nb && !memcmp(x, y, na));
+	CU_ASSERT(z && nc == na && !memcmp(x, z, na));
+	CU_ASSERT(dir_entries(cdir, "") == 1);
+	unlink(ki.file);
 	free(x);
 	free(y);
+	free(z);
 	uint8_t *f = slurp(zk, &n);
 	CU_ASSERT_FATAL(f && zkey_section(f, n, 7, &off, &sz));
 	const size_t psz = zka_g2_bytes(c);
@@ -647,9 +678,21 @@ static void test_planted_batched(void)
 				fprintf(stderr, "\nexact=%d: wanted '%s', got: %s\n", exact, want,
 					err);
 			CU_ASSERT(access(out, F_OK) != 0);
+			CU_ASSERT(dir_entries(tmpdir, ".planted-b.zka.tmp") == 0);
+			if (exact)
+				setenv("ZKA_VALIDATE_EXACT", "1", 1);
+			r = zka_keys_open(pz, &ko, &p, &ki, err, sizeof err);
+			unsetenv("ZKA_VALIDATE_EXACT");
+			CU_ASSERT(r == -EINVAL && strstr(err, want) != NULL);
+			CU_ASSERT(dir_entries(cdir, "") == 0);
 		}
 		memcpy(f + off, keep, sz);
 	}
+	if (prev)
+		setenv("ZKARENA_CACHE", prev, 1);
+	else
+		unsetenv("ZKARENA_CACHE");
+	free(prev);
 	free(keep);
 	free(f);
 }
