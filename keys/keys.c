@@ -1066,7 +1066,7 @@ int zka_keys_find_resident(const char *path, const char *r1cs, char name[64])
 		uint64_t size = 0;
 		zka_params_info in;
 		zka_params_res res;
-		snprintf(n, sizeof n, "/%s", e->d_name);
+		snprintf(n, sizeof n, "/%.62s", e->d_name);
 		if (read_region_header(n, hdr, &size, 1, why, sizeof why) ||
 		    zka_params_header(hdr, &in, why, sizeof why) || in.total != size)
 			continue;
@@ -1156,7 +1156,7 @@ int zka_keys_list(zka_keys_region **out)
 		}
 		zka_keys_region *r = &v[n++];
 		memset(r, 0, sizeof *r);
-		snprintf(r->name, sizeof r->name, "/%s", e->d_name);
+		snprintf(r->name, sizeof r->name, "/%.62s", e->d_name);
 		r->resident = res;
 		char why[200];
 		r->ok = read_region_header(r->name, hdr, &r->size, 0, why, sizeof why) == 0 &&
