@@ -192,6 +192,7 @@ static inline int ZKA_CAT2(CURVE, g2_aff_in_group)(const ZKA_CAT2(CURVE, g2_aff)
  * bound). */
 #define SB_G ZKA_CAT2(CURVE, g2)
 #define SB_FQ ZKA_CAT2(CURVE, fq)
+#define SB_FQ2 ZKA_CAT2(CURVE, fq2)
 #define SB_REPS 5
 #include "zk/subgroup_batch_tmpl.h"
 #endif
