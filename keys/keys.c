@@ -21,15 +21,18 @@
  *                               (zkey_identity): the entry read by the loader; a stale or bad
  *                               entry is said on stderr and its region dropped
  *   IMPORT     open_import()    the .zkey imported (import_region), the cache entry written
- *                               (write_file; a failure is said and ignored), the region
- *                               published under its name (region_publish) and validated
+ *                               while its points are validated (struct wjob; a failure is
+ *                               said and ignored), the region published under its name
+ *                               (region_publish) and validated
  * States of a named region
  *   TEMPORARY -> PUBLISHED   region_publish() (an import) or the loader's load_commit (a .zka):
  *                            the residency record written, then the rename into its name
  *   PUBLISHED -> EVICTED     zka_keys_evict(): unlinked; processes that map it keep it
  * States of a cache entry
- *   ABSENT | STALE -> WRITTEN   write_file(): unguessable temporary file (O_EXCL|O_NOFOLLOW, in
- *                               the directory opened once), fsync, renameat; mode 0600
+ *   ABSENT | STALE -> WRITTEN   wjob_start/wjob_end: unguessable temporary file
+ *                               (O_EXCL|O_NOFOLLOW, in the directory opened once) written and
+ *                               fsynced on a thread during validation, renameat only after
+ *                               every point passed (else unlinked); mode 0600
  *   WRITTEN -> USED             open_cached(): a hit sets the entry's atime (utimensat)
  *   WRITTEN|USED -> REMOVED     zka_keys_cache_gc(): after each new entry, and by `params gc`,
  *                               the least recently used entries go until the cache fits its
@@ -65,6 +68,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -160,26 +164,43 @@ struct vctx {
 	int progress;
 	double t0;
 	const char *path;
+	int batch; /* G2 by the curve's g2_check_batch, batches of step points */
 };
+
+/* Records the failure of point k (code r), keeping the lowest index. */
+static void check_fail(struct vctx *v, uint64_t k, int r)
+{
+	uint64_t cur = atomic_load(&v->bad);
+	while (k < cur && !atomic_compare_exchange_weak(&v->bad, &cur, k))
+		;
+	if (atomic_load(&v->bad) == k)
+		atomic_store(&v->code, r);
+}
 
 static void check_range(void *arg, size_t begin, size_t end, int tid)
 {
 	struct vctx *v = arg;
-	const size_t step = 4096;
+	const size_t step = v->batch ? 8192 : 4096;
 	double last = 0;
 	for (size_t i = begin; i < end; i += step) {
 		size_t e = i + step < end ? i + step : end;
-		for (size_t k = i; k < e; k++) {
+		if (v->batch) {
+			size_t bad = 0;
+			if (i >= atomic_load(&v->bad))
+				return; /* a lower index already failed */
+			int r = v->c->g2_check_batch(v->p + i * v->sz, e - i, &bad);
+			if (r) {
+				check_fail(v, i + bad, r);
+				return;
+			}
+		}
+		for (size_t k = i; k < e && !v->batch; k++) {
 			if (k >= atomic_load(&v->bad))
 				return; /* a lower index already failed */
 			int r = v->g2 ? v->c->g2_check(v->p + k * v->sz)
 				      : v->c->g1_check(v->p + k * v->sz);
 			if (r) {
-				uint64_t cur = atomic_load(&v->bad);
-				while (k < cur && !atomic_compare_exchange_weak(&v->bad, &cur, k))
-					;
-				if (atomic_load(&v->bad) == k)
-					atomic_store(&v->code, r);
+				check_fail(v, k, r);
 				return;
 			}
 		}
@@ -193,12 +214,23 @@ static void check_range(void *arg, size_t begin, size_t end, int tid)
 	}
 }
 
-/* Checks every point of the image's sections 0..11; -EINVAL naming section and index. */
+/* 1 when $ZKA_VALIDATE_EXACT asks for the per-point subgroup tests (set, not "" or "0"). */
+static int validate_exact(void)
+{
+	const char *e = getenv("ZKA_VALIDATE_EXACT");
+	return e && *e && strcmp(e, "0");
+}
+
+/* Checks every point of the image's sections 0..11; -EINVAL naming section and index. G1
+ * points and BLS12-381 G2 points are checked one by one; BN254 G2 points in batches by the
+ * curve's g2_check_batch (one random combination test per batch, repeated; a failing batch
+ * checked point by point: the same answer, docs/keys.md), unless ZKA_VALIDATE_EXACT=1. */
 static int validate_points(const char *path, const void *image, const zka_params_info *in,
 			   int threads, int progress, char *err, size_t errlen)
 {
 	static const int g2[12] = {0, 0, 1, 1, 0, 1, 0, 0, 0, 1, 0, 0};
 	const zka_curve *c = in->curve;
+	const int batch = c->g2_check_batch && !validate_exact();
 	_Atomic uint64_t done = 0;
 	uint64_t total = 0;
 	for (int s = 0; s < 12; s++)
@@ -218,7 +250,8 @@ static int validate_points(const char *path, const void *image, const zka_params
 				 .total = total,
 				 .progress = show,
 				 .t0 = t0,
-				 .path = path};
+				 .path = path,
+				 .batch = batch && g2[s]};
 		zka_par_for(n < 1024 ? 1 : t, n, check_range, &v);
 		if (atomic_load(&v.bad) != UINT64_MAX) {
 			if (show && now() - t0 > 1.0)
@@ -291,9 +324,90 @@ static void region_drop(struct region *r)
 	memset(r, 0, sizeof *r);
 }
 
-/* Imports zkey (+ r1cs) into a new region (named: a tmp shm object). */
+/* ---- the image written while it is validated ----
+ * A wjob writes the filled image to path through zka_atomic (zk/fmt_atomic.h: an unguessable
+ * temporary name created O_EXCL|O_NOFOLLOW in the directory opened once; mode masked by the
+ * umask) on its own thread, fsyncs it there, and is renamed into place (zka_atomic_commit) only
+ * after every point was validated; a failed validation or write aborts it: nothing is left.
+ * States: IDLE (no path) | OPEN (temporary created, thread writing) -> COMMITTED | ABORTED. */
+struct wjob {
+	const char *path; /* NULL: nothing to write */
+	mode_t mode;
+	zka_atomic a;
+	const uint8_t *img;
+	size_t size;
+	_Atomic int stop; /* validation failed: stop writing */
+	int ret;	  /* 0 or -errno of the write (why in err) */
+	int open, thread;
+	pthread_t th;
+	double t0;
+	char err[600];
+};
+
+static void *wjob_run(void *arg)
+{
+	struct wjob *w = arg;
+	for (size_t done = 0; !w->ret && done < w->size && !atomic_load(&w->stop);) {
+		size_t k = w->size - done > (64u << 20) ? (64u << 20) : w->size - done;
+		w->ret = zka_atomic_write(&w->a, w->img + done, k);
+		done += k;
+	}
+	if (!w->ret && !atomic_load(&w->stop) && (fflush(w->a.f) || fsync(fileno(w->a.f))))
+		w->ret = errno ? -errno : -EIO;
+	if (w->ret)
+		snprintf(w->err, sizeof w->err, "%s: write: %s", w->path, strerror(-w->ret));
+	return NULL;
+}
+
+/* Creates the temporary file and starts writing img (on the calling thread later, in
+ * wjob_end, when no thread can be made). */
+static void wjob_start(struct wjob *w, const void *img, size_t size)
+{
+	if (!w || !w->path)
+		return;
+	w->t0 = now();
+	w->img = img;
+	w->size = size;
+	if ((w->ret = zka_atomic_open_mode(&w->a, w->path, w->mode))) {
+		snprintf(w->err, sizeof w->err, "%s: cannot create: %s", w->path,
+			 strerror(-w->ret));
+		return;
+	}
+	w->open = 1;
+	w->thread = pthread_create(&w->th, NULL, wjob_run, w) == 0;
+}
+
+/* After validation (valid: it passed): joins the writer, then commits or aborts. Sets the
+ * import's write time to what the write added after validation. */
+static void wjob_end(struct wjob *w, int valid)
+{
+	if (!w || !w->path)
+		return;
+	double t0 = now();
+	if (!valid)
+		atomic_store(&w->stop, 1);
+	if (w->thread)
+		pthread_join(w->th, NULL);
+	else if (w->open && valid)
+		wjob_run(w);
+	if (w->open && (!valid || w->ret)) {
+		zka_atomic_abort(&w->a);
+	} else if (w->open) {
+		if ((w->ret = zka_atomic_commit(&w->a)))
+			snprintf(w->err, sizeof w->err, "%s: %s", w->path, strerror(-w->ret));
+	}
+	w->open = w->thread = 0;
+	if (!valid && !w->ret)
+		w->ret = -ECANCELED;
+	last_times.write = now() - t0;
+}
+
+/* Imports zkey (+ r1cs) into a new region (named: a tmp shm object). With w (and w->path), the
+ * image is written to w->path while its points are validated, committed only when they pass
+ * (the outcome of the write in w->ret, w->err). */
 static int import_region(const char *zkey, const char *r1cs, int named, int threads, int progress,
-			 struct region *rg, zka_file_id *kid, char *err, size_t errlen)
+			 struct region *rg, zka_file_id *kid, struct wjob *w, char *err,
+			 size_t errlen)
 {
 	struct stat sb;
 	zka_file_id rid = {0};
@@ -346,9 +460,11 @@ static int import_region(const char *zkey, const char *r1cs, int named, int thre
 	zka_params_plan_fill(&pl, rg->map, threads);
 	double t4 = now();
 	tm.fill = t4 - t3;
+	wjob_start(w, rg->map, rg->size);
 	ret = validate_points(zkey, rg->map, &pl.info, threads, progress, err, errlen);
 	tm.validate = now() - t4;
 	last_times = tm;
+	wjob_end(w, ret == 0);
 	if (ret)
 		region_drop(rg);
 out:
@@ -358,46 +474,17 @@ out:
 	return ret;
 }
 
-/* Writes the image to path atomically through zka_atomic (zk/fmt_atomic.h): an unguessable
- * temporary name created O_EXCL|O_NOFOLLOW in the directory opened once, fsync, renameat; mode
- * is masked by the umask. Nothing is left on failure. */
-static int write_file(const char *path, const void *img, size_t size, mode_t mode, char *err,
-		      size_t errlen)
-{
-	zka_atomic a;
-	double t0 = now();
-	int ret = zka_atomic_open_mode(&a, path, mode);
-	if (ret) {
-		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(-ret));
-		return ret;
-	}
-	for (size_t done = 0; !ret && done < size;) {
-		size_t k = size - done > (1u << 30) ? (1u << 30) : size - done;
-		ret = zka_atomic_write(&a, (const uint8_t *)img + done, k);
-		done += k;
-	}
-	if (ret) {
-		zka_atomic_abort(&a);
-		snprintf(err, errlen, "%s: write: %s", path, strerror(-ret));
-		return ret;
-	}
-	if ((ret = zka_atomic_commit(&a))) {
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		return ret;
-	}
-	last_times.write = now() - t0;
-	return 0;
-}
-
 int zka_keys_import(const char *zkey, const char *r1cs, const char *out, int threads, int progress,
 		    char *err, size_t errlen)
 {
 	struct region rg;
 	zka_file_id kid;
-	int ret = import_region(zkey, r1cs, 0, threads, progress, &rg, &kid, err, errlen);
+	struct wjob w = {.path = out, .mode = 0666};
+	int ret = import_region(zkey, r1cs, 0, threads, progress, &rg, &kid, &w, err, errlen);
 	if (ret)
 		return ret;
-	ret = write_file(out, rg.map, rg.size, 0666, err, errlen);
+	if ((ret = w.ret))
+		snprintf(err, errlen, "%s", w.err);
 	region_drop(&rg);
 	return ret;
 }
@@ -812,23 +899,25 @@ static int open_import(struct req *q)
 	const char *path = q->path, *cached = "not cached";
 	char why[600] = "", name[64];
 	struct region rg;
+	char dir[PATH_MAX];
+	struct wjob w = {.mode = 0600};
+	zka_keys_cache_dir(dir, sizeof dir);
+	if (q->cpath[0] && zka_keys_cache_check(dir, 1, why, sizeof why))
+		fprintf(stderr, "zkarena: cannot cache %s (%s); continuing without\n", path, why);
+	else if (q->cpath[0])
+		w.path = q->cpath; /* written while the points are validated */
 	int ret = import_region(path, o->r1cs, o->shm != NULL, o->threads, o->progress, &rg,
-				&q->kid, q->err, q->errlen);
+				&q->kid, &w, q->err, q->errlen);
 	if (ret)
 		return ret;
 	if (!q->cpath[0] && !o->no_cache) { /* said, never a silent fallback */
-		char dir[PATH_MAX];
-		zka_keys_cache_dir(dir, sizeof dir);
 		zka_keys_cache_check(dir, 0, why, sizeof why);
 		fprintf(stderr, "zkarena: cannot cache %s (%s); continuing without\n", path, why);
 	}
-	if (q->cpath[0]) {
-		char dir[PATH_MAX];
-		zka_keys_cache_dir(dir, sizeof dir);
-		if (zka_keys_cache_check(dir, 1, why, sizeof why) ||
-		    write_file(q->cpath, rg.map, rg.size, 0600, why, sizeof why))
+	if (w.path) {
+		if (w.ret)
 			fprintf(stderr, "zkarena: cannot cache %s (%s); continuing without\n", path,
-				why);
+				w.err);
 		else
 			cached = q->cpath;
 		uint64_t max = 0, left = 0;
@@ -977,7 +1066,7 @@ int zka_keys_find_resident(const char *path, const char *r1cs, char name[64])
 		uint64_t size = 0;
 		zka_params_info in;
 		zka_params_res res;
-		snprintf(n, sizeof n, "/%s", e->d_name);
+		snprintf(n, sizeof n, "/%.62s", e->d_name);
 		if (read_region_header(n, hdr, &size, 1, why, sizeof why) ||
 		    zka_params_header(hdr, &in, why, sizeof why) || in.total != size)
 			continue;
@@ -1067,7 +1156,7 @@ int zka_keys_list(zka_keys_region **out)
 		}
 		zka_keys_region *r = &v[n++];
 		memset(r, 0, sizeof *r);
-		snprintf(r->name, sizeof r->name, "/%s", e->d_name);
+		snprintf(r->name, sizeof r->name, "/%.62s", e->d_name);
 		r->resident = res;
 		char why[200];
 		r->ok = read_region_header(r->name, hdr, &r->size, 0, why, sizeof why) == 0 &&

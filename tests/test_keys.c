@@ -14,9 +14,12 @@
 #include "zk/abc.h"
 #include "zk/bls12_381.h"
 #include "zk/bn254.h"
+#include "zk/setup.h"
+#include "zk/synthetic.h"
 #include "zk/wtns.h"
 #include "zk/zkey.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gmp.h>
@@ -548,7 +551,10 @@ static void test_planted(void)
 		spit(zk, f, n);
 		unlink(out);
 		char err[1024] = "", want[128];
+		if (round & 1) /* odd rounds by the per-point path, even ones batched (BN254 G2) */
+			setenv("ZKA_VALIDATE_EXACT", "1", 1);
 		int r = zka_keys_import(zk, NULL, out, 2, 0, err, sizeof err);
+		unsetenv("ZKA_VALIDATE_EXACT");
 		const char *what = group ? "not in the subgroup" : "not on the curve";
 		if (sects[si].zsect == 3) /* IC is checked by the .zkey reader */
 			snprintf(want, sizeof want, "IC[%u]: point %s", idx, what);
@@ -563,6 +569,132 @@ static void test_planted(void)
 		free(f);
 	}
 	CU_ASSERT(seen_group[1][1] && seen_group[0][0] && seen_group[0][1]);
+}
+
+/* Entries of dir whose names start with prefix ("" : all but . and ..). */
+static int dir_entries(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	if (!d)
+		return -1;
+	for (struct dirent *e; (e = readdir(d));)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    !strncmp(e->d_name, prefix, strlen(prefix)))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* A synthetic BN254 key whose B2 holds a few thousand points (batches of the batched G2 test,
+ * zk/subgroup_batch_tmpl.h, split over 2 threads): the .zka of the batched import is
+ * byte-identical to ZKA_VALIDATE_EXACT=1's and to the cache entry zka_keys_open writes
+ * (during validation); with one or two off-subgroup or off-curve points planted at random
+ * indices of B2, both paths refuse it naming the section and the lowest index, by
+ * zka_keys_import and by zka_keys_open, and leave nothing: no .zka, no temporary file beside
+ * it, no cache entry or temporary in the cache directory. */
+static void test_planted_batched(void)
+{
+	zka_r1cs cs;
+	zka_witness w;
+	zka_pk pk;
+	zka_toxic tw;
+	char err[1024] = "";
+	const zka_curve *c = &zka_curve_bn254;
+	CU_ASSERT_FATAL(zka_synthetic_circuit(c, 3000, 2, zka_test_rand64(), &cs, &w) == 0);
+	zka_toxic_from_seed(&tw, c, zka_test_rand64());
+	CU_ASSERT_FATAL(zka_setup(&cs, &tw, &pk, NULL, 2) == 0);
+	const char *zk = tmp("batch.zkey"), *a = tmp("batch.zka"), *b = tmp("batch-exact.zka");
+	CU_ASSERT_FATAL(zka_zkey_write(zk, &pk, 0, err, sizeof err) == 0);
+	zka_pk_free(&pk);
+	zka_r1cs_free(&cs);
+	zka_witness_free(&w);
+	CU_ASSERT_FATAL(zka_keys_import(zk, NULL, a, 2, 0, err, sizeof err) == 0);
+	setenv("ZKA_VALIDATE_EXACT", "1", 1);
+	CU_ASSERT_FATAL(zka_keys_import(zk, NULL, b, 2, 0, err, sizeof err) == 0);
+	unsetenv("ZKA_VALIDATE_EXACT");
+	size_t na, nb, nc, n, off = 0, sz = 0;
+	char *prev = getenv("ZKARENA_CACHE") ? strdup(getenv("ZKARENA_CACHE")) : NULL;
+	char cdir[800];
+	snprintf(cdir, sizeof cdir, "%s", tmp("cache-g2"));
+	setenv("ZKARENA_CACHE", cdir, 1);
+	zka_params p;
+	zka_keys_info ki;
+	zka_keys_opts ko = {0};
+	CU_ASSERT_FATAL(zka_keys_open(zk, &ko, &p, &ki, err, sizeof err) == 0);
+	zka_params_close(&p);
+	uint8_t *x = slurp(a, &na), *y = slurp(b, &nb), *z = slurp(ki.file, &nc);
+	CU_ASSERT(x && y && na == nb && !memcmp(x, y, na));
+	CU_ASSERT(z && nc == na && !memcmp(x, z, na));
+	CU_ASSERT(dir_entries(cdir, "") == 1);
+	unlink(ki.file);
+	free(x);
+	free(y);
+	free(z);
+	uint8_t *f = slurp(zk, &n);
+	CU_ASSERT_FATAL(f && zkey_section(f, n, 7, &off, &sz));
+	const size_t psz = zka_g2_bytes(c);
+	uint32_t npts = (uint32_t)(sz / psz);
+	CU_ASSERT_FATAL(npts >= 2048);
+	uint8_t *keep = malloc(sz);
+	CU_ASSERT_FATAL(keep != NULL);
+	memcpy(keep, f + off, sz);
+	for (int round = 0; round < 8; round++) {
+		uint32_t idx[2], low = UINT32_MAX;
+		int group[2], lowgroup = 0;
+		for (int k = 0; k < 1 + (round >= 4); k++) {
+			uint8_t *pt;
+			do { /* a point that is not infinity */
+				idx[k] = (uint32_t)(zka_test_rand64() % npts);
+				pt = f + off + (size_t)idx[k] * psz;
+			} while (pt[0] == 0 && !memcmp(pt, pt + 1, psz - 1));
+			group[k] = round % 4 != 3 && !(round == 6 && k == 1);
+			if (group[k]) {
+				off_subgroup_point(c, 1, pt);
+			} else {
+				uint64_t lo;
+				memcpy(&lo, pt + psz - c->n8q, 8);
+				lo += 1;
+				memcpy(pt + psz - c->n8q, &lo, 8);
+			}
+			if (idx[k] <= low) { /* the same index twice: the last plant stays */
+				low = idx[k];
+				lowgroup = group[k];
+			}
+		}
+		const char *pz = tmp("planted-b.zkey"), *out = tmp("planted-b.zka");
+		spit(pz, f, n);
+		char want[128];
+		snprintf(want, sizeof want, "section B2: point %u is %s", low,
+			 lowgroup ? "not in the subgroup" : "not on the curve");
+		for (int exact = 0; exact < 2; exact++) {
+			unlink(out);
+			if (exact)
+				setenv("ZKA_VALIDATE_EXACT", "1", 1);
+			int r = zka_keys_import(pz, NULL, out, 2, 0, err, sizeof err);
+			unsetenv("ZKA_VALIDATE_EXACT");
+			CU_ASSERT(r == -EINVAL && strstr(err, want) != NULL);
+			if (!strstr(err, want))
+				fprintf(stderr, "\nexact=%d: wanted '%s', got: %s\n", exact, want,
+					err);
+			CU_ASSERT(access(out, F_OK) != 0);
+			CU_ASSERT(dir_entries(tmpdir, ".planted-b.zka.tmp") == 0);
+			if (exact)
+				setenv("ZKA_VALIDATE_EXACT", "1", 1);
+			r = zka_keys_open(pz, &ko, &p, &ki, err, sizeof err);
+			unsetenv("ZKA_VALIDATE_EXACT");
+			CU_ASSERT(r == -EINVAL && strstr(err, want) != NULL);
+			CU_ASSERT(dir_entries(cdir, "") == 0);
+		}
+		memcpy(f + off, keep, sz);
+	}
+	if (prev)
+		setenv("ZKARENA_CACHE", prev, 1);
+	else
+		unsetenv("ZKARENA_CACHE");
+	free(prev);
+	free(keep);
+	free(f);
 }
 
 /* The import's image does not depend on the threads that validate and fill it: 1 and 3
@@ -742,6 +874,7 @@ int main(void)
 	    {"import -> load -> prove == .zkey proof", test_identical_proofs},
 	    {"corrupt, truncated, mismatched files", test_bad_files},
 	    {"planted off-curve and off-subgroup points refused at import", test_planted},
+	    {"batched G2 validation: same .zka, planted points named", test_planted_batched},
 	    {"the .zka does not depend on the import's threads", test_import_identical},
 	    {"the loader's region consumer", test_region_consumer},
 	    {"resident key without opening the key file", test_resident},

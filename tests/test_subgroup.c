@@ -10,6 +10,7 @@
 #include "tests/testutil.h"
 #include "zk/bls12_381.h"
 #include "zk/bn254.h"
+#include "zk/curve.h"
 
 #include <gmp.h>
 #include <inttypes.h>
@@ -266,6 +267,198 @@ static void test_phi_bls12_381(void)
 	CU_ASSERT_FATAL(bls12_381_g1_eq(&a, &b)); /* phi(G) = -[x^2] G */
 }
 
+/* ---- the batched BN254 G2 test (zk/subgroup_batch_tmpl.h) ---- */
+
+/* n distinct random subgroup points of BN254 G2: S + i T for random subgroup points S, T. */
+static void batch_points(bn254_g2_aff *out, size_t n)
+{
+	bn254_g2_jac s, t;
+	rand_sub_bn254_g2(&s);
+	rand_sub_bn254_g2(&t);
+	for (size_t i = 0; i < n; i++) {
+		bn254_g2_to_aff(&out[i], &s);
+		bn254_g2_add(&s, &s, &t);
+	}
+}
+
+/* a point of the twist off G2: random, the cofactor not cleared (checked by r*P) */
+static void off_g2(bn254_g2_aff *a)
+{
+	do
+		rand_curve_g2_bn254(a);
+	while (bn254_g2_aff_in_group_ref(a));
+}
+
+/* The soundness premises: h2 = 10069 * 5864401 * 1875725156269 * p178, each factor prime,
+ * gcd(h2, r) = 1 (and [h2 r] kills random points of the twist: test_bn254_g2); the least
+ * prime factor 10069 gives p1 = ceil(2^16 / 10069) / 2^16 = 7 / 2^16
+ * per repetition, and p1^reps <= 2^-64. Then a point whose cofactor component has order 10069
+ * only (the hardest case) passes a combination exactly when its scalar is 0 mod 10069, as the
+ * argument says, and is caught otherwise. */
+static void test_batch_soundness(void)
+{
+	mpz_t h, r, t, b;
+	mpz_inits(h, r, t, b, NULL);
+	mpz_import(h, BN254_G2_H_LIMBS, -1, 8, 0, 0, BN254_G2_H);
+	mpz_import(r, 4, -1, 8, 0, 0, BN254_R_PLAIN);
+	mpz_gcd(t, h, r);
+	CU_ASSERT_FATAL(mpz_cmp_ui(t, 1) == 0);
+	static const unsigned long small[] = {10069ul, 5864401ul, 1875725156269ul};
+	mpz_set(t, h);
+	for (int i = 0; i < 3; i++) {
+		mpz_set_ui(b, small[i]);
+		CU_ASSERT_FATAL(mpz_probab_prime_p(b, 50) == 2);
+		CU_ASSERT_FATAL(mpz_divisible_ui_p(t, small[i]));
+		mpz_divexact_ui(t, t, small[i]);
+	}
+	CU_ASSERT_FATAL(mpz_probab_prime_p(t, 50) >= 1 && mpz_sizeinbase(t, 2) == 178);
+	CU_ASSERT_FATAL(mpz_cmp_ui(t, 10069) > 0 && BN254_G2_H_SMALL == 10069u);
+	/* (ceil(2^16 / l))^reps * 2^64 <= 2^(16 reps) */
+	int reps = bn254_g2_batch_reps();
+	unsigned long m = (65536ul + 10069 - 1) / 10069;
+	CU_ASSERT_FATAL(m == 7);
+	mpz_ui_pow_ui(t, m, (unsigned long)reps);
+	mpz_mul_2exp(t, t, 64);
+	mpz_set_ui(b, 1);
+	mpz_mul_2exp(b, b, 16 * (unsigned long)reps);
+	CU_ASSERT_FATAL(mpz_cmp(t, b) <= 0);
+	/* T of order 10069: [n / 10069] R, R random, not infinity */
+	mpz_mul(t, h, r);
+	mpz_divexact_ui(t, t, 10069);
+	bn254_g2_jac tj;
+	rand_mul_bn254_g2(&tj, t);
+	enum { N = 100 };
+	static bn254_g2_aff pts[N];
+	static uint16_t c[N];
+	static bn254_g2_sb_scratch bk = {.affine = 1};
+	batch_points(pts, N);
+	size_t j = (size_t)(rnd() % N);
+	bn254_g2_jac pj;
+	bn254_g2_from_aff(&pj, &pts[j]);
+	bn254_g2_add(&pj, &pj, &tj);
+	bn254_g2_to_aff(&pts[j], &pj);
+	CU_ASSERT_FATAL(!bn254_g2_aff_in_group(&pts[j]));
+	for (int i = 0; i < N; i++)
+		c[i] = (uint16_t)rnd();
+	for (uint16_t k = 0; k <= 6; k++) { /* 0 mod 10069: passes, as the argument allows */
+		c[j] = (uint16_t)(k * 10069u);
+		CU_ASSERT(bn254_g2_batch_in_group(pts, N, c, 1, &bk) == 1);
+		c[j] = (uint16_t)(k * 10069u + 1 + rnd() % 10068);
+		CU_ASSERT(bn254_g2_batch_in_group(pts, N, c, 1, &bk) == 0);
+	}
+	mpz_clears(h, r, t, b, NULL);
+}
+
+/* The combination sum c_i P_i of the batched test, by affine buckets (the default), by XYZZ
+ * buckets only and naively (a multiplication a point), agree: on sets with many repeated
+ * points, negations (bucket sums of P + (-P): infinity, then refilled), infinity, points off
+ * the subgroup, and scalars that crowd few buckets (conflicts in the affine batches). */
+static void test_batch_sums(void)
+{
+	static bn254_g2_sb_scratch sa = {.affine = 1}, sx = {.affine = 0};
+	enum { NMAX = 3000 };
+	static bn254_g2_aff pts[NMAX], base[8];
+	static uint16_t c[NMAX];
+	batch_points(base, 6);
+	off_g2(&base[6]);
+	memset(&base[7], 0, sizeof base[7]);
+	static const size_t sizes[] = {100, 600, 3000};
+	for (size_t si = 0; si < 3; si++) {
+		size_t n = sizes[si];
+		for (int kind = 0; kind < 3; kind++) {
+			for (size_t i = 0; i < n; i++) {
+				bn254_g2_aff *b = &base[rnd() % 8];
+				if (rnd() & 1)
+					bn254_g2_aff_neg(&pts[i], b);
+				else
+					pts[i] = *b;
+				/* 0: random scalars; 1: four values; 2: one value */
+				c[i] = kind == 0   ? (uint16_t)rnd()
+				       : kind == 1 ? (uint16_t)(0x0101u * (1 + rnd() % 4))
+						   : 0x8181u;
+			}
+			bn254_g2_jac a, x, v, t;
+			bn254_g2_set_inf(&v);
+			for (size_t i = 0; i < n; i++) {
+				uint64_t k = c[i];
+				bn254_g2_from_aff(&t, &pts[i]);
+				bn254_g2_mul(&t, &t, &k, 1);
+				bn254_g2_add(&v, &v, &t);
+			}
+			for (int w = 4; w <= 8; w += 4) {
+				bn254_g2_sb_sum(&a, pts, n, c, w, &sa);
+				bn254_g2_sb_sum(&x, pts, n, c, w, &sx);
+				CU_ASSERT(bn254_g2_eq(&a, &v) && bn254_g2_eq(&x, &v));
+			}
+		}
+	}
+}
+
+/* The batched check agrees with the exact one: fresh valid batches pass (sizes around the
+ * point-by-point floor and the window switch); a batch with off-subgroup points or an
+ * off-curve point at random positions fails naming the lowest, with its code; infinity passes.
+ * Then times per point, batched against exact, over 8192 subgroup points. */
+static void test_batch_agree(void)
+{
+	enum { NMAX = 8192 };
+	static bn254_g2_aff pts[NMAX];
+	static const size_t sizes[] = {1, 63, 64, 200, 511, 512, 1500};
+	size_t bad;
+	for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+		size_t n = sizes[si];
+		batch_points(pts, n);
+		if (n > 2)
+			memset(&pts[rnd() % n], 0, sizeof pts[0]); /* infinity */
+		bad = 12345;
+		CU_ASSERT_FATAL(bn254_g2_check_batch_b(pts, n, &bad) == 0 && bad == 12345);
+		CU_ASSERT_FATAL(zka_curve_bn254.g2_check_batch(pts, n, &bad) == 0);
+		for (int round = 0; round < 3; round++) {
+			size_t a = (size_t)(rnd() % n), b = (size_t)(rnd() % n);
+			bn254_g2_aff sa = pts[a], sb = pts[b];
+			off_g2(&pts[a]);
+			int want = ZKA_ENOTINGROUP;
+			size_t low = a;
+			if (round == 1) { /* a second bad point */
+				off_g2(&pts[b]);
+				low = a < b ? a : b;
+			} else if (round == 2) { /* and one off the curve */
+				pts[b].y.c0.v[0] ^= 1;
+				if (b <= a)
+					want = ZKA_ENOTONCURVE;
+				low = a < b ? a : b;
+			}
+			int r = bn254_g2_check_batch_b(pts, n, &bad);
+			CU_ASSERT(r == want && bad == low);
+			if (r != want || bad != low)
+				printf("\n  n %zu round %d: got %d at %zu, want %d at %zu", n,
+				       round, r, bad, want, low);
+			for (size_t i = 0; i < n; i++) { /* the exact check's answer */
+				int e = zka_curve_bn254.g2_check(&pts[i]);
+				if (e) {
+					CU_ASSERT(e == r && i == bad);
+					break;
+				}
+			}
+			pts[b] = sb;
+			pts[a] = sa;
+		}
+	}
+	/* timing */
+	batch_points(pts, NMAX);
+	double t0 = now_s();
+	int ok = 0;
+	for (size_t i = 0; i < NMAX; i++)
+		ok += zka_curve_bn254.g2_check(&pts[i]) == 0;
+	double t1 = now_s();
+	CU_ASSERT_FATAL(ok == NMAX);
+	CU_ASSERT_FATAL(bn254_g2_check_batch_b(pts, NMAX, &bad) == 0);
+	double t2 = now_s();
+	printf("\n  bn254 g2 batched (%d x 16-bit): %d points: exact %.1f us, batched %.1f us per "
+	       "point (%.1fx) ",
+	       bn254_g2_batch_reps(), NMAX, 1e6 * (t1 - t0) / NMAX, 1e6 * (t2 - t1) / NMAX,
+	       (t1 - t0) / (t2 - t1));
+}
+
 int main(void)
 {
 	const char *s = getenv("ZKA_SUBGROUP_SEED");
@@ -285,6 +478,9 @@ int main(void)
 	    {"subgroup BN254 G2", test_bn254_g2},
 	    {"subgroup BLS12-381 G1", test_bls12_381_g1},
 	    {"subgroup BLS12-381 G2", test_bls12_381_g2},
+	    {"batched BN254 G2: soundness premises", test_batch_soundness},
+	    {"batched BN254 G2: the combination, three ways", test_batch_sums},
+	    {"batched BN254 G2: agrees with the exact test", test_batch_agree},
 	    {NULL, NULL},
 	};
 	zka_test_suite("subgroup", cases);

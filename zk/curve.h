@@ -29,6 +29,11 @@ typedef struct zka_curve {
 	 * ZKA_ENOTONCURVE or ZKA_ENOTINGROUP otherwise. */
 	int (*g1_check)(const void *p);
 	int (*g2_check)(const void *p);
+	/* The same for n consecutive G2 points, by a batched test (zk/subgroup_batch_tmpl.h):
+	 * 0 when all are in the subgroup, else the lowest failing one's code (as g2_check's) and
+	 * its index in *bad. Probabilistic: a batch with a point off the subgroup is accepted with
+	 * probability <= 2^-64 (docs/keys.md). NULL where the curve has none (BLS12-381). */
+	int (*g2_check_batch)(const void *p, size_t n, size_t *bad);
 } zka_curve;
 
 #define ZKA_ENOTONCURVE 1
