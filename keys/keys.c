@@ -311,7 +311,8 @@ static int import_region(const char *zkey, const char *r1cs, int named, int thre
 	last_times = tm;
 	fid_of(&sb, kid);
 	/* an oversized or sparse .zkey is refused from its header, before hash_file reads it */
-	if ((ret = zka_zkey_shape_check(zkey, err, errlen)) ||
+	if ((!zka_params_is_bellperson(zkey) &&
+	     (ret = zka_zkey_shape_check(zkey, err, errlen))) || /* (.params: its reader) */
 	    (ret = hash_file(zkey, &kid->hash, err, errlen)))
 		return ret;
 	if (r1cs) {

@@ -401,7 +401,54 @@ static uint32_t be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+int zka_bp_is_params(const char *path)
+{
+	size_t l = strlen(path);
+	return l > 7 && !strcmp(path + l - 7, ".params");
+}
+
+/* zka_bp_read, or with vk_only the vk and ic alone (the rest neither read nor checked) */
+static int bp_read(const char *path, zka_bp_params *p, int threads, int vk_only, char *err,
+		   size_t errlen);
+
 int zka_bp_read(const char *path, zka_bp_params *p, int threads, char *err, size_t errlen)
+{
+	return bp_read(path, p, threads, 0, err, errlen);
+}
+
+int zka_bp_read_vk(const char *path, zka_vk *vk, char *err, size_t errlen)
+{
+	zka_bp_params p;
+	memset(vk, 0, sizeof *vk);
+	int r = bp_read(path, &p, 0, 1, err, errlen);
+	if (r)
+		return r;
+	if (p.n_ic == 0) {
+		zka_fmt_err(err, errlen, path, "section ic: no points (at least the constant's)");
+		zka_bp_free(&p);
+		return -EINVAL;
+	}
+	vk->curve = p.curve;
+	vk->n_public = p.n_ic - 1;
+	vk->IC = p.ic;
+	p.ic = NULL;
+	if (!(vk->alpha1 = malloc(96)) || !(vk->beta2 = malloc(192)) ||
+	    !(vk->gamma2 = malloc(192)) || !(vk->delta2 = malloc(192))) {
+		zka_vk_free(vk);
+		zka_bp_free(&p);
+		zka_fmt_err(err, errlen, path, "out of memory");
+		return -ENOMEM;
+	}
+	memcpy(vk->alpha1, p.alpha1, 96);
+	memcpy(vk->beta2, p.beta2, 192);
+	memcpy(vk->gamma2, p.gamma2, 192);
+	memcpy(vk->delta2, p.delta2, 192);
+	zka_bp_free(&p);
+	return 0;
+}
+
+static int bp_read(const char *path, zka_bp_params *p, int threads, int vk_only, char *err,
+		   size_t errlen)
 {
 	static const char *vk_name[6] = {"vk.alpha_g1", "vk.beta_g1",  "vk.beta_g2",
 					 "vk.gamma_g2", "vk.delta_g1", "vk.delta_g2"};
@@ -441,7 +488,7 @@ int zka_bp_read(const char *path, zka_bp_params *p, int threads, char *err, size
 	}
 	uint32_t *cnt[6] = {&p->n_ic, &p->n_h, &p->n_l, &p->n_a, &p->n_b1, &p->n_b2};
 	uint8_t **dst[6] = {&p->ic, &p->h, &p->l, &p->a, &p->b1, &p->b2};
-	for (int s = 0; s < 6; s++) {
+	for (int s = 0; s < (vk_only ? 1 : 6); s++) {
 		size_t ps = s == 5 ? 192 : 96;
 		if (size - off < 4) {
 			ret = -EINVAL;
@@ -472,7 +519,7 @@ int zka_bp_read(const char *path, zka_bp_params *p, int threads, char *err, size
 			goto err;
 		off += (size_t)n * ps;
 	}
-	if (off != size) {
+	if (off != size && !vk_only) {
 		ret = -EINVAL;
 		zka_fmt_err(err, errlen, path, "%zu extra bytes after section b_g2", size - off);
 		goto err;

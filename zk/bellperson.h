@@ -49,6 +49,13 @@ void zka_bp_free(zka_bp_params *p);
  * zeroed on error. */
 int zka_bp_read(const char *path, zka_bp_params *p, int threads, char *err, size_t errlen);
 
+/* 1 when path names a .params file (by its name). */
+int zka_bp_is_params(const char *path);
+
+/* The verification key of a .params file: its vk and ic only are read and checked (the
+ * rest is not read: any size). vk->n_public = ic's count - 1. 0 or -errno with err. */
+int zka_bp_read_vk(const char *path, zka_vk *vk, char *err, size_t errlen);
+
 /* Writes p as a .params file, atomically. 0 or -errno with one line in err. */
 int zka_bp_write(const char *path, const zka_bp_params *p, char *err, size_t errlen);
 
