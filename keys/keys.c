@@ -347,7 +347,10 @@ static int import_region(const char *zkey, const char *r1cs, int named, int thre
 	zka_params_plan_fill(&pl, rg->map, threads);
 	double t4 = now();
 	tm.fill = t4 - t3;
-	ret = validate_points(zkey, rg->map, &pl.info, threads, progress, err, errlen);
+	/* a .params's reader checked every point already (zka_bp_read, the same checks) */
+	ret = zka_params_is_bellperson(zkey)
+		  ? 0
+		  : validate_points(zkey, rg->map, &pl.info, threads, progress, err, errlen);
 	tm.validate = now() - t4;
 	last_times = tm;
 	if (ret)
