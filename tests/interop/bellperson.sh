@@ -59,6 +59,15 @@ expect 0 "prove mix.params --r1cs (--bellperson-proof)" "$zk" prove --r $R --s $
 [ "$(stat -c %s "$t/p.bin" 2>/dev/null)" = 192 ] && ok "the bellperson proof is 192 bytes" || ko "the bellperson proof is not 192 bytes"
 expect 0 "prove again (the cache entry)" "$zk" prove --r $R --s $S "$t/mix.params" --r1cs "$r1" "$t/mix.wtns" "$t/p2.json" "$t/pub2.json"
 cmp -s "$t/p.json" "$t/p2.json" && ok "cache hit: the same proof" || ko "cache hit: another proof"
+# a cache entry of the .zka version before the H kind (3) is imported again, not misread
+ce=$(ls "$ZKARENA_CACHE"/mix.params-*.zka 2>/dev/null | head -1)
+if [ -n "$ce" ]; then
+	printf '\x03\x00\x00\x00' | dd of="$ce" bs=1 seek=8 conv=notrunc status=none
+	says 0 "version 3, this zkarena reads version 4.*importing again" "a version-3 cache entry is re-imported" "$zk" prove --r $R --s $S "$t/mix.params" --r1cs "$r1" "$t/mix.wtns" "$t/p4.json" "$t/pub4.json"
+	cmp -s "$t/p.json" "$t/p4.json" && ok "re-imported: the same proof" || ko "re-imported: another proof"
+else
+	ko "no cache entry of mix.params in $ZKARENA_CACHE"
+fi
 expect 0 "import mix.params --r1cs -o mix.zka" "$zk" import "$t/mix.params" --r1cs "$r1" -o "$t/mix.zka"
 expect 0 "prove mix.zka" "$zk" prove --r $R --s $S "$t/mix.zka" "$t/mix.wtns" "$t/p3.json" "$t/pub3.json"
 cmp -s "$t/p.json" "$t/p3.json" && ok ".zka: the same proof" || ko ".zka: another proof"
