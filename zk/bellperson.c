@@ -170,6 +170,7 @@ static const char *flags_ok(const uint8_t *in, size_t n, int compressed, int *in
 	return NULL;
 }
 
+/* See zka_bp_g1_encode in bellperson.h. */
 void zka_bp_g1_encode(const uint8_t *pt, uint8_t out[96])
 {
 	g1a a;
@@ -183,6 +184,7 @@ void zka_bp_g1_encode(const uint8_t *pt, uint8_t out[96])
 	fq_to_be(out + FQB, &a.y);
 }
 
+/* See zka_bp_g2_encode in bellperson.h. */
 void zka_bp_g2_encode(const uint8_t *pt, uint8_t out[192])
 {
 	g2a a;
@@ -198,6 +200,7 @@ void zka_bp_g2_encode(const uint8_t *pt, uint8_t out[192])
 	fq_to_be(out + 3 * FQB, &a.y.c0);
 }
 
+/* See zka_bp_g1_decode in bellperson.h. */
 const char *zka_bp_g1_decode(const uint8_t in[96], uint8_t *pt)
 {
 	int inf;
@@ -215,6 +218,7 @@ const char *zka_bp_g1_decode(const uint8_t in[96], uint8_t *pt)
 	return why;
 }
 
+/* See zka_bp_g2_decode in bellperson.h. */
 const char *zka_bp_g2_decode(const uint8_t in[192], uint8_t *pt)
 {
 	int inf;
@@ -234,6 +238,7 @@ const char *zka_bp_g2_decode(const uint8_t in[192], uint8_t *pt)
 	return why;
 }
 
+/* See zka_bp_g1_compress in bellperson.h. */
 void zka_bp_g1_compress(const uint8_t *pt, uint8_t out[48])
 {
 	g1a a;
@@ -247,6 +252,7 @@ void zka_bp_g1_compress(const uint8_t *pt, uint8_t out[48])
 	out[0] |= 0x80 | (fq_larger(&a.y) ? 0x20 : 0);
 }
 
+/* See zka_bp_g2_compress in bellperson.h. */
 void zka_bp_g2_compress(const uint8_t *pt, uint8_t out[96])
 {
 	g2a a;
@@ -261,6 +267,7 @@ void zka_bp_g2_compress(const uint8_t *pt, uint8_t out[96])
 	out[0] |= 0x80 | (fq2_larger(&a.y) ? 0x20 : 0);
 }
 
+/* See zka_bp_g1_decompress in bellperson.h. */
 const char *zka_bp_g1_decompress(const uint8_t in[48], uint8_t *pt)
 {
 	int inf;
@@ -287,6 +294,7 @@ const char *zka_bp_g1_decompress(const uint8_t in[48], uint8_t *pt)
 	return why;
 }
 
+/* See zka_bp_g2_decompress in bellperson.h. */
 const char *zka_bp_g2_decompress(const uint8_t in[96], uint8_t *pt)
 {
 	int inf;
@@ -316,6 +324,7 @@ const char *zka_bp_g2_decompress(const uint8_t in[96], uint8_t *pt)
 
 /* ---- proofs ---- */
 
+/* See zka_bp_proof_encode in bellperson.h. */
 void zka_bp_proof_encode(const zka_proof *pr, uint8_t out[ZKA_BP_PROOF_BYTES])
 {
 	zka_bp_g1_compress(pr->a, out);
@@ -323,6 +332,7 @@ void zka_bp_proof_encode(const zka_proof *pr, uint8_t out[ZKA_BP_PROOF_BYTES])
 	zka_bp_g1_compress(pr->c, out + 144);
 }
 
+/* See zka_bp_proof_decode in bellperson.h. */
 int zka_bp_proof_decode(const uint8_t in[ZKA_BP_PROOF_BYTES], zka_proof *pr, char *err,
 			size_t errlen)
 {
@@ -340,6 +350,7 @@ int zka_bp_proof_decode(const uint8_t in[ZKA_BP_PROOF_BYTES], zka_proof *pr, cha
 
 /* ---- files ---- */
 
+/* See zka_bp_free in bellperson.h. */
 void zka_bp_free(zka_bp_params *p)
 {
 	if (!p)
@@ -401,6 +412,7 @@ static uint32_t be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* See zka_bp_is_params in bellperson.h. */
 int zka_bp_is_params(const char *path)
 {
 	size_t l = strlen(path);
@@ -411,11 +423,13 @@ int zka_bp_is_params(const char *path)
 static int bp_read(const char *path, zka_bp_params *p, int threads, int vk_only, char *err,
 		   size_t errlen);
 
+/* See zka_bp_read in bellperson.h. */
 int zka_bp_read(const char *path, zka_bp_params *p, int threads, char *err, size_t errlen)
 {
 	return bp_read(path, p, threads, 0, err, errlen);
 }
 
+/* See zka_bp_read_vk in bellperson.h. */
 int zka_bp_read_vk(const char *path, zka_vk *vk, char *err, size_t errlen)
 {
 	zka_bp_params p;
@@ -561,6 +575,7 @@ static int write_points(zka_atomic *a, const uint8_t *pts, size_t n, int g2, int
 	return 0;
 }
 
+/* See zka_bp_write in bellperson.h. */
 int zka_bp_write(const char *path, const zka_bp_params *p, char *err, size_t errlen)
 {
 	zka_atomic a;
@@ -594,6 +609,7 @@ err_committed:
 
 /* ---- keys ---- */
 
+/* See zka_bp_density in bellperson.h. */
 int zka_bp_density(const zka_r1cs *cs, uint8_t **in_a, uint8_t **in_b, uint32_t *na, uint32_t *nb)
 {
 	uint32_t nv = cs->n_wires, npub = cs->n_pub_out + cs->n_pub_in;
@@ -627,6 +643,7 @@ static int domain_log(const zka_r1cs *cs)
 	return k + 1 > BLS12_381_FR_S ? -1 : k;
 }
 
+/* See zka_bp_to_pk in bellperson.h. */
 int zka_bp_to_pk(const zka_bp_params *p, const zka_r1cs *cs, zka_pk *pk, char *err, size_t errlen)
 {
 	const char *what = ".params";
@@ -739,6 +756,7 @@ err:
 	return ret;
 }
 
+/* See zka_bp_from_pk in bellperson.h. */
 int zka_bp_from_pk(const zka_pk *pk, const zka_r1cs *cs, zka_bp_params *p, char *err, size_t errlen)
 {
 	const char *what = ".params";
