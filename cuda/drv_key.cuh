@@ -181,6 +181,14 @@ int eng<TR>::key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key *k, char *err, s
 			 pk->domain_size, pk->n_vars, pk->n_public);
 		return -EINVAL;
 	}
+	/* the device computes snarkjs's coset H only: a monomial-H (bellperson) key would give
+	 * wrong proofs, so it is refused (the CPU prover takes it) */
+	if (pk->h_kind != ZKA_H_COSET || pk->root != ZKA_ROOT_SNARKJS) {
+		zkg_errf(err, errlen,
+			 "zka_gpu_key_load: a monomial-H (bellperson .params) key is not supported "
+			 "on the GPU; prove it on the CPU");
+		return -ENOTSUP;
+	}
 	/* Window tables: as many copies as the context's budget allows (zkg_table_copies,
 	 * relative to the key's own points), fewer while they and the working memory of
 	 * g's proofs in flight (zka_gpu_set_proofs_in_flight, ctx_bytes) would not fit in

@@ -425,7 +425,8 @@ static int import_region(const char *zkey, const char *r1cs, int named, int thre
 	last_times = tm;
 	fid_of(&sb, kid);
 	/* an oversized or sparse .zkey is refused from its header, before hash_file reads it */
-	if ((ret = zka_zkey_shape_check(zkey, err, errlen)) ||
+	if ((!zka_params_is_bellperson(zkey) &&
+	     (ret = zka_zkey_shape_check(zkey, err, errlen))) || /* (.params: its reader) */
 	    (ret = hash_file(zkey, &kid->hash, err, errlen)))
 		return ret;
 	if (r1cs) {
@@ -461,7 +462,10 @@ static int import_region(const char *zkey, const char *r1cs, int named, int thre
 	double t4 = now();
 	tm.fill = t4 - t3;
 	wjob_start(w, rg->map, rg->size);
-	ret = validate_points(zkey, rg->map, &pl.info, threads, progress, err, errlen);
+	/* a .params's reader checked every point already (zka_bp_read, the same checks) */
+	ret = zka_params_is_bellperson(zkey)
+		  ? 0
+		  : validate_points(zkey, rg->map, &pl.info, threads, progress, err, errlen);
 	tm.validate = now() - t4;
 	last_times = tm;
 	wjob_end(w, ret == 0);

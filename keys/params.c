@@ -30,6 +30,7 @@
  *   4. zka_params_create makes NAME appear only complete (rename is the commit).
  */
 #include "keys/params.h"
+#include "zk/bellperson.h"
 
 #include "zk/abc.h"
 #include "zk/par.h"
@@ -101,6 +102,7 @@ struct hdr {
 	char magic[8];
 	uint32_t version, curve, n_vars, n_public, domain_size, log_domain, n_vals, has_r1cs;
 	uint32_t r_n_wires, r_n_pub_out, r_n_pub_in, r_n_prv_in, r_n_constraints, n_sections;
+	uint32_t h_kind, root; /* zka_pk's: the H points' kind, the domain's roots (version 4) */
 	uint64_t r_n_terms[3];
 	uint64_t nnz[2]; /* terms of A and B */
 	uint64_t total;
@@ -132,9 +134,54 @@ uint64_t zka_params_slot_bytes(const zka_pk *pk)
 	return 2ull * pk->domain_size * 32 + (uint64_t)pk->n_vars * 32; /* a, b, w: pipe.h */
 }
 
+int zka_params_is_bellperson(const char *path)
+{
+	return zka_bp_is_params(path);
+}
+
+/* A .params key and its circuit (required: the densities of a, b_g1, b_g2 come from it) */
+static int read_bellperson(const char *path, const char *r1cs_path, zka_pk *pk, zka_r1cs *cs,
+			   char *err, size_t errlen)
+{
+	zka_bp_params bp;
+	int r;
+	memset(pk, 0, sizeof *pk);
+	memset(cs, 0, sizeof *cs);
+	if (!r1cs_path) {
+		snprintf(err, errlen,
+			 "%s: a bellperson .params key needs its circuit (--r1cs FILE): the "
+			 "points it omits are known from the circuit only",
+			 path);
+		return -EINVAL;
+	}
+	if ((r = zka_r1cs_read(r1cs_path, cs, err, errlen)))
+		return r;
+	if (cs->curve != &zka_curve_bls12_381) {
+		snprintf(err, errlen,
+			 "%s: circuit is %s; bellperson .params keys are BLS12-381 only", r1cs_path,
+			 cs->curve->pretty);
+		zka_r1cs_free(cs);
+		return -EINVAL;
+	}
+	char why[512] = "";
+	if (!(r = zka_bp_read(path, &bp, 0, why, sizeof why))) {
+		r = zka_bp_to_pk(&bp, cs, pk, why, sizeof why);
+		zka_bp_free(&bp);
+		if (r) /* why names ".params": say which */
+			snprintf(err, errlen, "%s (with %s): %s", path, r1cs_path, why);
+	} else {
+		snprintf(err, errlen, "%s", why);
+	}
+	if (r)
+		zka_r1cs_free(cs);
+	return r;
+}
+
 int zka_params_read_files(const char *zkey_path, const char *r1cs_path, zka_pk *pk, zka_r1cs *cs,
 			  char *err, size_t errlen)
 {
+	if (zka_params_is_bellperson(zkey_path))
+		return read_bellperson(zkey_path, r1cs_path, pk, cs, err, errlen);
 	int r = zka_zkey_read(zkey_path, pk, err, errlen);
 	if (r)
 		return r;
@@ -231,7 +278,10 @@ int zka_params_header(const void *hdr, zka_params_info *info, char *why, size_t 
 	}
 	if (!c || h.n_sections != S_COUNT || h.n_vars < h.n_public + 1ull || h.log_domain > 31 ||
 	    h.domain_size != (1u << h.log_domain) || h.total % ZKA_PARAMS_ALIGN ||
-	    h.total < ZKA_PARAMS_HDR || (h.has_r1cs && h.r_n_wires != h.n_vars)) {
+	    h.total < ZKA_PARAMS_HDR || (h.has_r1cs && h.r_n_wires != h.n_vars) ||
+	    h.h_kind > ZKA_H_MONOMIAL || h.root > ZKA_ROOT_GEN7 ||
+	    (h.h_kind == ZKA_H_COSET && h.root != ZKA_ROOT_SNARKJS) ||
+	    (h.root == ZKA_ROOT_GEN7 && h.curve != ZKA_BLS12_381)) {
 		snprintf(why, whylen, "header: inconsistent counts (curve, sizes or sections)");
 		return -EBADMSG;
 	}
@@ -260,6 +310,8 @@ int zka_params_header(const void *hdr, zka_params_info *info, char *why, size_t 
 	info->n_public = h.n_public;
 	info->domain_size = h.domain_size;
 	info->has_r1cs = h.has_r1cs;
+	info->h_kind = h.h_kind;
+	info->root = h.root;
 	info->total = h.total;
 	memcpy(info->off, h.off, sizeof h.off);
 	memcpy(info->len, h.len, sizeof h.len);
@@ -314,6 +366,8 @@ int zka_params_plan_new(zka_params_plan *pl, const zka_pk *pk, const zka_r1cs *c
 	h.n_public = pk->n_public;
 	h.domain_size = pk->domain_size;
 	h.log_domain = pk->log_domain;
+	h.h_kind = pk->h_kind;
+	h.root = pk->root;
 	h.n_vals = m->n_vals;
 	h.n_sections = S_COUNT;
 	h.nnz[0] = m->nnz[0];
@@ -493,6 +547,8 @@ static int params_from_map(void *map, size_t size, const char *what, int shape_o
 	pk->n_public = h.n_public;
 	pk->domain_size = h.domain_size;
 	pk->log_domain = h.log_domain;
+	pk->h_kind = h.h_kind;
+	pk->root = h.root;
 	pk->n_coefs = 0; /* synthesis reads the CSR form (p->abc), not a coefficient list */
 	pk->coefs = NULL;
 	uint8_t **dst[S_ABC_START] = {&pk->alpha1, &pk->beta1,	&pk->beta2, &pk->gamma2,

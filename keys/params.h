@@ -7,7 +7,7 @@
  *   - optionally the circuit's A, B, C matrices from the .r1cs in CSR form, so synthesis can
  *     check the witness and name the first failing constraint.
  *
- * Layout (version 3), the same in a region and in a .zka file, so that a loader reads the file
+ * Layout (version 4), the same in a region and in a .zka file, so that a loader reads the file
  * straight into the region (keys/zka_loader.h):
  *   [0, 2048)     the header: magic, version, curve, counts, the source files' identity, and
  *                 for each section its offset, length and XXH3-64 checksum; an XXH3-64 of the
@@ -27,7 +27,7 @@
 #include "zk/groth16.h"
 #include "zk/r1cs.h"
 
-#define ZKA_PARAMS_VERSION 3u
+#define ZKA_PARAMS_VERSION 4u /* 4: the H kind and domain roots (bellperson keys) */
 #define ZKA_PARAMS_ALIGN 4096u
 #define ZKA_PARAMS_HDR 4096u	 /* header + residency record */
 #define ZKA_PARAMS_RES_OFF 2048u /* the residency record */
@@ -55,6 +55,7 @@ typedef struct zka_file_id {
 typedef struct zka_params_info {
 	const zka_curve *curve;
 	uint32_t n_vars, n_public, domain_size, has_r1cs;
+	uint32_t h_kind, root; /* the key's zka_pk.h_kind and .root */
 	uint64_t total;
 	uint64_t off[ZKA_PARAMS_NSECT], len[ZKA_PARAMS_NSECT], sum[ZKA_PARAMS_NSECT];
 	zka_file_id src_key, src_r1cs; /* the .zkey (and .r1cs) it was imported from */
@@ -113,7 +114,11 @@ int zka_params_plan_new(zka_params_plan *pl, const zka_pk *pk, const zka_r1cs *c
 void zka_params_plan_fill(zka_params_plan *pl, void *dst, int threads);
 void zka_params_plan_free(zka_params_plan *pl);
 
-/* Reads the key (and the circuit when r1cs_path is not NULL) from files. Returns 0 or -errno
+/* 1 when path names a bellperson .params key (by its name). */
+int zka_params_is_bellperson(const char *path);
+
+/* Reads the key (and the circuit when r1cs_path is not NULL) from files: a .zkey, or a
+ * bellperson .params (zk/bellperson.h), which needs r1cs_path (its densities). Returns 0 or -errno
  * with err set. */
 int zka_params_read_files(const char *zkey_path, const char *r1cs_path, zka_pk *pk, zka_r1cs *cs,
 			  char *err, size_t errlen);

@@ -21,6 +21,10 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/tests/interop/node_modules/snarkjs)
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/interop/witness_pipeline.sh $<TARGET_FILE:zkarena>
                    ${CMAKE_BINARY_DIR}/interop-fixtures)
   set_tests_properties(interop_witness_pipeline PROPERTIES TIMEOUT 600 DEPENDS interop_snarkjs)
+  # bellperson .params keys end to end (tests/interop/bellperson.sh): compiles its circuit
+  add_test(NAME interop_bellperson
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/interop/bellperson.sh $<TARGET_FILE:zkarena>)
+  set_tests_properties(interop_bellperson PROPERTIES TIMEOUT 600 LABELS "formats;bellperson")
 else()
   message(WARNING "zkarena: snarkjs not installed (run scripts/install-deps.sh): interop tests skipped")
 endif()

@@ -65,6 +65,11 @@ int zka_cmd_import(int argc, char **argv)
 			    "Recording compiles circom's C++ (needs g++, libgmp-dev, "
 			    "libxxhash-dev;\n"
 			    "ZKA_CXX names another compiler); proving never does.\n"
+			    "A bellperson key (circuit.params, BLS12-381) imports the same way "
+			    "with\n"
+			    "--r1cs (required: the points it omits are known from the circuit); "
+			    "its\n"
+			    ".zka proves with bellperson's monomial H, on the CPU only.\n"
 			    "exit status: 0 written; 2 bad usage or bad key (nothing written).\n");
 			return 0;
 		default:

@@ -7,7 +7,9 @@
 #include "tools/cli.h"
 #include "tools/util.h"
 #include "zk/abc.h"
+#include "zk/bellperson.h"
 #include "zk/decimal.h"
+#include "zk/fmt_atomic.h"
 #include "zk/groth16.h"
 #include "zk/json_io.h"
 #include "zk/opt.h"
@@ -67,6 +69,12 @@ static void usage(FILE *f)
 	    "                   opened\n"
 	    "  --r DEC --s DEC  fixed prover randomness (testing only: reusing r, s with two\n"
 	    "                   witnesses leaks them); default: fresh from getrandom(2)\n"
+	    "  --bellperson-proof FILE  also write the proof's 192 bytes (bellperson's\n"
+	    "                   compressed A, B, C; BLS12-381 keys)\n"
+	    "\n"
+	    "A bellperson key (circuit.params, BLS12-381; docs/bellperson.md) needs --r1cs:\n"
+	    "the points it omits are known from the circuit. It is imported through the cache\n"
+	    "like a .zkey and proves with bellperson's monomial H, on the CPU only.\n"
 	    "  -h, --help       this text\n"
 	    "\n"
 	    "environment:\n"
@@ -368,16 +376,38 @@ out:
 	return status;
 }
 
+/* --bellperson-proof: the proof's 192 bytes, atomically. 0 or -errno with err. */
+static int write_bp_proof(const char *path, const zka_proof *proof, char *err, size_t errlen)
+{
+	uint8_t b[ZKA_BP_PROOF_BYTES];
+	zka_atomic a;
+	zka_bp_proof_encode(proof, b);
+	int r = zka_atomic_open(&a, path);
+	if (!r && (r = zka_atomic_write(&a, b, sizeof b)))
+		zka_atomic_abort(&a);
+	else if (!r)
+		r = zka_atomic_commit(&a);
+	if (r)
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+	return r;
+}
+
 int zka_cmd_prove(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"r1cs", required_argument, 0, 'c'},   {"gpu", no_argument, 0, 'g'},
-	    {"device", required_argument, 0, 'd'}, {"threads", required_argument, 0, 't'},
-	    {"no-verify", no_argument, 0, 'n'},	   {"times", no_argument, 0, 'T'},
-	    {"r", required_argument, 0, 'r'},	   {"s", required_argument, 0, 's'},
-	    {"no-cache", no_argument, 0, 'N'},	   {"arena", required_argument, 0, 'a'},
-	    {"help", no_argument, 0, 'h'},	   {0, 0, 0, 0}};
-	const char *r1cs_path = NULL, *r_dec = NULL, *s_dec = NULL, *arena = NULL;
+	static const struct option opts[] = {{"r1cs", required_argument, 0, 'c'},
+					     {"gpu", no_argument, 0, 'g'},
+					     {"device", required_argument, 0, 'd'},
+					     {"threads", required_argument, 0, 't'},
+					     {"no-verify", no_argument, 0, 'n'},
+					     {"times", no_argument, 0, 'T'},
+					     {"r", required_argument, 0, 'r'},
+					     {"s", required_argument, 0, 's'},
+					     {"no-cache", no_argument, 0, 'N'},
+					     {"arena", required_argument, 0, 'a'},
+					     {"bellperson-proof", required_argument, 0, 'B'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
+	const char *r1cs_path = NULL, *r_dec = NULL, *s_dec = NULL, *arena = NULL, *bp_out = NULL;
 	int gpu = 0, device = 0, threads = 0, verify = 1, times = 0, no_cache = 0, opt;
 	char err[1024] = "";
 	optind = 1;
@@ -416,6 +446,9 @@ int zka_cmd_prove(int argc, char **argv)
 		case 'a':
 			arena = optarg;
 			break;
+		case 'B':
+			bp_out = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -434,6 +467,15 @@ int zka_cmd_prove(int argc, char **argv)
 	}
 	const char *zkey = argv[optind], *wtns = argv[optind + 1], *proof_path = argv[optind + 2],
 		   *public_path = argv[optind + 3];
+	int bellperson = zka_params_is_bellperson(zkey);
+	if (bellperson && (!r1cs_path || gpu || arena)) {
+		fprintf(stderr, "zkarena prove: %s: a bellperson key %s\n", zkey,
+			!r1cs_path ? "needs its circuit (--r1cs circuit.r1cs): the points it "
+				     "omits are known from the circuit only"
+				   : "proves on the CPU only (bellperson's monomial H; drop --gpu "
+				     "and --arena)");
+		return 2;
+	}
 	if (arena) {
 		if (r_dec || gpu || no_cache) {
 			fprintf(stderr,
@@ -450,7 +492,10 @@ int zka_cmd_prove(int argc, char **argv)
 	zka_rs rs;
 	zka_prove_times t = {0};
 	zka_keys_info ki = {0};
-	zka_keys_opts ko = {.no_cache = no_cache, .threads = threads, .progress = -1};
+	zka_keys_opts ko = {.no_cache = no_cache,
+			    .threads = threads,
+			    .progress = -1,
+			    .r1cs = bellperson ? r1cs_path : NULL}; /* its densities */
 	int status = 2, ret;
 	zka_devkey_prep *gx = NULL; /* --gpu's preparation, ended on every path */
 	gpu_stages gs = {0};
@@ -493,6 +538,17 @@ int zka_cmd_prove(int argc, char **argv)
 	if (wsecs >= 0 && times)
 		fprintf(stderr, "zkarena prove: witness of %s computed in %.3f s\n", wtns, wsecs);
 	const zka_pk *pk = &p.pk;
+	if (gpu && pk->h_kind != ZKA_H_COSET) { /* a .zka imported from a .params */
+		snprintf(err, sizeof err,
+			 "%s: a monomial-H (bellperson) key proves on the CPU only (drop --gpu)",
+			 zkey);
+		goto err;
+	}
+	if (bp_out && pk->curve != &zka_curve_bls12_381) {
+		snprintf(err, sizeof err, "--bellperson-proof: %s is a %s key (BLS12-381 only)",
+			 zkey, pk->curve->pretty);
+		goto err;
+	}
 	if (w.curve != pk->curve) {
 		snprintf(err, sizeof err, "%s: witness is for %s but %s is a %s key", wtns,
 			 w.curve->pretty, zkey, pk->curve->pretty);
@@ -568,6 +624,11 @@ int zka_cmd_prove(int argc, char **argv)
 		goto err;
 	if (zka_public_write_json(public_path, pk->curve, pub, pk->n_public, err, sizeof err)) {
 		unlink(proof_path); /* never leave half of the output */
+		goto err;
+	}
+	if (bp_out && (ret = write_bp_proof(bp_out, &proof, err, sizeof err))) {
+		unlink(proof_path);
+		unlink(public_path);
 		goto err;
 	}
 	zka_profile_stamp("prove: files written");

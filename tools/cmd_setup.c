@@ -1,7 +1,9 @@
 /* cmd_setup.c - `zkarena setup --insecure circuit.r1cs circuit.zkey verification_key.json`:
- * a test-only Groth16 setup with known toxic waste (see zk/setup.h). */
+ * a test-only Groth16 setup with known toxic waste (see zk/setup.h); with --format
+ * bellperson, a bellperson .params key (zk/bellperson.h) of the same toxic waste. */
 #include "tools/cli.h"
 #include "tools/util.h"
+#include "zk/bellperson.h"
 #include "zk/json_io.h"
 #include "zk/opt.h"
 #include "zk/r1cs.h"
@@ -37,6 +39,9 @@ static void usage(FILE *f)
 		"  --insecure       required: acknowledges the above\n"
 		"  --seed S         derive the toxic waste from the 64-bit integer S (default: "
 		"random)\n"
+		"  --format F       zkey (default) or bellperson: a Filecoin/bellperson .params\n"
+		"                   key (BLS12-381 circuits; monomial H, bellperson's roots of\n"
+		"                   unity) in place of circuit.zkey, from the same toxic waste\n"
 		"  --setup-order    write sections in the order of `snarkjs groth16 setup`\n"
 		"                   (1,2,4,3,9,8,5,6,7,10) instead of 1..10\n"
 		"  --gpu            do the fixed-base multiplications on a CUDA device\n"
@@ -88,13 +93,19 @@ static void on_progress(int step, const char *what, uint64_t points)
 
 int zka_cmd_setup(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"insecure", no_argument, 0, 'i'},	   {"seed", required_argument, 0, 'S'},
-	    {"setup-order", no_argument, 0, 'o'},  {"gpu", no_argument, 0, 'g'},
-	    {"device", required_argument, 0, 'd'}, {"threads", required_argument, 0, 't'},
-	    {"progress", no_argument, 0, 'P'},	   {"no-progress", no_argument, 0, 'N'},
-	    {"help", no_argument, 0, 'h'},	   {0, 0, 0, 0}};
+	static const struct option opts[] = {{"insecure", no_argument, 0, 'i'},
+					     {"seed", required_argument, 0, 'S'},
+					     {"setup-order", no_argument, 0, 'o'},
+					     {"gpu", no_argument, 0, 'g'},
+					     {"device", required_argument, 0, 'd'},
+					     {"threads", required_argument, 0, 't'},
+					     {"progress", no_argument, 0, 'P'},
+					     {"no-progress", no_argument, 0, 'N'},
+					     {"format", required_argument, 0, 'F'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
 	int insecure = 0, order = 0, gpu = 0, device = 0, threads = 0, have_seed = 0, opt;
+	int bellperson = 0;
 	int progress = isatty(2);
 	uint64_t seed = 0;
 	char *end;
@@ -125,6 +136,15 @@ int zka_cmd_setup(int argc, char **argv)
 			break;
 		case 'o':
 			order = 1;
+			break;
+		case 'F':
+			if (strcmp(optarg, "zkey") && strcmp(optarg, "bellperson")) {
+				fprintf(stderr,
+					"zkarena setup: --format: '%s' is not zkey or bellperson\n",
+					optarg);
+				return 2;
+			}
+			bellperson = !strcmp(optarg, "bellperson");
 			break;
 		case 'g':
 			gpu = 1;
@@ -170,6 +190,13 @@ int zka_cmd_setup(int argc, char **argv)
 #endif
 	if (zka_r1cs_read(r1cs, &cs, err, sizeof err))
 		goto out;
+	if (bellperson && cs.curve != &zka_curve_bls12_381) {
+		snprintf(err, sizeof err,
+			 "%s: a %s circuit; bellperson .params keys are BLS12-381 only (circom "
+			 "--prime bls12381)",
+			 r1cs, cs.curve->pretty);
+		goto out;
+	}
 	if (!have_seed && getrandom(&seed, sizeof seed, 0) != sizeof seed) {
 		snprintf(err, sizeof err, "getrandom: %s", strerror(errno));
 		status = 1;
@@ -196,7 +223,9 @@ int zka_cmd_setup(int argc, char **argv)
 		clock_gettime(CLOCK_MONOTONIC, &setup_t0);
 		zka_setup_progress = on_progress;
 	}
-	ret = zka_setup(&cs, &tw, &pk, fbp, threads);
+	ret = bellperson
+		  ? zka_setup_kind(&cs, &tw, &pk, fbp, threads, ZKA_H_MONOMIAL, ZKA_ROOT_GEN7)
+		  : zka_setup(&cs, &tw, &pk, fbp, threads);
 	if (progress)
 		fprintf(stderr, "zkarena setup: key computed after %.1f s\n", since_t0());
 	if (ret == -EINVAL) {
@@ -214,8 +243,17 @@ int zka_cmd_setup(int argc, char **argv)
 		snprintf(err, sizeof err, "out of memory");
 		goto out;
 	}
-	if (zka_zkey_write(zkey, &pk, order, err, sizeof err))
+	if (bellperson) {
+		zka_bp_params bp;
+		if (zka_bp_from_pk(&pk, &cs, &bp, err, sizeof err))
+			goto out;
+		ret = zka_bp_write(zkey, &bp, err, sizeof err);
+		zka_bp_free(&bp);
+		if (ret)
+			goto out;
+	} else if (zka_zkey_write(zkey, &pk, order, err, sizeof err)) {
 		goto out;
+	}
 	if (zka_vk_write_json(vkp, &vk, err, sizeof err)) {
 		unlink(zkey);
 		goto out;

@@ -2,12 +2,15 @@
  * order of snarkjs groth16 verify. */
 #include "tools/cli.h"
 #include "tools/util.h"
+#include "zk/bellperson.h"
 #include "zk/groth16.h"
 #include "zk/json_io.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void usage(FILE *f)
 {
@@ -16,8 +19,36 @@ static void usage(FILE *f)
 	    "usage: zkarena verify verification_key.json public.json proof.json\n"
 	    "\n"
 	    "Verifies a Groth16 proof (BN254 or BLS12-381, from the key's \"curve\").\n"
+	    "The key may also be a bellperson circuit.params (its vk part is read), and\n"
+	    "the proof bellperson's 192 bytes (compressed A, B, C; a BLS12-381 key).\n"
 	    "Prints OK, or INVALID with the reason.\n"
 	    "exit status: 0 valid; 1 well-formed but invalid; 2 bad usage or malformed input.\n");
+}
+
+/* A bellperson proof: 192 bytes, the first with the compressed flag (a JSON file starts
+ * with ASCII). 1 read into proof, 0 not one (JSON then), -errno with err. */
+static int proof_binary(const char *path, const zka_curve *c, zka_proof *proof, char *err,
+			size_t errlen)
+{
+	uint8_t b[ZKA_BP_PROOF_BYTES + 1];
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0; /* the JSON reader says why */
+	size_t n = fread(b, 1, sizeof b, f);
+	fclose(f);
+	if (n != ZKA_BP_PROOF_BYTES || !(b[0] & 0x80))
+		return 0;
+	if (c != &zka_curve_bls12_381) {
+		snprintf(err, errlen, "%s: a 192-byte bellperson proof, but the key is %s", path,
+			 c->pretty);
+		return -EINVAL;
+	}
+	char why[256] = "";
+	if (zka_bp_proof_decode(b, proof, why, sizeof why)) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		return -EINVAL;
+	}
+	return 1;
 }
 
 int zka_cmd_verify(int argc, char **argv)
@@ -45,9 +76,13 @@ int zka_cmd_verify(int argc, char **argv)
 	uint32_t n = 0;
 	int status = 2;
 	const char *why = NULL;
-	if (zka_vk_read_json(argv[optind], &vk, err, sizeof err) ||
+	const char *vkp = argv[optind], *pp = argv[optind + 2];
+	int binary = 0;
+	if ((zka_bp_is_params(vkp) ? zka_bp_read_vk(vkp, &vk, err, sizeof err)
+				   : zka_vk_read_json(vkp, &vk, err, sizeof err)) ||
 	    zka_public_read_json(argv[optind + 1], vk.curve, &pub, &n, err, sizeof err) ||
-	    zka_proof_read_json(argv[optind + 2], vk.curve, &proof, err, sizeof err))
+	    (binary = proof_binary(pp, vk.curve, &proof, err, sizeof err)) < 0 ||
+	    (!binary && zka_proof_read_json(pp, vk.curve, &proof, err, sizeof err)))
 		goto out;
 	if (n != vk.n_public) {
 		snprintf(err, sizeof err, "%s: %u public values but the key has nPublic = %u",
@@ -62,7 +97,7 @@ int zka_cmd_verify(int argc, char **argv)
 		printf("INVALID: %s\n", why);
 		status = 1;
 	} else {
-		snprintf(err, sizeof err, "%s: %s", argv[optind + 2], why ? why : "malformed");
+		snprintf(err, sizeof err, "%s: %s", pp, why ? why : "malformed");
 	}
 out:
 	if (status == 2)

@@ -1,6 +1,7 @@
 /* cmd_zkey.c - the circom user's small tools, as snarkjs names them: `zkarena zkey export
  * verificationkey KEY vk.json` and `zkarena r1cs info FILE`. */
 #include "tools/cli.h"
+#include "zk/bellperson.h"
 #include "zk/groth16.h"
 #include "zk/json_io.h"
 #include "zk/r1cs.h"
@@ -19,6 +20,8 @@ int zka_cmd_zkey(int argc, char **argv)
 		    "verificationkey` does, byte for byte: protocol, curve, nPublic, vk_alpha_1,\n"
 		    "vk_beta_2, vk_gamma_2, vk_delta_2, vk_alphabeta_12 (the pairing of alpha and\n"
 		    "beta), IC. Written atomically.\n"
+		    "A bellperson key (circuit.params, BLS12-381) gives its vk in the same form\n"
+		    "(only its vk and ic are read), so snarkjs verifies zkarena's proof.json.\n"
 		    "exit status: 0 written; 2 bad usage or input (nothing written).\n");
 		return 0;
 	}
@@ -32,12 +35,21 @@ int zka_cmd_zkey(int argc, char **argv)
 	char err[512] = "";
 	zka_pk pk;
 	zka_vk vk = {0};
-	if (zka_zkey_read(argv[3], &pk, err, sizeof err)) {
-		fprintf(stderr, "zkarena zkey: %s\n", err);
-		return 2;
+	int r;
+	if (zka_bp_is_params(argv[3])) { /* a bellperson key: its vk part only */
+		if (zka_bp_read_vk(argv[3], &vk, err, sizeof err)) {
+			fprintf(stderr, "zkarena zkey: %s\n", err);
+			return 2;
+		}
+		r = 0;
+	} else {
+		if (zka_zkey_read(argv[3], &pk, err, sizeof err)) {
+			fprintf(stderr, "zkarena zkey: %s\n", err);
+			return 2;
+		}
+		r = zka_vk_from_pk(&vk, &pk);
+		zka_pk_free(&pk);
 	}
-	int r = zka_vk_from_pk(&vk, &pk);
-	zka_pk_free(&pk);
 	if (r || (r = zka_vk_alphabeta(&vk))) {
 		fprintf(stderr, "zkarena zkey: %s: %s\n", argv[3],
 			r == -ENOMEM ? "out of memory" : "alpha or beta is the point at infinity");

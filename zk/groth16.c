@@ -181,6 +181,18 @@ int zka_vk_alphabeta(zka_vk *vk)
 	return -EINVAL;
 }
 
+int zka_domain_root(const zka_curve *c, int k, uint32_t root, uint64_t out[4])
+{
+	if (k < 0 || (uint32_t)k > c->fr_s || root > ZKA_ROOT_GEN7 ||
+	    (root == ZKA_ROOT_GEN7 && c->id != ZKA_BLS12_381))
+		return -EINVAL;
+	if (c->id == ZKA_BN254)
+		zka__bn254_domain_root(k, root, out);
+	else
+		zka__bls12_381_domain_root(k, root, out);
+	return 0;
+}
+
 int zka_verify(const zka_vk *vk, const uint64_t (*pub)[4], uint32_t n_pub, const zka_proof *proof,
 	       const char **why)
 {

@@ -21,6 +21,15 @@ typedef struct {
 	uint64_t value[4];
 } zka_coef;
 
+/* What a key's H points are (zka_pk.h_kind): */
+/*   ZKA_H_COSET: snarkjs, H_i = [L'_{2i+1}(tau)/delta]_1, the odd points of the 2n-domain
+ *   ZKA_H_MONOMIAL: bellperson, H_i = [tau^i t(tau)/delta]_1 for i < n-1, H_{n-1} = 0 */
+#define ZKA_H_COSET 0
+#define ZKA_H_MONOMIAL 1
+/* Which roots of unity number the key's domain (zka_pk.root): row i is w^i for the */
+#define ZKA_ROOT_SNARKJS 0 /* ffjavascript's root (curve_consts.h FR_ROOT) */
+#define ZKA_ROOT_GEN7 1	   /* 7^((r-1)/2^S), blstrs's ROOT_OF_UNITY (bellperson, BLS12-381) */
+
 /* A Groth16 proving key (what a .zkey holds), every buffer owned by the key. */
 typedef struct zka_pk {
 	const zka_curve *curve;
@@ -35,6 +44,9 @@ typedef struct zka_pk {
 	uint8_t *H;	      /* domain_size G1 points */
 	uint32_t n_coefs;
 	zka_coef *coefs;
+	/* ZKA_H_* and ZKA_ROOT_*; zero (a snarkjs key) unless set. A coset H key always has
+	 * the snarkjs root (its H points depend on it); a monomial one may have either. */
+	uint32_t h_kind, root;
 } zka_pk;
 
 /* The key's five point sets as a prover reads them, A, B1, B2, C, H: their starts and byte
@@ -122,6 +134,10 @@ int zka_prove_abc(const zka_pk *pk, uint64_t (*a)[4], uint64_t (*b)[4], uint64_t
 /* The whole CPU prover: a, b, c by the CSR path (zka_abc_compute_pk), then zka_prove_abc. */
 int zka_prove(const zka_pk *pk, const zka_witness *w, const zka_rs *rs, zka_proof *proof,
 	      const zka_prove_opts *o, zka_prove_times *t);
+
+/* out = the primitive 2^k-th root of unity of root family root (ZKA_ROOT_*), Montgomery
+ * limbs. 0, or -EINVAL (k above the curve's two-adicity, GEN7 off BLS12-381). */
+int zka_domain_root(const zka_curve *c, int k, uint32_t root, uint64_t out[4]);
 
 /* Verifies proof against vk and the public inputs (n_public standard-form scalars).
  * Returns 1 valid, 0 invalid, -EINVAL when inputs are malformed (public value >= r, point

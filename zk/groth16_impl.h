@@ -12,7 +12,8 @@
 				 zka_proof *proof, const zka_prove_opts *o, zka_prove_times *t);   \
 	int zka__##c##_verify(const zka_vk *vk, const uint64_t(*pub)[4], uint32_t n_pub,           \
 			      const zka_proof *proof, const char **why);                           \
-	int zka__##c##_alphabeta(zka_vk *vk, const uint64_t k[4]);
+	int zka__##c##_alphabeta(zka_vk *vk, const uint64_t k[4]);                                 \
+	void zka__##c##_domain_root(int k, uint32_t root, uint64_t out[4]);
 ZKA__DECLARE_CURVE(bn254)
 ZKA__DECLARE_CURVE(bls12_381)
 #undef ZKA__DECLARE_CURVE

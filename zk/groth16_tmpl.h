@@ -167,6 +167,90 @@ static void X(hdiff_fn)(void *ctx, size_t begin, size_t end, int tid)
 	}
 }
 
+/* a[i] = a[i] b[i] - c[i], Montgomery, over [begin, end) (the monomial H's evaluations) */
+static void X(hmono_fn)(void *ctx, size_t begin, size_t end, int tid)
+{
+	(void)tid;
+	struct X(hdiff) *d = ctx;
+	RT *out = (RT *)d->h;
+	for (size_t i = begin; i < end; i++) {
+		RT v;
+		R(mul)(&v, &d->a[i], &d->b[i]);
+		R(sub)(&out[i], &v, &d->c[i]);
+	}
+}
+
+/* a[i] out of Montgomery form over [begin, end) */
+static void X(hstd_fn)(void *ctx, size_t begin, size_t end, int tid)
+{
+	(void)tid;
+	RT *a = ctx;
+	for (size_t i = begin; i < end; i++)
+		R(from_mont)(&a[i], &a[i]);
+}
+
+/* The H scalars of a key: h in standard form over a (n entries; a, b, c Montgomery, used as
+ * scratch). Coset keys: a b - c on the odd points of the 2n-domain (the header's step 2).
+ * Monomial keys: the coefficients of h(X) = (A(X) B(X) - C(X)) / (X^n - 1), A(X) the
+ * interpolation of a over the domain of the key's root family: a, b, c to the same odd coset
+ * inc w^j (inc^n = -1, so X^n - 1 = -2 there), h = (a b - c) / -2, an inverse transform, and
+ * coefficient j times inc^-j. Any coset off the domain gives these coefficients (bellperson
+ * uses 7 w^j). Returns 0, -EINVAL (an unknown kind) or -ENOMEM. */
+static int X(h_scalars)(const zka_pk *pk, uint64_t (*a)[4], uint64_t (*b)[4], uint64_t (*c)[4],
+			int threads)
+{
+	size_t n = pk->domain_size;
+	int mono = pk->h_kind == ZKA_H_MONOMIAL;
+	if (pk->h_kind > ZKA_H_MONOMIAL || pk->root > ZKA_ROOT_GEN7 ||
+	    (!mono && pk->root != ZKA_ROOT_SNARKJS))
+		return -EINVAL;
+	struct X(hpass) hp = {.x = {(RT *)a, (RT *)b, (RT *)c}, .k = (int)pk->log_domain};
+	int outer = threads >= 3 ? 3 : 1;
+	hp.threads = threads / outer > 0 ? threads / outer : 1;
+	RT *tw = NULL;
+	if (hp.k > 0) { /* the twiddle tables once for all six transforms */
+		tw = malloc(n * sizeof *tw);
+		if (!tw)
+			return -ENOMEM;
+		RT wn;
+		X(ntt_root_kind)(&hp.inc, hp.k + 1, (int)pk->root);
+		R(sqr)(&wn, &hp.inc);
+		X(ntt_twiddles_w)(tw, hp.k, 1, &wn);
+		X(ntt_twiddles_w)(tw + n / 2, hp.k, 0, &wn);
+		hp.tw_i = tw;
+		hp.tw_f = tw + n / 2;
+		R(from_u64)(&hp.ninv, (uint64_t)n);
+		R(inv)(&hp.ninv, &hp.ninv);
+		zka_par_for(outer, 3, X(coset_fn), &hp);
+		if (hp.err) {
+			free(tw);
+			return hp.err;
+		}
+	} /* else n = 1: the transforms and the shift by inc^0 are the identity */
+	struct X(hdiff) hd = {.a = (const RT *)a, .b = (const RT *)b, .c = (const RT *)c, .h = a};
+	if (!mono) {
+		zka_par_for(n < 4096 ? 1 : threads, n, X(hdiff_fn), &hd);
+		free(tw);
+		return 0;
+	}
+	zka_par_for(n < 4096 ? 1 : threads, n, X(hmono_fn), &hd);
+	if (hp.k > 0) {
+		RT ginv, sc, two;
+		R(inv)(&ginv, &hp.inc);
+		R(from_u64)(&two, 2);
+		R(inv)(&two, &two);
+		R(mul)(&sc, &two, &hp.ninv); /* 1/(2n) */
+		R(neg)(&sc, &sc); /* the inverse transform's 1/n and the division by -2 */
+		X(ntt_ntt_tw)((RT *)a, hp.k, hp.tw_i, threads);
+		X(ntt_shift_scaled)((RT *)a, n, &ginv, &sc, threads);
+	} else { /* n = 1: h = (a b - c) / (1 - 1) cannot be; the constant 0 */
+		memset(a, 0, sizeof *a);
+	}
+	free(tw);
+	zka_par_for(n < 4096 ? 1 : threads, n, X(hstd_fn), a);
+	return 0;
+}
+
 /* out = p * k for a standard-form scalar */
 static void X(g1_mulk)(G1(jac) * out, const G1(jac) * p, const uint64_t *k)
 {
@@ -259,28 +343,10 @@ int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, prove_abc))(const zka_pk *pk, uint64_t (*a)[4
 		return -EINVAL;
 
 	/* H: three independent transforms, run side by side when there are threads to spare */
-	struct X(hpass) hp = {.x = {(RT *)a, (RT *)b, (RT *)c}, .k = (int)pk->log_domain};
-	int outer = threads >= 3 ? 3 : 1;
-	hp.threads = threads / outer > 0 ? threads / outer : 1;
-	if (hp.k > 0) { /* the twiddle tables once for all six transforms */
-		RT *tw = malloc(n * sizeof *tw);
-		if (!tw)
-			return -ENOMEM;
-		X(ntt_twiddles)(tw, hp.k, 1);
-		X(ntt_twiddles)(tw + n / 2, hp.k, 0);
-		hp.tw_i = tw;
-		hp.tw_f = tw + n / 2;
-		X(ntt_root)(&hp.inc, hp.k + 1);
-		R(from_u64)(&hp.ninv, (uint64_t)n);
-		R(inv)(&hp.ninv, &hp.ninv);
-		zka_par_for(outer, 3, X(coset_fn), &hp);
-		free(tw);
-		if (hp.err)
-			return hp.err;
-	} /* else n = 1: the transforms and the shift by inc^0 are the identity */
-	uint64_t(*h)[4] = a; /* h overwrites a (entry i after a[i] is read), standard form */
-	struct X(hdiff) hd = {.a = (const RT *)a, .b = (const RT *)b, .c = (const RT *)c, .h = h};
-	zka_par_for(n < 4096 ? 1 : threads, n, X(hdiff_fn), &hd);
+	int he = X(h_scalars)(pk, a, b, c, threads);
+	if (he)
+		return he;
+	uint64_t(*h)[4] = a; /* h overwrote a, standard form */
 	t1 = X(now)();
 
 	G1(jac) pa, pb1, pc, ph, tmp, d1;
@@ -382,6 +448,14 @@ int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, prove_abc))(const zka_pk *pk, uint64_t (*a)[4
 		t->total = X(now)() - t0;
 	}
 	return 0;
+}
+
+/* See zka_domain_root in groth16.h. */
+void ZKA_CAT2(zka_, ZKA_CAT2(CURVE, domain_root))(int k, uint32_t root, uint64_t out[4])
+{
+	RT w;
+	X(ntt_root_kind)(&w, k, (int)root);
+	memcpy(out, w.v, sizeof w.v);
 }
 
 /* See zka_verify in groth16.h. */

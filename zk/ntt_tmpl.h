@@ -30,6 +30,28 @@ static inline void N(root)(RT *w, int k)
 		R(sqr)(w, w);
 }
 
+/* w = the primitive 2^k-th root of unity of the root family kind (ZKA_ROOT_* of groth16.h):
+ * 0 is N(root); 1 is 7^t squared down, t = (r - 1) / 2^S (blstrs's ROOT_OF_UNITY, which
+ * bellperson's domains use; 7 generates Fr^* for BLS12-381). */
+static inline void N(root_kind)(RT *w, int k, int kind)
+{
+	if (!kind) {
+		N(root)(w, k);
+		return;
+	}
+	const int s = ZKA_CAT2(CC, FR_S);
+	uint64_t t[4];
+	memcpy(t, ZKA_CAT2(CC, FR_P), sizeof t);
+	t[0] -= 1; /* r is odd: no borrow */
+	for (int i = 0; i < 4; i++)
+		t[i] = (t[i] >> s) | (i < 3 ? t[i + 1] << (64 - s) : 0);
+	RT g;
+	R(from_u64)(&g, 7);
+	R(pow)(w, &g, t, 4);
+	for (int i = k; i < s; i++)
+		R(sqr)(w, w);
+}
+
 struct N(pass) {
 	RT *a;
 	const RT *tw;
@@ -138,18 +160,25 @@ static inline void N(shift_scaled)(RT *a, size_t n, const RT *g, const RT *c, in
 	zka_par_for(n < 4096 ? 1 : threads, n, N(shift_fn), &p);
 }
 
-/* tw[j] = w^j for j < 2^(k-1), w the primitive 2^k-th root of unity (its inverse when
- * inverse): the twiddle table of N(ntt_tw), reusable across transforms of one size. */
-static inline void N(twiddles)(RT *tw, int k, int inverse)
+/* N(twiddles) for a given primitive 2^k-th root of unity w (another root family). */
+static inline void N(twiddles_w)(RT *tw, int k, int inverse, const RT *wk)
 {
 	size_t n = (size_t)1 << k;
-	RT w;
-	N(root)(&w, k);
+	RT w = *wk;
 	if (inverse)
 		R(inv)(&w, &w);
 	R(one)(&tw[0]);
 	for (size_t j = 1; j < n / 2; j++)
 		R(mul)(&tw[j], &tw[j - 1], &w);
+}
+
+/* tw[j] = w^j for j < 2^(k-1), w the primitive 2^k-th root of unity (its inverse when
+ * inverse): the twiddle table of N(ntt_tw), reusable across transforms of one size. */
+static inline void N(twiddles)(RT *tw, int k, int inverse)
+{
+	RT w;
+	N(root)(&w, k);
+	N(twiddles_w)(tw, k, inverse, &w);
 }
 
 /* The blocks of a transform of 2^k entries on threads: nblk >= 2 * threads blocks (1 on one

@@ -5,9 +5,9 @@
 #include <string.h>
 
 int zka__bn254_setup(const zka_r1cs *cs, const zka_toxic *t, zka_pk *pk,
-		     const zka_fixed_base_ops *fb, int threads);
+		     const zka_fixed_base_ops *fb, int threads, uint32_t h_kind, uint32_t root);
 int zka__bls12_381_setup(const zka_r1cs *cs, const zka_toxic *t, zka_pk *pk,
-			 const zka_fixed_base_ops *fb, int threads);
+			 const zka_fixed_base_ops *fb, int threads, uint32_t h_kind, uint32_t root);
 
 static uint64_t splitmix64(uint64_t *s)
 {
@@ -42,11 +42,21 @@ void (*zka_setup_progress)(int step, const char *what, uint64_t points);
 int zka_setup(const zka_r1cs *cs, const zka_toxic *t, zka_pk *pk, const zka_fixed_base_ops *fb,
 	      int threads)
 {
+	return zka_setup_kind(cs, t, pk, fb, threads, ZKA_H_COSET, ZKA_ROOT_SNARKJS);
+}
+
+int zka_setup_kind(const zka_r1cs *cs, const zka_toxic *t, zka_pk *pk, const zka_fixed_base_ops *fb,
+		   int threads, uint32_t h_kind, uint32_t root)
+{
+	if (h_kind > ZKA_H_MONOMIAL || root > ZKA_ROOT_GEN7 ||
+	    (h_kind == ZKA_H_COSET && root != ZKA_ROOT_SNARKJS) ||
+	    (root == ZKA_ROOT_GEN7 && cs->curve->id != ZKA_BLS12_381))
+		return -EINVAL;
 	switch (cs->curve->id) {
 	case ZKA_BN254:
-		return zka__bn254_setup(cs, t, pk, fb, threads);
+		return zka__bn254_setup(cs, t, pk, fb, threads, h_kind, root);
 	case ZKA_BLS12_381:
-		return zka__bls12_381_setup(cs, t, pk, fb, threads);
+		return zka__bls12_381_setup(cs, t, pk, fb, threads, h_kind, root);
 	}
 	return -EINVAL;
 }

@@ -39,4 +39,12 @@ extern void (*zka_setup_progress)(int step, const char *what, uint64_t points);
 int zka_setup(const zka_r1cs *cs, const zka_toxic *t, zka_pk *pk, const zka_fixed_base_ops *fb,
 	      int threads);
 
+/* zka_setup for another kind of key (groth16.h's ZKA_H_* and ZKA_ROOT_*): with
+ * ZKA_H_MONOMIAL, H_i = [tau^i (tau^n - 1)/delta]_1 for i < n-1 and H_{n-1} infinity
+ * (bellperson's h query, one point longer); root numbers the domain's rows (ZKA_ROOT_GEN7:
+ * bellperson's BLS12-381 domains). zka_setup is (ZKA_H_COSET, ZKA_ROOT_SNARKJS); a coset H
+ * with another root, or GEN7 on BN254, is -EINVAL. The key records both kinds. */
+int zka_setup_kind(const zka_r1cs *cs, const zka_toxic *t, zka_pk *pk,
+		   const zka_fixed_base_ops *fb, int threads, uint32_t h_kind, uint32_t root);
+
 #endif

@@ -20,14 +20,14 @@
 /* Lagrange basis of the domain of 2^k points, scaled: out[i] = L_{off + i*stride}(tau)*scale
  * for i < cnt, where L_j(x) = (x^N - 1)/N * w^j / (x - w^j). Returns 0 or -ENOMEM. */
 static int X(lagrange)(RT *out, size_t cnt, int k, size_t off, size_t stride, const RT *tau,
-		       const RT *scale)
+		       const RT *scale, int root)
 {
 	size_t N = (size_t)1 << k;
 	RT w, z, t, one;
 	RT *scr = malloc((cnt ? cnt : 1) * sizeof *scr);
 	if (!scr)
 		return -12;
-	X(ntt_root)(&w, k);
+	X(ntt_root_kind)(&w, k, root);
 	uint64_t e[1] = {N};
 	R(pow)(&z, tau, e, 1); /* z = (tau^N - 1)/N * scale */
 	R(one)(&one);
@@ -96,7 +96,8 @@ static int X(fb2)(const zka_fixed_base_ops *fb, const G2(aff) * base, RT *k, siz
 
 /* See zka_setup in setup.h. */
 int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, setup))(const zka_r1cs *cs, const zka_toxic *tw, zka_pk *pk,
-					   const zka_fixed_base_ops *fb, int threads)
+					   const zka_fixed_base_ops *fb, int threads,
+					   uint32_t h_kind, uint32_t root)
 {
 	uint32_t npub = cs->n_pub_out + cs->n_pub_in, nv = cs->n_wires;
 	uint64_t rows = (uint64_t)cs->n_constraints + npub + 1;
@@ -128,6 +129,8 @@ int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, setup))(const zka_r1cs *cs, const zka_toxic *
 	pk->n_public = npub;
 	pk->domain_size = (uint32_t)n;
 	pk->log_domain = (uint32_t)k;
+	pk->h_kind = h_kind;
+	pk->root = root;
 
 	RT *L = malloc(n * sizeof *L), *u = calloc(nv, sizeof *u), *v = calloc(nv, sizeof *v),
 	   *w = calloc(nv, sizeof *w), *sc = malloc((nv > n ? nv : n) * sizeof *sc);
@@ -138,7 +141,7 @@ int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, setup))(const zka_r1cs *cs, const zka_toxic *
 	if (zka_setup_progress)
 		zka_setup_progress(1, "the Lagrange basis and the A, B, C columns at tau",
 				   (uint64_t)n);
-	if ((err = X(lagrange)(L, n, k, 0, 1, &tau, &one)))
+	if ((err = X(lagrange)(L, n, k, 0, 1, &tau, &one, (int)root)))
 		goto err;
 	/* columns at tau, and the coefficient list of A and B */
 	RT *col[3] = {u, v, w};
@@ -204,11 +207,24 @@ int ZKA_CAT2(zka_, ZKA_CAT2(CURVE, setup))(const zka_r1cs *cs, const zka_toxic *
 		goto err;
 	if (zka_setup_progress)
 		zka_setup_progress(6, "H in G1", (uint64_t)n);
-	/* H_i = [L'_{2i+1}(tau) / delta] over the 2n-domain */
-	if ((err = X(lagrange)(sc, n, k + 1, 1, 2, &tau, &di)))
-		goto err;
+	if (h_kind == ZKA_H_MONOMIAL) { /* H_i = [tau^i (tau^n - 1) / delta], i < n - 1 */
+		RT z;
+		uint64_t e[1] = {n};
+		R(pow)(&z, &tau, e, 1);
+		R(sub)(&z, &z, &one);
+		R(mul)(&z, &z, &di);
+		for (size_t i = 0; i + 1 < n; i++) {
+			sc[i] = z;
+			R(mul)(&z, &z, &tau);
+		}
+		memset(&sc[n - 1], 0, sizeof sc[n - 1]); /* the point at infinity */
+	} else if ((err = X(lagrange)(sc, n, k + 1, 1, 2, &tau, &di, 0))) {
+		goto err; /* H_i = [L'_{2i+1}(tau) / delta] over the 2n-domain */
+	}
 	if ((err = X(fb1)(fb, &g1, sc, n, &pk->H, threads)))
 		goto err;
+	if (h_kind == ZKA_H_MONOMIAL) /* infinity whatever an accelerator makes of 0 */
+		memset(pk->H + (n - 1) * sizeof(G1(aff)), 0, sizeof(G1(aff)));
 	if (zka_setup_progress)
 		zka_setup_progress(7, "the single points", (uint64_t)6);
 	/* the six single points */
