@@ -4,6 +4,7 @@
 # bls12381:22), `zkarena bench import` with --gpu and without (the CPU on every core), two runs
 # each, rapidsnark in the same run for BN254; then, for the first BN254 key, the same --gpu run
 # with ZKA_VALIDATE_EXACT=1 (the per-point subgroup tests: the path before the batched test).
+# RUNS (default 2) runs each; MODES (default "gpu cpu") picks the rows.
 # Prebuilt zkarena, zkarena-gpud, zkarena-synth in BINDIR/bin, libraries in BINDIR/lib.
 set -u
 B=$1 OUT=$2 RS=$3
@@ -21,10 +22,12 @@ for ck in "${@:-bn128:20 bn128:22 bls12381:22}"; do
 		echo "== $c 2^$l: test-only key in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 		rs=()
 		[ "$c" = bn128 ] && rs=(--rapidsnark "$RS")
-		for g in --gpu ""; do
+		for mode in ${MODES:-gpu cpu}; do
+			g=
+			[ "$mode" = gpu ] && g=--gpu
 			echo "-- bench import $c 2^$l ${g:-(CPU)}"
 			# shellcheck disable=SC2086 # g is one flag or none
-			"$ZK" bench import "$d/c.zkey" --wtns "$d/c.wtns" "${rs[@]}" --runs 2 $g 2>&1 | grep -v '%' &&
+			"$ZK" bench import "$d/c.zkey" --wtns "$d/c.wtns" "${rs[@]}" --runs "${RUNS:-2}" $g 2>&1 | grep -v '%' &&
 				ok "$c 2^$l ${g:-cpu}" || ko "$c 2^$l ${g:-cpu}"
 		done
 		if [ "$c" = bn128 ] && [ -z "$exact_done" ]; then
