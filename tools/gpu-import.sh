@@ -6,7 +6,7 @@
 # with ZKA_VALIDATE_EXACT=1 (the per-point subgroup tests: the path before the batched test).
 # RUNS (default 2) runs each; MODES (default "gpu cpu") picks the rows.
 # Prebuilt zkarena, zkarena-gpud, zkarena-synth in BINDIR/bin, libraries in BINDIR/lib.
-set -u
+set -u -o pipefail
 B=$1 OUT=$2 RS=$3
 shift 3
 source "$(dirname "$0")/gpu-lib.sh" "$B" # ZK, gpu_machine, gpu_random_key
