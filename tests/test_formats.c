@@ -56,13 +56,16 @@ static void test_binfile_roundtrip(void)
 	for (int i = 0; i < 5; i++) {
 		const uint8_t *p;
 		uint64_t size;
-		CU_ASSERT_FATAL(zka_binfile_section(&bf, ids[i], UINT64_MAX, &p, &size, err, sizeof err) == 0);
+		CU_ASSERT_FATAL(
+		    zka_binfile_section(&bf, ids[i], UINT64_MAX, &p, &size, err, sizeof err) == 0);
 		CU_ASSERT(size == sizes[i]);
 		CU_ASSERT(memcmp(p, payload[i], sizes[i]) == 0);
 		/* exact-size lookup */
-		CU_ASSERT(zka_binfile_section(&bf, ids[i], sizes[i], &p, &size, err, sizeof err) == 0);
+		CU_ASSERT(zka_binfile_section(&bf, ids[i], sizes[i], &p, &size, err, sizeof err) ==
+			  0);
 		err[0] = 0;
-		CU_ASSERT(zka_binfile_section(&bf, ids[i], sizes[i] + 1, &p, &size, err, sizeof err) == -EINVAL);
+		CU_ASSERT(zka_binfile_section(&bf, ids[i], sizes[i] + 1, &p, &size, err,
+					      sizeof err) == -EINVAL);
 		CU_ASSERT(strstr(err, "wrong size") != NULL);
 		err[0] = 0;
 	}
@@ -81,7 +84,8 @@ static void test_binfile_roundtrip(void)
 	CU_ASSERT(zka_binfile_open(&bf, path, "zkey", 1, 3, err, sizeof err) == -EINVAL);
 	CU_ASSERT(strstr(err, "not a zkey file") != NULL);
 	err[0] = 0;
-	CU_ASSERT(zka_binfile_open(&bf, fmt_path("does-not-exist"), "test", 1, 3, err, sizeof err) == -ENOENT);
+	CU_ASSERT(zka_binfile_open(&bf, fmt_path("does-not-exist"), "test", 1, 3, err,
+				   sizeof err) == -ENOENT);
 	check_err_line(err, fmt_path("does-not-exist"));
 
 	/* duplicated section, trailing bytes, table lying in both directions */
@@ -137,7 +141,8 @@ static void zkey_roundtrip(const zka_curve *c, int order)
 	const char *path = fmt_path("k.zkey");
 	fmt_rand_pk(c, &pk);
 	CU_ASSERT_FATAL(zka_zkey_write(path, &pk, order, err, sizeof err) == 0);
-	CU_ASSERT_FATAL(zka_zkey_read_flags(path, &rd, ZKA_ZKEY_CHECK_ALL_POINTS, err, sizeof err) == 0);
+	CU_ASSERT_FATAL(
+	    zka_zkey_read_flags(path, &rd, ZKA_ZKEY_CHECK_ALL_POINTS, err, sizeof err) == 0);
 	CU_ASSERT(fmt_pk_equal(&pk, &rd));
 
 	/* the section order in the file */
@@ -212,7 +217,8 @@ static void expect_zkey_error(const zka_pk *pk, zkey_edit edit, unsigned flags, 
 {
 	char err[256] = "";
 	const char *path = fmt_path("bad.zkey");
-	CU_ASSERT_FATAL(zka_zkey_write(path, pk, (int)(zka_test_rand64() & 1), err, sizeof err) == 0);
+	CU_ASSERT_FATAL(zka_zkey_write(path, pk, (int)(zka_test_rand64() & 1), err, sizeof err) ==
+			0);
 	size_t len;
 	uint8_t *buf = fmt_slurp(path, &len);
 	edit(buf, &len, pk);
@@ -245,15 +251,31 @@ static size_t hdr_nvars(const uint8_t *buf, size_t len, const zka_pk *pk)
 	return sec_off(buf, len, 2) + 4 + pk->curve->n8q + 4 + pk->curve->n8r;
 }
 
-static void e_magic(uint8_t *b, size_t *l, const zka_pk *pk) { (void)l, (void)pk; b[0] = 'Z'; }
-static void e_version(uint8_t *b, size_t *l, const zka_pk *pk) { (void)l, (void)pk; b[4] = 2; }
+static void e_magic(uint8_t *b, size_t *l, const zka_pk *pk)
+{
+	(void)l, (void)pk;
+	b[0] = 'Z';
+}
+static void e_version(uint8_t *b, size_t *l, const zka_pk *pk)
+{
+	(void)l, (void)pk;
+	b[4] = 2;
+}
 static void e_protocol(uint8_t *b, size_t *l, const zka_pk *pk)
 {
 	(void)pk;
 	b[sec_off(b, *l, 1)] = 2;
 }
-static void e_nsections_more(uint8_t *b, size_t *l, const zka_pk *pk) { (void)l, (void)pk; b[8] = 11; }
-static void e_nsections_less(uint8_t *b, size_t *l, const zka_pk *pk) { (void)l, (void)pk; b[8] = 9; }
+static void e_nsections_more(uint8_t *b, size_t *l, const zka_pk *pk)
+{
+	(void)l, (void)pk;
+	b[8] = 11;
+}
+static void e_nsections_less(uint8_t *b, size_t *l, const zka_pk *pk)
+{
+	(void)l, (void)pk;
+	b[8] = 9;
+}
 static void e_size_lie(uint8_t *b, size_t *l, const zka_pk *pk)
 {
 	(void)pk;
@@ -266,7 +288,8 @@ static void e_size_lie(uint8_t *b, size_t *l, const zka_pk *pk)
 static void e_size_shrink(uint8_t *b, size_t *l, const zka_pk *pk)
 {
 	(void)pk;
-	/* shrink section 5 by one point and remove the bytes: a consistent container, a wrong size */
+	/* shrink section 5 by one point and remove the bytes: a consistent container, a wrong size
+	 */
 	size_t off, entry;
 	uint64_t sz;
 	fmt_find_section(b, *l, 5, &off, &sz, &entry);
@@ -366,7 +389,8 @@ static void test_zkey_bad(void)
 	for (int ci = 0; ci < 2; ci++) {
 		zka_pk pk;
 		fmt_rand_pk(fmt_curves[ci], &pk);
-		/* make sure A's last point is not infinity so that the edit moves it off the curve */
+		/* make sure A's last point is not infinity so that the edit moves it off the curve
+		 */
 		fmt_rand_g1(pk.curve, pk.A + (pk.n_vars - 1) * zka_g1_bytes(pk.curve));
 		expect_zkey_error(&pk, e_magic, 0, "not a zkey file");
 		expect_zkey_error(&pk, e_version, 0, "unsupported version 2");
@@ -395,7 +419,8 @@ static void test_zkey_bad(void)
 		char err[256] = "";
 		const char *path = fmt_path("bad.zkey");
 		zka_pk rd;
-		CU_ASSERT(zka_zkey_read(path, &rd, err, sizeof err) == -EINVAL); /* dup from above */
+		CU_ASSERT(zka_zkey_read(path, &rd, err, sizeof err) ==
+			  -EINVAL); /* dup from above */
 		expect_zkey_error(&pk, e_A, ZKA_ZKEY_CHECK_ALL_POINTS, "A[");
 		err[0] = 0;
 		CU_ASSERT(zka_zkey_read(path, &rd, err, sizeof err) == 0);
@@ -406,13 +431,80 @@ static void test_zkey_bad(void)
 		size_t len;
 		uint8_t *buf = fmt_slurp(path, &len);
 		for (int t = 0; t < 12; t++) {
-			size_t cut = t == 0 ? 0 : t == 1 ? len - 1 : (size_t)(zka_test_rand64() % len);
+			size_t cut = t == 0   ? 0
+				     : t == 1 ? len - 1
+					      : (size_t)(zka_test_rand64() % len);
 			fmt_spit(path, buf, cut);
 			err[0] = 0;
 			CU_ASSERT(zka_zkey_read(path, &rd, err, sizeof err) == -EINVAL);
 			check_err_line(err, path);
 		}
 		free(buf);
+		zka_pk_free(&pk);
+	}
+}
+
+/* A key whose point sections span several of the reader's parallel chunks (65,536 points):
+ * read back byte for byte, and a coordinate >= q planted in two chunks of A (or B2) is named
+ * at the lower index, as the serial check named it. */
+static void test_zkey_parallel(void)
+{
+	for (int ci = 0; ci < 2; ci++) {
+		const zka_curve *c = fmt_curves[ci];
+		zka_pk pk, rd;
+		char err[256] = "";
+		const char *path = fmt_path("big.zkey");
+		fmt_rand_pk(c, &pk);
+		uint32_t n = 3 * 65536 + 7 + (uint32_t)(zka_test_rand64() % 1000);
+		size_t s1 = zka_g1_bytes(c), s2 = zka_g2_bytes(c);
+		uint8_t **g1s[] = {&pk.A, &pk.B1, &pk.C};
+		uint32_t had[] = {pk.n_vars, pk.n_vars, pk.n_vars - pk.n_public - 1};
+		for (int k = 0; k < 3; k++) { /* the key's random points, repeated */
+			uint8_t *v = malloc((size_t)n * s1);
+			CU_ASSERT_FATAL(v != NULL);
+			for (uint32_t i = 0; i < n; i++)
+				memcpy(v + (size_t)i * s1, *g1s[k] + (i % had[k]) * s1, s1);
+			free(*g1s[k]);
+			*g1s[k] = v;
+		}
+		uint8_t *v2 = malloc((size_t)n * s2);
+		CU_ASSERT_FATAL(v2 != NULL);
+		for (uint32_t i = 0; i < n; i++)
+			memcpy(v2 + (size_t)i * s2, pk.B2 + (i % pk.n_vars) * s2, s2);
+		free(pk.B2);
+		pk.B2 = v2;
+		pk.n_vars = n;
+		CU_ASSERT_FATAL(zka_zkey_write(path, &pk, 0, err, sizeof err) == 0);
+		CU_ASSERT_FATAL(zka_zkey_read(path, &rd, err, sizeof err) == 0);
+		CU_ASSERT(memcmp(rd.A, pk.A, (size_t)n * s1) == 0);
+		CU_ASSERT(memcmp(rd.B1, pk.B1, (size_t)n * s1) == 0);
+		CU_ASSERT(memcmp(rd.B2, pk.B2, (size_t)n * s2) == 0);
+		CU_ASSERT(memcmp(rd.C, pk.C, (size_t)(n - pk.n_public - 1) * s1) == 0);
+		zka_pk_free(&rd);
+		for (int round = 0; round < 4; round++) {
+			int g2 = round & 1;
+			uint32_t sec = g2 ? 7 : 5; /* B2, A */
+			size_t sz = g2 ? s2 : s1;
+			uint32_t i1 = (uint32_t)(zka_test_rand64() % (n - 65536));
+			uint32_t i2 = i1 + 65536 + (uint32_t)(zka_test_rand64() % (n - i1 - 65536));
+			uint32_t k = (uint32_t)(zka_test_rand64() % (g2 ? 4 : 2));
+			size_t len;
+			uint8_t *buf = fmt_slurp(path, &len);
+			size_t off = sec_off(buf, len, sec);
+			memset(buf + off + (size_t)i2 * sz, 0xff, c->n8q); /* coordinate 0 of i2 */
+			memset(buf + off + (size_t)i1 * sz + k * c->n8q, 0xff, c->n8q);
+			fmt_spit(path, buf, len);
+			free(buf);
+			char want[64];
+			snprintf(want, sizeof want, "%s[%u]: coordinate %u not below q",
+				 g2 ? "B2" : "A", i1, k);
+			err[0] = 0;
+			CU_ASSERT(zka_zkey_read(path, &rd, err, sizeof err) == -EINVAL);
+			if (!strstr(err, want))
+				fprintf(stderr, "\n  expected \"%s\", got \"%s\"\n", want, err);
+			CU_ASSERT(strstr(err, want) != NULL);
+			CU_ASSERT_FATAL(zka_zkey_write(path, &pk, 0, err, sizeof err) == 0);
+		}
 		zka_pk_free(&pk);
 	}
 }
@@ -490,13 +582,13 @@ static void test_wtns_roundtrip(void)
 			uint8_t x;
 			const char *want;
 		} edits[] = {
-			{0, 'W', "not a wtns file"},
-			{4, 1, "unsupported version 1"},
-			{4, 3, "unsupported version 3"},
-			{24, 48, "n8=48"},
-			{24 + 4 + 5, 0x77, "prime does not match"},
-			{24 + 36, 0xff, "section 2: wrong size"},
-			{12 + 12 + 40 + 12, 2, "witness value 0 is not 1"},
+		    {0, 'W', "not a wtns file"},
+		    {4, 1, "unsupported version 1"},
+		    {4, 3, "unsupported version 3"},
+		    {24, 48, "n8=48"},
+		    {24 + 4 + 5, 0x77, "prime does not match"},
+		    {24 + 36, 0xff, "section 2: wrong size"},
+		    {12 + 12 + 40 + 12, 2, "witness value 0 is not 1"},
 		};
 		for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
 			uint8_t *e = malloc(len);
@@ -510,7 +602,8 @@ static void test_wtns_roundtrip(void)
 			check_err_line(err, bad);
 			CU_ASSERT(strstr(err, edits[i].want) != NULL);
 			if (!strstr(err, edits[i].want))
-				fprintf(stderr, "\n  expected \"%s\", got \"%s\"\n", edits[i].want, err);
+				fprintf(stderr, "\n  expected \"%s\", got \"%s\"\n", edits[i].want,
+					err);
 		}
 		/* a value >= r at a random index: r itself, or r + small */
 		if (w.n > 1) {
@@ -634,13 +727,18 @@ static void test_decimal(void)
 	const char *bad[] = {"", "-1", "+1", " 1", "1 ", "0x10", "1e3", "1.0", "١", "12a"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
 		CU_ASSERT(zka_dec_parse(bad[i], v, 32, NULL, 0) == -EINVAL);
-	CU_ASSERT(zka_dec_parse("0007", v, 32, NULL, 0) == 0 && v[0] == 7 && !v[1] && !v[2] && !v[3]);
+	CU_ASSERT(zka_dec_parse("0007", v, 32, NULL, 0) == 0 && v[0] == 7 && !v[1] && !v[2] &&
+		  !v[3]);
 	CU_ASSERT(zka_dec_parse("0", v, 32, NULL, 0) == 0 && v[0] == 0);
 	/* 2^256 does not fit 32 bytes */
-	CU_ASSERT(zka_dec_parse("115792089237316195423570985008687907853269984665640564039457584007913129639936",
-				v, 32, NULL, 0) == -ERANGE);
-	CU_ASSERT(zka_dec_parse("115792089237316195423570985008687907853269984665640564039457584007913129639935",
-				v, 32, NULL, 0) == 0);
+	CU_ASSERT(
+	    zka_dec_parse(
+		"115792089237316195423570985008687907853269984665640564039457584007913129639936", v,
+		32, NULL, 0) == -ERANGE);
+	CU_ASSERT(
+	    zka_dec_parse(
+		"115792089237316195423570985008687907853269984665640564039457584007913129639935", v,
+		32, NULL, 0) == 0);
 	CU_ASSERT(v[0] == UINT64_MAX && v[3] == UINT64_MAX);
 	uint64_t z[4] = {0};
 	char *s = zka_dec_format(z, 32);
@@ -650,16 +748,18 @@ static void test_decimal(void)
 
 int main(void)
 {
-	static const zka_test_case binfile[] = {{"roundtrip and bad tables", test_binfile_roundtrip},
-						{NULL, NULL}};
-	static const zka_test_case zkey[] = {{"roundtrip both curves both orders", test_zkey_roundtrip},
-					     {"bad inputs", test_zkey_bad},
-					     {"failed write leaves nothing", test_zkey_write_fail},
-					     {NULL, NULL}};
+	static const zka_test_case binfile[] = {
+	    {"roundtrip and bad tables", test_binfile_roundtrip}, {NULL, NULL}};
+	static const zka_test_case zkey[] = {
+	    {"roundtrip both curves both orders", test_zkey_roundtrip},
+	    {"bad inputs", test_zkey_bad},
+	    {"sections past one parallel chunk", test_zkey_parallel},
+	    {"failed write leaves nothing", test_zkey_write_fail},
+	    {NULL, NULL}};
 	static const zka_test_case wtns[] = {{"roundtrip and bad inputs", test_wtns_roundtrip},
 					     {NULL, NULL}};
-	static const zka_test_case wfail[] = {{"wtns and zkey past the file size limit", test_write_efbig},
-					      {NULL, NULL}};
+	static const zka_test_case wfail[] = {
+	    {"wtns and zkey past the file size limit", test_write_efbig}, {NULL, NULL}};
 	static const zka_test_case dec[] = {{"decimal strings", test_decimal}, {NULL, NULL}};
 	zka_test_suite("binfile", binfile);
 	zka_test_suite("zkey", zkey);
