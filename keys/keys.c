@@ -180,7 +180,7 @@ static void check_fail(struct vctx *v, uint64_t k, int r)
 static void check_range(void *arg, size_t begin, size_t end, int tid)
 {
 	struct vctx *v = arg;
-	const size_t step = v->batch ? 8192 : 4096;
+	const size_t step = v->batch ? 32768 : 4096;
 	double last = 0;
 	for (size_t i = begin; i < end; i += step) {
 		size_t e = i + step < end ? i + step : end;

@@ -25,9 +25,9 @@
  * repetitions use independent scalars: a batch with a bad point passes with probability
  * <= p1^SB_REPS. BN254: h = 10069 * 5864401 * 1875725156269 * (a 178-bit prime) (factored in
  * tests/test_subgroup.c), l = 10069, p1 = 7 / 2^16 = 2^-13.19, 5 repetitions: <= 2^-65.9 per
- * batch (docs/keys.md). The sums are computed with complete formulas (ec_tmpl.h's XYZZ and
- * Jacobian additions handle P == Q, P == -Q and infinity), so the bound holds for crafted
- * points too.
+ * batch (docs/keys.md). The sums are computed with complete formulas (ec_tmpl.h's XYZZ,
+ * Jacobian and batch-affine additions handle P == Q, P == -Q and infinity; tests/test_subgroup.c
+ * compares the sums with naive ones on such points), so the bound holds for crafted points too.
  *
  * Cost: 16-bit scalars in windows of 8 bits (4 below 512 points): per point and repetition 2
  * bucket additions (affine, batched inversion), against one 63-bit multiplication and three
