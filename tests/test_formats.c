@@ -446,7 +446,7 @@ static void test_zkey_bad(void)
 
 /* A key whose point sections span several of the reader's parallel chunks (65,536 points):
  * read back byte for byte, and a coordinate >= q planted in two chunks of A (or B2) is named
- * at the lower index, as the serial check named it. */
+ * at the lower index, as the serial check named it; the same for section 4's coefficients. */
 static void test_zkey_parallel(void)
 {
 	for (int ci = 0; ci < 2; ci++) {
@@ -498,6 +498,53 @@ static void test_zkey_parallel(void)
 			char want[64];
 			snprintf(want, sizeof want, "%s[%u]: coordinate %u not below q",
 				 g2 ? "B2" : "A", i1, k);
+			err[0] = 0;
+			CU_ASSERT(zka_zkey_read(path, &rd, err, sizeof err) == -EINVAL);
+			if (!strstr(err, want))
+				fprintf(stderr, "\n  expected \"%s\", got \"%s\"\n", want, err);
+			CU_ASSERT(strstr(err, want) != NULL);
+			CU_ASSERT_FATAL(zka_zkey_write(path, &pk, 0, err, sizeof err) == 0);
+		}
+		/* coefficients over several chunks: converted as before; the lowest bad one named
+		 */
+		uint32_t nc = 2 * 65536 + 3 + (uint32_t)(zka_test_rand64() % 1000);
+		zka_coef *cf = malloc((size_t)nc * sizeof *cf);
+		CU_ASSERT_FATAL(cf != NULL);
+		for (uint32_t i = 0; i < nc; i++)
+			cf[i] = pk.coefs[i % pk.n_coefs];
+		free(pk.coefs);
+		pk.coefs = cf;
+		pk.n_coefs = nc;
+		CU_ASSERT_FATAL(zka_zkey_write(path, &pk, 0, err, sizeof err) == 0);
+		CU_ASSERT_FATAL(zka_zkey_read(path, &rd, err, sizeof err) == 0);
+		CU_ASSERT(rd.n_coefs == nc);
+		int same = 1;
+		for (uint32_t i = 0; i < nc && same; i++) {
+			/* in memory as written (the file holds them times R once more) */
+			same = rd.coefs[i].matrix == cf[i].matrix && rd.coefs[i].row == cf[i].row &&
+			       rd.coefs[i].signal == cf[i].signal &&
+			       !memcmp(rd.coefs[i].value, cf[i].value, 32);
+		}
+		CU_ASSERT(same);
+		zka_pk_free(&rd);
+		for (int round = 0; round < 2; round++) {
+			uint32_t i1 = (uint32_t)(zka_test_rand64() % (nc - 65536));
+			uint32_t i2 =
+			    i1 + 65536 + (uint32_t)(zka_test_rand64() % (nc - i1 - 65536));
+			size_t len, sc = 12 + c->n8r;
+			uint8_t *buf = fmt_slurp(path, &len);
+			size_t off = sec_off(buf, len, 4) + 4;
+			memset(buf + off + (size_t)i2 * sc + 12, 0xff, c->n8r); /* value >= r */
+			if (round)
+				memset(buf + off + (size_t)i1 * sc + 4, 0xff,
+				       4); /* row out of range */
+			else
+				memset(buf + off + (size_t)i1 * sc + 12, 0xff, c->n8r);
+			fmt_spit(path, buf, len);
+			free(buf);
+			char want[64];
+			snprintf(want, sizeof want, "coefficient %u: %s", i1,
+				 round ? "matrix" : "value not below r");
 			err[0] = 0;
 			CU_ASSERT(zka_zkey_read(path, &rd, err, sizeof err) == -EINVAL);
 			if (!strstr(err, want))

@@ -132,6 +132,63 @@ static void pts_chunk(void *ctx, size_t b, size_t e, int tid)
 	}
 }
 
+/* Section 4's coefficients converted (standard form values) by every CPU in chunks; a bad
+ * one (an index out of range, a value not below r) is left as read, unconverted. */
+#define ZKA_COEF_CHUNK 65536u
+struct coef_job {
+	const zka_curve *c;
+	const uint8_t *src; /* the first entry: matrix, row, signal (u32 LE), value (n8r bytes) */
+	zka_coef *out;
+	uint32_t n, d, n_vars;
+	uint64_t sz;
+	uint32_t *bad; /* per chunk: its first bad coefficient, or n */
+};
+
+static void coef_chunk(void *ctx, size_t b, size_t e, int tid)
+{
+	struct coef_job *j = ctx;
+	(void)tid;
+	for (size_t ch = b; ch < e; ch++) {
+		uint32_t i0 = (uint32_t)ch * ZKA_COEF_CHUNK;
+		uint32_t i1 = j->n - i0 < ZKA_COEF_CHUNK ? j->n : i0 + ZKA_COEF_CHUNK;
+		j->bad[ch] = j->n;
+		for (uint32_t i = i0; i < i1; i++) {
+			const uint8_t *q = j->src + i * j->sz;
+			zka_coef *k = &j->out[i];
+			k->matrix = zka_le32(q);
+			k->row = zka_le32(q + 4);
+			k->signal = zka_le32(q + 8);
+			k->pad = 0;
+			memcpy(k->value, q + 12, 32);
+			if (k->matrix > 1 || k->row >= j->d || k->signal >= j->n_vars ||
+			    !zka_lt_modulus(k->value, j->c->r, 4)) {
+				j->bad[ch] = i;
+				break;
+			}
+			j->c->fr_from_mont(k->value, k->value);
+		}
+	}
+}
+
+/* Converts j's n coefficients into *bad_out: the lowest bad index, or n when all are good.
+ * Returns 0, or -ENOMEM. */
+static int coefs_convert(struct coef_job *j, uint32_t *bad_out)
+{
+	size_t nch = ((size_t)j->n + ZKA_COEF_CHUNK - 1) / ZKA_COEF_CHUNK;
+	int nt = zka_par_threads(0);
+	*bad_out = j->n;
+	if (!nch)
+		return 0;
+	if (!(j->bad = malloc(nch * sizeof *j->bad)))
+		return -ENOMEM;
+	zka_par_for(nt < (int)nch ? nt : (int)nch, nch, coef_chunk, j);
+	for (size_t ch = 0; ch < nch && *bad_out == j->n; ch++)
+		*bad_out = j->bad[ch];
+	free(j->bad);
+	j->bad = NULL;
+	return 0;
+}
+
 /* Copies a point section of exactly n points of size sz into *out and checks it; on failure
  * names the lowest bad point, as a serial check would. */
 static int zka_read_points(const zka_binfile *bf, uint32_t id, uint64_t n, int g2, int full,
@@ -322,30 +379,32 @@ int zka_zkey_read_flags(const char *path, zka_pk *pk, unsigned flags, char *err,
 	pk->coefs = malloc(pk->n_coefs ? pk->n_coefs * sizeof *pk->coefs : 1);
 	if (!pk->coefs)
 		goto nomem;
-	for (uint32_t i = 0; i < pk->n_coefs; i++) {
-		const uint8_t *e = p + 4 + i * scoef;
-		zka_coef *k = &pk->coefs[i];
-		k->matrix = zka_le32(e);
-		k->row = zka_le32(e + 4);
-		k->signal = zka_le32(e + 8);
-		k->pad = 0;
-		memcpy(k->value, e + 12, 32);
-		if (k->matrix > 1 || k->row >= d || k->signal >= pk->n_vars) {
+	{
+		struct coef_job j = {.c = c,
+				     .src = p + 4,
+				     .out = pk->coefs,
+				     .n = pk->n_coefs,
+				     .d = d,
+				     .n_vars = pk->n_vars,
+				     .sz = scoef};
+		uint32_t bad;
+		if (coefs_convert(&j, &bad))
+			goto nomem;
+		if (bad < pk->n_coefs) {
+			const zka_coef *k = &pk->coefs[bad];
 			ret = -EINVAL;
-			zka_fmt_err(err, errlen, path,
-				    "coefficient %" PRIu32 ": matrix %" PRIu32 ", row %" PRIu32
-				    ", signal %" PRIu32 " out of range (domainSize %" PRIu32
-				    ", nVars %" PRIu32 ")",
-				    i, k->matrix, k->row, k->signal, d, pk->n_vars);
+			if (k->matrix > 1 || k->row >= d || k->signal >= pk->n_vars)
+				zka_fmt_err(err, errlen, path,
+					    "coefficient %" PRIu32 ": matrix %" PRIu32
+					    ", row %" PRIu32 ", signal %" PRIu32
+					    " out of range (domainSize %" PRIu32 ", nVars %" PRIu32
+					    ")",
+					    bad, k->matrix, k->row, k->signal, d, pk->n_vars);
+			else
+				zka_fmt_err(err, errlen, path,
+					    "coefficient %" PRIu32 ": value not below r", bad);
 			goto err;
 		}
-		if (!zka_lt_modulus(k->value, c->r, 4)) {
-			ret = -EINVAL;
-			zka_fmt_err(err, errlen, path, "coefficient %" PRIu32 ": value not below r",
-				    i);
-			goto err;
-		}
-		c->fr_from_mont(k->value, k->value);
 	}
 
 	/* sections 5..9: the proving key's point vectors */
