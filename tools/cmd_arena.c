@@ -43,6 +43,9 @@ static void usage(FILE *f)
 	    "      seconds (default 3600), or less when the table is needed (oldest first).\n"
 	    "      --group shares the arena with GROUP (mode 0660) so that its members may\n"
 	    "      submit; otherwise only its creator (and root's arenas for everyone) is used.\n"
+	    "      Members of a --group arena can read each other's witnesses in the slots;\n"
+	    "      for members who must not, create a private arena and serve it with\n"
+	    "      `zkarena serve NAME --unix PATH --unix-group G` (docs/ops.md).\n"
 	    "  ensure NAME (the options of create)\n"
 	    "      Creates the arena, or accepts an existing one only if this user owns it\n"
 	    "      (atomic: O_EXCL create, then an ownership check); for the arena unit.\n"
@@ -251,6 +254,12 @@ static int cmd_create(int argc, char **argv)
 	       " bytes (stride %" PRIu64 "), %u jobs, max_attempts %u\n",
 	       name, name, g.total_bytes, g.nslots, g.slot_bytes, g.slot_stride, g.njobs,
 	       g.max_attempts);
+	if (p.share_group) /* said where the choice is made (docs/ops.md, the multi-user model) */
+		fprintf(stderr,
+			"zkarena arena: note: members of group %u can read each other's witnesses "
+			"in the slots; members who must not, submit through a private arena's "
+			"socket: zkarena serve %s --unix PATH --unix-group G\n",
+			p.group, name);
 	zka_arena_close(a);
 	return 0;
 }

@@ -372,5 +372,8 @@ c=$(env -u ZKARENA_CACHE HOME=/nonexistent setpriv --reuid="$UID_B" --regid=6553
 [ "$c" = 000 ] && ok "a user outside the group cannot connect to the socket" || ko "outside the group: HTTP $c"
 kill -TERM "$SRV9" && wait "$SRV9"
 stop_run
+expect 0 "arena create --group: created" "$ZK" arena create "${NAME}g" --slots 1 --slot-bytes 1M --group "$U"
+check "  and says members can read each other's witnesses, naming serve --unix-group" grep -q "can read each other's witnesses in the slots.*--unix-group" "$T/out"
+"$ZK" arena destroy "${NAME}g" >/dev/null 2>&1
 victim_intact && ok "root's private file never touched" || ko "victim changed"
 finish
