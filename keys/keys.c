@@ -23,7 +23,9 @@
  *   IMPORT     open_import()    the .zkey imported (import_region), the cache entry written
  *                               while its points are validated (struct wjob; a failure is
  *                               said and ignored), the region published under its name
- *                               (region_publish) and validated
+ *                               (region_publish) and validated; with o->defer_validate (never
+ *                               for a named region) it is returned while a thread validates
+ *                               it (struct zka_keys_pending), and zka_keys_validated waits
  * States of a named region
  *   TEMPORARY -> PUBLISHED   region_publish() (an import) or the loader's load_commit (a .zka):
  *                            the residency record written, then the rename into its name
@@ -51,6 +53,10 @@
  *   3. Every open(2) of a key file here is counted (zka_loader_count_open): finding a resident
  *      region opens none, and the tests hold it to that.
  *   4. A failed import or publish leaves nothing: no temporary object, no mapping.
+ *   6. A key returned before its validation ended (defer_validate) stays mapped until the
+ *      validation is joined (zka_keys_validated, or zka_params_close first); its cache entry
+ *      is committed only once every point passed. `prove` releases nothing (no proof check,
+ *      no file) before zka_keys_validated returned 0.
  *   5. Trust (issue 38): a resident region serves a key only when zka_keys_region_trusted
  *      accepts its inode (a regular file of this euid, or of a uid in ZKARENA_KEY_OWNERS, not
  *      writable by group or others) and its /zka-key.<id> name matches its content id; a
@@ -402,12 +408,86 @@ static void wjob_end(struct wjob *w, int valid)
 	last_times.write = now() - t0;
 }
 
+/* ---- validation behind the first proof (zka_keys_opts.defer_validate) ----
+ * A pending validation: validate_points over the imported image on its own thread, then the
+ * cache entry's wjob ended (committed only when every point passed). States: RUNNING
+ * (pending_start) -> JOINED (zka__keys_pending_end: the outcome read, the cache's result said,
+ * freed). The image stays mapped until it is joined (zka_params_close joins first). */
+struct zka_keys_pending {
+	char path[PATH_MAX], cpath[PATH_MAX], dir[PATH_MAX];
+	const void *image;
+	zka_params_info info;
+	int threads, progress, thread, ret;
+	double t0;
+	struct wjob w;
+	pthread_t th;
+	char err[700];
+};
+
+static void *pending_run(void *arg)
+{
+	struct zka_keys_pending *d = arg;
+	d->ret = validate_points(d->path, d->image, &d->info, d->threads, d->progress, d->err,
+				 sizeof d->err);
+	last_times.validate = now() - d->t0;
+	wjob_end(&d->w, d->ret == 0);
+	return NULL;
+}
+
+/* Starts d's thread (or runs it here when none can be made): 0. */
+static int pending_start(struct zka_keys_pending *d, const char *path, const void *image,
+			 const zka_params_info *in, int threads, int progress, double t0)
+{
+	snprintf(d->path, sizeof d->path, "%s", path);
+	d->image = image;
+	d->info = *in;
+	d->threads = threads;
+	d->progress = progress;
+	d->t0 = t0;
+	d->thread = pthread_create(&d->th, NULL, pending_run, d) == 0;
+	if (!d->thread)
+		pending_run(d);
+	return 0;
+}
+
+/* Joins p's pending validation: its outcome into *ret (when not NULL) and err, the cache
+ * entry's result said on stderr (and the cache pruned after a new entry), then freed. */
+void zka__keys_pending_end(zka_params *p, char *err, size_t errlen, int *ret)
+{
+	struct zka_keys_pending *d = p->pending;
+	char why[600] = "";
+	if (!d)
+		return;
+	if (d->thread)
+		pthread_join(d->th, NULL);
+	if (ret)
+		*ret = d->ret;
+	if (d->ret && err)
+		snprintf(err, errlen, "%s", d->err);
+	if (!d->ret && d->w.path && d->w.ret)
+		fprintf(stderr, "zkarena: cannot cache %s (%s); continuing without\n", d->path,
+			d->w.err);
+	uint64_t max = 0, left = 0;
+	if (!d->ret && d->w.path && !d->w.ret && zka_keys_cache_max(&max, why, sizeof why) == 0 &&
+	    max && zka_keys_cache_gc(d->dir, max, d->cpath, stderr, &left) < 0)
+		fprintf(stderr, "zkarena: cannot prune the key cache %s\n", d->dir);
+	free(d);
+	p->pending = NULL;
+}
+
+int zka_keys_validated(zka_params *p, char *err, size_t errlen)
+{
+	int ret = 0;
+	zka__keys_pending_end(p, err, errlen, &ret);
+	return ret;
+}
+
 /* Imports zkey (+ r1cs) into a new region (named: a tmp shm object). With w (and w->path), the
  * image is written to w->path while its points are validated, committed only when they pass
  * (the outcome of the write in w->ret, w->err). */
 static int import_region(const char *zkey, const char *r1cs, int named, int threads, int progress,
-			 struct region *rg, zka_file_id *kid, struct wjob *w, char *err,
-			 size_t errlen)
+			 struct region *rg, zka_file_id *kid, struct wjob *w,
+			 struct zka_keys_pending *defer, char *err, size_t errlen)
 {
 	struct stat sb;
 	zka_file_id rid = {0};
@@ -462,6 +542,11 @@ static int import_region(const char *zkey, const char *r1cs, int named, int thre
 	double t4 = now();
 	tm.fill = t4 - t3;
 	wjob_start(w, rg->map, rg->size);
+	if (defer && !zka_params_is_bellperson(zkey)) { /* validated on a thread from here */
+		last_times = tm;
+		ret = pending_start(defer, zkey, rg->map, &pl.info, threads, progress, t4);
+		goto out;
+	}
 	/* a .params's reader checked every point already (zka_bp_read, the same checks) */
 	ret = zka_params_is_bellperson(zkey)
 		  ? 0
@@ -484,7 +569,7 @@ int zka_keys_import(const char *zkey, const char *r1cs, const char *out, int thr
 	struct region rg;
 	zka_file_id kid;
 	struct wjob w = {.path = out, .mode = 0666};
-	int ret = import_region(zkey, r1cs, 0, threads, progress, &rg, &kid, &w, err, errlen);
+	int ret = import_region(zkey, r1cs, 0, threads, progress, &rg, &kid, &w, NULL, err, errlen);
 	if (ret)
 		return ret;
 	if ((ret = w.ret))
@@ -904,16 +989,45 @@ static int open_import(struct req *q)
 	char why[600] = "", name[64];
 	struct region rg;
 	char dir[PATH_MAX];
-	struct wjob w = {.mode = 0600};
+	struct wjob w0 = {.mode = 0600}, *wp = &w0;
+	struct zka_keys_pending *defer = NULL;
+	/* invariant 2: a named region is published validated, never behind a proof */
+	if (o->defer_validate && !o->shm) {
+		if (!(defer = calloc(1, sizeof *defer))) {
+			snprintf(q->err, q->errlen, "%s: out of memory", path);
+			return -ENOMEM;
+		}
+		defer->w.mode = 0600;
+		wp = &defer->w;
+	}
 	zka_keys_cache_dir(dir, sizeof dir);
-	if (q->cpath[0] && zka_keys_cache_check(dir, 1, why, sizeof why))
+	if (q->cpath[0] && zka_keys_cache_check(dir, 1, why, sizeof why)) {
 		fprintf(stderr, "zkarena: cannot cache %s (%s); continuing without\n", path, why);
-	else if (q->cpath[0])
-		w.path = q->cpath; /* written while the points are validated */
+	} else if (q->cpath[0]) { /* written while the points are validated */
+		wp->path = q->cpath;
+		if (defer) { /* q is the caller's: the paths the thread keeps are copied */
+			snprintf(defer->cpath, sizeof defer->cpath, "%s", q->cpath);
+			snprintf(defer->dir, sizeof defer->dir, "%s", dir);
+			wp->path = defer->cpath;
+		}
+	}
 	int ret = import_region(path, o->r1cs, o->shm != NULL, o->threads, o->progress, &rg,
-				&q->kid, &w, q->err, q->errlen);
-	if (ret)
+				&q->kid, wp, defer, q->err, q->errlen);
+	if (ret) {
+		free(defer);
 		return ret;
+	}
+	if (defer && !defer->t0) { /* a .params: validated by its reader, nothing pending */
+		w0 = defer->w;
+		if (w0.path)
+			w0.path = q->cpath;
+		free(defer);
+		defer = NULL;
+		wp = &w0;
+	}
+	struct wjob w = *wp; /* (deferred: the thread's own copy is the one that matters) */
+	if (defer)
+		w.path = NULL;		    /* its outcome is said when it is joined */
 	if (!q->cpath[0] && !o->no_cache) { /* said, never a silent fallback */
 		zka_keys_cache_check(dir, 0, why, sizeof why);
 		fprintf(stderr, "zkarena: cannot cache %s (%s); continuing without\n", path, why);
@@ -941,15 +1055,24 @@ static int open_import(struct req *q)
 	if ((ret = zka_params_from_map(rg.map, rg.size, path, q->p, q->err, q->errlen))) {
 		if (o->shm)
 			shm_unlink(name);
+		if (defer) { /* its thread reads the map: joined before the unmap */
+			q->p->pending = defer;
+			zka__keys_pending_end(q->p, NULL, 0, NULL);
+		}
 		region_drop(&rg);
 		return ret;
 	}
+	q->p->pending = defer;
 	q->ki->seconds = now() - q->t0;
 	if (o->shm)
 		fieldf(q->ki->shm, sizeof q->ki->shm, "%s", name);
 	if (strcmp(cached, "not cached"))
 		fieldf(q->ki->file, sizeof q->ki->file, "%s", cached);
-	fieldf(q->ki->how, sizeof q->ki->how, "imported %s (points validated; %s)", path, cached);
+	else if (defer && defer->cpath[0]) /* committed there once every point passed */
+		fieldf(q->ki->file, sizeof q->ki->file, "%s", defer->cpath);
+	fieldf(q->ki->how, sizeof q->ki->how, "imported %s (points %s; %s)", path,
+	       defer ? "validated beside the proof" : "validated",
+	       defer && defer->cpath[0] ? defer->cpath : cached);
 	return 0;
 }
 

@@ -658,6 +658,8 @@ static int params_open(const char *name, int shape_only, zka_params *p, char *er
 
 void zka_params_close(zka_params *p)
 {
+	if (p && p->pending) /* the validation thread reads the map: joined first */
+		zka__keys_pending_end(p, NULL, 0, NULL);
 	if (p && p->map)
 		munmap(p->map, p->size);
 	if (p)

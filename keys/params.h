@@ -41,7 +41,13 @@ typedef struct zka_params {
 	zka_abc abc; /* the key's A and B as CSR (zk/abc.h): pointers into map, checked at open */
 	zka_r1cs cs; /* pointers into map, valid when has_r1cs */
 	int has_r1cs;
+	/* keys.c: the points still being validated behind a first proof (zka_keys_opts
+	 * .defer_validate); zka_keys_validated waits for them, zka_params_close too */
+	struct zka_keys_pending *pending;
 } zka_params;
+
+/* keys.c (internal): joins p's pending validation, if any (zka_keys_validated). */
+void zka__keys_pending_end(zka_params *p, char *err, size_t errlen, int *ret);
 
 /* A file as stat(2) sees it, plus a hash of its contents (0 where not computed). */
 typedef struct zka_file_id {

@@ -22,7 +22,11 @@ typedef struct zka_keys_opts {
 	int no_resident;  /* do not look for a resident region */
 	int threads;	  /* 0: one per online CPU */
 	int progress;	  /* as zka_loader_opts.progress */
-	const char *shm;  /* as zka_loader_opts.shm: NULL private, "" the resident name */
+	/* 1: a .zkey imported now (not into a named region) is returned while its points are
+	 * still being validated on a thread; the caller may compute with the key but must not
+	 * release anything made from it before zka_keys_validated returns 0 */
+	int defer_validate;
+	const char *shm; /* as zka_loader_opts.shm: NULL private, "" the resident name */
 	/* as zka_loader_opts: told of a region the loader reads into (a .zka or a cached
 	 * import's .zka; not a resident region, not an import in memory) */
 	int (*on_region)(void *arg, void *map, size_t size, const zka_params_info *in);
@@ -43,6 +47,11 @@ typedef struct zka_keys_info {
  * file, other -errno for the system. */
 int zka_keys_open(const char *path, const zka_keys_opts *o, zka_params *p, zka_keys_info *ki,
 		  char *err, size_t errlen);
+
+/* Waits for p's deferred validation (zka_keys_opts.defer_validate; at once when there is
+ * none) and finishes its cache entry (committed only when every point passed). Returns 0, or
+ * -EINVAL with err naming the section and point; p stays open either way. */
+int zka_keys_validated(zka_params *p, char *err, size_t errlen);
 
 /* `zkarena import`: the .zkey (and .r1cs) into the .zka file out, every point validated (on
  * the curve, in the subgroup) with threads threads; written atomically. */

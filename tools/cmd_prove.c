@@ -495,6 +495,7 @@ int zka_cmd_prove(int argc, char **argv)
 	zka_keys_opts ko = {.no_cache = no_cache,
 			    .threads = threads,
 			    .progress = -1,
+			    .defer_validate = 1, /* a first import's checks beside the proof */
 			    .r1cs = bellperson ? r1cs_path : NULL}; /* its densities */
 	int status = 2, ret;
 	zka_devkey_prep *gx = NULL; /* --gpu's preparation, ended on every path */
@@ -602,9 +603,20 @@ int zka_cmd_prove(int argc, char **argv)
 	else
 		ret = prove_cpu(&p, &w, &rs, &proof, &po, &t);
 	if (ret) {
-		if (!err[0])
+		char kerr[sizeof err] = "";
+		if (zka_keys_validated(&p, kerr, sizeof kerr)) { /* the bad key is the reason */
+			snprintf(err, sizeof err, "%s", kerr);
+			status = 2;
+		} else if (!err[0]) {
 			snprintf(err, sizeof err, "proving %s with %s failed: %s", wtns, zkey,
 				 strerror(-ret));
+		}
+		goto err;
+	}
+	/* a key imported for this proof was validated beside it: nothing is checked or released
+	 * before every one of its points passed */
+	if (zka_keys_validated(&p, err, sizeof err)) {
+		status = 2; /* a bad key, as when it was refused before the proof */
 		goto err;
 	}
 	proof.curve = pk->curve;

@@ -67,6 +67,19 @@ expect 2 "truncated .zka refused" "$ZK" prove "${RS[@]}" "$T/t.zka" "$T/bn.wtns"
 check "  names the section" grep -q "t.zka: section .*: truncated" "$T/out"
 expect 2 "truncated .zka: params load refused" "$ZK" params load "$T/t.zka"
 [ -e "$T/c.json" ] && ko "a refused key wrote a proof" || ok "refused keys wrote nothing"
+# a .zkey with an off-curve point: its first prove validates beside the proof, and refuses it
+# before anything is released (exit 2, section and point named, no output, no cache entry)
+cp "$T/bn.zkey" "$T/planted.zkey"
+node -e "
+const fs=require('fs'),f=fs.openSync(process.argv[1],'r+'),b=Buffer.alloc(12);
+fs.readSync(f,b,0,12,0);let n=b.readUInt32LE(8),pos=12;
+for(let i=0;i<n;i++){fs.readSync(f,b,0,12,pos);if(b.readUInt32LE(0)===5)break;pos+=12+Number(b.readBigUInt64LE(4));}
+const at=pos+12+7*64+32,y=Buffer.alloc(1);fs.readSync(f,y,0,1,at);y[0]^=1;fs.writeSync(f,y,0,1,at);" "$T/planted.zkey"
+ncache=$(ls "$T/cache" 2>/dev/null | wc -l)
+expect 2 "prove of a .zkey with a planted off-curve point: refused" "$ZK" prove "${RS[@]}" "$T/planted.zkey" "$T/bn.wtns" "$T/pl.json" "$T/plpub.json"
+check "  naming the section and the point" grep -q "section A: point 7 is not on the curve" "$T/out"
+[ ! -e "$T/pl.json" ] && [ ! -e "$T/plpub.json" ] && ok "  no proof.json or public.json" || ko "  outputs written for a bad key"
+[ "$(ls "$T/cache" 2>/dev/null | wc -l)" = "$ncache" ] && ok "  no cache entry (or temporary) left" || ko "  cache: $(ls -a "$T/cache")"
 expect 2 "import of a bad key refused" "$ZK" import "$T/t.zka" -o "$T/x.zka"
 # on tmpfs (O_DIRECT refused before Linux 6.6, or the refusal simulated): one notice, same proof
 cp "$T/bn.zka" "/dev/shm/zka-test-$$.zka"
