@@ -171,6 +171,7 @@ struct vctx {
 	double t0;
 	const char *path;
 	int batch; /* G2 by the curve's g2_check_batch, batches of step points */
+	int ref;   /* per point by the curve's r*P reference checks (ZKA_VALIDATE_EXACT=ref) */
 };
 
 /* Records the failure of point k (code r), keeping the lowest index. */
@@ -203,8 +204,10 @@ static void check_range(void *arg, size_t begin, size_t end, int tid)
 		for (size_t k = i; k < e && !v->batch; k++) {
 			if (k >= atomic_load(&v->bad))
 				return; /* a lower index already failed */
-			int r = v->g2 ? v->c->g2_check(v->p + k * v->sz)
-				      : v->c->g1_check(v->p + k * v->sz);
+			int r = v->ref ? (v->g2 ? v->c->g2_check_ref(v->p + k * v->sz)
+						: v->c->g1_check_ref(v->p + k * v->sz))
+				       : (v->g2 ? v->c->g2_check(v->p + k * v->sz)
+						: v->c->g1_check(v->p + k * v->sz));
 			if (r) {
 				check_fail(v, k, r);
 				return;
@@ -220,23 +223,29 @@ static void check_range(void *arg, size_t begin, size_t end, int tid)
 	}
 }
 
-/* 1 when $ZKA_VALIDATE_EXACT asks for the per-point subgroup tests (set, not "" or "0"). */
+/* $ZKA_VALIDATE_EXACT: 0 when unset, "" or "0" (the default tests); 2 when "ref" (every point
+ * by the curve's r*P reference tests, g1_check_ref/g2_check_ref: A/B of the endomorphism
+ * tests); 1 otherwise (the per-point endomorphism tests, no batching). */
 static int validate_exact(void)
 {
 	const char *e = getenv("ZKA_VALIDATE_EXACT");
-	return e && *e && strcmp(e, "0");
+	if (!e || !*e || !strcmp(e, "0"))
+		return 0;
+	return strcmp(e, "ref") ? 1 : 2;
 }
 
 /* Checks every point of the image's sections 0..11; -EINVAL naming section and index. G1
  * points and BLS12-381 G2 points are checked one by one; BN254 G2 points in batches by the
  * curve's g2_check_batch (one random combination test per batch, repeated; a failing batch
- * checked point by point: the same answer, docs/keys.md), unless ZKA_VALIDATE_EXACT=1. */
+ * checked point by point: the same answer, docs/keys.md), unless ZKA_VALIDATE_EXACT=1;
+ * ZKA_VALIDATE_EXACT=ref checks every point by the r*P reference tests (A/B). */
 static int validate_points(const char *path, const void *image, const zka_params_info *in,
 			   int threads, int progress, char *err, size_t errlen)
 {
 	static const int g2[12] = {0, 0, 1, 1, 0, 1, 0, 0, 0, 1, 0, 0};
 	const zka_curve *c = in->curve;
-	const int batch = c->g2_check_batch && !validate_exact();
+	const int exact = validate_exact();
+	const int batch = c->g2_check_batch && !exact;
 	_Atomic uint64_t done = 0;
 	uint64_t total = 0;
 	for (int s = 0; s < 12; s++)
@@ -257,7 +266,8 @@ static int validate_points(const char *path, const void *image, const zka_params
 				 .progress = show,
 				 .t0 = t0,
 				 .path = path,
-				 .batch = batch && g2[s]};
+				 .batch = batch && g2[s],
+				 .ref = exact == 2};
 		zka_par_for(n < 1024 ? 1 : t, n, check_range, &v);
 		if (atomic_load(&v.bad) != UINT64_MAX) {
 			if (show && now() - t0 > 1.0)

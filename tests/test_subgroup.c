@@ -38,6 +38,10 @@ static double now_s(void)
 
 #include "tests/curvepts.h"
 
+/* points per category: subgroup points, raw curve points; NT below: small-order and
+ * cofactor-part points (each alone and plus a subgroup point) */
+enum { NPTS = 256 };
+
 /* Per group G of curve C: H/HN are the cofactor's limbs, SMALL a small prime factor of it
  * (1: cofactor 1, where every point of the curve is in the group). */
 #define GROUP_TEST(C, G, CCN, H, HN, SMALL)                                                        \
@@ -93,21 +97,21 @@ static double now_s(void)
 			CU_ASSERT_FATAL(C##_##G##_is_inf(&t) == cof1);                             \
 		}                                                                                  \
 		/* (1) subgroup points pass both */                                                \
-		for (int i = 0; i < 64; i++) {                                                     \
+		for (int i = 0; i < NPTS; i++) {                                                   \
 			rand_sub_##C##_##G(&j);                                                    \
 			C##_##G##_to_aff(&a, &j);                                                  \
 			CU_ASSERT_FATAL(C##_##G##_aff_in_group(&a));                               \
 			CU_ASSERT_FATAL(C##_##G##_aff_in_group_ref(&a));                           \
 		}                                                                                  \
 		/* (2) random points of the curve (twist): fail both unless the cofactor is 1 */   \
-		for (int i = 0; i < 64; i++) {                                                     \
+		for (int i = 0; i < NPTS; i++) {                                                   \
 			rand_curve_##G##_##C(&a);                                                  \
 			CU_ASSERT_FATAL(C##_##G##_aff_in_group(&a) == cof1);                       \
 			CU_ASSERT_FATAL(C##_##G##_aff_in_group_ref(&a) == cof1);                   \
 		}                                                                                  \
 		/* (3) subgroup + a point of order SMALL, and subgroup + a cofactor-part point     \
 		 * [r]R; and those points alone */                                                 \
-		enum { NT = 8 };                                                                   \
+		enum { NT = 32 };                                                                  \
 		C##_##G##_jac tor[2 * NT];                                                         \
 		int nt = 0;                                                                        \
 		if (!cof1) {                                                                       \
@@ -265,6 +269,31 @@ static void test_phi_bls12_381(void)
 	bls12_381_fq_mul(&p.x, &p.x, &beta);
 	bls12_381_g1_from_aff(&b, &p);
 	CU_ASSERT_FATAL(bls12_381_g1_eq(&a, &b)); /* phi(G) = -[x^2] G */
+	/* the other primitive cube root, beta^2, gives phi^2 = -1 - phi, which acts as x^2 - 1
+	 * on G1: not -x^2, so the test needs this beta (pinned here) */
+	bls12_381_fq_sqr(&t, &beta);
+	p = g;
+	bls12_381_fq_mul(&p.x, &p.x, &t);
+	bls12_381_g1_from_aff(&b, &p);
+	CU_ASSERT_FATAL(!bls12_381_g1_eq(&a, &b));
+	bls12_381_g1_from_aff(&b, &g);
+	bls12_381_g1_mul(&b, &b, x2, 2);
+	bls12_381_g1_from_aff(&a, &g);
+	bls12_381_g1_neg(&a, &a);
+	bls12_381_g1_add(&b, &b, &a); /* [x^2 - 1] G */
+	bls12_381_g1_from_aff(&a, &p);
+	CU_ASSERT_FATAL(bls12_381_g1_eq(&a, &b));
+	/* G2: psi(G) = [x] G with x = -|x| < 0 (not [|x|] G): the sign the test relies on */
+	bls12_381_g2_aff h;
+	bls12_381_g2_jac H, ph, xh;
+	CU_ASSERT_FATAL(BLS12_381_X_NEG && BLS12_381_X_ABS == 0xd201000000010000ull);
+	bls12_381_g2_gen(&h);
+	bls12_381_g2_from_aff(&H, &h);
+	bls12_381_g2_psi(&ph, &H, 1);
+	bls12_381_g2_mul_u64_aff(&xh, &h, BLS12_381_X_ABS);
+	CU_ASSERT_FATAL(!bls12_381_g2_eq(&ph, &xh)); /* psi(G) != [|x|] G */
+	bls12_381_g2_neg(&xh, &xh);
+	CU_ASSERT_FATAL(bls12_381_g2_eq(&ph, &xh)); /* psi(G) == -[|x|] G = [x] G */
 }
 
 /* ---- the batched BN254 G2 test (zk/subgroup_batch_tmpl.h) ---- */
@@ -473,7 +502,7 @@ int main(void)
 	static const zka_test_case cases[] = {
 	    {"psi constants BN254", test_psi_bn254},
 	    {"psi constants BLS12-381", test_psi_bls12_381},
-	    {"phi constant BLS12-381", test_phi_bls12_381},
+	    {"phi constant and psi sign BLS12-381", test_phi_bls12_381},
 	    {"subgroup BN254 G1", test_bn254_g1},
 	    {"subgroup BN254 G2", test_bn254_g2},
 	    {"subgroup BLS12-381 G1", test_bls12_381_g1},

@@ -29,6 +29,12 @@ typedef struct zka_curve {
 	 * ZKA_ENOTONCURVE or ZKA_ENOTINGROUP otherwise. */
 	int (*g1_check)(const void *p);
 	int (*g2_check)(const void *p);
+	/* The same answers by the reference tests (on the curve, then r p == 0 by a 255-bit
+	 * double-and-add; BN254 G1: the curve check only, cofactor 1): slower, kept for A/B
+	 * (keys/keys.c, ZKA_VALIDATE_EXACT=ref). g1_check/g2_check use endomorphism tests
+	 * (zk/curve_inst.h, docs/keys.md). */
+	int (*g1_check_ref)(const void *p);
+	int (*g2_check_ref)(const void *p);
 	/* The same for n consecutive G2 points, by a batched test (zk/subgroup_batch_tmpl.h):
 	 * 0 when all are in the subgroup, else the lowest failing one's code (as g2_check's) and
 	 * its index in *bad. Probabilistic: a batch with a point off the subgroup is accepted with

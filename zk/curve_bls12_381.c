@@ -24,4 +24,6 @@ const zka_curve zka_curve_bls12_381 = {
 	.fr_from_mont = bls12_381_fr_from_mont_b,
 	.g1_check = bls12_381_g1_check_b,
 	.g2_check = bls12_381_g2_check_b,
+	.g1_check_ref = bls12_381_g1_check_ref_b,
+	.g2_check_ref = bls12_381_g2_check_ref_b,
 };

@@ -24,5 +24,7 @@ const zka_curve zka_curve_bn254 = {
 	.fr_from_mont = bn254_fr_from_mont_b,
 	.g1_check = bn254_g1_check_b,
 	.g2_check = bn254_g2_check_b,
+	.g1_check_ref = bn254_g1_check_ref_b,
+	.g2_check_ref = bn254_g2_check_ref_b,
 	.g2_check_batch = bn254_g2_check_batch_b,
 };

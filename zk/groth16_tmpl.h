@@ -89,6 +89,25 @@ static int X(g2_check_b)(const void *p)
 		return ZKA_ENOTONCURVE;
 	return G2(aff_in_group)(&a) ? 0 : ZKA_ENOTINGROUP;
 }
+/* The same two checks with the r*P reference subgroup tests (CURVE_g1/g2_aff_in_group_ref):
+ * the curve object's g1_check_ref/g2_check_ref, for A/B (ZKA_VALIDATE_EXACT=ref). */
+static int X(g1_check_ref_b)(const void *p)
+{
+	G1(aff) a;
+	memcpy(&a, p, sizeof a);
+	if (!Q(is_canonical)(&a.x) || !Q(is_canonical)(&a.y) || !G1(aff_on_curve)(&a))
+		return ZKA_ENOTONCURVE;
+	return G1(aff_in_group_ref)(&a) ? 0 : ZKA_ENOTINGROUP;
+}
+static int X(g2_check_ref_b)(const void *p)
+{
+	G2(aff) a;
+	memcpy(&a, p, sizeof a);
+	if (!Q(is_canonical)(&a.x.c0) || !Q(is_canonical)(&a.x.c1) || !Q(is_canonical)(&a.y.c0) ||
+	    !Q(is_canonical)(&a.y.c1) || !G2(aff_on_curve)(&a))
+		return ZKA_ENOTONCURVE;
+	return G2(aff_in_group_ref)(&a) ? 0 : ZKA_ENOTINGROUP;
+}
 
 /* ---- prover ---- */
 
