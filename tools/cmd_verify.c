@@ -7,10 +7,13 @@
 #include "zk/json_io.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void usage(FILE *f)
 {
@@ -31,11 +34,16 @@ static int proof_binary(const char *path, const zka_curve *c, zka_proof *proof, 
 			size_t errlen)
 {
 	uint8_t b[ZKA_BP_PROOF_BYTES + 1];
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	struct stat st;
+	/* O_NONBLOCK and a regular file only: a FIFO is left to the JSON reader, which
+	 * refuses it ("not a regular file"), never waited on here */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
 		return 0; /* the JSON reader says why */
-	size_t n = fread(b, 1, sizeof b, f);
-	fclose(f);
+	ssize_t n = -1;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+		n = pread(fd, b, sizeof b, 0);
+	close(fd);
 	if (n != ZKA_BP_PROOF_BYTES || !(b[0] & 0x80))
 		return 0;
 	if (c != &zka_curve_bls12_381) {

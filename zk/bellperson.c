@@ -470,13 +470,19 @@ static int bp_read(const char *path, zka_bp_params *p, int threads, int vk_only,
 	memset(p, 0, sizeof *p);
 	p->curve = &zka_curve_bls12_381;
 	threads = zka_par_threads(threads);
-	int ret, fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO planted at the name is refused, never waited on */
+	int ret, fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat sb;
 	const uint8_t *m = MAP_FAILED;
 	size_t size = 0, off = 0;
 	if (fd < 0 || fstat(fd, &sb)) {
 		ret = -errno;
 		zka_fmt_err(err, errlen, path, "%s", strerror(errno));
+		goto err;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		ret = -EINVAL;
+		zka_fmt_err(err, errlen, path, "not a regular file");
 		goto err;
 	}
 	size = (size_t)sb.st_size;

@@ -82,6 +82,9 @@ says 0 "^OK" "zkarena verify mix.params pub.json p.bin (192 bytes)" "$zk" verify
 expect 0 "zkey export verificationkey mix.params" "$zk" zkey export verificationkey "$t/mix.params" "$t/vk.json"
 cmp -s "$t/vk.json" "$t/setup.vk.json" && ok "the exported vk is setup's" || ko "the exported vk differs from setup's"
 says 0 "^OK" "zkarena verify vk.json pub.json p.bin" "$zk" verify "$t/vk.json" "$t/pub.json" "$t/p.bin"
+mkfifo "$t/f.params" "$t/f.bin"
+says 2 "not a regular file" "a FIFO as the .params: refused at once" timeout 10 "$zk" verify "$t/f.params" "$t/pub.json" "$t/p.bin"
+says 2 "not a regular file" "a FIFO as the proof: refused at once" timeout 10 "$zk" verify "$t/mix.params" "$t/pub.json" "$t/f.bin"
 says 0 "OK" "snarkjs groth16 verify vk.json pub.json p.json" $snarkjs groth16 verify "$t/vk.json" "$t/pub.json" "$t/p.json"
 # the .zkey of the same toxic waste: its own proof verifies (its domain's roots are snarkjs's,
 # so its A, B, C points differ from the .params's; test_bellperson compares the two H kinds
