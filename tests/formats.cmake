@@ -5,4 +5,4 @@ zka_test(test_formats test_formats.c LIBS zka_fmt_testlib zka_core LABELS format
 zka_test(test_fmt_json test_fmt_json.c LIBS zka_fmt_testlib zka_core LABELS formats)
 zka_test(test_fmt_r1cs test_fmt_r1cs.c LIBS zka_fmt_testlib zka_core LABELS formats)
 target_compile_definitions(test_fmt_r1cs PRIVATE ZKA_FMT_DATA="${CMAKE_CURRENT_SOURCE_DIR}/data/fmt")
-zka_test(test_bellperson test_bellperson.c LIBS zka_core LABELS formats bellperson)
+zka_test(test_bellperson test_bellperson.c LIBS zka_fmt_testlib zka_core LABELS formats bellperson)

@@ -10,6 +10,7 @@
  *     byte-identically with the same r, s (the two H computations agree exactly); a
  *     bellperson-root key from the .params proves, and the proof verifies, also after its
  *     192 bytes are decoded. */
+#include "tests/fmt_testlib.h"
 #include "tests/testutil.h"
 #include "zk/bellperson.h"
 #include "zk/bls12_381.h"
@@ -247,31 +248,6 @@ static void test_cross_h(void)
 	}
 }
 
-static uint8_t *slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	*n = (size_t)ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *b = malloc(*n);
-	if (b && fread(b, 1, *n, f) != *n) {
-		free(b);
-		b = NULL;
-	}
-	fclose(f);
-	return b;
-}
-
-static void spill(const char *path, const uint8_t *b, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	CU_ASSERT_FATAL(f != NULL);
-	CU_ASSERT(fwrite(b, 1, n, f) == n);
-	fclose(f);
-}
-
 static void test_corrupt(void)
 {
 	zka_r1cs cs;
@@ -287,7 +263,7 @@ static void test_corrupt(void)
 	const char *good = tmp("good.params"), *bad = tmp("bad.params");
 	CU_ASSERT_FATAL(!zka_bp_write(good, &bp, err, sizeof err));
 	size_t n = 0;
-	uint8_t *b = slurp(good, &n);
+	uint8_t *b = fmt_slurp(good, &n);
 	CU_ASSERT_FATAL(b != NULL);
 	/* the sections' offsets */
 	static const char *name[6] = {"ic", "h", "l", "a", "b_g1", "b_g2"};
@@ -304,7 +280,7 @@ static void test_corrupt(void)
 			uint32_t i = (uint32_t)(zka_test_rand64() % cnt[s]);
 			size_t ps = s == 5 ? 192 : 96, at = off[s] + i * ps + ps - 1;
 			b[at] ^= 1; /* the last byte of y: off the curve */
-			spill(bad, b, n);
+			fmt_spit(bad, b, n);
 			b[at] ^= 1;
 			err[0] = 0;
 			CU_ASSERT(zka_bp_read(bad, &rd, 2, err, sizeof err) == -EINVAL);
@@ -316,7 +292,7 @@ static void test_corrupt(void)
 		}
 	/* a bad vk point */
 	b[96 + 95] ^= 1;
-	spill(bad, b, n);
+	fmt_spit(bad, b, n);
 	b[96 + 95] ^= 1;
 	err[0] = 0;
 	CU_ASSERT(zka_bp_read(bad, &rd, 2, err, sizeof err) == -EINVAL &&
@@ -324,7 +300,7 @@ static void test_corrupt(void)
 	/* truncated: at random lengths */
 	for (int rep = 0; rep < 4; rep++) {
 		size_t len = (size_t)(zka_test_rand64() % n);
-		spill(bad, b, len);
+		fmt_spit(bad, b, len);
 		err[0] = 0;
 		CU_ASSERT(zka_bp_read(bad, &rd, 2, err, sizeof err) == -EINVAL &&
 			  !strchr(err, '\n'));
@@ -332,7 +308,7 @@ static void test_corrupt(void)
 	}
 	/* a bad count: h's one larger */
 	b[off[1] - 1]++;
-	spill(bad, b, n);
+	fmt_spit(bad, b, n);
 	b[off[1] - 1]--;
 	err[0] = 0;
 	CU_ASSERT(zka_bp_read(bad, &rd, 2, err, sizeof err) == -EINVAL);
@@ -341,7 +317,7 @@ static void test_corrupt(void)
 	uint8_t *x = malloc(n + 7);
 	memcpy(x, b, n);
 	memset(x + n, 0, 7);
-	spill(bad, x, n + 7);
+	fmt_spit(bad, x, n + 7);
 	err[0] = 0;
 	CU_ASSERT(zka_bp_read(bad, &rd, 2, err, sizeof err) == -EINVAL &&
 		  strstr(err, "7 extra bytes") != NULL);
