@@ -418,6 +418,28 @@ static void wjob_end(struct wjob *w, int valid)
 	last_times.write = now() - t0;
 }
 
+/* The cache entry w wrote for the key at path (nothing when w has no path): a failed write is
+ * said (the key is used uncached), a committed one makes the cache in dir pruned to its cap
+ * (never this entry). 1 when the entry was committed. */
+static int cache_outcome(const char *path, const struct wjob *w, const char *dir)
+{
+	char why[600] = "";
+	uint64_t max = 0, left = 0;
+	if (!w->path)
+		return 0;
+	if (w->ret) {
+		fprintf(stderr, "zkarena: cannot cache %s (%s); continuing without\n", path,
+			w->err);
+		return 0;
+	}
+	if (zka_keys_cache_max(&max, why, sizeof why) == 0 && max &&
+	    zka_keys_cache_gc(dir, max, w->path, stderr, &left) < 0)
+		fprintf(stderr, "zkarena: cannot prune the key cache %s\n", dir);
+	else if (why[0] && !max)
+		fprintf(stderr, "zkarena: %s; the key cache is not pruned\n", why);
+	return 1;
+}
+
 /* ---- validation behind the first proof (zka_keys_opts.defer_validate) ----
  * A pending validation: validate_points over the imported image on its own thread, then the
  * cache entry's wjob ended (committed only when every point passed). States: RUNNING
@@ -444,9 +466,9 @@ static void *pending_run(void *arg)
 	return NULL;
 }
 
-/* Starts d's thread (or runs it here when none can be made): 0. */
-static int pending_start(struct zka_keys_pending *d, const char *path, const void *image,
-			 const zka_params_info *in, int threads, int progress, double t0)
+/* Starts d's thread (or runs it here when none can be made). */
+static void pending_start(struct zka_keys_pending *d, const char *path, const void *image,
+			  const zka_params_info *in, int threads, int progress, double t0)
 {
 	snprintf(d->path, sizeof d->path, "%s", path);
 	d->image = image;
@@ -457,7 +479,6 @@ static int pending_start(struct zka_keys_pending *d, const char *path, const voi
 	d->thread = pthread_create(&d->th, NULL, pending_run, d) == 0;
 	if (!d->thread)
 		pending_run(d);
-	return 0;
 }
 
 /* Joins p's pending validation: its outcome into *ret (when not NULL) and err, the cache
@@ -465,7 +486,6 @@ static int pending_start(struct zka_keys_pending *d, const char *path, const voi
 void zka__keys_pending_end(zka_params *p, char *err, size_t errlen, int *ret)
 {
 	struct zka_keys_pending *d = p->pending;
-	char why[600] = "";
 	if (!d)
 		return;
 	if (d->thread)
@@ -474,13 +494,8 @@ void zka__keys_pending_end(zka_params *p, char *err, size_t errlen, int *ret)
 		*ret = d->ret;
 	if (d->ret && err)
 		snprintf(err, errlen, "%s", d->err);
-	if (!d->ret && d->w.path && d->w.ret)
-		fprintf(stderr, "zkarena: cannot cache %s (%s); continuing without\n", d->path,
-			d->w.err);
-	uint64_t max = 0, left = 0;
-	if (!d->ret && d->w.path && !d->w.ret && zka_keys_cache_max(&max, why, sizeof why) == 0 &&
-	    max && zka_keys_cache_gc(d->dir, max, d->cpath, stderr, &left) < 0)
-		fprintf(stderr, "zkarena: cannot prune the key cache %s\n", d->dir);
+	if (!d->ret)
+		cache_outcome(d->path, &d->w, d->dir);
 	free(d);
 	p->pending = NULL;
 }
@@ -552,9 +567,10 @@ static int import_region(const char *zkey, const char *r1cs, int named, int thre
 	double t4 = now();
 	tm.fill = t4 - t3;
 	wjob_start(w, rg->map, rg->size);
-	if (defer && !zka_params_is_bellperson(zkey)) { /* validated on a thread from here */
+	if (defer) { /* validated on a thread from here (never a .params: see open_import) */
 		last_times = tm;
-		ret = pending_start(defer, zkey, rg->map, &pl.info, threads, progress, t4);
+		pending_start(defer, zkey, rg->map, &pl.info, threads, progress, t4);
+		ret = 0;
 		goto out;
 	}
 	/* a .params's reader checked every point already (zka_bp_read, the same checks) */
@@ -999,10 +1015,11 @@ static int open_import(struct req *q)
 	char why[600] = "", name[64];
 	struct region rg;
 	char dir[PATH_MAX];
-	struct wjob w0 = {.mode = 0600}, *wp = &w0;
+	struct wjob w = {.mode = 0600}, *wp = &w;
 	struct zka_keys_pending *defer = NULL;
-	/* invariant 2: a named region is published validated, never behind a proof */
-	if (o->defer_validate && !o->shm) {
+	/* invariant 2: a named region is published validated, never behind a proof; a .params
+	 * was checked by its reader, so nothing is left to defer */
+	if (o->defer_validate && !o->shm && !zka_params_is_bellperson(path)) {
 		if (!(defer = calloc(1, sizeof *defer))) {
 			snprintf(q->err, q->errlen, "%s: out of memory", path);
 			return -ENOMEM;
@@ -1027,34 +1044,13 @@ static int open_import(struct req *q)
 		free(defer);
 		return ret;
 	}
-	if (defer && !defer->t0) { /* a .params: validated by its reader, nothing pending */
-		w0 = defer->w;
-		if (w0.path)
-			w0.path = q->cpath;
-		free(defer);
-		defer = NULL;
-		wp = &w0;
-	}
-	struct wjob w = *wp; /* (deferred: the thread's own copy is the one that matters) */
-	if (defer)
-		w.path = NULL;		    /* its outcome is said when it is joined */
 	if (!q->cpath[0] && !o->no_cache) { /* said, never a silent fallback */
 		zka_keys_cache_check(dir, 0, why, sizeof why);
 		fprintf(stderr, "zkarena: cannot cache %s (%s); continuing without\n", path, why);
 	}
-	if (w.path) {
-		if (w.ret)
-			fprintf(stderr, "zkarena: cannot cache %s (%s); continuing without\n", path,
-				w.err);
-		else
-			cached = q->cpath;
-		uint64_t max = 0, left = 0;
-		if (cached == q->cpath && zka_keys_cache_max(&max, why, sizeof why) == 0 && max &&
-		    zka_keys_cache_gc(dir, max, q->cpath, stderr, &left) < 0)
-			fprintf(stderr, "zkarena: cannot prune the key cache %s\n", dir);
-		else if (cached == q->cpath && why[0] && !max)
-			fprintf(stderr, "zkarena: %s; the key cache is not pruned\n", why);
-	}
+	/* deferred: the cache entry's outcome is said when the validation is joined */
+	if (!defer && cache_outcome(path, &w, dir))
+		cached = q->cpath;
 	if (o->shm && (ret = region_publish(&rg, o->shm, path, &q->kid, now() - q->t0, name, q->err,
 					    q->errlen))) {
 		region_drop(&rg);
