@@ -7,6 +7,7 @@
  *   drv_key.cuh     the device key: point sets' upload, window tables under the memory check
  *   drv_prove.cuh   one proof: the witness MSMs on four lanes beside the H chain
  *   drv_setup.cuh   setup's fixed-base multiplication
+ *   drv_check.cuh   a key's points validated (subgroup.cuh)
  *   drv_test.cuh    entry points for tests and benchmarks (not in the production includes)
  * Every CUDA call goes through CK (file:line and the runtime's message, internal.cuh) and every
  * launch is followed by CKL (or, after a chain of alternative launches, one cudaGetLastError
@@ -199,6 +200,10 @@ template <class TR> struct eng {
 			 const zka_rs *rs, zka_proof *proof, char *err, size_t errlen);
 
 	/* ---- setup (drv_setup.cuh) ---- */
+	static int check_points(zka_gpu *g, int g2, const void *pts, size_t n, uint64_t *bad,
+				int *code, char *err, size_t errlen);
+	static int check_inner(zka_gpu *g, int g2, const void *pts, size_t n, uint64_t *bad,
+			       int *code, void **d, char *err, size_t errlen);
 	static int fixed_base(zka_gpu *g, int g2, const void *base, const uint64_t (*k)[4],
 			      size_t n, void *out, char *err, size_t errlen);
 	static int fixed_inner(zka_gpu *g, int g2, const void *base, const uint64_t (*k)[4],

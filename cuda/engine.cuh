@@ -17,9 +17,12 @@
  *   drv_key.cuh        host driver: the device key (upload, window tables)
  *   drv_prove.cuh      host driver: one proof
  *   drv_setup.cuh      host driver: setup's fixed-base multiplication
+ *   subgroup.cuh       a key's points checked: canonical, on the curve, in the subgroup
+ *   drv_check.cuh      host driver: those checks over a key's point sets
  * Not included here: test_kernels.cuh and drv_test.cuh (the tests' and benchmarks' entries,
  * cuda/zka_gpu_test.h). */
 #pragma once
+#include "cuda/drv_check.cuh"
 #include "cuda/drv_key.cuh"
 #include "cuda/drv_msm.cuh"
 #include "cuda/drv_ntt.cuh"
@@ -33,4 +36,5 @@
 	    zkg::eng<TR>::tables_build,                                                            \
 	    zkg::eng<TR>::prove,                                                                   \
 	    zkg::eng<TR>::fixed_base,                                                              \
+	    zkg::eng<TR>::check_points,                                                            \
 	};

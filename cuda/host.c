@@ -240,3 +240,31 @@ void zkg_host_fb_table(int curve, int g2, const void *base, void *table)
 {
 	PICK(curve, fb_table, g2, base, table);
 }
+
+/* the field elements' limbs (nl 64-bit limbs) into the six-limb slots of zkg_sg_consts */
+#define SG_FILL(c, P, nl)                                                                          \
+	do {                                                                                       \
+		memcpy((c)->b1, P##_G1_B, 8 * (nl));                                               \
+		memcpy((c)->b2[0], P##_G2_B0, 8 * (nl));                                           \
+		memcpy((c)->b2[1], P##_G2_B1, 8 * (nl));                                           \
+		for (int k = 0; k < 3; k++)                                                        \
+			for (int j = 0; j < 2; j++)                                                \
+				for (int e = 0; e < 2; e++)                                        \
+					memcpy((c)->psi[k][j][e], P##_G2_PSI[k][j][e], 8 * (nl));  \
+		(c)->x_abs = P##_X_ABS;                                                            \
+		(c)->x_neg = P##_X_NEG;                                                            \
+	} while (0)
+
+void zkg_host_sg_consts(int curve, zkg_sg_consts *c, size_t len)
+{
+	if (len != sizeof *c)
+		abort(); /* the device and the host disagree on the layout: a build error */
+	memset(c, 0, sizeof *c);
+	if (curve == ZKA_BN254) {
+		SG_FILL(c, BN254, 4);
+		c->bn = 1;
+	} else {
+		SG_FILL(c, BLS12_381, 6);
+		memcpy(c->beta, BLS12_381_G1_BETA, sizeof c->beta);
+	}
+}

@@ -240,6 +240,9 @@ struct zkg_ops {
 		     zka_proof *proof, char *err, size_t errlen);
 	int (*fixed_base)(zka_gpu *g, int g2, const void *base, const uint64_t (*k)[4], size_t n,
 			  void *out, char *err, size_t errlen);
+	/* zka_gpu_check_points */
+	int (*check_points)(zka_gpu *g, int g2, const void *pts, size_t n, uint64_t *bad,
+			    int *code, char *err, size_t errlen);
 };
 extern const struct zkg_ops zkg_ops_bn254, zkg_ops_bls12_381;
 /* and the entries of tests and benchmarks (drv_test.cuh, zka_gpu_test.cu) */

@@ -953,6 +953,14 @@ extern "C" int zka_gpu_fixed_base_g1(zka_gpu *g, const zka_curve *c, const void 
 	return o->fixed_base(g, 0, base, k, n, out, err, errlen);
 }
 
+extern "C" int zka_gpu_check_points(zka_gpu *g, const zka_curve *c, int g2, const void *pts,
+				    size_t n, uint64_t *bad, int *code, char *err, size_t errlen)
+{
+	NEED_OPS(c, "zka_gpu_check_points");
+	SET_DEV(g);
+	return o->check_points(g, g2, pts, n, bad, code, err, errlen);
+}
+
 extern "C" int zka_gpu_fixed_base_g2(zka_gpu *g, const zka_curve *c, const void *base,
 				     const uint64_t (*k)[4], size_t n, void *out, char *err,
 				     size_t errlen)

@@ -201,6 +201,15 @@ int zka_gpu_fixed_base_g1(zka_gpu *g, const zka_curve *c, const void *base, cons
 int zka_gpu_fixed_base_g2(zka_gpu *g, const zka_curve *c, const void *base, const uint64_t (*k)[4],
 			  size_t n, void *out, char *err, size_t errlen);
 
+/* A key's points validated on g's device (the host's checks, zk/curve_inst.h: each coordinate
+ * below q, on the curve, in the order-r subgroup by the same endomorphism tests; infinity
+ * passes): n affine Montgomery points of G1 (g2 = 0) or G2 (g2 = 1) of curve c at pts, in any
+ * host memory. 0 with *bad = UINT64_MAX when every point passed, else *bad = the lowest failing
+ * index and *code = ZKA_ENOTONCURVE or ZKA_ENOTINGROUP (the host's answer for that point);
+ * -errno with err on a device error. Device memory: two chunks of 2^20 points. */
+int zka_gpu_check_points(zka_gpu *g, const zka_curve *c, int g2, const void *pts, size_t n,
+			 uint64_t *bad, int *code, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -234,7 +234,84 @@ static int validate_exact(void)
 	return strcmp(e, "ref") ? 1 : 2;
 }
 
-/* Checks every point of the image's sections 0..11; -EINVAL naming section and index. G1
+/* ---- the device checker (zka_keys_set_checker) ---- */
+
+static const int sec_g2[12] = {0, 0, 1, 1, 0, 1, 0, 0, 0, 1, 0, 0};
+static zka_keys_check_fn checker;
+static void *checker_arg;
+static char checker_name[96];
+/* the last import's checks when the device did not make them: " on the CPU (REASON)" */
+static char checker_note[224];
+static _Atomic int checker_warned;
+
+void zka_keys_set_checker(zka_keys_check_fn check, void *arg, const char *name)
+{
+	checker = check;
+	checker_arg = arg;
+	snprintf(checker_name, sizeof checker_name, "%s", name ? name : "the device");
+}
+
+/* the one-line refusal of point k of section s */
+static int bad_point(char *err, size_t errlen, const char *path, int s, uint64_t k, int code)
+{
+	snprintf(err, errlen, "%s: section %s: point %llu %s", path, zka_params_section_name(s),
+		 (unsigned long long)k,
+		 code == ZKA_ENOTINGROUP ? "is not in the subgroup" : "is not on the curve");
+	return -EINVAL;
+}
+
+/* Every section on the device checker: 1 when it answered (*ret: 0, or -EINVAL with the lowest
+ * failing point of the first failing section in err, as validate_points names it), 0 when it
+ * could not (checker_note says why; said once on stderr unless there is no device). */
+static int validate_dev(const char *path, const void *image, const zka_params_info *in, int *ret,
+			char *err, size_t errlen)
+{
+	checker_note[0] = 0;
+	for (int s = 0; s < 12; s++) {
+		size_t sz = sec_g2[s] ? zka_g2_bytes(in->curve) : zka_g1_bytes(in->curve);
+		uint64_t n = in->len[s] / sz, bad = UINT64_MAX;
+		int code = 0;
+		char e[160] = "";
+		if (!n)
+			continue;
+		int r = checker(checker_arg, in->curve, sec_g2[s],
+				(const uint8_t *)image + in->off[s], n, &bad, &code, e, sizeof e);
+		if (r < 0) {
+			snprintf(checker_note, sizeof checker_note, " on the CPU (%s: %s)",
+				 checker_name, e);
+			if (r != -ENODEV && !atomic_exchange(&checker_warned, 1))
+				fprintf(
+				    stderr,
+				    "zkarena: WARNING: %s cannot check key points (%s): they are "
+				    "checked on the CPU, several times slower\n",
+				    checker_name, e);
+			return 0;
+		}
+		if (bad != UINT64_MAX) {
+			*ret = bad_point(err, errlen, path, s, bad, code);
+			return 1;
+		}
+	}
+	*ret = 0;
+	return 1;
+}
+
+/* See zka_keys.h. */
+const char *zka_keys_validated_where(void)
+{
+	static char buf[128];
+	if (!checker)
+		return "";
+	if (last_times.validate_dev) {
+		snprintf(buf, sizeof buf, " on %s", checker_name);
+		return buf;
+	}
+	return checker_note;
+}
+
+/* Checks every point of the image's sections 0..11; -EINVAL naming section and index. With a
+ * device checker installed (zka_keys_set_checker), it checks them (unless ZKA_VALIDATE_EXACT is
+ * set or ZKA_VALIDATE_ON=cpu), the CPU only when it cannot. On the CPU, G1
  * points and BLS12-381 G2 points are checked one by one; BN254 G2 points in batches by the
  * curve's g2_check_batch (one random combination test per batch, repeated; a failing batch
  * checked point by point: the same answer, docs/keys.md), unless ZKA_VALIDATE_EXACT=1;
@@ -242,9 +319,21 @@ static int validate_exact(void)
 static int validate_points(const char *path, const void *image, const zka_params_info *in,
 			   int threads, int progress, char *err, size_t errlen)
 {
-	static const int g2[12] = {0, 0, 1, 1, 0, 1, 0, 0, 0, 1, 0, 0};
+	const int *g2 = sec_g2;
 	const zka_curve *c = in->curve;
 	const int exact = validate_exact();
+	const char *on = getenv("ZKA_VALIDATE_ON");
+	last_times.validate_dev = 0;
+	if (checker && !exact && !(on && !strcmp(on, "cpu"))) {
+		int ret = 0;
+		if (validate_dev(path, image, in, &ret, err, errlen)) {
+			last_times.validate_dev = 1;
+			return ret;
+		}
+	} else if (checker) {
+		snprintf(checker_note, sizeof checker_note, " on the CPU (%s)",
+			 exact ? "ZKA_VALIDATE_EXACT" : "ZKA_VALIDATE_ON=cpu");
+	}
 	const int batch = c->g2_check_batch && !exact;
 	_Atomic uint64_t done = 0;
 	uint64_t total = 0;
@@ -272,12 +361,8 @@ static int validate_points(const char *path, const void *image, const zka_params
 		if (atomic_load(&v.bad) != UINT64_MAX) {
 			if (show && now() - t0 > 1.0)
 				fputc('\n', stderr);
-			snprintf(err, errlen, "%s: section %s: point %llu %s", path,
-				 zka_params_section_name(s),
-				 (unsigned long long)atomic_load(&v.bad),
-				 atomic_load(&v.code) == ZKA_ENOTINGROUP ? "is not in the subgroup"
-									 : "is not on the curve");
-			return -EINVAL;
+			return bad_point(err, errlen, path, s, atomic_load(&v.bad),
+					 atomic_load(&v.code));
 		}
 	}
 	if (show && now() - t0 > 1.0)
@@ -578,6 +663,7 @@ static int import_region(const char *zkey, const char *r1cs, int named, int thre
 		  ? 0
 		  : validate_points(zkey, rg->map, &pl.info, threads, progress, err, errlen);
 	tm.validate = now() - t4;
+	tm.validate_dev = last_times.validate_dev; /* set by validate_points */
 	last_times = tm;
 	wjob_end(w, ret == 0);
 	if (ret)
@@ -1076,8 +1162,9 @@ static int open_import(struct req *q)
 		fieldf(q->ki->file, sizeof q->ki->file, "%s", cached);
 	else if (defer && defer->cpath[0]) /* committed there once every point passed */
 		fieldf(q->ki->file, sizeof q->ki->file, "%s", defer->cpath);
-	fieldf(q->ki->how, sizeof q->ki->how, "imported %s (points %s; %s)", path,
+	fieldf(q->ki->how, sizeof q->ki->how, "imported %s (points %s%s; %s)", path,
 	       defer ? "validated beside the proof" : "validated",
+	       defer ? "" : zka_keys_validated_where(),
 	       defer && defer->cpath[0] ? defer->cpath : cached);
 	return 0;
 }

@@ -5,6 +5,8 @@ if(TARGET zka_cuda)
   target_link_libraries(gpu_test PRIVATE zka_cuda zka_core)
   add_test(NAME gpu_test COMMAND gpu_test quick)
   set_tests_properties(gpu_test PROPERTIES LABELS "gpu" TIMEOUT 900)
+  # the device's key-point validation against the host's checks (zka_gpu_check_points)
+  zka_test(gpu_check gpu_check.c LIBS zka_cuda zka_core ${GMP_LIB} LABELS gpu TIMEOUT 600)
 endif()
 
 # cuda_fatbin: the CUDA library and the programs linking it embed exactly the kernel images of

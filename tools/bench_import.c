@@ -61,6 +61,9 @@ struct bi_row {
 	double rs, cold, load, st[6], warm;
 };
 
+/* where the last parsed import validated its points: "" or " on ..." (prove --times) */
+static char bi_where[200];
+
 /* The import's stage lines of a `prove --times` log into r; 0 when both were found. */
 static int bi_parse_log(const char *path, struct bi_row *r)
 {
@@ -78,8 +81,15 @@ static int bi_parse_log(const char *path, struct bi_row *r)
 		    sscanf(p,
 			   "zkarena prove: import: read %lf s, parse %lf s, csr %lf s, fill %lf s, "
 			   "validate %lf s, write %lf s",
-			   &r->st[0], &r->st[1], &r->st[2], &r->st[3], &r->st[4], &r->st[5]) == 6)
+			   &r->st[0], &r->st[1], &r->st[2], &r->st[3], &r->st[4], &r->st[5]) == 6) {
+			const char *w = strstr(p, "(points validated");
+			snprintf(bi_where, sizeof bi_where, "%s",
+				 w ? w + strlen("(points validated") : ")");
+			bi_where[strcspn(bi_where, "\n")] = 0;
+			if (*bi_where) /* the closing parenthesis */
+				bi_where[strlen(bi_where) - 1] = 0;
 			got |= 2;
+		}
 	}
 	fclose(f);
 	return got == 3 ? 0 : -1;
@@ -316,6 +326,7 @@ int zka_bench_import(int argc, char **argv)
 #undef BI_MED
 		bi_print("median", &med);
 	}
+	printf("\nthe import's points validated%s (the last run's first proof)\n", bi_where);
 	if (!keep) {
 		snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
 		if (system(rm) != 0)

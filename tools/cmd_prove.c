@@ -656,8 +656,9 @@ int zka_cmd_prove(int argc, char **argv)
 			fprintf(
 			    stderr,
 			    "zkarena prove: import: read %.3f s, parse %.3f s, csr %.3f s, fill "
-			    "%.3f s, validate %.3f s, write %.3f s\n",
-			    kt.read, kt.parse, kt.csr, kt.fill, kt.validate, kt.write);
+			    "%.3f s, validate %.3f s, write %.3f s (points validated%s)\n",
+			    kt.read, kt.parse, kt.csr, kt.fill, kt.validate, kt.write,
+			    zka_keys_validated_where());
 		if (gpu) {
 			t.abc = gs.abc;
 			char up[192], pop[160]; /* the key's way to the device; its pages */

@@ -4,7 +4,9 @@
 # bls12381:22), `zkarena bench import` with --gpu and without (the CPU on every core), two runs
 # each, rapidsnark in the same run for BN254; then, for the first BN254 key, the same --gpu run
 # with ZKA_VALIDATE_EXACT=1 (the per-point subgroup tests: the path before the batched test).
-# RUNS (default 2) runs each; MODES (default "gpu cpu") picks the rows.
+# RUNS (default 2) runs each; MODES (default "gpu cpu") picks the rows; VON (default "auto")
+# where the import validates the points: auto (the GPU when there is one), cpu
+# (ZKA_VALIDATE_ON=cpu: every core); "auto cpu" runs both, A/B in one run.
 # Prebuilt zkarena, zkarena-gpud, zkarena-synth in BINDIR/bin, libraries in BINDIR/lib.
 set -u -o pipefail
 B=$1 OUT=$2 RS=$3
@@ -23,12 +25,14 @@ for ck in "${@:-bn128:20 bn128:22 bls12381:22}"; do
 		rs=()
 		[ "$c" = bn128 ] && rs=(--rapidsnark "$RS")
 		for mode in ${MODES:-gpu cpu}; do
-			g=
-			[ "$mode" = gpu ] && g=--gpu
-			echo "-- bench import $c 2^$l ${g:-(CPU)}"
-			# shellcheck disable=SC2086 # g is one flag or none
-			"$ZK" bench import "$d/c.zkey" --wtns "$d/c.wtns" "${rs[@]}" --runs "${RUNS:-2}" $g 2>&1 | grep -v '%' &&
-				ok "$c 2^$l ${g:-cpu}" || ko "$c 2^$l ${g:-cpu}"
+			for von in ${VON:-auto}; do
+				g=
+				[ "$mode" = gpu ] && g=--gpu
+				echo "-- bench import $c 2^$l ${g:-(CPU)}, points validated on: $von"
+				# shellcheck disable=SC2086 # g is one flag or none
+				ZKA_VALIDATE_ON=$von "$ZK" bench import "$d/c.zkey" --wtns "$d/c.wtns" "${rs[@]}" --runs "${RUNS:-2}" $g 2>&1 | grep -v '%' &&
+					ok "$c 2^$l ${g:-cpu} validate:$von" || ko "$c 2^$l ${g:-cpu} validate:$von"
+			done
 		done
 		if [ "$c" = bn128 ] && [ -z "$exact_done" ]; then
 			exact_done=1

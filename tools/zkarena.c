@@ -2,6 +2,9 @@
 #include "config/zka_version.h"
 #include "tools/cli.h"
 #include "tools/util.h"
+#ifdef ZKA_HAVE_CUDA
+#include "gpud/devcheck.h"
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +81,11 @@ int main(int argc, char **argv)
 			printf("%s\n", cmds[i].name);
 		return 0;
 	}
+#ifdef ZKA_HAVE_CUDA
+	/* an import's points are checked on the GPU when there is one (opened at the first
+	 * check; keys/zka_keys.h: zka_keys_set_checker, ZKA_VALIDATE_ON=cpu turns it off) */
+	zka_devcheck_install(0);
+#endif
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);
