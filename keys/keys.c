@@ -929,7 +929,8 @@ static int find_resident(const char *path, const char *r1cs, int root, char name
 static int open_resident(struct req *q)
 {
 	char name[64];
-	if (q->o->no_resident || find_resident(q->path, q->o->r1cs, (int)q->root, name) ||
+	int root = zka_params_is_bellperson(q->path) ? (int)q->root : -1; /* .zka, .zkey: any */
+	if (q->o->no_resident || find_resident(q->path, q->o->r1cs, root, name) ||
 	    zka_params_open(name, q->p, q->err, q->errlen))
 		return -ENOENT;
 	q->ki->seconds = now() - q->t0;
@@ -1194,7 +1195,8 @@ static int read_region_header(const char *name, uint8_t *hdr, uint64_t *size, in
 
 int zka_keys_find_resident(const char *path, const char *r1cs, char name[64])
 {
-	return find_resident(path, r1cs, -1, name);
+	/* a .params: the region of its default import (bellperson's roots) only */
+	return find_resident(path, r1cs, zka_params_is_bellperson(path) ? ZKA_ROOT_GEN7 : -1, name);
 }
 
 /* zka_keys_find_resident, only a region whose key's rows are numbered by root (ZKA_ROOT_*;

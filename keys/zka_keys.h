@@ -78,8 +78,10 @@ typedef struct zka_keys_times {
 void zka_keys_last_times(zka_keys_times *t);
 
 /* Finds the resident region of the key file path (and circuit r1cs, NULL: any); 0 with name
- * set, or -ENOENT. Opens no key file. Only a trusted region (zka_keys_region_trusted) whose
- * content id matches its /zka-key.<id> name is considered. */
+ * set, or -ENOENT. Opens no key file. For a .params, only a region imported with bellperson's
+ * roots (the default; zka_keys_opts.root_snarkjs's imports are found by zka_keys_open). Only a
+ * trusted region (zka_keys_region_trusted) whose content id matches its /zka-key.<id> name is
+ * considered. */
 int zka_keys_find_resident(const char *path, const char *r1cs, char name[64]);
 
 struct stat;
