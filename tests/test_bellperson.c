@@ -273,7 +273,7 @@ static void test_convert(void)
 		    !zka_setup_kind(&cs, &tw, &pm, NULL, 2, ZKA_H_MONOMIAL, ZKA_ROOT_SNARKJS));
 		CU_ASSERT_FATAL(
 		    !zka_setup_kind(&cs, &tw, &pg, NULL, 2, ZKA_H_MONOMIAL, ZKA_ROOT_GEN7));
-		CU_ASSERT_FATAL(!zka_bp_from_zkey_pk(&pc, &cv, 1 + t, err, sizeof err));
+		CU_ASSERT_FATAL(!zka_bp_from_zkey_pk(&pc, "c.zkey", &cv, 1 + t, err, sizeof err));
 		CU_ASSERT_FATAL(!zka_bp_from_pk(&pm, &cs, &bm, err, sizeof err));
 		CU_ASSERT_FATAL(!zka_bp_from_pk(&pg, &cs, &bg, err, sizeof err));
 		/* h and the vk: the bellperson setup's (its own root), byte for byte */
@@ -315,8 +315,8 @@ static void test_convert(void)
 		zka_pk_free(&k1);
 		/* refusals: a monomial key, a BN254 key */
 		err[0] = 0;
-		CU_ASSERT(zka_bp_from_zkey_pk(&pm, &rd, 1, err, sizeof err) == -EINVAL &&
-			  strstr(err, "coset"));
+		CU_ASSERT(zka_bp_from_zkey_pk(&pm, "c.zkey", &rd, 1, err, sizeof err) == -EINVAL &&
+			  strstr(err, "c.zkey: not a snarkjs (coset-H) key"));
 		zka_bp_free(&rd);
 		zka_bp_free(&cv);
 		zka_bp_free(&bm);
@@ -336,7 +336,7 @@ static void test_convert(void)
 	zka_toxic_from_seed(&tw, &zka_curve_bn254, 3);
 	CU_ASSERT_FATAL(!zka_setup(&cs, &tw, &pk, NULL, 1));
 	err[0] = 0;
-	CU_ASSERT(zka_bp_from_zkey_pk(&pk, &bp, 1, err, sizeof err) == -EINVAL &&
+	CU_ASSERT(zka_bp_from_zkey_pk(&pk, "c.zkey", &bp, 1, err, sizeof err) == -EINVAL &&
 		  strstr(err, "BLS12-381 only") && !strchr(err, '\n'));
 	zka_pk_free(&pk);
 	zka_r1cs_free(&cs);

@@ -54,12 +54,12 @@ static int export_bellperson(int argc, char **argv)
 		return 2;
 	}
 	double t1 = zka_now();
-	int r = zka_bp_from_zkey_pk(&pk, &bp, threads, err, sizeof err);
+	int r = zka_bp_from_zkey_pk(&pk, in, &bp, threads, err, sizeof err);
 	double t2 = zka_now();
 	uint32_t dom = pk.domain_size;
 	zka_pk_free(&pk);
 	if (r) {
-		fprintf(stderr, "zkarena zkey: %s: %s\n", in, err);
+		fprintf(stderr, "zkarena zkey: %s\n", err);
 		return r == -ENOMEM ? 1 : 2;
 	}
 	r = zka_bp_write(out, &bp, err, sizeof err);

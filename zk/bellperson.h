@@ -91,8 +91,9 @@ int zka_bp_h_from_coset(const uint8_t *H, int log_n, uint8_t *out, int threads);
  * The rows stay numbered by snarkjs's roots: the file proves only when imported with root
  * ZKA_ROOT_SNARKJS (bellperson, which always uses 7^t, cannot prove with it). 0, or
  * -EINVAL (another curve: "bellperson .params keys are BLS12-381 only"; not a coset-H key; a
- * malformed key) or -ENOMEM, with one line in err. */
-int zka_bp_from_zkey_pk(const zka_pk *pk, zka_bp_params *p, int threads, char *err, size_t errlen);
+ * malformed key) or -ENOMEM, with one line "what: problem" in err (what: the .zkey's name). */
+int zka_bp_from_zkey_pk(const zka_pk *pk, const char *what, zka_bp_params *p, int threads,
+			char *err, size_t errlen);
 
 /* The .params content of a monomial-H BLS12-381 key pk of circuit cs (the inverse of
  * zka_bp_to_pk; no check of pk's points). 0 or -EINVAL/-ENOMEM with err. */

@@ -166,9 +166,9 @@ static int coef_density(const zka_pk *pk, uint8_t **in_a, uint8_t **in_b)
 }
 
 /* See zka_bp_from_zkey_pk in bellperson.h. */
-int zka_bp_from_zkey_pk(const zka_pk *pk, zka_bp_params *p, int threads, char *err, size_t errlen)
+int zka_bp_from_zkey_pk(const zka_pk *pk, const char *what, zka_bp_params *p, int threads,
+			char *err, size_t errlen)
 {
-	const char *what = ".zkey";
 	uint32_t nv = pk->n_vars, npub = pk->n_public, na = 0, nb = 0;
 	uint8_t *in_a = NULL, *in_b = NULL, zero[192] = {0};
 	int ret = -EINVAL;
