@@ -313,11 +313,20 @@ static void test_convert(void)
 		CU_ASSERT_FATAL(!zka_prove(&k1, &w, &rs, &pr, &o, NULL));
 		CU_ASSERT(verify(&k1, &w, &pr) == 0);
 		zka_pk_free(&k1);
-		/* refusals: a monomial key, a BN254 key */
+		zka_bp_free(&rd); /* (the refusals below leave rd zeroed) */
+		/* refusals: a key whose B points name variables its coefficients do not (the
+		 * list cut after A's constraint terms), a monomial key, a BN254 key */
+		uint32_t nc = pc.n_coefs, na = 0;
+		while (na < nc && pc.coefs[na].matrix == 0)
+			na++;
+		pc.n_coefs = na;
+		err[0] = 0;
+		CU_ASSERT(zka_bp_from_zkey_pk(&pc, "c.zkey", &rd, 1, err, sizeof err) == -EINVAL &&
+			  strstr(err, "c.zkey: variable ") && strstr(err, "its B point"));
+		pc.n_coefs = nc;
 		err[0] = 0;
 		CU_ASSERT(zka_bp_from_zkey_pk(&pm, "c.zkey", &rd, 1, err, sizeof err) == -EINVAL &&
 			  strstr(err, "c.zkey: not a snarkjs (coset-H) key"));
-		zka_bp_free(&rd);
 		zka_bp_free(&cv);
 		zka_bp_free(&bm);
 		zka_bp_free(&bg);
