@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* `zkey export bellperson c.zkey c.params [--threads N]`: argv[3], argv[4] the files */
 static int export_bellperson(int argc, char **argv)
@@ -36,6 +37,14 @@ static int export_bellperson(int argc, char **argv)
 	zka_bp_params bp;
 	if (!zka_bp_is_params(out)) {
 		fprintf(stderr, "zkarena zkey: %s: the output's name must end in .params\n", out);
+		return 2;
+	}
+	char dir[4096];
+	const char *slash = strrchr(out, '/');
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out) + 1 : 1, slash ? out : ".");
+	if (access(dir, W_OK | X_OK)) { /* said now, not after the conversion's minutes */
+		fprintf(stderr, "zkarena zkey: %s: cannot write in %s: %s\n", out, dir,
+			strerror(errno));
 		return 2;
 	}
 	if (zka_zkey_peek(in, &curve, &nv, err, sizeof err)) {
