@@ -17,6 +17,7 @@
 #include "zk/par.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,26 +25,109 @@ typedef bls12_381_fr_t fr;
 typedef bls12_381_g1_aff g1a;
 typedef bls12_381_g1_jac g1j;
 
-/* r = k p, k a standard-form scalar (4 limbs), by a fixed 4-bit window */
-static void g1_mul(g1j *r, const g1j *p, const uint64_t k[4])
+/* GLV. phi(x, y) = (beta x, y), beta a cube root of unity in Fq, is the multiplication by
+ * lambda = z^2 - 1 on G1 (z the curve's parameter -0xd201000000010000; lambda^2 + lambda + 1 = 0
+ * mod r). A scalar k < r is k1 + k2 lambda with k1 = k mod lambda, k2 = k div lambda, both
+ * below 2^128 (r < lambda^2 + lambda + 1), so k p = k1 p + k2 phi(p): 128 doublings shared by
+ * two 4-bit windows instead of 255. Which of the two cube roots goes with lambda is found at
+ * first use (phi(g) = lambda g). */
+static const unsigned __int128 glv_lambda =
+    ((unsigned __int128)0xac45a4010001a402ull << 64) | 0x00000000ffffffffull;
+
+typedef struct {
+	unsigned __int128 k1, k2;
+} glv_k;
+
+static bls12_381_fq_t glv_beta;
+static pthread_once_t glv_once = PTHREAD_ONCE_INIT;
+static int glv_ok; /* the check of beta and lambda passed (else the plain window is used) */
+
+/* beta: 2^((q-1)/3) (or the next small base's, not 1), squared when phi(g) = lambda g fails
+ * with it; glv_ok when one of the two passes */
+static void glv_init(void)
 {
-	g1j tab[16], acc;
-	bls12_381_g1_set_inf(&tab[0]);
-	tab[1] = *p;
+	uint64_t e[6], rem = 0;
+	memcpy(e, BLS12_381_FQ_P, sizeof e);
+	e[0] -= 1;
+	for (int i = 5; i >= 0; i--) { /* e = (q - 1) / 3 */
+		unsigned __int128 cur = ((unsigned __int128)rem << 64) | e[i];
+		e[i] = (uint64_t)(cur / 3);
+		rem = (uint64_t)(cur % 3);
+	}
+	bls12_381_fq_t one, b;
+	bls12_381_fq_one(&one);
+	for (uint64_t g = 2; g < 20; g++) {
+		bls12_381_fq_from_u64(&b, g);
+		bls12_381_fq_pow(&b, &b, e, 6);
+		if (!bls12_381_fq_eq(&b, &one))
+			break;
+	}
+	bls12_381_g1_aff ga;
+	g1j g, lg;
+	bls12_381_g1_gen(&ga);
+	bls12_381_g1_from_aff(&g, &ga);
+	uint64_t lam[2] = {(uint64_t)glv_lambda, (uint64_t)(glv_lambda >> 64)};
+	bls12_381_g1_mul(&lg, &g, lam, 2); /* double and add: the reference */
+	for (int t = 0; t < 2; t++) {
+		g1j ph = g;
+		bls12_381_fq_mul(&ph.X, &ph.X, &b);
+		if (bls12_381_g1_eq(&ph, &lg)) {
+			glv_beta = b;
+			glv_ok = 1;
+			return;
+		}
+		bls12_381_fq_sqr(&b, &b);
+	}
+}
+
+/* k (standard form, < r) split as k1 + k2 lambda */
+static glv_k glv_split(const uint64_t k[4])
+{
+	unsigned __int128 rem = 0, q = 0;
+	glv_k out;
+	for (int i = 255; i >= 0; i--) { /* q < 2^128: k < r < 2^255 < lambda 2^128 */
+		int top = (int)(rem >> 127);
+		rem = (rem << 1) | ((k[i / 64] >> (i % 64)) & 1);
+		q <<= 1;
+		if (top || rem >= glv_lambda) { /* the true remainder < 2 lambda: one subtraction */
+			rem -= glv_lambda;
+			q |= 1;
+		}
+	}
+	out.k1 = rem;
+	out.k2 = q;
+	return out;
+}
+
+/* r = k p, k = k1 + k2 lambda (glv_split), by two 4-bit windows over 32 shared nibbles */
+static void g1_mul(g1j *r, const g1j *p, const glv_k *k)
+{
+	g1j t1[16], t2[16], acc;
+	bls12_381_g1_set_inf(&t1[0]);
+	t1[1] = *p;
 	for (int i = 2; i < 16; i++)
 		if (i & 1)
-			bls12_381_g1_add(&tab[i], &tab[i - 1], p);
+			bls12_381_g1_add(&t1[i], &t1[i - 1], p);
 		else
-			bls12_381_g1_dbl(&tab[i], &tab[i / 2]);
+			bls12_381_g1_dbl(&t1[i], &t1[i / 2]);
+	for (int i = 0; i < 16; i++) { /* phi(t1[i]): X times beta (x = X / Z^2) */
+		t2[i] = t1[i];
+		bls12_381_fq_mul(&t2[i].X, &t2[i].X, &glv_beta);
+	}
 	bls12_381_g1_set_inf(&acc);
 	int started = 0;
-	for (int d = 63; d >= 0; d--) {
-		unsigned nib = (unsigned)(k[d / 16] >> (4 * (d % 16))) & 15;
+	for (int d = 31; d >= 0; d--) {
+		unsigned n1 = (unsigned)(k->k1 >> (4 * d)) & 15,
+			 n2 = (unsigned)(k->k2 >> (4 * d)) & 15;
 		if (started)
 			for (int b = 0; b < 4; b++)
 				bls12_381_g1_dbl(&acc, &acc);
-		if (nib) {
-			bls12_381_g1_add(&acc, &acc, &tab[nib]);
+		if (n1) {
+			bls12_381_g1_add(&acc, &acc, &t1[n1]);
+			started = 1;
+		}
+		if (n2) {
+			bls12_381_g1_add(&acc, &acc, &t2[n2]);
 			started = 1;
 		}
 	}
@@ -52,8 +136,8 @@ static void g1_mul(g1j *r, const g1j *p, const uint64_t k[4])
 
 struct fft {
 	g1j *a;
-	const uint64_t (*tw)[4]; /* w^t, t < n/2, standard form */
-	const uint64_t (*sc)[4]; /* the final scalars -2 inc^j, standard form */
+	const glv_k *tw; /* w^t, t < n/2, split */
+	const glv_k *sc; /* the final scalars -2 inc^j, split */
 	const g1a *in;
 	g1a *out;
 	size_t n, half;
@@ -83,7 +167,7 @@ static void fft_stage(void *ctx, size_t b, size_t e, int tid)
 		size_t k = x % f->half, i = (x / f->half) * 2 * f->half + k, j = i + f->half;
 		g1j v, neg;
 		if (k)
-			g1_mul(&v, &f->a[j], f->tw[k * stride]);
+			g1_mul(&v, &f->a[j], &f->tw[k * stride]);
 		else
 			v = f->a[j];
 		bls12_381_g1_neg(&neg, &v);
@@ -102,7 +186,7 @@ static void fft_store(void *ctx, size_t b, size_t e, int tid)
 	for (size_t c = b; c < e; c += CH) {
 		size_t m = e - c < CH ? e - c : CH;
 		for (size_t j = c; j < c + m; j++)
-			g1_mul(&f->a[j], &f->a[j], f->sc[j]);
+			g1_mul(&f->a[j], &f->a[j], &f->sc[j]);
 		bls12_381_g1_batch_to_aff(f->out + c, f->a + c, m, scratch);
 	}
 }
@@ -117,9 +201,13 @@ int zka_bp_h_from_coset(const uint8_t *H, int log_n, uint8_t *out, int threads)
 		return 0; /* no monomial below n - 1 = 0 */
 	struct fft f = {.n = n, .log_n = log_n, .in = (const g1a *)H, .out = (g1a *)out};
 	g1j *a = malloc(n * sizeof *a);
-	uint64_t(*tw)[4] = malloc(n / 2 * sizeof *tw), (*sc)[4] = malloc(n * sizeof *sc);
+	glv_k *tw = malloc(n / 2 * sizeof *tw), *sc = malloc(n * sizeof *sc);
 	int ret = -ENOMEM;
 	if (!a || !tw || !sc)
+		goto err;
+	pthread_once(&glv_once, glv_init);
+	ret = -EINVAL;
+	if (!glv_ok) /* beta and lambda do not fit: never seen, the curve's constants are fixed */
 		goto err;
 	fr w, inc, t, m2;
 	zka_domain_root(&zka_curve_bls12_381, log_n, ZKA_ROOT_SNARKJS, w.v);
@@ -128,7 +216,7 @@ int zka_bp_h_from_coset(const uint8_t *H, int log_n, uint8_t *out, int threads)
 	for (size_t i = 0; i < n / 2; i++) {
 		fr s;
 		bls12_381_fr_from_mont(&s, &t);
-		memcpy(tw[i], s.v, sizeof tw[i]);
+		tw[i] = glv_split(s.v);
 		bls12_381_fr_mul(&t, &t, &w);
 	}
 	bls12_381_fr_from_u64(&m2, 2);
@@ -136,11 +224,11 @@ int zka_bp_h_from_coset(const uint8_t *H, int log_n, uint8_t *out, int threads)
 	for (size_t j = 0; j < n; j++) {
 		fr s;
 		bls12_381_fr_from_mont(&s, &t);
-		memcpy(sc[j], s.v, sizeof sc[j]);
+		sc[j] = glv_split(s.v);
 		bls12_381_fr_mul(&t, &t, &inc);
 	}
 	int nt = zka_par_threads(threads);
-	f.a = a, f.tw = (const uint64_t(*)[4])tw, f.sc = (const uint64_t(*)[4])sc;
+	f.a = a, f.tw = tw, f.sc = sc;
 	zka_par_for(nt, n, fft_load, &f);
 	for (f.half = 1; f.half < n; f.half *= 2)
 		zka_par_for(nt, n / 2, fft_stage, &f);
