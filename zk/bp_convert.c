@@ -8,8 +8,8 @@
  * at the even points (y^n = 1) and is -2 x_i^j at x_i (x_i^n = inc^n = -1). So
  *   M_j = -2 inc^j sum_i w^(ij) H_i,
  * a forward DFT of length n of the point vector H (radix 2, decimation in time, butterflies
- * u + t v, u - t v with t a power of w: one scalar multiplication each), then each output
- * times -2 inc^j. The roots are snarkjs's (the .zkey's); M_j itself does not depend on them,
+ * u + t v, u - t v with t a power of w: one scalar multiplication each, by GLV below), then
+ * each output times -2 inc^j. The roots are snarkjs's (the .zkey's); M_j itself does not depend on them,
  * so the result is the h of a bellperson setup with the same tau and delta, byte for byte. */
 #include "zk/bellperson.h"
 #include "zk/bls12_381.h"
