@@ -9,8 +9,9 @@
  *   M_j = -2 inc^j sum_i w^(ij) H_i,
  * a forward DFT of length n of the point vector H (radix 2, decimation in time, butterflies
  * u + t v, u - t v with t a power of w: one scalar multiplication each, by GLV below), then
- * each output times -2 inc^j. The roots are snarkjs's (the .zkey's); M_j itself does not depend on them,
- * so the result is the h of a bellperson setup with the same tau and delta, byte for byte. */
+ * each output times -2 inc^j. The roots are snarkjs's (the .zkey's); M_j itself does not
+ * depend on them, so the result is the h of a bellperson setup with the same tau and delta,
+ * byte for byte. */
 #include "zk/bellperson.h"
 #include "zk/bls12_381.h"
 #include "zk/fmt_err.h"
