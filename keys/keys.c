@@ -595,8 +595,8 @@ int zka_keys_validated(zka_params *p, char *err, size_t errlen)
 /* Imports zkey (+ r1cs) into a new region (named: a tmp shm object). With w (and w->path), the
  * image is written to w->path while its points are validated, committed only when they pass
  * (the outcome of the write in w->ret, w->err). */
-static int import_region(const char *zkey, const char *r1cs, int named, int threads, int progress,
-			 struct region *rg, zka_file_id *kid, struct wjob *w,
+static int import_region(const char *zkey, const char *r1cs, uint32_t root, int named, int threads,
+			 int progress, struct region *rg, zka_file_id *kid, struct wjob *w,
 			 struct zka_keys_pending *defer, char *err, size_t errlen)
 {
 	struct stat sb;
@@ -631,7 +631,7 @@ static int import_region(const char *zkey, const char *r1cs, int named, int thre
 	zka_loader_count_open();
 	double t1 = now();
 	tm.read = t1 - t0;
-	if ((ret = zka_params_read_files(zkey, r1cs, &pk, &cs, err, errlen)))
+	if ((ret = zka_params_read_files_root(zkey, r1cs, root, &pk, &cs, err, errlen)))
 		return ret;
 	double t2 = now();
 	tm.parse = t2 - t1;
@@ -678,10 +678,17 @@ out:
 int zka_keys_import(const char *zkey, const char *r1cs, const char *out, int threads, int progress,
 		    char *err, size_t errlen)
 {
+	return zka_keys_import_root(zkey, r1cs, ZKA_ROOT_GEN7, out, threads, progress, err, errlen);
+}
+
+int zka_keys_import_root(const char *zkey, const char *r1cs, uint32_t bp_root, const char *out,
+			 int threads, int progress, char *err, size_t errlen)
+{
 	struct region rg;
 	zka_file_id kid;
 	struct wjob w = {.path = out, .mode = 0666};
-	int ret = import_region(zkey, r1cs, 0, threads, progress, &rg, &kid, &w, NULL, err, errlen);
+	int ret = import_region(zkey, r1cs, bp_root, 0, threads, progress, &rg, &kid, &w, NULL, err,
+				errlen);
 	if (ret)
 		return ret;
 	if ((ret = w.ret))
@@ -896,9 +903,11 @@ err:
 	return ret;
 }
 
-/* The cache file of a .zkey: "<name>-<hash of its identity and the circuit's>.zka". */
-static void cache_path(const char *zkey, const zka_file_id *k, const zka_file_id *r, char *out,
-		       size_t n)
+/* The cache file of a .zkey: "<name>-<hash of its identity and the circuit's>.zka"; a .params
+ * imported with snarkjs's roots (root ZKA_ROOT_SNARKJS) hashes them with another seed, so the
+ * two imports of one file have two entries. */
+static void cache_path(const char *zkey, const zka_file_id *k, const zka_file_id *r, uint32_t root,
+		       char *out, size_t n)
 {
 	char dir[PATH_MAX / 2], name[96];
 	zka_keys_cache_dir(dir, sizeof dir);
@@ -918,8 +927,11 @@ static void cache_path(const char *zkey, const zka_file_id *k, const zka_file_id
 	for (char *c = name; *c; c++)
 		if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_' && *c != '.')
 			*c = '_';
-	snprintf(out, n, "%s/%s-%016llx.zka", dir, name,
-		 (unsigned long long)XXH3_64bits(ids, sizeof ids));
+	uint64_t h =
+	    zka_params_is_bellperson(zkey) && root == ZKA_ROOT_SNARKJS
+		? XXH3_64bits_withSeed(ids, sizeof ids, 0x736e61726b6a73ull) /* "snarkjs" */
+		: XXH3_64bits(ids, sizeof ids);
+	snprintf(out, n, "%s/%s-%016llx.zka", dir, name, (unsigned long long)h);
 }
 
 static int file_is_zka(const char *path)
@@ -993,14 +1005,18 @@ struct req {
 	zka_loader_opts lo;   /* for a .zka or a cache entry */
 	zka_file_id kid, rid; /* the .zkey's and the .r1cs's identity (stat only) */
 	char cpath[PATH_MAX]; /* the .zkey's cache entry, "" with o->no_cache */
+	uint32_t root;	      /* the key's rows' roots: a .params's per o->root_snarkjs */
 };
+
+static int find_resident(const char *path, const char *r1cs, int root, char name[64]);
 
 /* RESIDENT: the key's resident region (zka_keys_find_resident) opened; 0, or -ENOENT when
  * there is none or it does not open (the next source is tried). Opens no key file. */
 static int open_resident(struct req *q)
 {
 	char name[64];
-	if (q->o->no_resident || zka_keys_find_resident(q->path, q->o->r1cs, name) ||
+	int root = zka_params_is_bellperson(q->path) ? (int)q->root : -1; /* .zka, .zkey: any */
+	if (q->o->no_resident || find_resident(q->path, q->o->r1cs, root, name) ||
 	    zka_params_open(name, q->p, q->err, q->errlen))
 		return -ENOENT;
 	q->ki->seconds = now() - q->t0;
@@ -1050,7 +1066,8 @@ static int zkey_identity(struct req *q)
 		fid_of(&sb, &q->rid);
 	}
 	if (!q->o->no_cache)
-		cache_path(q->path, &q->kid, r1cs ? &q->rid : NULL, q->cpath, sizeof q->cpath);
+		cache_path(q->path, &q->kid, r1cs ? &q->rid : NULL, q->root, q->cpath,
+			   sizeof q->cpath);
 	return 0;
 }
 
@@ -1069,7 +1086,7 @@ static int open_cached(struct req *q)
 	if (zka_loader_load(q->cpath, &q->lo, q->p, &ls, why, sizeof why) == 0) {
 		zka_params_info in;
 		zka_params_header(q->p->map, &in, why, sizeof why);
-		if (same_file(&in.src_key, &q->kid) &&
+		if (same_file(&in.src_key, &q->kid) && in.root == q->root &&
 		    (!o->r1cs ? !in.has_r1cs : in.has_r1cs && same_file(&in.src_r1cs, &q->rid))) {
 			q->ki->seconds = now() - q->t0;
 			fieldf(q->ki->shm, sizeof q->ki->shm, "%s", ls.shm);
@@ -1124,8 +1141,8 @@ static int open_import(struct req *q)
 			wp->path = defer->cpath;
 		}
 	}
-	int ret = import_region(path, o->r1cs, o->shm != NULL, o->threads, o->progress, &rg,
-				&q->kid, wp, defer, q->err, q->errlen);
+	int ret = import_region(path, o->r1cs, q->root, o->shm != NULL, o->threads, o->progress,
+				&rg, &q->kid, wp, defer, q->err, q->errlen);
 	if (ret) {
 		free(defer);
 		return ret;
@@ -1185,6 +1202,8 @@ int zka_keys_open(const char *path, const zka_keys_opts *o, zka_params *p, zka_k
 			.t0 = now()};
 	memset(q.ki, 0, sizeof *q.ki);
 	memset(p, 0, sizeof *p);
+	q.root =
+	    zka_params_is_bellperson(path) && !q.o->root_snarkjs ? ZKA_ROOT_GEN7 : ZKA_ROOT_SNARKJS;
 	if (open_resident(&q) == 0)
 		return 0;
 	q.lo = (zka_loader_opts){.threads = q.o->threads,
@@ -1263,6 +1282,14 @@ static int read_region_header(const char *name, uint8_t *hdr, uint64_t *size, in
 
 int zka_keys_find_resident(const char *path, const char *r1cs, char name[64])
 {
+	/* a .params: the region of its default import (bellperson's roots) only */
+	return find_resident(path, r1cs, zka_params_is_bellperson(path) ? ZKA_ROOT_GEN7 : -1, name);
+}
+
+/* zka_keys_find_resident, only a region whose key's rows are numbered by root (ZKA_ROOT_*;
+ * -1: any) */
+static int find_resident(const char *path, const char *r1cs, int root, char name[64])
+{
 	struct stat sb;
 	zka_file_id f, rf = {0};
 	if (stat(path, &sb))
@@ -1299,6 +1326,8 @@ int zka_keys_find_resident(const char *path, const char *r1cs, char name[64])
 		if (!from && !same_file(&in.src_key, &f))
 			continue;
 		if (r1cs && !(in.has_r1cs && same_file(&in.src_r1cs, &rf)))
+			continue;
+		if (root >= 0 && in.root != (uint32_t)root)
 			continue;
 		snprintf(name, 64, "%s", n);
 		found = 0;

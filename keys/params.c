@@ -139,9 +139,10 @@ int zka_params_is_bellperson(const char *path)
 	return zka_bp_is_params(path);
 }
 
-/* A .params key and its circuit (required: the densities of a, b_g1, b_g2 come from it) */
-static int read_bellperson(const char *path, const char *r1cs_path, zka_pk *pk, zka_r1cs *cs,
-			   char *err, size_t errlen)
+/* A .params key and its circuit (required: the densities of a, b_g1, b_g2 come from it),
+ * its rows numbered by root (ZKA_ROOT_*) */
+static int read_bellperson(const char *path, const char *r1cs_path, uint32_t root, zka_pk *pk,
+			   zka_r1cs *cs, char *err, size_t errlen)
 {
 	zka_bp_params bp;
 	int r;
@@ -165,7 +166,7 @@ static int read_bellperson(const char *path, const char *r1cs_path, zka_pk *pk, 
 	}
 	char why[512] = "";
 	if (!(r = zka_bp_read(path, &bp, 0, why, sizeof why))) {
-		r = zka_bp_to_pk(&bp, cs, pk, why, sizeof why);
+		r = zka_bp_to_pk(&bp, cs, root, pk, why, sizeof why);
 		zka_bp_free(&bp);
 		if (r) /* why names ".params": say which */
 			snprintf(err, errlen, "%s (with %s): %s", path, r1cs_path, why);
@@ -180,8 +181,14 @@ static int read_bellperson(const char *path, const char *r1cs_path, zka_pk *pk, 
 int zka_params_read_files(const char *zkey_path, const char *r1cs_path, zka_pk *pk, zka_r1cs *cs,
 			  char *err, size_t errlen)
 {
+	return zka_params_read_files_root(zkey_path, r1cs_path, ZKA_ROOT_GEN7, pk, cs, err, errlen);
+}
+
+int zka_params_read_files_root(const char *zkey_path, const char *r1cs_path, uint32_t bp_root,
+			       zka_pk *pk, zka_r1cs *cs, char *err, size_t errlen)
+{
 	if (zka_params_is_bellperson(zkey_path))
-		return read_bellperson(zkey_path, r1cs_path, pk, cs, err, errlen);
+		return read_bellperson(zkey_path, r1cs_path, bp_root, pk, cs, err, errlen);
 	int r = zka_zkey_read(zkey_path, pk, err, errlen);
 	if (r)
 		return r;

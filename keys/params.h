@@ -128,6 +128,11 @@ int zka_params_is_bellperson(const char *path);
  * with err set. */
 int zka_params_read_files(const char *zkey_path, const char *r1cs_path, zka_pk *pk, zka_r1cs *cs,
 			  char *err, size_t errlen);
+/* The same with the roots of unity a .params's rows are numbered by (bp_root: ZKA_ROOT_GEN7, a
+ * bellperson setup's, what zka_params_read_files assumes; ZKA_ROOT_SNARKJS, a key converted from
+ * a .zkey by `zkarena zkey export bellperson`); a .zkey ignores it. */
+int zka_params_read_files_root(const char *zkey_path, const char *r1cs_path, uint32_t bp_root,
+			       zka_pk *pk, zka_r1cs *cs, char *err, size_t errlen);
 
 /* Creates the shm object NAME (must not exist) holding pk and cs (cs may be NULL), mode 0600,
  * complete before it becomes visible under NAME (written under a temporary name, then linked

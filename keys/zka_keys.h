@@ -27,6 +27,10 @@ typedef struct zka_keys_opts {
 	 * release anything made from it before zka_keys_validated returns 0 */
 	int defer_validate;
 	const char *shm; /* as zka_loader_opts.shm: NULL private, "" the resident name */
+	/* a .params key: 1 when its rows are numbered by snarkjs's roots (a key converted from a
+	 * .zkey by `zkey export bellperson`), 0 by bellperson's 7^t; part of the key's identity
+	 * (its cache entry, a resident region); a .zkey or .zka ignores it */
+	int root_snarkjs;
 	/* as zka_loader_opts: told of a region the loader reads into (a .zka or a cached
 	 * import's .zka; not a resident region, not an import in memory) */
 	int (*on_region)(void *arg, void *map, size_t size, const zka_params_info *in);
@@ -57,6 +61,10 @@ int zka_keys_validated(zka_params *p, char *err, size_t errlen);
  * the curve, in the subgroup) with threads threads; written atomically. */
 int zka_keys_import(const char *zkey, const char *r1cs, const char *out, int threads, int progress,
 		    char *err, size_t errlen);
+/* The same, a .params's rows numbered by bp_root (ZKA_ROOT_GEN7: zka_keys_import's;
+ * ZKA_ROOT_SNARKJS: a key converted from a .zkey), recorded in the .zka. */
+int zka_keys_import_root(const char *zkey, const char *r1cs, uint32_t bp_root, const char *out,
+			 int threads, int progress, char *err, size_t errlen);
 
 /* The stages of the last .zkey import this process made (zka_keys_import or an import by
  * zka_keys_open), in seconds; all zero before the first. read: the .zkey's (and .r1cs's)
@@ -88,8 +96,10 @@ typedef int (*zka_keys_check_fn)(void *arg, const struct zka_curve *c, int g2, c
 void zka_keys_set_checker(zka_keys_check_fn check, void *arg, const char *name);
 
 /* Finds the resident region of the key file path (and circuit r1cs, NULL: any); 0 with name
- * set, or -ENOENT. Opens no key file. Only a trusted region (zka_keys_region_trusted) whose
- * content id matches its /zka-key.<id> name is considered. */
+ * set, or -ENOENT. Opens no key file. For a .params, only a region imported with bellperson's
+ * roots (the default; zka_keys_opts.root_snarkjs's imports are found by zka_keys_open). Only a
+ * trusted region (zka_keys_region_trusted) whose content id matches its /zka-key.<id> name is
+ * considered. */
 int zka_keys_find_resident(const char *path, const char *r1cs, char name[64]);
 
 struct stat;

@@ -9,7 +9,11 @@
  *   - a monomial-H key with snarkjs's root and the coset-H key of the same toxic waste prove
  *     byte-identically with the same r, s (the two H computations agree exactly); a
  *     bellperson-root key from the .params proves, and the proof verifies, also after its
- *     192 bytes are decoded. */
+ *     192 bytes are decoded;
+ *   - a coset-H key (a .zkey's) converted to a .params (zka_bp_from_zkey_pk): h and the vk
+ *     equal the bellperson-root setup's of the same toxic waste byte for byte, every section
+ *     the snarkjs-root monomial key's; it proves (the .zkey's proof, same r, s) with
+ *     snarkjs's root and gives a proof that does not verify with bellperson's. */
 #include "tests/fmt_testlib.h"
 #include "tests/testutil.h"
 #include "zk/bellperson.h"
@@ -176,7 +180,7 @@ static void test_roundtrip_prove(void)
 	CU_ASSERT(!memcmp(bp2.b2, bp.b2, (size_t)bp.n_b2 * 192));
 	CU_ASSERT(!memcmp(bp2.h, bp.h, (size_t)bp.n_h * 96));
 	CU_ASSERT(!memcmp(bp2.delta2, bp.delta2, 192));
-	CU_ASSERT_FATAL(!zka_bp_to_pk(&bp2, &cs, &pk2, err, sizeof err));
+	CU_ASSERT_FATAL(!zka_bp_to_pk(&bp2, &cs, ZKA_ROOT_GEN7, &pk2, err, sizeof err));
 	size_t n1 = 96, nv = pk.n_vars;
 	CU_ASSERT(!memcmp(pk.A, pk2.A, nv * n1) && !memcmp(pk.B1, pk2.B1, nv * n1));
 	CU_ASSERT(!memcmp(pk.B2, pk2.B2, nv * 192) && !memcmp(pk.H, pk2.H, pk.domain_size * n1));
@@ -246,6 +250,106 @@ static void test_cross_h(void)
 		zka_r1cs_free(&cs);
 		zka_witness_free(&w);
 	}
+}
+
+/* A .zkey's key converted (zka_bp_from_zkey_pk): its h is the bellperson setup's of the same
+ * toxic waste byte for byte (the monomials do not depend on the roots), and so are the six vk
+ * points; the whole file is the monomial-H key of snarkjs's root's; it proves with snarkjs's
+ * root and not with bellperson's; a BN254 key and a monomial key are refused. */
+static void test_convert(void)
+{
+	uint32_t sizes[3] = {5, 200, 1100}; /* domains 2^3, 2^8, 2^11 */
+	char err[300] = "";
+	for (int t = 0; t < 3; t++) {
+		zka_r1cs cs;
+		zka_witness w;
+		zka_toxic tw;
+		zka_pk pc, pm, pg, k1;
+		zka_bp_params cv, bm, bg;
+		circuit(&cs, &w, sizes[t], 3);
+		zka_toxic_from_seed(&tw, &zka_curve_bls12_381, 21 + t);
+		CU_ASSERT_FATAL(!zka_setup(&cs, &tw, &pc, NULL, 2));
+		CU_ASSERT_FATAL(
+		    !zka_setup_kind(&cs, &tw, &pm, NULL, 2, ZKA_H_MONOMIAL, ZKA_ROOT_SNARKJS));
+		CU_ASSERT_FATAL(
+		    !zka_setup_kind(&cs, &tw, &pg, NULL, 2, ZKA_H_MONOMIAL, ZKA_ROOT_GEN7));
+		CU_ASSERT_FATAL(!zka_bp_from_zkey_pk(&pc, "c.zkey", &cv, 1 + t, err, sizeof err));
+		CU_ASSERT_FATAL(!zka_bp_from_pk(&pm, &cs, &bm, err, sizeof err));
+		CU_ASSERT_FATAL(!zka_bp_from_pk(&pg, &cs, &bg, err, sizeof err));
+		/* h and the vk: the bellperson setup's (its own root), byte for byte */
+		CU_ASSERT(cv.n_h == bg.n_h && cv.n_h == pc.domain_size - 1);
+		CU_ASSERT(!memcmp(cv.h, bg.h, (size_t)cv.n_h * 96));
+		CU_ASSERT(!memcmp(cv.alpha1, bg.alpha1, 96) && !memcmp(cv.beta1, bg.beta1, 96) &&
+			  !memcmp(cv.beta2, bg.beta2, 192) && !memcmp(cv.gamma2, bg.gamma2, 192) &&
+			  !memcmp(cv.delta1, bg.delta1, 96) && !memcmp(cv.delta2, bg.delta2, 192));
+		/* a, b, l, ic: another numbering of the rows than bellperson's */
+		CU_ASSERT(cv.n_a == bg.n_a && memcmp(cv.a, bg.a, (size_t)cv.n_a * 96));
+		/* the whole file: the monomial-H key of snarkjs's root, every section */
+		CU_ASSERT(cv.n_ic == bm.n_ic && cv.n_l == bm.n_l && cv.n_a == bm.n_a &&
+			  cv.n_b1 == bm.n_b1 && cv.n_b2 == bm.n_b2);
+		CU_ASSERT(!memcmp(cv.ic, bm.ic, (size_t)cv.n_ic * 96) &&
+			  !memcmp(cv.l, bm.l, (size_t)cv.n_l * 96) &&
+			  !memcmp(cv.a, bm.a, (size_t)cv.n_a * 96) &&
+			  !memcmp(cv.b1, bm.b1, (size_t)cv.n_b1 * 96) &&
+			  !memcmp(cv.b2, bm.b2, (size_t)cv.n_b2 * 192) &&
+			  !memcmp(cv.h, bm.h, (size_t)cv.n_h * 96));
+		/* written, read back (every point checked), expanded by the circuit: proves with
+		 * snarkjs's root; with bellperson's the proof does not verify */
+		CU_ASSERT_FATAL(!zka_bp_write(tmp("cv.params"), &cv, err, sizeof err));
+		zka_bp_params rd;
+		CU_ASSERT_FATAL(!zka_bp_read(tmp("cv.params"), &rd, 2, err, sizeof err));
+		zka_rs rs;
+		zka_proof pr, pr2;
+		zka_prove_opts o = {.threads = 2};
+		rand_rs(&rs);
+		CU_ASSERT_FATAL(!zka_bp_to_pk(&rd, &cs, ZKA_ROOT_SNARKJS, &k1, err, sizeof err));
+		CU_ASSERT_FATAL(!zka_prove(&k1, &w, &rs, &pr, &o, NULL));
+		CU_ASSERT(verify(&k1, &w, &pr) == 1);
+		CU_ASSERT_FATAL(!zka_prove(&pc, &w, &rs, &pr2, &o, NULL)); /* the .zkey's proof */
+		CU_ASSERT(!memcmp(pr.a, pr2.a, 96) && !memcmp(pr.b, pr2.b, 192) &&
+			  !memcmp(pr.c, pr2.c, 96));
+		zka_pk_free(&k1);
+		CU_ASSERT_FATAL(!zka_bp_to_pk(&rd, &cs, ZKA_ROOT_GEN7, &k1, err, sizeof err));
+		CU_ASSERT_FATAL(!zka_prove(&k1, &w, &rs, &pr, &o, NULL));
+		CU_ASSERT(verify(&k1, &w, &pr) == 0);
+		zka_pk_free(&k1);
+		zka_bp_free(&rd); /* (the refusals below leave rd zeroed) */
+		/* refusals: a key whose B points name variables its coefficients do not (the
+		 * list cut after A's constraint terms), a monomial key, a BN254 key */
+		uint32_t nc = pc.n_coefs, na = 0;
+		while (na < nc && pc.coefs[na].matrix == 0)
+			na++;
+		pc.n_coefs = na;
+		err[0] = 0;
+		CU_ASSERT(zka_bp_from_zkey_pk(&pc, "c.zkey", &rd, 1, err, sizeof err) == -EINVAL &&
+			  strstr(err, "c.zkey: variable ") && strstr(err, "its B point"));
+		pc.n_coefs = nc;
+		err[0] = 0;
+		CU_ASSERT(zka_bp_from_zkey_pk(&pm, "c.zkey", &rd, 1, err, sizeof err) == -EINVAL &&
+			  strstr(err, "c.zkey: not a snarkjs (coset-H) key"));
+		zka_bp_free(&cv);
+		zka_bp_free(&bm);
+		zka_bp_free(&bg);
+		zka_pk_free(&pc);
+		zka_pk_free(&pm);
+		zka_pk_free(&pg);
+		zka_r1cs_free(&cs);
+		zka_witness_free(&w);
+	}
+	zka_r1cs cs;
+	zka_witness w;
+	zka_toxic tw;
+	zka_pk pk;
+	zka_bp_params bp;
+	CU_ASSERT_FATAL(!zka_synthetic_circuit(&zka_curve_bn254, 20, 1, 3, &cs, &w));
+	zka_toxic_from_seed(&tw, &zka_curve_bn254, 3);
+	CU_ASSERT_FATAL(!zka_setup(&cs, &tw, &pk, NULL, 1));
+	err[0] = 0;
+	CU_ASSERT(zka_bp_from_zkey_pk(&pk, "c.zkey", &bp, 1, err, sizeof err) == -EINVAL &&
+		  strstr(err, "BLS12-381 only") && !strchr(err, '\n'));
+	zka_pk_free(&pk);
+	zka_r1cs_free(&cs);
+	zka_witness_free(&w);
 }
 
 static void test_corrupt(void)
@@ -327,7 +431,8 @@ static void test_corrupt(void)
 	rd.n_l--;
 	zka_pk k2;
 	err[0] = 0;
-	CU_ASSERT(zka_bp_to_pk(&rd, &cs, &k2, err, sizeof err) == -EINVAL && strstr(err, "l has"));
+	CU_ASSERT(zka_bp_to_pk(&rd, &cs, ZKA_ROOT_GEN7, &k2, err, sizeof err) == -EINVAL &&
+		  strstr(err, "l has"));
 	rd.n_l++;
 	zka_bp_free(&rd);
 	free(b);
@@ -349,6 +454,7 @@ int main(void)
 	    {".params round trip, prove, 192-byte proof", test_roundtrip_prove},
 	    {"monomial H = coset H, byte for byte", test_cross_h},
 	    {"corrupted .params refused naming section and index", test_corrupt},
+	    {".zkey converted: h = bellperson setup's, proves with snarkjs's root", test_convert},
 	    {NULL, NULL}};
 	zka_test_suite("bellperson", cases);
 	int r = zka_test_run();

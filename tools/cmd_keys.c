@@ -19,13 +19,12 @@
 
 int zka_cmd_import(int argc, char **argv)
 {
-	static const struct option opts[] = {{"r1cs", required_argument, 0, 'c'},
-					     {"threads", required_argument, 0, 't'},
-					     {"c", required_argument, 0, 'w'},
-					     {"help", no_argument, 0, 'h'},
-					     {0, 0, 0, 0}};
-	const char *r1cs = NULL, *out = NULL, *cdir = NULL;
-	int threads = 0, opt;
+	static const struct option opts[] = {
+	    {"r1cs", required_argument, 0, 'c'}, {"threads", required_argument, 0, 't'},
+	    {"c", required_argument, 0, 'w'},	 {"root", required_argument, 0, 'R'},
+	    {"help", no_argument, 0, 'h'},	 {0, 0, 0, 0}};
+	const char *r1cs = NULL, *out = NULL, *cdir = NULL, *root = NULL;
+	int threads = 0, opt, root_snarkjs = 0;
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
@@ -39,6 +38,9 @@ int zka_cmd_import(int argc, char **argv)
 		case 'w':
 			cdir = optarg;
 			break;
+		case 'R':
+			root = optarg;
+			break;
 		case 't':
 			if (zka_opt_int("zkarena import", "--threads", optarg, 1, 1024, &threads))
 				return 2;
@@ -46,7 +48,9 @@ int zka_cmd_import(int argc, char **argv)
 		case 'h':
 			printf(
 			    "usage: zkarena import circuit.zkey [--r1cs circuit.r1cs] [--c "
-			    "circuit_cpp] -o circuit.zka\n\n"
+			    "circuit_cpp] -o circuit.zka\n"
+			    "       zkarena import circuit.params --r1cs circuit.r1cs [--root "
+			    "snarkjs|bellperson] -o circuit.zka\n\n"
 			    "Turns a snarkjs Groth16 key into a .zka: the params region's image "
 			    "(points\n"
 			    "in the prover's form, A and B in CSR, the verification key, and with "
@@ -70,6 +74,15 @@ int zka_cmd_import(int argc, char **argv)
 			    "--r1cs (required: the points it omits are known from the circuit); "
 			    "its\n"
 			    ".zka proves with bellperson's monomial H, on the CPU only.\n"
+			    "--root: the roots of unity that numbered the .params's rows when it "
+			    "was\n"
+			    "made (the file does not say): bellperson (default; 7^t, a bellperson "
+			    "or\n"
+			    "`setup --format bellperson` key) or snarkjs (a key converted by "
+			    "`zkarena\n"
+			    "zkey export bellperson`). The wrong one gives a key whose proofs do "
+			    "not\n"
+			    "verify (`prove` refuses them). Recorded in the .zka.\n"
 			    "exit status: 0 written; 2 bad usage or bad key (nothing written).\n");
 			return 0;
 		default:
@@ -81,6 +94,8 @@ int zka_cmd_import(int argc, char **argv)
 			"zkarena import: expected circuit.zkey -o circuit.zka (see --help)\n");
 		return 2;
 	}
+	if (root && zka_cli_root("import", root, argv[optind], &root_snarkjs))
+		return 2;
 	char err[1024] = "", wcg[4096] = "", wtmp[4200] = "";
 	struct timespec a, b;
 	clock_gettime(CLOCK_MONOTONIC, &a);
@@ -99,7 +114,9 @@ int zka_cmd_import(int argc, char **argv)
 			return r == -ENOMEM ? 1 : 2;
 		}
 	}
-	int r = zka_keys_import(argv[optind], r1cs, out, threads, 1, err, sizeof err);
+	int r = zka_keys_import_root(argv[optind], r1cs,
+				     root_snarkjs ? ZKA_ROOT_SNARKJS : ZKA_ROOT_GEN7, out, threads,
+				     1, err, sizeof err);
 	if (!r && cdir && rename(wtmp, wcg)) {
 		r = -errno;
 		snprintf(err, sizeof err, "%s: %s", wcg, strerror(errno));
@@ -128,8 +145,10 @@ static int params_load(int argc, char **argv)
 	static const struct option opts[] = {{"r1cs", required_argument, 0, 'c'},
 					     {"no-cache", no_argument, 0, 'n'},
 					     {"threads", required_argument, 0, 't'},
+					     {"root", required_argument, 0, 'R'},
 					     {0, 0, 0, 0}};
 	zka_keys_opts ko = {.shm = "", .progress = -1, .no_resident = 0};
+	const char *root = NULL;
 	int opt;
 	optind = 1;
 	opterr = 0;
@@ -140,6 +159,9 @@ static int params_load(int argc, char **argv)
 			break;
 		case 'n':
 			ko.no_cache = 1;
+			break;
+		case 'R':
+			root = optarg;
 			break;
 		case 't':
 			if (zka_opt_int("zkarena params load", "--threads", optarg, 1, 1024,
@@ -154,6 +176,8 @@ static int params_load(int argc, char **argv)
 		fprintf(stderr, "zkarena params load: expected FILE (.zka or .zkey)\n");
 		return 2;
 	}
+	if (root && zka_cli_root("params load", root, argv[optind], &ko.root_snarkjs))
+		return 2;
 	zka_params p;
 	zka_keys_info ki;
 	char err[1024] = "";
@@ -276,7 +300,8 @@ int zka_cmd_params(int argc, char **argv)
 		FILE *f = argc < 2 ? stderr : stdout;
 		fprintf(
 		    f,
-		    "usage: zkarena params load FILE [--r1cs circuit.r1cs] [--no-cache]\n"
+		    "usage: zkarena params load FILE [--r1cs circuit.r1cs] [--no-cache] [--root "
+		    "snarkjs|bellperson]\n"
 		    "       zkarena params list\n"
 		    "       zkarena params evict ID [--force]\n"
 		    "       zkarena params gc [--max SIZE]\n\n"
@@ -288,6 +313,8 @@ int zka_cmd_params(int argc, char **argv)
 		    "it refuses a region an arena's circuit table names (destroy the arena first,\n"
 		    "or --force). Only regions of this user (or of a uid in ZKARENA_KEY_OWNERS,\n"
 		    "comma-separated) are used; root uses only root's.\n"
+		    "A .params key (bellperson) needs --r1cs; --root as for `zkarena import`\n"
+		    "(snarkjs for a key converted by `zkey export bellperson`).\n"
 		    "`gc` prunes this user's key cache (imported .zkey files, see `prove --help`)\n"
 		    "to SIZE bytes (K/M/G/T suffix; default: the cap, $ZKARENA_CACHE_MAX or 64G),\n"
 		    "least recently used entries first; every new cache entry does the same.\n");

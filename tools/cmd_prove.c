@@ -74,6 +74,12 @@ static void usage(FILE *f)
 	    "                   witnesses leaks them); default: fresh from getrandom(2)\n"
 	    "  --bellperson-proof FILE  also write the proof's 192 bytes (bellperson's\n"
 	    "                   compressed A, B, C; BLS12-381 keys)\n"
+	    "  --root snarkjs|bellperson  a .params key's roots of unity (the file does not\n"
+	    "                   say): bellperson's 7^t (default) or snarkjs's, for a key\n"
+	    "                   converted by `zkarena zkey export bellperson`; part of the\n"
+	    "                   key's cache identity. The wrong one: the proof does not\n"
+	    "                   verify, exit 1, nothing written (with --no-verify: a wrong\n"
+	    "                   proof is written)\n"
 	    "\n"
 	    "A bellperson key (circuit.params, BLS12-381; docs/bellperson.md) needs --r1cs:\n"
 	    "the points it omits are known from the circuit. It is imported through the cache\n"
@@ -408,10 +414,13 @@ int zka_cmd_prove(int argc, char **argv)
 					     {"no-cache", no_argument, 0, 'N'},
 					     {"arena", required_argument, 0, 'a'},
 					     {"bellperson-proof", required_argument, 0, 'B'},
+					     {"root", required_argument, 0, 'R'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
-	const char *r1cs_path = NULL, *r_dec = NULL, *s_dec = NULL, *arena = NULL, *bp_out = NULL;
-	int gpu = 0, device = 0, threads = 0, verify = 1, times = 0, no_cache = 0, opt;
+	const char *r1cs_path = NULL, *r_dec = NULL, *s_dec = NULL, *arena = NULL, *bp_out = NULL,
+		   *root = NULL;
+	int root_snarkjs = 0, gpu = 0, device = 0, threads = 0, verify = 1, times = 0, no_cache = 0,
+	    opt;
 	char err[1024] = "";
 	optind = 1;
 	opterr = 0;
@@ -452,6 +461,9 @@ int zka_cmd_prove(int argc, char **argv)
 		case 'B':
 			bp_out = optarg;
 			break;
+		case 'R':
+			root = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -471,6 +483,8 @@ int zka_cmd_prove(int argc, char **argv)
 	const char *zkey = argv[optind], *wtns = argv[optind + 1], *proof_path = argv[optind + 2],
 		   *public_path = argv[optind + 3];
 	int bellperson = zka_params_is_bellperson(zkey);
+	if (root && zka_cli_root("prove", root, zkey, &root_snarkjs))
+		return 2;
 	if (bellperson && (!r1cs_path || gpu || arena)) {
 		fprintf(stderr, "zkarena prove: %s: a bellperson key %s\n", zkey,
 			!r1cs_path ? "needs its circuit (--r1cs circuit.r1cs): the points it "
@@ -499,7 +513,8 @@ int zka_cmd_prove(int argc, char **argv)
 			    .threads = threads,
 			    .progress = -1,
 			    .defer_validate = 1, /* a first import's checks beside the proof */
-			    .r1cs = bellperson ? r1cs_path : NULL}; /* its densities */
+			    .r1cs = bellperson ? r1cs_path : NULL, /* its densities */
+			    .root_snarkjs = root_snarkjs};
 	int status = 2, ret;
 	zka_devkey_prep *gx = NULL; /* --gpu's preparation, ended on every path */
 	gpu_stages gs = {0};
@@ -630,8 +645,13 @@ int zka_cmd_prove(int argc, char **argv)
 			snprintf(
 			    err, sizeof err,
 			    "witness %s does not satisfy the circuit, or key %s may be corrupt "
-			    "(the new proof does not verify: %s); nothing written",
-			    wtns, zkey, why ? why : "?");
+			    "(the new proof does not verify: %s)%s; nothing written",
+			    wtns, zkey, why ? why : "?",
+			    bellperson && !root_snarkjs
+				? ", or its rows are numbered by snarkjs's roots (a .params "
+				  "converted by `zkey export bellperson`: prove it with --root "
+				  "snarkjs)"
+				: "");
 			goto err;
 		}
 	}

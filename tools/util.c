@@ -144,6 +144,28 @@ int zka_cli_bad_option(int argc, char **argv)
 	return 2;
 }
 
+int zka_cli_root(const char *cmd, const char *arg, const char *key, int *snarkjs)
+{
+	if (arg && !strcmp(arg, "snarkjs"))
+		*snarkjs = 1;
+	else if (arg && !strcmp(arg, "bellperson"))
+		*snarkjs = 0;
+	else {
+		fprintf(stderr, "zkarena %s: --root: '%s': expected snarkjs or bellperson\n", cmd,
+			arg ? arg : "");
+		return 2;
+	}
+	size_t l = key ? strlen(key) : 0;
+	if (key && !(l > 7 && !strcmp(key + l - 7, ".params"))) {
+		fprintf(stderr,
+			"zkarena %s: --root: %s is not a bellperson .params key (a .zkey's roots "
+			"are snarkjs's, a .zka records its own)\n",
+			cmd, key);
+		return 2;
+	}
+	return 0;
+}
+
 const char *zka_backend_resolve(const char *prog, const char *backend)
 {
 	if (!backend || strcmp(backend, "auto"))

@@ -56,6 +56,11 @@ void zka_run_shape(int cores, int *workers, int *threads);
  * option or missing value: 'ARG' (see zkarena CMD --help)", CMD being argv[0]; returns 2. */
 int zka_cli_bad_option(int argc, char **argv);
 
+/* `--root snarkjs|bellperson` of a command reading a .params key (key: its path, checked to be
+ * a .params when not NULL): *snarkjs = 1 for snarkjs's roots (a key converted by `zkey export
+ * bellperson`), 0 for bellperson's 7^t. 0, or 2 after one line on stderr. */
+int zka_cli_root(const char *cmd, const char *arg, const char *key, int *snarkjs);
+
 /* backend "auto": "cuda" when this zkarena was built with CUDA and an NVIDIA GPU is visible
  * (/proc/driver/nvidia/gpus/ has an entry), else "cpu"; says which and why on stderr (prog
  * names the caller). Any other backend is returned as it is. */

@@ -31,7 +31,8 @@ static const struct zka_cmd cmds[] = {
     {"params", zka_cmd_params, "resident keys in /dev/shm: load FILE, list, evict ID"},
     {"topology", zka_cmd_topology, "GPUs, NUMA nodes and the settings they imply"},
     {"config", zka_cmd_config, "an arena's settings file: check FILE, args FILE SECTION"},
-    {"zkey", zka_cmd_zkey, "export verificationkey circuit.zkey vk.json (as snarkjs)"},
+    {"zkey", zka_cmd_zkey,
+     "export verificationkey circuit.zkey vk.json (as snarkjs); export bellperson"},
     {"r1cs", zka_cmd_r1cs, "info circuit.r1cs: wires, constraints, inputs (as snarkjs)"},
     {"bench", zka_cmd_bench, "run a benchmark (ring, ...) and print a table"},
 #ifdef ZKA_HAVE_CLUSTER

@@ -650,7 +650,8 @@ static int domain_log(const zka_r1cs *cs)
 }
 
 /* See zka_bp_to_pk in bellperson.h. */
-int zka_bp_to_pk(const zka_bp_params *p, const zka_r1cs *cs, zka_pk *pk, char *err, size_t errlen)
+int zka_bp_to_pk(const zka_bp_params *p, const zka_r1cs *cs, uint32_t root, zka_pk *pk, char *err,
+		 size_t errlen)
 {
 	const char *what = ".params";
 	uint32_t nv = cs->n_wires, npub = cs->n_pub_out + cs->n_pub_in, na, nb;
@@ -660,6 +661,10 @@ int zka_bp_to_pk(const zka_bp_params *p, const zka_r1cs *cs, zka_pk *pk, char *e
 	if (cs->curve != &zka_curve_bls12_381) {
 		zka_fmt_err(err, errlen, what, "the circuit is %s; .params keys are BLS12-381",
 			    cs->curve->pretty);
+		return -EINVAL;
+	}
+	if (root > ZKA_ROOT_GEN7) {
+		zka_fmt_err(err, errlen, what, "unknown root of unity %u", root);
 		return -EINVAL;
 	}
 	if (k < 0 || nv < npub + 1) {
@@ -702,7 +707,7 @@ int zka_bp_to_pk(const zka_bp_params *p, const zka_r1cs *cs, zka_pk *pk, char *e
 	pk->domain_size = (uint32_t)n;
 	pk->log_domain = (uint32_t)k;
 	pk->h_kind = ZKA_H_MONOMIAL;
-	pk->root = ZKA_ROOT_GEN7;
+	pk->root = root;
 	uint64_t ncoef = cs->m[0].n_terms + cs->m[1].n_terms + npub + 1;
 	if (ncoef > UINT32_MAX) {
 		ret = -EINVAL;

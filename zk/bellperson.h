@@ -8,7 +8,9 @@
  *   omits the points of a, b_g1 and b_g2 that are infinity; which variables have one (the
  *   densities) the file does not say: they come from the circuit (zka_bp_density, from the
  *   .r1cs). zka_bp_to_pk expands a zka_bp_params and its circuit into a zka_pk whose H is
- *   monomial (h_kind ZKA_H_MONOMIAL, root ZKA_ROOT_GEN7), zka_bp_from_pk the other way.
+ *   monomial (h_kind ZKA_H_MONOMIAL, root ZKA_ROOT_GEN7 for bellperson's files, or
+ *   ZKA_ROOT_SNARKJS for one converted from a .zkey), zka_bp_from_pk the other way;
+ *   zka_bp_from_zkey_pk converts a snarkjs key (its H by a DFT of the points, bp_convert.c).
  *   States. A zka_bp_params is zeroed (owns nothing) or filled (owns its buffers); the
  *   functions that fill one leave it zeroed on error.
  *   Invariants. Every point of a filled zka_bp_params is on its curve and in the order-r
@@ -67,10 +69,31 @@ int zka_bp_density(const zka_r1cs *cs, uint8_t **in_a, uint8_t **in_b, uint32_t 
 
 /* The proving key of p for circuit cs: A, B1, B2 expanded by the densities (infinity where
  * absent), C = l, IC = ic, H = h and one point at infinity, the A and B coefficients as a
- * setup makes them (the public rows included); h_kind ZKA_H_MONOMIAL, root ZKA_ROOT_GEN7.
- * Every count is checked against the circuit (ic: public + 1, l: private, h: domain - 1,
- * a, b_g1, b_g2: the densities). 0 or -EINVAL/-ENOMEM with one line in err naming what. */
-int zka_bp_to_pk(const zka_bp_params *p, const zka_r1cs *cs, zka_pk *pk, char *err, size_t errlen);
+ * setup makes them (the public rows included); h_kind ZKA_H_MONOMIAL, root = root: the roots
+ * of unity that numbered the rows when the key was made, ZKA_ROOT_GEN7 for bellperson's (a
+ * bellperson setup's), ZKA_ROOT_SNARKJS for a key converted from a .zkey (zka_bp_from_zkey_pk;
+ * the file does not say which). Every count is checked against the circuit (ic: public + 1,
+ * l: private, h: domain - 1, a, b_g1, b_g2: the densities). 0 or -EINVAL/-ENOMEM with one
+ * line in err naming what. */
+int zka_bp_to_pk(const zka_bp_params *p, const zka_r1cs *cs, uint32_t root, zka_pk *pk, char *err,
+		 size_t errlen);
+
+/* bellperson's h from a snarkjs key's H (bp_convert.c): H holds the 2^log_n coset points
+ * [L'_{2i+1}(tau)/delta]_1 (affine, this project's layout), out receives the 2^log_n - 1
+ * monomials [tau^j t(tau)/delta]_1, t = X^n - 1, by a DFT of the points over snarkjs's roots
+ * (threads threads, 0: one per CPU). 0, or -EINVAL (log_n too large), -ENOMEM. */
+int zka_bp_h_from_coset(const uint8_t *H, int log_n, uint8_t *out, int threads);
+
+/* The .params content of a snarkjs (coset-H) BLS12-381 key pk, as zka_zkey_read gives it: the
+ * vk, ic, l = C, a, b_g1, b_g2 = A, B1, B2 without the variables no coefficient of A (B) names
+ * (the public ones are always in a: the densities zka_bp_density takes from the circuit; such
+ * a variable's point must be infinity, else the key is refused), h by zka_bp_h_from_coset.
+ * The rows stay numbered by snarkjs's roots: the file proves only when imported with root
+ * ZKA_ROOT_SNARKJS (bellperson, which always uses 7^t, cannot prove with it). 0, or
+ * -EINVAL (another curve: "bellperson .params keys are BLS12-381 only"; not a coset-H key; a
+ * malformed key) or -ENOMEM, with one line "what: problem" in err (what: the .zkey's name). */
+int zka_bp_from_zkey_pk(const zka_pk *pk, const char *what, zka_bp_params *p, int threads,
+			char *err, size_t errlen);
 
 /* The .params content of a monomial-H BLS12-381 key pk of circuit cs (the inverse of
  * zka_bp_to_pk; no check of pk's points). 0 or -EINVAL/-ENOMEM with err. */

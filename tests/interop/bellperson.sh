@@ -4,6 +4,10 @@
 # and .zka, fixed r, s: the same proof), verify by zkarena (proof.json and the 192 bytes) and
 # by snarkjs 0.7.6 (the vk exported from the .params), and the refusals: no --r1cs, --gpu, a
 # BN254 circuit, a corrupted .params (section and index named), a tampered 192-byte proof.
+# The .zkey of the same seed converted (zkey export bellperson): h and the vk equal the
+# bellperson setup's byte for byte; imported and proved with --root snarkjs (the .zkey's
+# proof), verified by snarkjs and zkarena; without --root snarkjs refused; a BN254 .zkey
+# refused in one line; a key of a snarkjs ceremony (2^7) converted, proved, verified.
 # Prints one line per check and "N passed, N failed"; exits non-zero on a failure.
 set -uo pipefail
 zk=$1
@@ -92,6 +96,64 @@ says 0 "OK" "snarkjs groth16 verify vk.json pub.json p.json" $snarkjs groth16 ve
 expect 0 "prove mix.zkey (same toxic waste)" "$zk" prove --r $R --s $S "$t/mix.zkey" "$t/mix.wtns" "$t/z.json" "$t/zpub.json"
 cmp -s "$t/pub.json" "$t/zpub.json" && ok "the same public.json" || ko "another public.json"
 says 0 "OK" "snarkjs verifies the .zkey's proof" $snarkjs groth16 verify "$t/zkey.vk.json" "$t/zpub.json" "$t/z.json"
+
+# the .zkey's key converted to a .params (zkey export bellperson): h and the vk are the
+# bellperson setup's of the same toxic waste byte for byte (the monomials do not depend on the
+# roots); its rows stay numbered by snarkjs's roots, so it proves with --root snarkjs only
+says 0 "with --root snarkjs" "zkey export bellperson mix.zkey conv.params" "$zk" zkey export bellperson "$t/mix.zkey" "$t/conv.params"
+# section offsets: vk 864 bytes, ic (count + 96 nic), h (count + 96 nh)
+be32() { od -An -tu1 -j"$2" -N4 "$1" | awk '{print $1*16777216 + $2*65536 + $3*256 + $4}'; }
+nic=$(be32 "$t/mix.params" 864)
+nh=$(od -An -tu1 -j$((864 + 4 + 96 * nic)) -N4 "$t/mix.params" | awk '{print $1*16777216 + $2*65536 + $3*256 + $4}')
+hsec() { tail -c +$((864 + 4 + 96 * nic + 1)) "$1" | head -c $((4 + 96 * nh)); }
+[ "$nh" -gt 0 ] && cmp -s <(hsec "$t/conv.params") <(hsec "$t/mix.params") && ok "converted h = the bellperson setup's ($nh points)" || ko "converted h differs from the bellperson setup's"
+cmp -s <(head -c 864 "$t/conv.params") <(head -c 864 "$t/mix.params") && ok "converted vk points = the bellperson setup's" || ko "converted vk points differ"
+cmp -s "$t/conv.params" "$t/mix.params" && ko "the converted file equals the bellperson setup's (a, b, l, ic should differ)" || ok "a, b, l, ic differ (another numbering of the rows)"
+expect 0 "import conv.params --root snarkjs --r1cs -o conv.zka" "$zk" import "$t/conv.params" --root snarkjs --r1cs "$r1" -o "$t/conv.zka"
+expect 0 "prove conv.zka --bellperson-proof" "$zk" prove --r $R --s $S --bellperson-proof "$t/c.bin" "$t/conv.zka" "$t/mix.wtns" "$t/c.json" "$t/cpub.json"
+cmp -s "$t/c.json" "$t/z.json" && ok "the converted key's proof is the .zkey's (same r, s)" || ko "the converted key's proof differs from the .zkey's"
+expect 0 "zkey export verificationkey conv.params" "$zk" zkey export verificationkey "$t/conv.params" "$t/cvk.json"
+cmp -s "$t/cvk.json" "$t/zkey.vk.json" && ok "its vk is the .zkey's" || ko "its vk differs from the .zkey's"
+says 0 "OK" "snarkjs groth16 verify (converted vk)" $snarkjs groth16 verify "$t/cvk.json" "$t/cpub.json" "$t/c.json"
+says 0 "^OK" "zkarena verify conv.params cpub.json c.bin" "$zk" verify "$t/conv.params" "$t/cpub.json" "$t/c.bin"
+# without --root snarkjs: the rows read as 7^t's, the proof does not verify, nothing written;
+# the cache keeps the two imports apart (one entry each), so the second --root snarkjs proof
+# comes from its own entry
+expect 0 "prove conv.params --root snarkjs (imported through the cache)" "$zk" prove --r $R --s $S "$t/conv.params" --root snarkjs --r1cs "$r1" "$t/mix.wtns" "$t/c2.json" "$t/c2pub.json"
+cmp -s "$t/c.json" "$t/c2.json" && ok "the same proof" || ko "another proof"
+says 1 "does not verify.*--root snarkjs" "prove conv.params without --root snarkjs is refused" "$zk" prove --r $R --s $S "$t/conv.params" --r1cs "$r1" "$t/mix.wtns" "$t/c3.json" "$t/c3pub.json"
+[ ! -e "$t/c3.json" ] && [ ! -e "$t/c3pub.json" ] && ok "nothing written for it" || ko "a proof was written without --root snarkjs"
+[ "$(ls "$ZKARENA_CACHE"/conv.params-*.zka 2>/dev/null | wc -l)" = 2 ] && ok "two cache entries, one per root" || ko "not two cache entries for conv.params: $(ls "$ZKARENA_CACHE")"
+expect 0 "prove conv.params --root snarkjs again (its cache entry)" "$zk" prove --r $R --s $S "$t/conv.params" --root snarkjs --r1cs "$r1" "$t/mix.wtns" "$t/c4.json" "$t/c4pub.json"
+cmp -s "$t/c.json" "$t/c4.json" && ok "the same proof" || ko "another proof"
+expect 0 "import conv.params without --root -o convg.zka" "$zk" import "$t/conv.params" --r1cs "$r1" -o "$t/convg.zka"
+says 1 "does not verify" "prove convg.zka (7^t recorded): refused" "$zk" prove "$t/convg.zka" "$t/mix.wtns" "$t/c5.json" "$t/c5pub.json"
+# refusals: a BN254 .zkey (one line), --root with a .zkey, an unknown root
+expect 0 "setup of a BN254 .zkey" "$zk" setup --insecure --seed 7 --no-progress "$t/bn/mix.r1cs" "$t/bn.zkey" "$t/bnz.vk.json"
+says 2 "bn.zkey: a BN254 key; bellperson .params keys are BLS12-381 only" "zkey export bellperson refuses a BN254 .zkey" "$zk" zkey export bellperson "$t/bn.zkey" "$t/bnc.params"
+[ "$(wc -l <"$t/out")" = 1 ] && [ ! -e "$t/bnc.params" ] && ok "in one line, nothing written" || ko "not one line, or a file written: $(cat "$t/out")"
+says 2 "not a bellperson .params" "prove --root with a .zkey is refused" "$zk" prove --root snarkjs "$t/mix.zkey" "$t/mix.wtns" "$t/x.json" "$t/xp.json"
+says 2 "expected snarkjs or bellperson" "--root other is refused" "$zk" import "$t/conv.params" --root other --r1cs "$r1" -o "$t/x.zka"
+# a snarkjs ceremony's key (powers of tau 2^7 with a contribution, groth16 setup, a phase-2
+# contribution: ~6 s): converted, proved with --root snarkjs, verified by snarkjs and zkarena
+sj=$t/sj
+mkdir -p "$sj"
+if $snarkjs powersoftau new bls12381 7 "$sj/p0.ptau" >/dev/null &&
+	$snarkjs powersoftau contribute "$sj/p0.ptau" "$sj/p1.ptau" --name=ci -e="ci $RANDOM" >/dev/null &&
+	$snarkjs powersoftau prepare phase2 "$sj/p1.ptau" "$sj/p.ptau" >/dev/null &&
+	$snarkjs groth16 setup "$r1" "$sj/p.ptau" "$sj/s0.zkey" >/dev/null &&
+	$snarkjs zkey contribute "$sj/s0.zkey" "$sj/s.zkey" --name=ci -e="ci $RANDOM" >/dev/null &&
+	$snarkjs zkey export verificationkey "$sj/s.zkey" "$sj/svk.json" >/dev/null; then
+	expect 0 "snarkjs's .zkey: zkey export bellperson" "$zk" zkey export bellperson "$sj/s.zkey" "$sj/s.params"
+	expect 0 "prove s.params --root snarkjs --bellperson-proof" "$zk" prove --root snarkjs --bellperson-proof "$sj/p.bin" "$sj/s.params" --r1cs "$r1" "$t/mix.wtns" "$sj/p.json" "$sj/pub.json"
+	expect 0 "zkey export verificationkey s.params" "$zk" zkey export verificationkey "$sj/s.params" "$sj/vk.json"
+	cmp -s "$sj/vk.json" "$sj/svk.json" && ok "its vk is snarkjs's export of the .zkey" || ko "its vk differs from snarkjs's export"
+	says 0 "OK" "snarkjs groth16 verify (converted vk)" $snarkjs groth16 verify "$sj/vk.json" "$sj/pub.json" "$sj/p.json"
+	says 0 "^OK" "zkarena verify s.params pub.json p.bin" "$zk" verify "$sj/s.params" "$sj/pub.json" "$sj/p.bin"
+	says 1 "does not verify" "prove s.params without --root snarkjs is refused" "$zk" prove "$sj/s.params" --r1cs "$r1" "$t/mix.wtns" "$sj/q.json" "$sj/qpub.json"
+else
+	ko "the snarkjs ceremony failed"
+fi
 # wrong: a public input, a tampered proof
 node -e "const fs=require('fs');let j=JSON.parse(fs.readFileSync('$t/pub.json'));j[j.length-1]=(BigInt(j[j.length-1])+1n).toString();fs.writeFileSync('$t/tpub.json',JSON.stringify(j))"
 says 1 "INVALID" "zkarena rejects a changed public input (192 bytes)" "$zk" verify "$t/mix.params" "$t/tpub.json" "$t/p.bin"
