@@ -6,7 +6,9 @@
  * (struct zka_arena, opened with recovery as every daemon opens it), a params cache (keys'
  * regions mapped read-only), the witness scratch of the witness-only shape (wm and its class
  * map, grown to the largest key, as the worker's) and lists of the keys and the live jobs it
- * made (so that zka_lib_close can abort and free what the caller forgot).
+ * made (so that zka_lib_close can abort and free what the caller forgot). A key used in the
+ * bellperson shape also holds its densities (zka_bp_density of the region's circuit, one byte
+ * per variable), made once by bp_key, which is also where such a key is refused.
  *
  * A zka_lib_job's own state (st), beside the arena's:
  *   NONE -> LEASED (zka_job_lease) -> COMMITTED (zka_job_lease_commit) -> DONE | FAILED
@@ -14,10 +16,13 @@
  * Transition table:
  *   zka_lib_begin    NONE -> LEASED          arena: slot FREE -> WRITING(me, j), job LEASED(me)
  *   zka_lib_commit   LEASED -> COMMITTED     arena: slot -> READY, job -> READY
+ *   (and zka_lib_commit_bellperson: the same transitions; each refuses the other's shape)
  *                    LEASED -> FAILED        arena: job -> FAILED(reason), slot -> FREE
  *   zka_lib_abort    LEASED -> FAILED        as the refusal
  *   zka_lib_wait     COMMITTED -> DONE | FAILED (zka_client_wait: the record, the retained
- *                    record or the done marker); DONE reads proof.json and public.json
+ *                    record or the done marker); DONE reads proof.json and public.json and,
+ *                    for a BLS12-381 key, encodes the proof's 192 bytes (read back through
+ *                    zka_proof_read_json: every point checked) for zka_lib_job_proof_bellperson
  *   zka_lib_job_free any -> (gone): LEASED aborts first; DONE/FAILED records released
  *
  * Invariants:
@@ -27,7 +32,10 @@
  *   P2. A commit that is refused proves nothing: the job moves LEASED -> FAILED and the slot
  *       goes back to FREE in one arena call, before any READY state exists.
  *   P3. Every check of commit reads the slot's values in place (no copy); in the witness-only
- *       shape a and b are computed from the same witness values that were checked.
+ *       shape a and b are computed from the same witness values that were checked. In the
+ *       bellperson shape c is read in place from the caller's memory during the call and not
+ *       kept: the prover computes c = a .* b from the slot, the a and b that were checked
+ *       against it; the rows past n_constraints are zeroed after the checks passed.
  *   P4. The crash semantics are the arena's: the lease's records are owned by this process
  *       (pid, start time); nothing here needs cleaning after a SIGKILL.
  */
@@ -291,9 +299,13 @@ static int bp_key(zka_lib_key *k, const zka_params *p)
 			    k->path);
 	if (k->in_a)
 		return 0;
+	uint64_t n = (uint64_t)p->cs.n_constraints + p->pk.n_public + 1;
+	if (n > p->pk.domain_size || p->cs.n_wires != p->pk.n_vars)
+		return fail(-EINVAL, "%s: the key's circuit (%llu rows, %u wires) does not fit it",
+			    k->path, (unsigned long long)n, p->cs.n_wires);
 	if (zka_bp_density(&p->cs, &k->in_a, &k->in_b, &na, &nb))
 		return fail(-ENOMEM, "out of memory for the key's densities");
-	k->bp_constraints = (uint64_t)p->cs.n_constraints + p->pk.n_public + 1;
+	k->bp_constraints = n;
 	return 0;
 }
 
