@@ -146,6 +146,11 @@ struct zka_lib_bp_commit {
 	const uint8_t *a_aux_density;	/* n_aux bits: aux variable i appears in A */
 	const uint8_t *b_input_density; /* n_input bits: input variable i appears in B */
 	const uint8_t *b_aux_density;	/* n_aux bits: aux variable i appears in B */
+	/* 0: every value (the slot's and c) in standard form, as in the other shapes; 1: in
+	 * Montgomery form (x R mod r, R = 2^256), the form blstrs's Scalar and supraseal's fr_t
+	 * hold in memory, so such buffers are copied as they are: commit converts the slot's
+	 * values in place (zka_lib_set_threads threads) after checking them below r */
+	int montgomery;
 };
 
 /* The reason of the calling thread's last failed call (never NULL; "" when none). */
@@ -188,8 +193,8 @@ int zka_lib_commit(zka_lib_job *job, uint64_t n_witness, uint64_t n_a, uint64_t 
 /* The ZKA_LIB_BELLPERSON commit (zka_lib_commit refuses such a job, and this call another
  * shape's). Checked, in this order, each refusal named: the three lengths against the key;
  * c and the bitmaps not NULL; each bitmap equal to the key's density (from its circuit:
- * "b_aux_density bit 17 is 1, the key's is 0"); input[0] = 1; every input, aux, a, b and c
- * element below r; c[i] = a[i] b[i] for every i < n_constraints ("the assignment does not
+ * "b_aux_density bit 17 is 1, the key's is 0"); every input, aux, a, b and c element below r;
+ * input[0] = 1; c[i] = a[i] b[i] for every i < n_constraints ("the assignment does not
  * satisfy constraint i"). a and b past n_constraints are zeroed by the library. A refusal is
  * zka_lib_commit's: the job FAILS with the reason, the slot is freed, -EINVAL. */
 int zka_lib_commit_bellperson(zka_lib_job *job, const struct zka_lib_bp_commit *bp);

@@ -537,14 +537,30 @@ struct bp_prod {
 	const zka_curve *curve;
 	const uint64_t (*a)[4], (*b)[4], (*c)[4];
 	uint64_t n;
+	int mont;	      /* c in Montgomery form (a, b already converted to standard) */
 	_Atomic uint64_t bad; /* the lowest failing index, n when none */
 };
+
+/* Values of a slot region out of Montgomery form, in place. */
+struct bp_conv {
+	const zka_curve *curve;
+	uint64_t (*v)[4];
+	uint64_t n;
+};
+
+static void bp_conv_fn(void *ctx, size_t begin, size_t end, int tid)
+{
+	(void)tid;
+	struct bp_conv *x = ctx;
+	for (size_t i = begin; i < end; i++)
+		x->curve->fr_from_mont(x->v[i], x->v[i]);
+}
 
 static void bp_prod_fn(void *ctx, size_t begin, size_t end, int tid)
 {
 	(void)tid;
 	struct bp_prod *x = ctx;
-	uint64_t bm[BP_CHUNK][4], ab[BP_CHUNK][4];
+	uint64_t bm[BP_CHUNK][4], ab[BP_CHUNK][4], cs[4];
 	for (size_t k = begin; k < end; k++) {
 		uint64_t lo = (uint64_t)k * BP_CHUNK,
 			 m = x->n - lo < BP_CHUNK ? x->n - lo : BP_CHUNK;
@@ -554,14 +570,20 @@ static void bp_prod_fn(void *ctx, size_t begin, size_t end, int tid)
 			x->curve->fr_to_mont(bm[i], x->b[lo + i]);
 		/* standard a times Montgomery b: the product in standard form */
 		zka_abc_product(x->curve, x->a + lo, (const uint64_t(*)[4])bm, ab, (uint32_t)m, 1);
-		for (uint64_t i = 0; i < m; i++)
-			if (memcmp(ab[i], x->c[lo + i], 32)) {
+		for (uint64_t i = 0; i < m; i++) {
+			const uint64_t *c = x->c[lo + i];
+			if (x->mont) {
+				x->curve->fr_from_mont(cs, c);
+				c = cs;
+			}
+			if (memcmp(ab[i], c, 32)) {
 				uint64_t cur = atomic_load(&x->bad);
 				while (lo + i < cur &&
 				       !atomic_compare_exchange_weak(&x->bad, &cur, lo + i))
 					;
 				break;
 			}
+		}
 	}
 }
 
@@ -607,15 +629,11 @@ static int commit_bp(zka_lib_job *j, const zka_params *p, const zka_slot_view *v
 			return refuse(j, "%s bit %llu is %d, the key's is %d", d[i].name,
 				      (unsigned long long)x, bit(d[i].m, x), d[i].want[x]);
 	}
-	const uint64_t *w0 = v->w[0];
-	if (w0[0] != 1 || w0[1] || w0[2] || w0[3])
-		return refuse(j, "input element 0 is not 1");
 	uint64_t bi = first_not_below((const uint64_t(*)[4])v->w, pk->n_vars, r);
 	if (bi--)
 		return refuse(j, "%s element %llu is not below the group order",
 			      bi < n_in ? "input" : "aux",
 			      (unsigned long long)(bi < n_in ? bi : bi - n_in));
-	zka_job_witness_done(j->lib->a, j->slot); /* the witness stage ends (list, metrics) */
 	const uint64_t(*vec[3])[4] = {(const uint64_t(*)[4])v->a, (const uint64_t(*)[4])v->b,
 				      bp->c};
 	for (int i = 0; i < 3; i++) {
@@ -624,10 +642,25 @@ static int commit_bp(zka_lib_job *j, const zka_params *p, const zka_slot_view *v
 			return refuse(j, "%c element %llu is not below the group order", "abc"[i],
 				      (unsigned long long)x);
 	}
-	struct bp_prod pr = {.curve = pk->curve, .a = vec[0], .b = vec[1], .c = vec[2], .n = n};
+	int t = lib_threads(j->lib);
+	if (bp->montgomery) { /* the slot's values to the standard form the provers read */
+		struct bp_conv cv[3] = {
+		    {pk->curve, v->w, pk->n_vars}, {pk->curve, v->a, n}, {pk->curve, v->b, n}};
+		for (int i = 0; i < 3; i++)
+			zka_par_for(cv[i].n < 65536 ? 1 : t, cv[i].n, bp_conv_fn, &cv[i]);
+	}
+	const uint64_t *w0 = v->w[0];
+	if (w0[0] != 1 || w0[1] || w0[2] || w0[3])
+		return refuse(j, "input element 0 is not 1");
+	zka_job_witness_done(j->lib->a, j->slot); /* the witness stage ends (list, metrics) */
+	struct bp_prod pr = {.curve = pk->curve,
+			     .a = vec[0],
+			     .b = vec[1],
+			     .c = vec[2],
+			     .n = n,
+			     .mont = bp->montgomery};
 	atomic_init(&pr.bad, n);
 	size_t chunks = (size_t)((n + BP_CHUNK - 1) / BP_CHUNK);
-	int t = lib_threads(j->lib);
 	zka_par_for(chunks < 16 ? 1 : t, chunks, bp_prod_fn, &pr);
 	uint64_t bad = atomic_load(&pr.bad);
 	if (bad < n)

@@ -22,6 +22,7 @@
  *   bpshort   n_constraints one short: refused      bpdens  b_aux_density bit 17 flipped
  *   bpc       c[5] changed: refused (constraint 5)  bpone   input[0] = 2: refused
  *   bpcall    zka_lib_commit on a bellperson job: refused
+ *   bpmont    as bp, every value (a, b, c, the assignment) in Montgomery form (.montgomery)
  *   bphang    begins a bellperson job, prints "LEASED ID" and sleeps (SIGKILLed)
  *   bpgroup   a group of argv[7] (default 10) bellperson jobs: OUTDIR/i, proof.bin each
  *   bpkey     ZKA_LIB_BELLPERSON on a snarkjs key (KEY): begin refused with the reason
@@ -310,6 +311,19 @@ static int bp_main(zka_lib_key *key, const uint8_t *w, int argc, char **argv)
 		goto out;
 	}
 	bp_fill(&bj, &r, w);
+	if (!strcmp(mode, "bpmont")) { /* every value in Montgomery form, as blstrs holds it */
+		const zka_curve *cv = &zka_curve_bls12_381;
+		uint64_t(*ra)[4] = (uint64_t(*)[4])r.a, (*rb)[4] = (uint64_t(*)[4])r.b,
+		(*rw)[4] = (uint64_t(*)[4])r.witness;
+		for (uint64_t i = 0; i < bj.n; i++) {
+			cv->fr_to_mont(ra[i], ra[i]);
+			cv->fr_to_mont(rb[i], rb[i]);
+			cv->fr_to_mont(bj.c[i], bj.c[i]);
+		}
+		for (uint64_t i = 0; i < bj.n_in + bj.n_aux; i++)
+			cv->fr_to_mont(rw[i], rw[i]);
+		bc.montgomery = 1;
+	}
 	if (!strcmp(mode, "bphang")) {
 		printf("LEASED %llu\n", (unsigned long long)zka_lib_job_id(j));
 		fflush(stdout);

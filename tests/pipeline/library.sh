@@ -62,6 +62,10 @@ same "bellperson shape" "$T/o/bp" bp
 check "  the 192-byte proof byte-identical to --bellperson-proof's" cmp "$T/o/bp/got/proof.bin" "$T/cli/bp.proof.bin"
 expect 0 "  zkarena verify bp.params accepts the 192 bytes" "$ZK" verify "$T/bp.params" "$T/o/bp/got/public.json" "$T/o/bp/got/proof.bin"
 expect 0 "  and the proof.json" "$ZK" verify "$T/bp.params" "$T/o/bp/got/public.json" "$T/o/bp/got/proof.json"
+mkdir -p "$T/o/bpmont"
+expect 0 "bellperson shape, Montgomery form: DONE" "$LP" bpmont "$NAME" "$T/bp.zka" "$T/bp.wtns" "$T/o/bpmont" "$T/bp.r1cs"
+same "bellperson shape, Montgomery form" "$T/o/bpmont" bp
+check "  the 192 bytes too" cmp "$T/o/bpmont/got/proof.bin" "$T/cli/bp.proof.bin"
 expect 0 "witness shape on the bellperson key: DONE" "$LP" witness "$NAME" "$T/bp.zka" "$T/bp.wtns" "$T/o/bpw"
 same "witness shape, bellperson key" "$T/o/bpw" bp
 # bpref MODE DESCRIPTION PATTERN: a refused bellperson commit, its reason, nothing proved
