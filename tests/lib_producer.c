@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *mode, *arena, *keyp, *wtnsp, *outdir;
@@ -345,10 +346,15 @@ static int bp_main(zka_lib_key *key, const uint8_t *w, int argc, char **argv)
 	} else if (!strcmp(mode, "bpcall")) {
 		st = expect_refused(j, zka_lib_commit(j, bj.n_in + bj.n_aux, bj.n, bj.n));
 	} else {
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (zka_lib_commit_bellperson(j, &bc)) {
 			st = die("commit");
 			goto out;
 		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf("commit %.4f s\n",
+		       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
 		rc = zka_lib_wait(j, 120000);
 		if (rc != ZKA_LIB_DONE) {
 			fprintf(stderr, "lib_producer %s: job %llu: %d %s %s\n", mode,
