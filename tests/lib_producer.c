@@ -22,10 +22,12 @@
  *   bpshort   n_constraints one short: refused      bpdens  b_aux_density bit 17 flipped
  *   bpc       c[5] changed: refused (constraint 5)  bpone   input[0] = 2: refused
  *   bpcall    zka_lib_commit on a bellperson job: refused
+ *   bpcr      c[3] = r: refused                      bpaux   aux[4] = r (and c[3]): aux named
  *   bpmont    as bp, every value (a, b, c, the assignment) in Montgomery form (.montgomery)
  *   bphang    begins a bellperson job, prints "LEASED ID" and sleeps (SIGKILLed)
  *   bpgroup   a group of argv[7] (default 10) bellperson jobs: OUTDIR/i, proof.bin each
- *   bpkey     ZKA_LIB_BELLPERSON on a snarkjs key (KEY): begin refused with the reason
+ *   bpkey     ZKA_LIB_BELLPERSON on a snarkjs key (KEY): begin, zka_lib_group_new and
+ *             zka_lib_key_bp_info refused with the reason, nothing leased
  * Exit 0 when the mode's expectation holds; the proofs are written under OUTDIR (one job: OUTDIR/
  * proof.json and public.json, copied from what zka_lib_job_proof/public returned). */
 #include "zkarena.h"
@@ -247,9 +249,14 @@ static int bp_main(zka_lib_key *key, const uint8_t *w, int argc, char **argv)
 	uint8_t bin[192];
 	int st = 1, rc;
 	if (!strcmp(mode, "bpkey")) { /* a snarkjs key: refused at begin, nothing leased */
+		zka_lib_group *g = NULL;
 		rc = zka_lib_begin(key, ZKA_LIB_BELLPERSON, outdir, 1000, &j, &r);
 		printf("begin: %d %s\n", rc, zka_lib_error());
-		return rc == -EINVAL ? 0 : 1;
+		int rg = zka_lib_group_new(key, 2, ZKA_LIB_BELLPERSON, NULL, &g);
+		printf("group_new: %d %s\n", rg, zka_lib_error());
+		int ri = zka_lib_key_bp_info(key, &bi);
+		printf("key_bp_info: %d %s\n", ri, zka_lib_error());
+		return rc == -EINVAL && rg == -EINVAL && ri == -EINVAL && !j && !g ? 0 : 1;
 	}
 	if (argc < 7 || bp_compute(argv[6], w, &bj))
 		return 1;
@@ -342,6 +349,13 @@ static int bp_main(zka_lib_key *key, const uint8_t *w, int argc, char **argv)
 		st = expect_refused(j, zka_lib_commit_bellperson(j, &bc));
 	} else if (!strcmp(mode, "bpone")) {
 		r.witness[0] = 2;
+		st = expect_refused(j, zka_lib_commit_bellperson(j, &bc));
+	} else if (!strcmp(mode, "bpcr")) { /* c[3] = r, aux[4] = r: the first named */
+		memcpy(bj.c[3], zka_curve_bls12_381.r, 32);
+		st = expect_refused(j, zka_lib_commit_bellperson(j, &bc));
+	} else if (!strcmp(mode, "bpaux")) {
+		memcpy(r.witness + (bj.n_in + 4) * 32, zka_curve_bls12_381.r, 32);
+		memcpy(bj.c[3], zka_curve_bls12_381.r, 32);
 		st = expect_refused(j, zka_lib_commit_bellperson(j, &bc));
 	} else if (!strcmp(mode, "bpcall")) {
 		st = expect_refused(j, zka_lib_commit(j, bj.n_in + bj.n_aux, bj.n, bj.n));

@@ -79,9 +79,12 @@ bpref bpshort "a, b, c one short" "a, b, c length 402, the key's constraints (in
 bpref bpdens "b_aux_density bit 17 flipped" "b_aux_density bit 17 is \(0, the key's is 1\|1, the key's is 0\)"
 bpref bpc "c[5] changed" "the assignment does not satisfy constraint 5 (c != a b)"
 bpref bpone "input[0] = 2" "input element 0 is not 1"
+bpref bpcr "c[3] = r" "c element 3 is not below the group order"
+bpref bpaux "aux[4] = r (and c[3])" "aux element 4 is not below the group order"
 bpref bpcall "zka_lib_commit on a bellperson job" "a ZKA_LIB_BELLPERSON job commits with zka_lib_commit_bellperson"
 expect 0 "bellperson shape on a snarkjs key: begin refused" "$LP" bpkey "$NAME" "$T/bls.zka" "$T/bls.wtns" "$T/o/bpkey"
 check "  the reason names the key's kind" grep -q "begin: -22 .*ZKA_LIB_BELLPERSON needs a bellperson key (a .params imported with --r1cs: monomial H); this is a snarkjs key" "$T/out"
+check "  zka_lib_group_new and zka_lib_key_bp_info refuse it too" sh -c "grep -q '^group_new: -22 .*this is a snarkjs key' '$T/out' && grep -q '^key_bp_info: -22 .*this is a snarkjs key' '$T/out'"
 expect 0 "a group of 10 bellperson jobs: all DONE" "$LP" bpgroup "$NAME" "$T/bp.zka" "$T/bp.wtns" "$T/o/bpg" "$T/bp.r1cs" 10
 [ "$(grep -c "DONE" "$T/out")" = 10 ] && ok "  10 job ids reported" || ko "  $(cat "$T/out")"
 g=0
