@@ -672,7 +672,8 @@ static int commit_bp(zka_lib_job *j, const zka_params *p, const zka_slot_view *v
 	return 0;
 }
 
-/* Commit of either kind (bp NULL: the circom shapes' lengths). */
+/* A commit of either kind: bp_call, the bellperson one (bp); else the circom shapes' lengths.
+ * Refuses a job of the other kind (its shape decides which call commits it). */
 static int commit(zka_lib_job *j, int bp_call, const struct zka_lib_bp_commit *bp,
 		  uint64_t n_witness, uint64_t n_a, uint64_t n_b)
 {
