@@ -10,7 +10,9 @@
  *                  the witness-only shape uses to compute a and b.
  *   zka_lib_key    a proving key loaded into the arena's circuit table (.zka or .zkey; found
  *                  when loaded, else loaded now: only the arena's owner or root loads keys).
- *                  Freed by zka_lib_close (no call of its own: keys are few and shared).
+ *                  Freed by zka_lib_close (no call of its own: keys are few and shared). A
+ *                  bellperson key (a .params imported with --r1cs) also holds its densities,
+ *                  made by the first ZKA_LIB_BELLPERSON begin (or zka_lib_key_bp_info).
  *   zka_lib_job    one proof: a leased slot, then a job record in the arena, then a result.
  *                  zka_lib_job_free releases the record and removes a directory the library
  *                  made for the result.
@@ -21,7 +23,8 @@
  *   begin  -> LEASED   [slot WRITING(me, job), job LEASED(me, slot)]: the slot's regions are
  *                      the caller's to write; no worker or prover can see the job.
  *   commit -> queued   [slot READY, job READY]: the lengths and values were checked; in the
- *                      witness-only shape a = A w and b = B w were computed into the slot.
+ *                      witness-only shape a = A w and b = B w were computed into the slot;
+ *                      in the bellperson shape a and b past n_constraints were zeroed.
  *          -> FAILED   a refused commit: the job fails with the reason, the slot is freed,
  *                      nothing is proved (zka_lib_commit returns -EINVAL).
  *   abort  -> FAILED   ["aborted by its producer" or the caller's reason]; the slot is freed.
@@ -44,10 +47,31 @@
  *                       a = A w and b = B w into the slot from the key's matrices (zkarena's
  *                       own row loop, in the calling process, zka_lib_set_threads threads).
  *   ZKA_LIB_WITNESS_AB  the caller writes the witness, a and b (its own synthesis).
+ *   ZKA_LIB_BELLPERSON  bellperson's prover input, as supraseal-c2's Assignment holds it, on a
+ *                       bellperson key (.params imported with --r1cs: BLS12-381, monomial H;
+ *                       begin refuses another key, naming why): the caller writes a and b
+ *                       (its first n_constraints elements each), the input assignment into
+ *                       witness and the aux assignment after it; zka_lib_commit_bellperson
+ *                       hands over c and the A-aux, B-input and B-aux density bitmaps.
+ *                       bellperson's variable order (one, inputs, aux) is zkarena's witness
+ *                       order (w[0] = 1, public, private), so the slot's [a][b][witness]
+ *                       layout holds the assignment as it is and nothing is copied. The
+ *                       slot holds no c: every prover computes c = a .* b from the slot, so
+ *                       the caller's c is checked against it (c[i] = a[i] b[i]) and not
+ *                       stored. The bitmaps must equal the key's densities (its circuit's,
+ *                       as the import expanded its points with them): a producer whose
+ *                       circuit is not the key's is refused at commit, not by a proof that
+ *                       does not verify. aux has no region of its own, and
+ *                       struct zka_lib_regions no new field: callers of 0.1 allocate it.
+ *   The circom shapes take bellperson keys too (a and b from the key's matrices). Any
+ *   BLS12-381 job's proof is also given as bellperson's 192 bytes
+ *   (zka_lib_job_proof_bellperson). The GPU prover refuses monomial-H keys: bellperson jobs
+ *   are proved by a CPU pipeline (`zkarena run --backend cpu`).
  *
  * Conventions: every int function returns 0 (or a documented non-negative value) or -errno;
  * on failure zka_lib_error() returns a one-line reason (thread-local, valid until this thread's
- * next libzkarena call). Timeouts are milliseconds: < 0 waits forever, 0 tries once. A zka_lib
+ * next libzkarena call). A struct zka_lib_bp_commit's c and bitmaps are the caller's, only read
+ * during the call. Timeouts are milliseconds: < 0 waits forever, 0 tries once. A zka_lib
  * and everything made from it is used by one thread at a time; threads that produce in
  * parallel open a zka_lib each. No function keeps a pointer the caller passed in after it
  * returns; every string it returns is owned by the object it came from.
@@ -67,7 +91,7 @@ extern "C" {
 #endif
 
 #define ZKA_LIB_VERSION_MAJOR 0
-#define ZKA_LIB_VERSION_MINOR 1
+#define ZKA_LIB_VERSION_MINOR 2
 
 typedef struct zka_lib zka_lib;
 typedef struct zka_lib_key zka_lib_key;
@@ -77,7 +101,7 @@ typedef struct zka_lib_group zka_lib_group;
 /* A key's curve. */
 enum { ZKA_LIB_BN254 = 1, ZKA_LIB_BLS12_381 = 2 };
 /* Job shapes (see the design note). */
-enum { ZKA_LIB_WITNESS = 0, ZKA_LIB_WITNESS_AB = 1 };
+enum { ZKA_LIB_WITNESS = 0, ZKA_LIB_WITNESS_AB = 1, ZKA_LIB_BELLPERSON = 2 };
 /* zka_lib_wait's and zka_lib_job_state's answers. */
 enum { ZKA_LIB_DONE = 0, ZKA_LIB_FAILED = 1 };
 
@@ -93,12 +117,40 @@ struct zka_lib_key_info {
 };
 
 /* Pointers into a leased slot (see "Regions"); a and b are NULL in the ZKA_LIB_WITNESS shape.
+ * In the ZKA_LIB_BELLPERSON shape witness is the input assignment (n_public + 1 elements,
+ * input[0] = 1) and the aux assignment right after it, at witness + 32 (n_public + 1).
  * Owned by the arena; valid until the job's commit or abort returns. */
 struct zka_lib_regions {
 	uint8_t *witness;
 	uint64_t n_witness;
 	uint8_t *a, *b;
 	uint64_t n_ab;
+};
+
+/* A bellperson key's job geometry (ZKA_LIB_BELLPERSON, see "Shapes"). */
+struct zka_lib_bp_info {
+	uint64_t n_constraints; /* length of a, b, c: the circuit's constraints + n_input */
+	uint64_t n_input;	/* input assignment: n_public + 1 (the one first) */
+	uint64_t n_aux;		/* aux assignment: n_witness - n_input */
+};
+
+/* What a ZKA_LIB_BELLPERSON commit hands over, as supraseal-c2's Assignment holds it. a, b
+ * and the assignments are in the slot already; c and the bitmaps are the caller's memory, only
+ * read during the call. A bitmap's bit i is bit i % 8 of byte i / 8 (LSB first: on a
+ * little-endian machine the uint64_t words of a bitvec, as supraseal and bellperson store
+ * them); bits past its length are ignored. */
+struct zka_lib_bp_commit {
+	uint64_t n_constraints; /* elements of a, b, c written */
+	uint64_t n_input, n_aux;
+	const uint64_t (*c)[4];		/* n_constraints elements, standard form */
+	const uint8_t *a_aux_density;	/* n_aux bits: aux variable i appears in A */
+	const uint8_t *b_input_density; /* n_input bits: input variable i appears in B */
+	const uint8_t *b_aux_density;	/* n_aux bits: aux variable i appears in B */
+	/* 0: every value (the slot's and c) in standard form, as in the other shapes; 1: in
+	 * Montgomery form (x R mod r, R = 2^256), the form blstrs's Scalar and supraseal's fr_t
+	 * hold in memory, so such buffers are copied as they are: commit converts the slot's
+	 * values in place (zka_lib_set_threads threads) after checking them below r */
+	int montgomery;
 };
 
 /* The reason of the calling thread's last failed call (never NULL; "" when none). */
@@ -122,6 +174,9 @@ void zka_lib_set_threads(zka_lib *lib, int threads);
 int zka_lib_key_open(zka_lib *lib, const char *path, zka_lib_key **out);
 /* The key's geometry. */
 void zka_lib_key_info(const zka_lib_key *key, struct zka_lib_key_info *info);
+/* A bellperson key's job geometry: 0, or -EINVAL (not a monomial-H key imported with its
+ * circuit: the reason names which) or -ENOMEM. */
+int zka_lib_key_bp_info(zka_lib_key *key, struct zka_lib_bp_info *info);
 
 /* Leases a free slot for one proof on key (blocking up to timeout_ms for a slot: -ETIMEDOUT)
  * and fills *regions. out_dir: where the prover writes proof.json and public.json (a
@@ -135,6 +190,14 @@ int zka_lib_begin(zka_lib_key *key, int shape, const char *out_dir, int timeout_
  * constraint. A refusal fails the job with the reason (zka_lib_job_reason, zka_lib_error) and
  * frees the slot: -EINVAL, nothing is proved. -EALREADY when the job is not leased. */
 int zka_lib_commit(zka_lib_job *job, uint64_t n_witness, uint64_t n_a, uint64_t n_b);
+/* The ZKA_LIB_BELLPERSON commit (zka_lib_commit refuses such a job, and this call another
+ * shape's). Checked, in this order, each refusal named: the three lengths against the key;
+ * c and the bitmaps not NULL; each bitmap equal to the key's density (from its circuit:
+ * "b_aux_density bit 17 is 1, the key's is 0"); every input, aux, a, b and c element below r;
+ * input[0] = 1; c[i] = a[i] b[i] for every i < n_constraints ("the assignment does not
+ * satisfy constraint i"). a and b past n_constraints are zeroed by the library. A refusal is
+ * zka_lib_commit's: the job FAILS with the reason, the slot is freed, -EINVAL. */
+int zka_lib_commit_bellperson(zka_lib_job *job, const struct zka_lib_bp_commit *bp);
 /* Gives a leased job up: it FAILS with reason (NULL: "aborted by its producer"), the slot goes
  * back. -EALREADY when the job is not leased. */
 int zka_lib_abort(zka_lib_job *job, const char *reason);
@@ -148,6 +211,9 @@ uint64_t zka_lib_job_id(const zka_lib_job *job);
  * owned by job; NULL before. */
 const char *zka_lib_job_proof(const zka_lib_job *job);
 const char *zka_lib_job_public(const zka_lib_job *job);
+/* After ZKA_LIB_DONE, a BLS12-381 job (any shape): the proof as bellperson's 192 bytes
+ * (compressed A, B, C) into out. 0; -EAGAIN not DONE; -EINVAL a BN254 job. */
+int zka_lib_job_proof_bellperson(const zka_lib_job *job, uint8_t out[192]);
 /* After ZKA_LIB_FAILED (or a refused commit): the reason, owned by job; "" otherwise. */
 const char *zka_lib_job_reason(const zka_lib_job *job);
 /* The directory the prover writes the job's files into (owned by job). */
@@ -171,6 +237,9 @@ int zka_lib_group_begin(zka_lib_group *g, uint32_t i, int timeout_ms,
 /* Commits job i, as zka_lib_commit. */
 int zka_lib_group_commit(zka_lib_group *g, uint32_t i, uint64_t n_witness, uint64_t n_a,
 			 uint64_t n_b);
+/* Commits job i, as zka_lib_commit_bellperson (a ZKA_LIB_BELLPERSON group). */
+int zka_lib_group_commit_bellperson(zka_lib_group *g, uint32_t i,
+				    const struct zka_lib_bp_commit *bp);
 /* Waits for every job of the group (all must have been begun; a refused or aborted one counts
  * as failed): the number of FAILED jobs (0: all DONE), or -ETIMEDOUT, or -EINVAL (a job not
  * begun). */

@@ -6,7 +6,9 @@
  * (struct zka_arena, opened with recovery as every daemon opens it), a params cache (keys'
  * regions mapped read-only), the witness scratch of the witness-only shape (wm and its class
  * map, grown to the largest key, as the worker's) and lists of the keys and the live jobs it
- * made (so that zka_lib_close can abort and free what the caller forgot).
+ * made (so that zka_lib_close can abort and free what the caller forgot). A key used in the
+ * bellperson shape also holds its densities (zka_bp_density of the region's circuit, one byte
+ * per variable), made once by bp_key, which is also where such a key is refused.
  *
  * A zka_lib_job's own state (st), beside the arena's:
  *   NONE -> LEASED (zka_job_lease) -> COMMITTED (zka_job_lease_commit) -> DONE | FAILED
@@ -14,10 +16,13 @@
  * Transition table:
  *   zka_lib_begin    NONE -> LEASED          arena: slot FREE -> WRITING(me, j), job LEASED(me)
  *   zka_lib_commit   LEASED -> COMMITTED     arena: slot -> READY, job -> READY
+ *   (and zka_lib_commit_bellperson: the same transitions; each refuses the other's shape)
  *                    LEASED -> FAILED        arena: job -> FAILED(reason), slot -> FREE
  *   zka_lib_abort    LEASED -> FAILED        as the refusal
  *   zka_lib_wait     COMMITTED -> DONE | FAILED (zka_client_wait: the record, the retained
- *                    record or the done marker); DONE reads proof.json and public.json
+ *                    record or the done marker); DONE reads proof.json and public.json and,
+ *                    for a BLS12-381 key, encodes the proof's 192 bytes (read back through
+ *                    zka_proof_read_json: every point checked) for zka_lib_job_proof_bellperson
  *   zka_lib_job_free any -> (gone): LEASED aborts first; DONE/FAILED records released
  *
  * Invariants:
@@ -27,7 +32,10 @@
  *   P2. A commit that is refused proves nothing: the job moves LEASED -> FAILED and the slot
  *       goes back to FREE in one arena call, before any READY state exists.
  *   P3. Every check of commit reads the slot's values in place (no copy); in the witness-only
- *       shape a and b are computed from the same witness values that were checked.
+ *       shape a and b are computed from the same witness values that were checked. In the
+ *       bellperson shape c is read in place from the caller's memory during the call and not
+ *       kept: the prover computes c = a .* b from the slot, the a and b that were checked
+ *       against it; the rows past n_constraints are zeroed after the checks passed.
  *   P4. The crash semantics are the arena's: the lease's records are owned by this process
  *       (pid, start time); nothing here needs cleaning after a SIGKILL.
  */
@@ -39,6 +47,8 @@
 #include "synth/pipe.h"
 #include "synth/slot_layout.h"
 #include "zk/abc.h"
+#include "zk/bellperson.h"
+#include "zk/json_io.h"
 #include "zk/par.h"
 
 #include <dirent.h>
@@ -46,6 +56,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +71,10 @@ struct zka_lib_key {
 	zka_lib *lib;
 	uint32_t circuit;
 	struct zka_lib_key_info info;
+	/* the bellperson shape's: the key's densities (zka_bp_density of its circuit, one byte
+	 * per variable, 0 or 1), made by the first bellperson begin; n_constraints of a, b, c */
+	uint8_t *in_a, *in_b;
+	uint64_t bp_constraints;
 	char path[PATH_MAX];
 	struct zka_lib_key *next;
 };
@@ -73,6 +88,8 @@ struct zka_lib_job {
 	char dir[PATH_MAX];
 	char reason[ZKA_REASON_MAX];
 	char *proof, *pub;
+	int has_bp; /* bp holds the proof's 192 bytes (a DONE BLS12-381 job) */
+	uint8_t bp[ZKA_BP_PROOF_BYTES];
 	struct zka_lib_job *prev, *next; /* lib's list of jobs not freed */
 };
 
@@ -119,7 +136,7 @@ const char *zka_lib_error(void)
 
 const char *zka_lib_version(void)
 {
-	return "0.1";
+	return "0.2";
 }
 
 int zka_lib_open(const char *name, zka_lib **out)
@@ -169,6 +186,8 @@ void zka_lib_close(zka_lib *lib)
 		zka_lib_job_free(lib->jobs);
 	for (zka_lib_key *k = lib->keys, *n; k; k = n) {
 		n = k->next;
+		free(k->in_a);
+		free(k->in_b);
 		free(k);
 	}
 	zka_params_cache_free(lib->cache);
@@ -263,6 +282,48 @@ static void remove_own_dir(const char *dir)
 	rmdir(dir);
 }
 
+/* The bellperson shape's prerequisites on key (a monomial-H key with its circuit) and its
+ * densities, made once per key: 0, or -EINVAL/-ENOMEM with the thread's reason. */
+static int bp_key(zka_lib_key *k, const zka_params *p)
+{
+	uint32_t na, nb;
+	if (p->pk.h_kind != ZKA_H_MONOMIAL)
+		return fail(-EINVAL,
+			    "%s: ZKA_LIB_BELLPERSON needs a bellperson key (a .params imported "
+			    "with --r1cs: monomial H); this is a snarkjs key",
+			    k->path);
+	if (!p->has_r1cs)
+		return fail(-EINVAL,
+			    "%s: ZKA_LIB_BELLPERSON needs the key's circuit (the densities come "
+			    "from it): import the .params with --r1cs",
+			    k->path);
+	if (k->in_a)
+		return 0;
+	uint64_t n = (uint64_t)p->cs.n_constraints + p->pk.n_public + 1;
+	if (n > p->pk.domain_size || p->cs.n_wires != p->pk.n_vars)
+		return fail(-EINVAL, "%s: the key's circuit (%llu rows, %u wires) does not fit it",
+			    k->path, (unsigned long long)n, p->cs.n_wires);
+	if (zka_bp_density(&p->cs, &k->in_a, &k->in_b, &na, &nb))
+		return fail(-ENOMEM, "out of memory for the key's densities");
+	k->bp_constraints = n;
+	return 0;
+}
+
+int zka_lib_key_bp_info(zka_lib_key *key, struct zka_lib_bp_info *info)
+{
+	lib_err[0] = 0;
+	const zka_params *p = key_params(key);
+	int rc;
+	if (!p)
+		return -EIO;
+	if ((rc = bp_key(key, p)))
+		return rc;
+	info->n_constraints = key->bp_constraints;
+	info->n_input = (uint64_t)p->pk.n_public + 1;
+	info->n_aux = p->pk.n_vars - info->n_input;
+	return 0;
+}
+
 /* Begin with a user tag (the group id, or 0). */
 static int begin(zka_lib_key *key, int shape, const char *out_dir, uint64_t tag, int timeout_ms,
 		 zka_lib_job **out, struct zka_lib_regions *rg)
@@ -273,8 +334,18 @@ static int begin(zka_lib_key *key, int shape, const char *out_dir, uint64_t tag,
 	struct zka_job_spec spec = {0};
 	zka_slot_view v;
 	lib_err[0] = 0;
-	if (shape != ZKA_LIB_WITNESS && shape != ZKA_LIB_WITNESS_AB)
-		return fail(-EINVAL, "shape %d: not ZKA_LIB_WITNESS or ZKA_LIB_WITNESS_AB", shape);
+	if (shape != ZKA_LIB_WITNESS && shape != ZKA_LIB_WITNESS_AB && shape != ZKA_LIB_BELLPERSON)
+		return fail(
+		    -EINVAL,
+		    "shape %d: not ZKA_LIB_WITNESS, ZKA_LIB_WITNESS_AB or ZKA_LIB_BELLPERSON",
+		    shape);
+	if (shape == ZKA_LIB_BELLPERSON) { /* refused before a slot or a directory is taken */
+		const zka_params *kp = key_params(key);
+		if (!kp)
+			return -EIO;
+		if ((rc = bp_key(key, kp)))
+			return rc;
+	}
 	zka_lib_job *j = calloc(1, sizeof *j);
 	if (!j)
 		return fail(-ENOMEM, "out of memory");
@@ -327,8 +398,8 @@ static int begin(zka_lib_key *key, int shape, const char *out_dir, uint64_t tag,
 	rg->witness = (uint8_t *)v.w;
 	rg->n_witness = p->pk.n_vars;
 	rg->n_ab = p->pk.domain_size;
-	rg->a = shape == ZKA_LIB_WITNESS_AB ? (uint8_t *)v.a : NULL;
-	rg->b = shape == ZKA_LIB_WITNESS_AB ? (uint8_t *)v.b : NULL;
+	rg->a = shape != ZKA_LIB_WITNESS ? (uint8_t *)v.a : NULL;
+	rg->b = shape != ZKA_LIB_WITNESS ? (uint8_t *)v.b : NULL;
 	j->next = lib->jobs;
 	if (lib->jobs)
 		lib->jobs->prev = j;
@@ -444,7 +515,167 @@ static int commit_vectors(zka_lib_job *j, const zka_params *p, const zka_slot_vi
 	return 0;
 }
 
-int zka_lib_commit(zka_lib_job *j, uint64_t n_witness, uint64_t n_a, uint64_t n_b)
+/* Bit i of a caller's bitmap (bit i % 8 of byte i / 8). */
+static int bit(const uint8_t *m, uint64_t i)
+{
+	return (m[i / 8] >> (i % 8)) & 1;
+}
+
+/* The first bit of m (n bits) that differs from want[0 .. n): its index + 1, or 0. */
+static uint64_t first_diff(const uint8_t *m, const uint8_t *want, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (bit(m, i) != want[i])
+			return i + 1;
+	return 0;
+}
+
+/* c = a .* b over a range of chunks, the lowest failing index kept in bad (P3: the slot's a,
+ * b and the caller's c read in place). */
+#define BP_CHUNK 1024
+struct bp_prod {
+	const zka_curve *curve;
+	const uint64_t (*a)[4], (*b)[4], (*c)[4];
+	uint64_t n;
+	int mont;	      /* c in Montgomery form (a, b already converted to standard) */
+	_Atomic uint64_t bad; /* the lowest failing index, n when none */
+};
+
+/* Values of a slot region out of Montgomery form, in place. */
+struct bp_conv {
+	const zka_curve *curve;
+	uint64_t (*v)[4];
+	uint64_t n;
+};
+
+static void bp_conv_fn(void *ctx, size_t begin, size_t end, int tid)
+{
+	(void)tid;
+	struct bp_conv *x = ctx;
+	for (size_t i = begin; i < end; i++)
+		x->curve->fr_from_mont(x->v[i], x->v[i]);
+}
+
+static void bp_prod_fn(void *ctx, size_t begin, size_t end, int tid)
+{
+	(void)tid;
+	struct bp_prod *x = ctx;
+	uint64_t bm[BP_CHUNK][4], ab[BP_CHUNK][4], cs[4];
+	for (size_t k = begin; k < end; k++) {
+		uint64_t lo = (uint64_t)k * BP_CHUNK,
+			 m = x->n - lo < BP_CHUNK ? x->n - lo : BP_CHUNK;
+		if (lo >= atomic_load(&x->bad))
+			return; /* a lower chunk already failed */
+		for (uint64_t i = 0; i < m; i++)
+			x->curve->fr_to_mont(bm[i], x->b[lo + i]);
+		/* standard a times Montgomery b: the product in standard form */
+		zka_abc_product(x->curve, x->a + lo, (const uint64_t(*)[4])bm, ab, (uint32_t)m, 1);
+		for (uint64_t i = 0; i < m; i++) {
+			const uint64_t *c = x->c[lo + i];
+			if (x->mont) {
+				x->curve->fr_from_mont(cs, c);
+				c = cs;
+			}
+			if (memcmp(ab[i], c, 32)) {
+				uint64_t cur = atomic_load(&x->bad);
+				while (lo + i < cur &&
+				       !atomic_compare_exchange_weak(&x->bad, &cur, lo + i))
+					;
+				break;
+			}
+		}
+	}
+}
+
+/* The bellperson shape's checks (see zka_lib_commit_bellperson) and the zero rows of a and b
+ * past n_constraints. 0, or refuse's -EINVAL. */
+static int commit_bp(zka_lib_job *j, const zka_params *p, const zka_slot_view *v,
+		     const struct zka_lib_bp_commit *bp)
+{
+	const zka_pk *pk = &p->pk;
+	const zka_lib_key *k = j->key;
+	const uint64_t *r = pk->curve->r;
+	uint64_t n_in = (uint64_t)pk->n_public + 1, n_aux = pk->n_vars - n_in,
+		 n = k->bp_constraints;
+	if (!bp)
+		return refuse(j, "no commit description (NULL)");
+	if (bp->n_constraints != n)
+		return refuse(j,
+			      "a, b, c length %llu, the key's constraints (input constraints "
+			      "included) are %llu",
+			      (unsigned long long)bp->n_constraints, (unsigned long long)n);
+	if (bp->n_input != n_in)
+		return refuse(j, "input assignment length %llu, the key's is %llu",
+			      (unsigned long long)bp->n_input, (unsigned long long)n_in);
+	if (bp->n_aux != n_aux)
+		return refuse(j, "aux assignment length %llu, the key's is %llu",
+			      (unsigned long long)bp->n_aux, (unsigned long long)n_aux);
+	if (!bp->c || !bp->a_aux_density || !bp->b_input_density || !bp->b_aux_density)
+		return refuse(j, "%s is NULL",
+			      !bp->c		     ? "c"
+			      : !bp->a_aux_density   ? "a_aux_density"
+			      : !bp->b_input_density ? "b_input_density"
+						     : "b_aux_density");
+	struct {
+		const char *name;
+		const uint8_t *m, *want;
+		uint64_t n;
+	} d[3] = {{"a_aux_density", bp->a_aux_density, k->in_a + n_in, n_aux},
+		  {"b_input_density", bp->b_input_density, k->in_b, n_in},
+		  {"b_aux_density", bp->b_aux_density, k->in_b + n_in, n_aux}};
+	for (int i = 0; i < 3; i++) {
+		uint64_t x = first_diff(d[i].m, d[i].want, d[i].n);
+		if (x--)
+			return refuse(j, "%s bit %llu is %d, the key's is %d", d[i].name,
+				      (unsigned long long)x, bit(d[i].m, x), d[i].want[x]);
+	}
+	uint64_t bi = first_not_below((const uint64_t(*)[4])v->w, pk->n_vars, r);
+	if (bi--)
+		return refuse(j, "%s element %llu is not below the group order",
+			      bi < n_in ? "input" : "aux",
+			      (unsigned long long)(bi < n_in ? bi : bi - n_in));
+	const uint64_t(*vec[3])[4] = {(const uint64_t(*)[4])v->a, (const uint64_t(*)[4])v->b,
+				      bp->c};
+	for (int i = 0; i < 3; i++) {
+		uint64_t x = first_not_below(vec[i], n, r);
+		if (x--)
+			return refuse(j, "%c element %llu is not below the group order", "abc"[i],
+				      (unsigned long long)x);
+	}
+	int t = lib_threads(j->lib);
+	if (bp->montgomery) { /* the slot's values to the standard form the provers read */
+		struct bp_conv cv[3] = {
+		    {pk->curve, v->w, pk->n_vars}, {pk->curve, v->a, n}, {pk->curve, v->b, n}};
+		for (int i = 0; i < 3; i++)
+			zka_par_for(cv[i].n < 65536 ? 1 : t, cv[i].n, bp_conv_fn, &cv[i]);
+	}
+	const uint64_t *w0 = v->w[0];
+	if (w0[0] != 1 || w0[1] || w0[2] || w0[3])
+		return refuse(j, "input element 0 is not 1");
+	zka_job_witness_done(j->lib->a, j->slot); /* the witness stage ends (list, metrics) */
+	struct bp_prod pr = {.curve = pk->curve,
+			     .a = vec[0],
+			     .b = vec[1],
+			     .c = vec[2],
+			     .n = n,
+			     .mont = bp->montgomery};
+	atomic_init(&pr.bad, n);
+	size_t chunks = (size_t)((n + BP_CHUNK - 1) / BP_CHUNK);
+	zka_par_for(chunks < 16 ? 1 : t, chunks, bp_prod_fn, &pr);
+	uint64_t bad = atomic_load(&pr.bad);
+	if (bad < n)
+		return refuse(j, "the assignment does not satisfy constraint %llu (c != a b)",
+			      (unsigned long long)bad);
+	/* rows n .. domain: zero, as bellperson pads a, b, c (the prover reads every row) */
+	memset(v->a + n, 0, (size_t)(pk->domain_size - n) * 32);
+	memset(v->b + n, 0, (size_t)(pk->domain_size - n) * 32);
+	return 0;
+}
+
+/* A commit of either kind: bp_call, the bellperson one (bp); else the circom shapes' lengths.
+ * Refuses a job of the other kind (its shape decides which call commits it). */
+static int commit(zka_lib_job *j, int bp_call, const struct zka_lib_bp_commit *bp,
+		  uint64_t n_witness, uint64_t n_a, uint64_t n_b)
 {
 	zka_slot_view v;
 	int rc;
@@ -452,18 +683,34 @@ int zka_lib_commit(zka_lib_job *j, uint64_t n_witness, uint64_t n_a, uint64_t n_
 	if (j->st != ST_LEASED)
 		return fail(-EALREADY, "job %llu is not leased (committed, aborted or refused)",
 			    (unsigned long long)j->id);
+	if (bp_call != (j->shape == ZKA_LIB_BELLPERSON))
+		return refuse(j, "%s",
+			      bp_call ? "zka_lib_commit_bellperson on a job of another shape"
+				      : "a ZKA_LIB_BELLPERSON job commits with "
+					"zka_lib_commit_bellperson");
 	const zka_params *p = key_params(j->key);
 	if (!p)
 		return refuse(j, "%s", lib_err);
 	if ((rc = zka_slot_layout_view(j->lib->a, j->slot, &p->pk, &v)))
 		return refuse(j, "the slot does not hold the key's vectors");
-	if ((rc = commit_vectors(j, p, &v, n_witness, n_a, n_b)))
+	if ((rc =
+		 bp_call ? commit_bp(j, p, &v, bp) : commit_vectors(j, p, &v, n_witness, n_a, n_b)))
 		return rc;
 	if ((rc = zka_slot_set_used(j->lib->a, j->slot, v.bytes)) ||
 	    (rc = zka_job_lease_commit(j->lib->a, j->slot)))
 		return fail(rc, "job %llu: commit: %s", (unsigned long long)j->id, strerror(-rc));
 	j->st = ST_COMMITTED;
 	return 0;
+}
+
+int zka_lib_commit(zka_lib_job *j, uint64_t n_witness, uint64_t n_a, uint64_t n_b)
+{
+	return commit(j, 0, NULL, n_witness, n_a, n_b);
+}
+
+int zka_lib_commit_bellperson(zka_lib_job *j, const struct zka_lib_bp_commit *bp)
+{
+	return commit(j, 1, bp, 0, 0, 0);
 }
 
 int zka_lib_abort(zka_lib_job *j, const char *reason)
@@ -537,6 +784,19 @@ int zka_lib_wait(zka_lib_job *j, int timeout_ms)
 		j->proof = NULL;
 		return -EIO;
 	}
+	if (j->key->info.curve == ZKA_LIB_BLS12_381) { /* bellperson's 192 bytes, from the file */
+		char path[PATH_MAX + 16], err[600];
+		zka_proof pr;
+		snprintf(path, sizeof path, "%s/proof.json", j->dir);
+		if (zka_proof_read_json(path, &zka_curve_bls12_381, &pr, err, sizeof err)) {
+			free(j->proof);
+			free(j->pub);
+			j->proof = j->pub = NULL;
+			return fail(-EIO, "job %llu: %s", (unsigned long long)j->id, err);
+		}
+		zka_bp_proof_encode(&pr, j->bp);
+		j->has_bp = 1;
+	}
 	j->st = ST_DONE;
 	return ZKA_LIB_DONE;
 }
@@ -548,6 +808,18 @@ uint64_t zka_lib_job_id(const zka_lib_job *j)
 const char *zka_lib_job_proof(const zka_lib_job *j)
 {
 	return j->proof;
+}
+int zka_lib_job_proof_bellperson(const zka_lib_job *j, uint8_t out[192])
+{
+	lib_err[0] = 0;
+	if (j->st != ST_DONE)
+		return fail(-EAGAIN, "job %llu: no proof (not DONE)", (unsigned long long)j->id);
+	if (!j->has_bp)
+		return fail(-EINVAL,
+			    "job %llu: a BN254 job has no bellperson proof (BLS12-381 only)",
+			    (unsigned long long)j->id);
+	memcpy(out, j->bp, ZKA_BP_PROOF_BYTES);
+	return 0;
 }
 const char *zka_lib_job_public(const zka_lib_job *j)
 {
@@ -592,6 +864,19 @@ int zka_lib_group_new(zka_lib_key *key, uint32_t n, int shape, const char *out_d
 	lib_err[0] = 0;
 	if (n < 1 || n > 1024)
 		return fail(-EINVAL, "group of %u jobs: 1 .. 1024", n);
+	if (shape != ZKA_LIB_WITNESS && shape != ZKA_LIB_WITNESS_AB && shape != ZKA_LIB_BELLPERSON)
+		return fail(
+		    -EINVAL,
+		    "shape %d: not ZKA_LIB_WITNESS, ZKA_LIB_WITNESS_AB or ZKA_LIB_BELLPERSON",
+		    shape);
+	if (shape == ZKA_LIB_BELLPERSON) { /* the key refused now, not at each begin */
+		const zka_params *kp = key_params(key);
+		int rc;
+		if (!kp)
+			return -EIO;
+		if ((rc = bp_key(key, kp)))
+			return rc;
+	}
 	zka_lib_group *g = calloc(1, sizeof *g);
 	if (!g || !(g->jobs = calloc(n, sizeof *g->jobs)) ||
 	    (out_dir && !(g->out_dir = strdup(out_dir)))) {
@@ -644,6 +929,14 @@ int zka_lib_group_commit(zka_lib_group *g, uint32_t i, uint64_t n_witness, uint6
 	if (i >= g->n || !g->jobs[i])
 		return fail(-EINVAL, "group job %u: not begun", i);
 	return zka_lib_commit(g->jobs[i], n_witness, n_a, n_b);
+}
+
+int zka_lib_group_commit_bellperson(zka_lib_group *g, uint32_t i,
+				    const struct zka_lib_bp_commit *bp)
+{
+	if (i >= g->n || !g->jobs[i])
+		return fail(-EINVAL, "group job %u: not begun", i);
+	return zka_lib_commit_bellperson(g->jobs[i], bp);
 }
 
 int zka_lib_group_wait(zka_lib_group *g, int timeout_ms)

@@ -4,7 +4,11 @@
 # (the daemons prove with the same fixed r, s: gpud's test hook ZKA_TEST_RS); the C and Rust
 # examples; a producer SIGKILLed between begin and commit (its job FAILED, its slot back, every
 # other job DONE and proved once); commits with wrong lengths or values refused with the reason,
-# nothing proved; a job group of 10.
+# nothing proved; a job group of 10. The bellperson shape on a .params key imported with
+# --r1cs: proof.json and the 192 bytes equal `zkarena prove c.params --r1cs ... --r --s`'s,
+# `zkarena verify` accepts them, the refused commits (lengths, a flipped density bit, a broken
+# constraint, input[0] != 1, the wrong commit call, a snarkjs key), a group of 10, a producer
+# SIGKILLed between begin and commit.
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh" "$1"
 LP=$2
@@ -44,6 +48,65 @@ expect 1 "an unsatisfying witness on a key with its circuit: commit refused" "$L
 check "  the reason names the constraint" grep -q "commit refused: the witness does not satisfy constraint [0-9]*" "$T/out"
 [ ! -e "$T/o/unsat/proof.json" ] && ok "  nothing proved" || ko "  a proof was written"
 expect 0 "  a library proof verifies (zkarena verify)" "$ZK" verify "$T/bls.vk.json" "$T/o/bls-ab/public.json" "$T/o/bls-ab/proof.json"
+# the bellperson shape: a .params key (monomial H, blstrs's root) imported with its circuit
+check "bellperson circuit and key (setup --format bellperson)" sh -c "'$ZK' circuit --curve bls12381 --constraints 400 --public 2 --seed 5 '$T/bp.r1cs' '$T/bp.wtns' && '$ZK' setup --insecure --seed 9 --format bellperson '$T/bp.r1cs' '$T/bp.params' '$T/bp.vk.json' 2>/dev/null"
+check "import bp.params --r1cs into bp.zka" "$ZK" import "$T/bp.params" --r1cs "$T/bp.r1cs" -o "$T/bp.zka"
+check "CLI proof of the .params (fixed r, s, --bellperson-proof)" "$ZK" prove "$T/bp.params" --r1cs "$T/bp.r1cs" "$T/bp.wtns" "$T/cli/bp.proof.json" "$T/cli/bp.public.json" --r "$R" --s "$S" --bellperson-proof "$T/cli/bp.proof.bin"
+mkdir -p "$T/o/bp" "$T/o/bpw"
+expect 0 "bellperson shape: DONE" "$LP" bp "$NAME" "$T/bp.zka" "$T/bp.wtns" "$T/o/bp" "$T/bp.r1cs"
+# the densities the producer computed from the .r1cs are not all ones (aux variables missing
+# from A and from B): the bitmaps carry information the check can get wrong
+sparse=$(awk '/^density/{split($3, a, "/"); split($7, b, "/"); print (a[1] < a[2] && b[1] < b[2])}' "$T/out")
+[ "$sparse" = 1 ] && ok "  the circuit's aux densities are not all ones ($(grep '^density' "$T/out"))" || ko "  densities: $(grep '^density' "$T/out")"
+same "bellperson shape" "$T/o/bp" bp
+check "  the 192-byte proof byte-identical to --bellperson-proof's" cmp "$T/o/bp/got/proof.bin" "$T/cli/bp.proof.bin"
+expect 0 "  zkarena verify bp.params accepts the 192 bytes" "$ZK" verify "$T/bp.params" "$T/o/bp/got/public.json" "$T/o/bp/got/proof.bin"
+expect 0 "  and the proof.json" "$ZK" verify "$T/bp.params" "$T/o/bp/got/public.json" "$T/o/bp/got/proof.json"
+mkdir -p "$T/o/bpmont"
+expect 0 "bellperson shape, Montgomery form: DONE" "$LP" bpmont "$NAME" "$T/bp.zka" "$T/bp.wtns" "$T/o/bpmont" "$T/bp.r1cs"
+same "bellperson shape, Montgomery form" "$T/o/bpmont" bp
+check "  the 192 bytes too" cmp "$T/o/bpmont/got/proof.bin" "$T/cli/bp.proof.bin"
+expect 0 "witness shape on the bellperson key: DONE" "$LP" witness "$NAME" "$T/bp.zka" "$T/bp.wtns" "$T/o/bpw"
+same "witness shape, bellperson key" "$T/o/bpw" bp
+# bpref MODE DESCRIPTION PATTERN: a refused bellperson commit, its reason, nothing proved
+bpref() {
+	mkdir -p "$T/o/$1"
+	expect 0 "bellperson $2: refused" "$LP" "$1" "$NAME" "$T/bp.zka" "$T/bp.wtns" "$T/o/$1" "$T/bp.r1cs"
+	check "  reason: $3" grep -q "^reason: $3" "$T/out"
+	[ -z "$(ls -A "$T/o/$1")" ] && ok "  nothing proved" || ko "  files written for $1"
+}
+bpref bpshort "a, b, c one short" "a, b, c length 402, the key's constraints (input constraints included) are 403"
+bpref bpdens "b_aux_density bit 17 flipped" "b_aux_density bit 17 is \(0, the key's is 1\|1, the key's is 0\)"
+bpref bpc "c[5] changed" "the assignment does not satisfy constraint 5 (c != a b)"
+bpref bpone "input[0] = 2" "input element 0 is not 1"
+bpref bpcr "c[3] = r" "c element 3 is not below the group order"
+bpref bpaux "aux[4] = r (and c[3])" "aux element 4 is not below the group order"
+bpref bpcall "zka_lib_commit on a bellperson job" "a ZKA_LIB_BELLPERSON job commits with zka_lib_commit_bellperson"
+expect 0 "bellperson shape on a snarkjs key: begin refused" "$LP" bpkey "$NAME" "$T/bls.zka" "$T/bls.wtns" "$T/o/bpkey"
+check "  the reason names the key's kind" grep -q "begin: -22 .*ZKA_LIB_BELLPERSON needs a bellperson key (a .params imported with --r1cs: monomial H); this is a snarkjs key" "$T/out"
+check "  zka_lib_group_new and zka_lib_key_bp_info refuse it too" sh -c "grep -q '^group_new: -22 .*this is a snarkjs key' '$T/out' && grep -q '^key_bp_info: -22 .*this is a snarkjs key' '$T/out'"
+expect 0 "a group of 10 bellperson jobs: all DONE" "$LP" bpgroup "$NAME" "$T/bp.zka" "$T/bp.wtns" "$T/o/bpg" "$T/bp.r1cs" 10
+[ "$(grep -c "DONE" "$T/out")" = 10 ] && ok "  10 job ids reported" || ko "  $(cat "$T/out")"
+g=0
+v=0
+for i in 0 1 2 3 4 5 6 7 8 9; do
+	cmp -s "$T/o/bpg/$i/proof.json" "$T/cli/bp.proof.json" && cmp -s "$T/o/bpg/$i/proof.bin" "$T/cli/bp.proof.bin" && g=$((g + 1))
+	"$ZK" verify "$T/bp.params" "$T/o/bpg/$i/public.json" "$T/o/bpg/$i/proof.bin" >/dev/null 2>&1 && v=$((v + 1))
+done
+[ "$g" = 10 ] && ok "  all 10 proofs (JSON and 192 bytes) are the CLI's" || ko "  $g of 10 proofs equal the CLI's"
+[ "$v" = 10 ] && ok "  all 10 verify (zkarena verify bp.params, the 192 bytes)" || ko "  $v of 10 verify"
+mkdir -p "$T/o/bphang" "$T/o/bpafter"
+"$LP" bphang "$NAME" "$T/bp.zka" "$T/bp.wtns" "$T/o/bphang" "$T/bp.r1cs" >"$T/bphang.out" 2>&1 &
+hp=$!
+for _ in $(seq 1 200); do grep -q LEASED "$T/bphang.out" && break; sleep 0.05; done
+hid=$(awk '/LEASED/{print $2}' "$T/bphang.out")
+[ -n "$hid" ] && [ "$(jobjson "$hid" state)" = LEASED ] && ok "bellperson producer holds a lease (job $hid)" || ko "bellperson producer: $(cat "$T/bphang.out")"
+kill -9 "$hp" && wait "$hp" 2>/dev/null
+if wait_state "$hid" FAILED 20; then ok "  SIGKILLed before commit: its job FAILED (recovered)"; else ko "  the killed producer's job is $(jobjson "$hid" state)"; fi
+jobjson "$hid" reason | grep -q "its producer (pid $hp) died before committing" && ok "  reason names the producer" || ko "  reason: $(jobjson "$hid" reason)"
+expect 0 "  a bellperson job after it: DONE" "$LP" bp "$NAME" "$T/bp.zka" "$T/bp.wtns" "$T/o/bpafter" "$T/bp.r1cs"
+check "  its proof is the CLI's" cmp "$T/o/bpafter/got/proof.bin" "$T/cli/bp.proof.bin"
+[ -z "$(ls -A "$T/o/bphang")" ] && ok "  nothing written for the killed job" || ko "  files written for the killed job"
 # the examples: C linked with the shared library; Rust built by rustc alone
 expect 0 "c-producer proves" "$CP" "$NAME" "$T/bn.zkey" "$T/bn.wtns" "$T/ex/c.proof.json" "$T/ex/c.public.json"
 check "  its proof is the CLI's, byte for byte" cmp "$T/ex/c.proof.json" "$T/cli/bn.proof.json"
