@@ -12,8 +12,11 @@ jobs=$(nproc)
 # sm_90, not every architecture of the default fat binary: each further one costs ~2.5 minutes
 # of one core for bls12_381.cu alone (2-core CI box, 2026-12-06: the stop-43 CI run took 1809 s
 # with sm_80, 86, 89 and 90), and sm_100-121 ~10 minutes more. ZKA_TEST_CUDA_ARCHS overrides.
+# nvcc --threads 2 compiles a file's architectures side by side: bls12_381.cu is the build's
+# long pole, compiled while the other core has nothing left to do.
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	-DCMAKE_CUDA_ARCHITECTURES="${ZKA_TEST_CUDA_ARCHS:-80-real;90}" >/dev/null
+	-DCMAKE_CUDA_ARCHITECTURES="${ZKA_TEST_CUDA_ARCHS:-80-real;90}" \
+	-DCMAKE_CUDA_FLAGS="${ZKA_TEST_CUDA_FLAGS:---threads 2}" >/dev/null
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs")
 # the Debian package: built from the release tree, installed with apt, run, removed (as root)
