@@ -767,6 +767,44 @@ err:
 	return ret;
 }
 
+/* See zka__bp_pack in bellperson.h. */
+int zka__bp_pack(zka_bp_params *p, const zka_pk *pk, const uint8_t *in_a, const uint8_t *in_b,
+		 uint32_t na, uint32_t nb, const char *what, char *err, size_t errlen)
+{
+	uint32_t nv = pk->n_vars, npub = pk->n_public;
+	p->curve = pk->curve;
+	p->n_ic = npub + 1;
+	p->n_h = pk->domain_size - 1;
+	p->n_l = nv - npub - 1;
+	p->n_a = na;
+	p->n_b1 = p->n_b2 = nb;
+	if (!(p->ic = malloc((size_t)p->n_ic * 96)) || !(p->h = malloc((size_t)p->n_h * 96)) ||
+	    !(p->l = malloc(p->n_l ? (size_t)p->n_l * 96 : 1)) ||
+	    !(p->a = malloc(na ? (size_t)na * 96 : 1)) ||
+	    !(p->b1 = malloc(nb ? (size_t)nb * 96 : 1)) ||
+	    !(p->b2 = malloc(nb ? (size_t)nb * 192 : 1))) {
+		zka_fmt_err(err, errlen, what, "out of memory");
+		return -ENOMEM;
+	}
+	memcpy(p->alpha1, pk->alpha1, 96);
+	memcpy(p->beta1, pk->beta1, 96);
+	memcpy(p->beta2, pk->beta2, 192);
+	memcpy(p->gamma2, pk->gamma2, 192);
+	memcpy(p->delta1, pk->delta1, 96);
+	memcpy(p->delta2, pk->delta2, 192);
+	memcpy(p->ic, pk->IC, (size_t)p->n_ic * 96);
+	memcpy(p->l, pk->C, (size_t)p->n_l * 96);
+	for (uint32_t j = 0, ia = 0, ib = 0; j < nv; j++) {
+		if (in_a[j])
+			memcpy(p->a + (size_t)ia++ * 96, pk->A + (size_t)j * 96, 96);
+		if (in_b[j]) {
+			memcpy(p->b1 + (size_t)ib * 96, pk->B1 + (size_t)j * 96, 96);
+			memcpy(p->b2 + (size_t)ib++ * 192, pk->B2 + (size_t)j * 192, 192);
+		}
+	}
+	return 0;
+}
+
 /* See zka_bp_from_pk in bellperson.h. */
 int zka_bp_from_pk(const zka_pk *pk, const zka_r1cs *cs, zka_bp_params *p, char *err, size_t errlen)
 {
@@ -792,40 +830,8 @@ int zka_bp_from_pk(const zka_pk *pk, const zka_r1cs *cs, zka_bp_params *p, char 
 		zka_fmt_err(err, errlen, what, "out of memory");
 		return ret;
 	}
-	ret = -ENOMEM;
-	p->curve = pk->curve;
-	p->n_ic = npub + 1;
-	p->n_h = pk->domain_size - 1;
-	p->n_l = nv - npub - 1;
-	p->n_a = na;
-	p->n_b1 = p->n_b2 = nb;
-	if (!(p->ic = malloc((size_t)p->n_ic * 96)) || !(p->h = malloc((size_t)p->n_h * 96)) ||
-	    !(p->l = malloc(p->n_l ? (size_t)p->n_l * 96 : 1)) ||
-	    !(p->a = malloc(na ? (size_t)na * 96 : 1)) ||
-	    !(p->b1 = malloc(nb ? (size_t)nb * 96 : 1)) ||
-	    !(p->b2 = malloc(nb ? (size_t)nb * 192 : 1))) {
-		zka_fmt_err(err, errlen, what, "out of memory");
-		goto err;
-	}
-	memcpy(p->alpha1, pk->alpha1, 96);
-	memcpy(p->beta1, pk->beta1, 96);
-	memcpy(p->beta2, pk->beta2, 192);
-	memcpy(p->gamma2, pk->gamma2, 192);
-	memcpy(p->delta1, pk->delta1, 96);
-	memcpy(p->delta2, pk->delta2, 192);
-	memcpy(p->ic, pk->IC, (size_t)p->n_ic * 96);
-	memcpy(p->h, pk->H, (size_t)p->n_h * 96);
-	memcpy(p->l, pk->C, (size_t)p->n_l * 96);
-	for (uint32_t j = 0, ia = 0, ib = 0; j < nv; j++) {
-		if (in_a[j])
-			memcpy(p->a + (size_t)ia++ * 96, pk->A + (size_t)j * 96, 96);
-		if (in_b[j]) {
-			memcpy(p->b1 + (size_t)ib * 96, pk->B1 + (size_t)j * 96, 96);
-			memcpy(p->b2 + (size_t)ib++ * 192, pk->B2 + (size_t)j * 192, 192);
-		}
-	}
-	ret = 0;
-err:
+	if (!(ret = zka__bp_pack(p, pk, in_a, in_b, na, nb, what, err, errlen)))
+		memcpy(p->h, pk->H, (size_t)p->n_h * 96);
 	free(in_a);
 	free(in_b);
 	if (ret)

@@ -95,6 +95,13 @@ int zka_bp_h_from_coset(const uint8_t *H, int log_n, uint8_t *out, int threads);
 int zka_bp_from_zkey_pk(const zka_pk *pk, const char *what, zka_bp_params *p, int threads,
 			char *err, size_t errlen);
 
+/* Internal (zka_bp_from_pk, zka_bp_from_zkey_pk): allocates p's sections for pk's shape (na,
+ * nb: how many variables in_a, in_b mark) and copies the vk, ic, l = C and the a, b_g1, b_g2
+ * points of the marked variables; p->h is allocated (domain - 1 points), the caller fills it.
+ * 0, or -ENOMEM with err (the caller frees p). */
+int zka__bp_pack(zka_bp_params *p, const zka_pk *pk, const uint8_t *in_a, const uint8_t *in_b,
+		 uint32_t na, uint32_t nb, const char *what, char *err, size_t errlen);
+
 /* The .params content of a monomial-H BLS12-381 key pk of circuit cs (the inverse of
  * zka_bp_to_pk; no check of pk's points). 0 or -EINVAL/-ENOMEM with err. */
 int zka_bp_from_pk(const zka_pk *pk, const zka_r1cs *cs, zka_bp_params *p, char *err,
