@@ -79,21 +79,23 @@ typedef struct zka_keys_times {
 void zka_keys_last_times(zka_keys_times *t);
 
 /* A device that checks points for the imports of this process (the CUDA build's
- * zka_gpu_check_points, installed by gpud/devkey.c): check(arg, curve, g2, pts, n, &bad, &code,
+ * zka_gpu_check_points, installed by gpud/devcheck.c): check(arg, curve, g2, pts, n, &bad, &code,
  * err, errlen) checks n affine Montgomery points of G1 or G2 exactly as the curve's
  * g1_check/g2_check do and returns 0 with bad = UINT64_MAX (all passed) or the lowest failing
  * index and its code (ZKA_ENOTONCURVE, ZKA_ENOTINGROUP), or -errno when it cannot (no device:
- * -ENODEV). An import then checks every section with it (not under ZKA_VALIDATE_EXACT, nor with
- * ZKA_VALIDATE_ON=cpu); when it cannot, the CPU checks them: said once on stderr unless the
- * reason is -ENODEV, and in the import's line (zka_keys_info.how) in every case. NULL
+ * -ENODEV). An import then checks every section with it when ZKA_VALIDATE_ON is auto or gpu
+ * (unset: keys.c's ZKA_VALIDATE_ON_DEFAULT; never under ZKA_VALIDATE_EXACT); when it cannot,
+ * the CPU checks them: said once on stderr unless the reason is -ENODEV, and in the import's
+ * line (zka_keys_info.how) in every case. NULL
  * uninstalls. Set it before any import starts (not thread-safe against running imports). */
+typedef int (*zka_keys_check_fn)(void *arg, const struct zka_curve *c, int g2, const void *pts,
+				 size_t n, uint64_t *bad, int *code, char *err, size_t errlen);
+void zka_keys_set_checker(zka_keys_check_fn check, void *arg, const char *name);
+
 /* Where the last import of this process checked its points, for its line: " on NAME" (the
  * device), " on the CPU (REASON)" when a checker is installed but did not check them, "" when
  * none is installed. Valid until the next import. */
 const char *zka_keys_validated_where(void);
-typedef int (*zka_keys_check_fn)(void *arg, const struct zka_curve *c, int g2, const void *pts,
-				 size_t n, uint64_t *bad, int *code, char *err, size_t errlen);
-void zka_keys_set_checker(zka_keys_check_fn check, void *arg, const char *name);
 
 /* Finds the resident region of the key file path (and circuit r1cs, NULL: any); 0 with name
  * set, or -ENOENT. Opens no key file. For a .params, only a region imported with bellperson's

@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 	}
 #ifdef ZKA_HAVE_CUDA
 	/* an import's points are checked on the GPU when there is one (opened at the first
-	 * check; keys/zka_keys.h: zka_keys_set_checker, ZKA_VALIDATE_ON=cpu turns it off) */
+	 * check; keys/zka_keys.h: zka_keys_set_checker, ZKA_VALIDATE_ON=auto|gpu|cpu) */
 	zka_devcheck_install(0);
 #endif
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
