@@ -10,6 +10,7 @@ zk=$1
 fx=$2
 here=$(cd "$(dirname "$0")" && pwd)
 snarkjs="node $here/node_modules/snarkjs/cli.js"
+export ZKA_CXX="$here/gxx-O0" # the tracers at -O0: compile time is this test's (gxx-O0)
 circom2="$here/node_modules/.bin/circom2"
 . "$here/harness.sh"
 seed=${ZKA_SEED:-$RANDOM}

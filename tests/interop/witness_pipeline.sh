@@ -9,6 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../pipeline/lib.sh" "$1"
 fx=$2
 snarkjs="node $here/node_modules/snarkjs/cli.js"
+export ZKA_CXX="$here/gxx-O0" # the tracers at -O0 (gxx-O0)
 [ -f "$fx/.done" ] || { echo "no interop fixtures in $fx (interop_snarkjs makes them)"; exit 1; }
 for c in bn128 bls12381; do
 	cp "$fx/$c/hash.zkey" "$T/$c.zkey"
