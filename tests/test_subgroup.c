@@ -18,23 +18,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-/* ---- the PRNG (splitmix64): reproducible from the printed seed ---- */
-static uint64_t rng_state;
-
-static uint64_t rnd(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+/* the PRNG (splitmix64, reproducible from the printed seed) and the clock */
+#include "tests/seeded.h"
 
 #include "tests/curvepts.h"
 
