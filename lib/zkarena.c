@@ -283,10 +283,16 @@ static void remove_own_dir(const char *dir)
 }
 
 /* The bellperson shape's prerequisites on key (a monomial-H key with its circuit) and its
- * densities, made once per key: 0, or -EINVAL/-ENOMEM with the thread's reason. */
-static int bp_key(zka_lib_key *k, const zka_params *p)
+ * densities, made once per key; *out (when not NULL) the key's params. 0, or -EIO (the params
+ * not mapped), -EINVAL or -ENOMEM with the thread's reason. */
+static int bp_key(zka_lib_key *k, const zka_params **out)
 {
+	const zka_params *p = key_params(k);
 	uint32_t na, nb;
+	if (!p)
+		return -EIO;
+	if (out)
+		*out = p;
 	if (p->pk.h_kind != ZKA_H_MONOMIAL)
 		return fail(-EINVAL,
 			    "%s: ZKA_LIB_BELLPERSON needs a bellperson key (a .params imported "
@@ -312,16 +318,26 @@ static int bp_key(zka_lib_key *k, const zka_params *p)
 int zka_lib_key_bp_info(zka_lib_key *key, struct zka_lib_bp_info *info)
 {
 	lib_err[0] = 0;
-	const zka_params *p = key_params(key);
+	const zka_params *p = NULL;
 	int rc;
-	if (!p)
-		return -EIO;
-	if ((rc = bp_key(key, p)))
+	if ((rc = bp_key(key, &p)))
 		return rc;
 	info->n_constraints = key->bp_constraints;
 	info->n_input = (uint64_t)p->pk.n_public + 1;
 	info->n_aux = p->pk.n_vars - info->n_input;
 	return 0;
+}
+
+/* A job shape known, and for ZKA_LIB_BELLPERSON the key fit for it (bp_key): 0, or the
+ * refusal (-EINVAL, or bp_key's) with the thread's reason, before anything is taken. */
+static int shape_check(zka_lib_key *key, int shape)
+{
+	if (shape != ZKA_LIB_WITNESS && shape != ZKA_LIB_WITNESS_AB && shape != ZKA_LIB_BELLPERSON)
+		return fail(
+		    -EINVAL,
+		    "shape %d: not ZKA_LIB_WITNESS, ZKA_LIB_WITNESS_AB or ZKA_LIB_BELLPERSON",
+		    shape);
+	return shape == ZKA_LIB_BELLPERSON ? bp_key(key, NULL) : 0;
 }
 
 /* Begin with a user tag (the group id, or 0). */
@@ -334,18 +350,8 @@ static int begin(zka_lib_key *key, int shape, const char *out_dir, uint64_t tag,
 	struct zka_job_spec spec = {0};
 	zka_slot_view v;
 	lib_err[0] = 0;
-	if (shape != ZKA_LIB_WITNESS && shape != ZKA_LIB_WITNESS_AB && shape != ZKA_LIB_BELLPERSON)
-		return fail(
-		    -EINVAL,
-		    "shape %d: not ZKA_LIB_WITNESS, ZKA_LIB_WITNESS_AB or ZKA_LIB_BELLPERSON",
-		    shape);
-	if (shape == ZKA_LIB_BELLPERSON) { /* refused before a slot or a directory is taken */
-		const zka_params *kp = key_params(key);
-		if (!kp)
-			return -EIO;
-		if ((rc = bp_key(key, kp)))
-			return rc;
-	}
+	if ((rc = shape_check(key, shape))) /* refused before a slot or a directory is taken */
+		return rc;
 	zka_lib_job *j = calloc(1, sizeof *j);
 	if (!j)
 		return fail(-ENOMEM, "out of memory");
@@ -864,19 +870,9 @@ int zka_lib_group_new(zka_lib_key *key, uint32_t n, int shape, const char *out_d
 	lib_err[0] = 0;
 	if (n < 1 || n > 1024)
 		return fail(-EINVAL, "group of %u jobs: 1 .. 1024", n);
-	if (shape != ZKA_LIB_WITNESS && shape != ZKA_LIB_WITNESS_AB && shape != ZKA_LIB_BELLPERSON)
-		return fail(
-		    -EINVAL,
-		    "shape %d: not ZKA_LIB_WITNESS, ZKA_LIB_WITNESS_AB or ZKA_LIB_BELLPERSON",
-		    shape);
-	if (shape == ZKA_LIB_BELLPERSON) { /* the key refused now, not at each begin */
-		const zka_params *kp = key_params(key);
-		int rc;
-		if (!kp)
-			return -EIO;
-		if ((rc = bp_key(key, kp)))
-			return rc;
-	}
+	int rc = shape_check(key, shape); /* the key refused now, not at each begin */
+	if (rc)
+		return rc;
 	zka_lib_group *g = calloc(1, sizeof *g);
 	if (!g || !(g->jobs = calloc(n, sizeof *g->jobs)) ||
 	    (out_dir && !(g->out_dir = strdup(out_dir)))) {
