@@ -134,13 +134,7 @@ CHECK_TEST(bls12_381, g2, BLS12_381, 1, 0)
 
 int main(void)
 {
-	const char *s = getenv("ZKA_CHECK_SEED");
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	rng_state =
-	    s ? strtoull(s, NULL, 0) : (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	printf("gpu_check: seed %" PRIu64 " (ZKA_CHECK_SEED=%" PRIu64 " reproduces)\n", rng_state,
-	       rng_state);
+	seed_init("gpu_check", "ZKA_CHECK_SEED");
 	char err[300];
 	int r = zka_gpu_open(&G, 0, err, sizeof err);
 	if (r == -ENODEV) {

@@ -3,7 +3,10 @@
  * Header-only: each suite has its own state. */
 #ifndef ZKA_TESTS_SEEDED_H
 #define ZKA_TESTS_SEEDED_H
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 static uint64_t rng_state;
@@ -23,6 +26,19 @@ static __attribute__((unused)) double now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* rng_state from $env (any base strtoull reads) or else the clock, printed as "name: seed N
+ * (env=N reproduces)" */
+static __attribute__((unused)) void seed_init(const char *name, const char *env)
+{
+	const char *s = getenv(env);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	rng_state =
+	    s ? strtoull(s, NULL, 0) : (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	printf("%s: seed %" PRIu64 " (%s=%" PRIu64 " reproduces)\n", name, rng_state, env,
+	       rng_state);
 }
 
 #endif

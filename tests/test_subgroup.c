@@ -475,13 +475,7 @@ static void test_batch_agree(void)
 
 int main(void)
 {
-	const char *s = getenv("ZKA_SUBGROUP_SEED");
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	rng_state =
-	    s ? strtoull(s, NULL, 0) : (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	printf("test_subgroup: seed %" PRIu64 " (ZKA_SUBGROUP_SEED=%" PRIu64 " reproduces)\n",
-	       rng_state, rng_state);
+	seed_init("test_subgroup", "ZKA_SUBGROUP_SEED");
 	init_bn254();
 	init_bls12_381();
 	static const zka_test_case cases[] = {
