@@ -42,16 +42,54 @@ template <class F> ZG_DEV F sg_load2(const uint64_t (*p)[6])
 	return {B::load(p[0]), B::load(p[1])};
 }
 
-/* [k] p by double-and-add from the top set bit (k > 0) */
-template <class F> ZG_DEV jac_t<F> sg_mul_u64(const aff_t<F> &p, uint64_t k)
+/* the curve's b for G1 (Fq) and for the twist (Fq2) */
+template <class P> ZG_DEV fp<P> sg_b(const zkg_sg_consts &c, const fp<P> *)
 {
-	jac_t<F> r = jac_t<F>::from_aff(p);
+	return sg_load<fp<P>>(c.b1);
+}
+template <class P> ZG_DEV fp2<fp<P>> sg_b(const zkg_sg_consts &c, const fp2<fp<P>> *)
+{
+	return sg_load2<fp2<fp<P>>>(c.b2);
+}
+
+/* a point's Jacobian form, and r + p (mixed when p is affine) */
+template <class F> ZG_DEV jac_t<F> sg_jac(const aff_t<F> &p)
+{
+	return jac_t<F>::from_aff(p);
+}
+template <class F> ZG_DEV jac_t<F> sg_jac(const jac_t<F> &p)
+{
+	return p;
+}
+template <class F> ZG_DEV jac_t<F> sg_add(const jac_t<F> &r, const aff_t<F> &p)
+{
+	return r.add_aff(p);
+}
+template <class F> ZG_DEV jac_t<F> sg_add(const jac_t<F> &r, const jac_t<F> &p)
+{
+	return r.add(p);
+}
+
+/* [k] p by double-and-add from the top set bit (k > 0), p affine or Jacobian */
+template <class Pt> ZG_DEV auto sg_mul_u64(const Pt &p, uint64_t k)
+{
+	auto r = sg_jac(p);
 	for (int b = 62 - __clzll((long long)k); b >= 0; b--) {
 		r = r.dbl();
 		if ((k >> b) & 1)
-			r = r.add_aff(p);
+			r = sg_add(r, p);
 	}
 	return r;
+}
+
+/* 1 when a coordinate is not below q or the point is off its curve, else 0 (infinity: 0) */
+template <class F> ZG_DEV int sg_off_curve(const zkg_sg_consts &c, const aff_t<F> &a)
+{
+	if (!sg_canonical(a.x) || !sg_canonical(a.y))
+		return 1;
+	if (a.is_inf())
+		return 0;
+	return a.y.sqr().eq(a.x.sqr() * a.x + sg_b(c, (const F *)nullptr)) ? 0 : 1;
 }
 
 /* Jacobian equality (infinity equal only to itself) */
@@ -87,21 +125,11 @@ ZG_DEV jac_t<fp2<B>> sg_psi(const zkg_sg_consts &c, const jac_t<fp2<B>> &p, int 
 template <class P> ZG_DEV int sg_check(const zkg_sg_consts &c, const aff_t<fp<P>> &a)
 {
 	using F = fp<P>;
-	if (!sg_canonical(a.x) || !sg_canonical(a.y))
-		return 1;
-	if (a.is_inf())
-		return 0;
-	if (!a.y.sqr().eq(a.x.sqr() * a.x + sg_load<F>(c.b1)))
-		return 1;
-	if (c.bn)
-		return 0;
-	jac_t<F> m = sg_mul_u64(a, c.x_abs), t = m; /* [x^2] p: the sign squares away */
-	for (int b = 62 - __clzll((long long)c.x_abs); b >= 0; b--) {
-		t = t.dbl();
-		if ((c.x_abs >> b) & 1)
-			t = t.add(m);
-	}
-	t = t.neg();
+	int r = sg_off_curve(c, a);
+	if (r || a.is_inf() || c.bn)
+		return r;
+	/* -[x^2] p: the sign squares away */
+	jac_t<F> t = sg_mul_u64(sg_mul_u64(a, c.x_abs), c.x_abs).neg();
 	jac_t<F> f = jac_t<F>::from_aff(a);
 	f.X = f.X * sg_load<F>(c.beta);
 	return sg_eq(f, t) ? 0 : 2;
@@ -110,12 +138,9 @@ template <class P> ZG_DEV int sg_check(const zkg_sg_consts &c, const aff_t<fp<P>
 template <class P> ZG_DEV int sg_check(const zkg_sg_consts &c, const aff_t<fp2<fp<P>>> &a)
 {
 	using F = fp2<fp<P>>;
-	if (!sg_canonical(a.x) || !sg_canonical(a.y))
-		return 1;
-	if (a.is_inf())
-		return 0;
-	if (!a.y.sqr().eq(a.x.sqr() * a.x + sg_load2<F>(c.b2)))
-		return 1;
+	int r = sg_off_curve(c, a);
+	if (r || a.is_inf())
+		return r;
 	jac_t<F> m = sg_mul_u64(a, c.x_abs);
 	if (c.x_neg)
 		m = m.neg(); /* m = [x] p */
