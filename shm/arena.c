@@ -8,6 +8,9 @@
  *   [owner table: u64 ident per entry (pid:22 | start-ticks:42), 0 = empty]
  *   [circuit table] [job table] [slot table] [rings: 4 system + user rings]
  *   [pad to 2 MiB] [slot data: nslots x slot_stride (2 MiB multiple)]
+ * A group arena (geometry flag SPLIT) ends its object at the pad; its slot data is a second
+ * object, "/zkarena-NAME+slots", mode 0600, mapped right after the first in one address range
+ * (map_split), so every offset means the same in both kinds (I15).
  * Beside it, not in it: the gpuds' status files (shm/gpud_status.c), removed by destroy.
  * Every in-arena reference is an index or an offset. The geometry is copied into the handle
  * once at open, after validation (magic, version, checksum, recomputed layout, object size);
@@ -124,6 +127,12 @@
  *       submitter uid, the arena's owner or root (zka_job_may_touch). In a group arena any
  *       member can write any record, so the daemons also require the submitter's attestation
  *       (synth/attest.h) before acting on a record.
+ *   I15. A group arena's slots are its owner's alone (issue 38): the slot object is created
+ *       O_EXCL, 0600, after the arena object (a stale one of the creator's replaced, another
+ *       user's refused); open maps it only when it is a regular file of the arena's owner with
+ *       no group/other bits, and a member (EACCES) maps the records only, the slot range left
+ *       PROT_NONE: zka_slot_data gives NULL and zka_slot_acquire/zka_job_lease -EACCES, so a
+ *       member never reads a witness and never quarantines a slot it cannot see.
  */
 #include "shm/internal.h"
 #include "shm/zka_gpud_status.h"
@@ -324,6 +333,8 @@ int zka_slot_numa_node(const struct zka_arena *a, uint32_t slot)
 {
 	if (slot >= a->g.nslots)
 		return -ERANGE;
+	if (!a->data_mapped)
+		return -EACCES; /* a group arena's member: the slots are not mapped (I15) */
 #ifdef ZKA_HAVE_NUMA
 	enum { N = 8 };
 	void *pages[N];
@@ -498,6 +509,74 @@ static void prefault(unsigned char *p, uint64_t len)
 		((volatile unsigned char *)p)[o] = 0; /* private zero page fault-in, not a sync word */
 }
 
+/* "/zkarena-NAME+slots": the slot object of a split arena ('+' is in no arena name, so it names
+ * no other arena). -EINVAL/-ENAMETOOLONG as zka_arena_shm_name. */
+static int slots_shm_name(const char *name, char *out, size_t outsz)
+{
+	char shm[ZKA_NAME_MAX + 16];
+	int rc = zka_arena_shm_name(name, shm, sizeof shm);
+	if (rc < 0)
+		return rc;
+	return (size_t)snprintf(out, outsz, "%s+slots", shm) >= outsz ? -ENAMETOOLONG : 0;
+}
+
+/* Maps a split arena at one address range of total bytes: the arena object's first data_off
+ * bytes from cfd, then the slot object's from dfd at data_off, so every offset of the geometry
+ * means what it means in a single object. dfd < 0: the slot range stays reserved, PROT_NONE (a
+ * group member: a stray access faults, it never reads another user's slot). MAP_FAILED and
+ * errno on failure, nothing left mapped. */
+static void *map_split(int cfd, int dfd, uint64_t data_off, uint64_t total, int prot)
+{
+	unsigned char *r = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				-1, 0);
+	if (r == MAP_FAILED)
+		return MAP_FAILED;
+	if (mmap(r, data_off, prot, MAP_SHARED | MAP_FIXED, cfd, 0) == MAP_FAILED ||
+	    (dfd >= 0 && mmap(r + data_off, total - data_off, prot, MAP_SHARED | MAP_FIXED, dfd, 0) ==
+			     MAP_FAILED)) {
+		int e = errno;
+		munmap(r, total);
+		errno = e;
+		return MAP_FAILED;
+	}
+	return r;
+}
+
+/* "the slot object /dev/shm/NAME+slots WHAT", in a per-thread buffer (a *msg that names it). */
+static const char *slots_msg(const char *shm, const char *what)
+{
+	static _Thread_local char m[ZKA_NAME_MAX + 160];
+	snprintf(m, sizeof m, "the slot object /dev/shm%s %s", shm, what);
+	return m;
+}
+
+/* Creates the owner-only slot object of a split arena (O_EXCL, 0600). A stale one of this user
+ * (a create that died) is replaced; one that cannot be unlinked (another user's, in the sticky
+ * /dev/shm: squatted) refuses the arena. The fd, or -errno with *msg. */
+static int create_slots(const char *name, const char **msg)
+{
+	char shm[ZKA_NAME_MAX + 24];
+	int rc = slots_shm_name(name, shm, sizeof shm);
+	if (rc < 0)
+		return rc;
+	for (int tries = 0; tries < 2; tries++) {
+		int fd = shm_open(shm, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST || tries)
+			break;
+		if (shm_unlink(shm) != 0) {
+			rc = -errno;
+			*msg = slots_msg(shm, "exists and is not this user's to remove (squatted by "
+					      "another user?)");
+			return rc;
+		}
+	}
+	rc = -errno;
+	*msg = slots_msg(shm, "cannot be created");
+	return rc;
+}
+
 int zka_arena_create(const char *name, const struct zka_arena_params *p, struct zka_arena **out,
 		     const char **msg)
 {
@@ -506,7 +585,7 @@ int zka_arena_create(const char *name, const struct zka_arena_params *p, struct 
 		msg = &dummy;
 	*msg = NULL;
 	char shm[ZKA_NAME_MAX + 16];
-	int fd = -1, rc, created = 0;
+	int fd = -1, dfd = -1, rc, created = 0;
 	struct zka_arena *a = NULL;
 	void *base = MAP_FAILED;
 	struct zka__geom g;
@@ -529,6 +608,7 @@ int zka_arena_create(const char *name, const struct zka_arena_params *p, struct 
 	g.numa_node = p->numa_node;
 	g.retention_s = p->retention_s ? p->retention_s : ZKA_RETENTION_DEFAULT;
 	g.epoch_ns = zka__now_ns();
+	g.flags = p->share_group ? ZKA_GEOM_SPLIT : 0; /* the members never map the slots */
 	if (p->nuser_rings > ZKA_MAX_USER_RINGS || p->numa_node < -1 || p->numa_node > 1023 ||
 	    (rc = layout(&g)) < 0) {
 		rc = -EINVAL;
@@ -557,12 +637,18 @@ int zka_arena_create(const char *name, const struct zka_arena_params *p, struct 
 	a->obj_uid = (uint32_t)geteuid();
 	a->obj_gid = p->share_group ? p->group : (uint32_t)getegid();
 	a->obj_mode = p->share_group ? 0660 : 0600;
-	if (ftruncate(fd, (off_t)g.total_bytes) != 0) {
+	/* split: the arena object ends at data_off, the slots live in their own 0600 object */
+	uint64_t obj_bytes = (g.flags & ZKA_GEOM_SPLIT) ? g.data_off : g.total_bytes;
+	if ((g.flags & ZKA_GEOM_SPLIT) && (dfd = rc = create_slots(name, msg)) < 0)
+		goto err;
+	if (ftruncate(fd, (off_t)obj_bytes) != 0 ||
+	    (dfd >= 0 && ftruncate(dfd, (off_t)(g.total_bytes - g.data_off)) != 0)) {
 		rc = -errno;
 		*msg = "ftruncate failed";
 		goto err;
 	}
-	base = mmap(NULL, g.total_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	base = dfd >= 0 ? map_split(fd, dfd, g.data_off, g.total_bytes, PROT_READ | PROT_WRITE)
+			: mmap(NULL, g.total_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED) {
 		rc = -errno;
 		*msg = "mmap failed";
@@ -572,7 +658,9 @@ int zka_arena_create(const char *name, const struct zka_arena_params *p, struct 
 	    (rc = arena_numa_bind(base, g.total_bytes, g.numa_node, 0, msg)) < 0)
 		goto err;
 	/* Bound before any page exists: fallocate and pre-fault obey the shared policy. */
-	rc = posix_fallocate(fd, 0, (off_t)g.total_bytes);
+	rc = posix_fallocate(fd, 0, (off_t)obj_bytes);
+	if (rc == 0 && dfd >= 0)
+		rc = posix_fallocate(dfd, 0, (off_t)(g.total_bytes - g.data_off));
 	if (rc != 0) {
 		rc = -rc;
 		*msg = rc == -ENOSPC ? "not enough space in /dev/shm for the arena"
@@ -585,6 +673,8 @@ int zka_arena_create(const char *name, const struct zka_arena_params *p, struct 
 	a->size = g.total_bytes;
 	a->g = g;
 	a->owner_idx = ZKA_OWNER_NONE;
+	a->data_mapped = 1;
+	a->acct_uid = ZKA_ACCT_NONE;
 	snprintf(a->name, sizeof a->name, "%s", name);
 	struct zka__hdr *h = hdr(a);
 	h->g = g;
@@ -628,6 +718,8 @@ int zka_arena_create(const char *name, const struct zka_arena_params *p, struct 
 		/* tmpfs: nothing to flush; ignore */
 	}
 	close(fd);
+	if (dfd >= 0)
+		close(dfd);
 	*out = a;
 	return 0;
 err:
@@ -635,12 +727,54 @@ err:
 		munmap(base, g.total_bytes);
 	if (fd >= 0)
 		close(fd);
+	if (dfd >= 0) {
+		char ds[ZKA_NAME_MAX + 24];
+		close(dfd);
+		if (slots_shm_name(name, ds, sizeof ds) == 0)
+			shm_unlink(ds);
+	}
 	if (created)
 		shm_unlink(shm);
 	free(a);
 	if (!*msg)
 		*msg = strerror(-rc);
 	return rc;
+}
+
+/* Opens the slot object of a split arena whose arena object has the status *cst: *dfd = the
+ * fd, or -1 when this user may not read it (a member of the arena's group: the slots are the
+ * owner's alone). Refused (-errno, *msg): a slot object that is missing, not a regular file, not
+ * owned by the arena's owner, readable or writable by anyone else (a replaced or loosened
+ * object would expose or feed the slots). */
+static int open_slots(const char *name, const struct stat *cst, int ro, int *dfd, const char **msg)
+{
+	char shm[ZKA_NAME_MAX + 24];
+	struct stat st;
+	int rc = slots_shm_name(name, shm, sizeof shm);
+	*dfd = -1;
+	if (rc < 0)
+		return rc;
+	int fd = shm_open(shm, (ro ? O_RDONLY : O_RDWR) | O_NOFOLLOW | O_CLOEXEC, 0);
+	if (fd < 0) {
+		rc = -errno;
+		if (rc == -EACCES && geteuid() != cst->st_uid)
+			return 0; /* a member: the arena's records only */
+		*msg = slots_msg(shm, rc == -ENOENT ? "is missing" : "cannot be opened");
+		return rc;
+	}
+	if (fstat(fd, &st) != 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != cst->st_uid || (st.st_mode & 077)) {
+		close(fd);
+		*msg = slots_msg(shm, "is not the arena owner's alone (owner or mode changed): "
+				      "refused");
+		return -EPERM;
+	}
+	*dfd = fd;
+	return 0;
 }
 
 int zka_arena_open(const char *name, int flags, struct zka_arena **out, const char **msg)
@@ -725,10 +859,34 @@ int zka_arena_open(const char *name, int flags, struct zka_arena **out, const ch
 		*msg = "header geometry is inconsistent";
 		goto err;
 	}
-	if (maplen < g.total_bytes) {
+	int split = !!(g.flags & ZKA_GEOM_SPLIT), mapped = 1;
+	if (g.flags & ~ZKA_GEOM_SPLIT) {
+		rc = -EBADMSG;
+		*msg = "header geometry has unknown flags";
+		goto err;
+	}
+	if (maplen < (split ? g.data_off : g.total_bytes)) {
 		rc = -EINVAL;
 		*msg = "truncated: object is smaller than its header says";
 		goto err;
+	}
+	if (split) {
+		/* the header is validated: map again, the slot object (if ours to read) after it */
+		int dfd = -1;
+		if ((rc = open_slots(name, &stt, ro, &dfd, msg)) < 0)
+			goto err;
+		munmap(base, maplen);
+		maplen = g.total_bytes;
+		base = map_split(fd, dfd, g.data_off, g.total_bytes,
+				 PROT_READ | (ro ? 0 : PROT_WRITE));
+		rc = -errno;
+		if (dfd >= 0)
+			close(dfd);
+		mapped = dfd >= 0;
+		if (base == MAP_FAILED) {
+			*msg = "mmap failed";
+			goto err;
+		}
 	}
 	if (!(a = calloc(1, sizeof *a))) {
 		rc = -ENOMEM;
@@ -736,6 +894,8 @@ int zka_arena_open(const char *name, int flags, struct zka_arena **out, const ch
 	}
 	a->base = base;
 	a->size = maplen;
+	a->data_mapped = mapped;
+	a->acct_uid = ZKA_ACCT_NONE;
 	a->g = g;
 	a->flags = flags;
 	a->owner_idx = ZKA_OWNER_NONE;
@@ -809,6 +969,8 @@ int zka_arena_destroy(const char *name)
 		return rc;
 	if (shm_unlink(shm) != 0)
 		return -errno;
+	if (slots_shm_name(name, shm, sizeof shm) == 0)
+		shm_unlink(shm); /* a split arena's slots (ENOENT for the others) */
 	zka_gpud_status_remove_all(name); /* no gpud's status file outlives the arena */
 	return 0;
 }
@@ -889,6 +1051,8 @@ void zka_arena_geometry(const struct zka_arena *a, struct zka_arena_geometry *o)
 	o->slots_off = a->g.slots_off;
 	o->job_rec_bytes = sizeof(struct zka__job);
 	o->slot_rec_bytes = sizeof(struct zka__slot);
+	o->split = !!(a->g.flags & ZKA_GEOM_SPLIT);
+	o->slots_mapped = (uint32_t)a->data_mapped;
 }
 
 static const char *const counter_names[ZKA_C_COUNT] = {

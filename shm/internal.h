@@ -14,7 +14,8 @@
 /* 2: retention, output identity, proof attempts, quarantine; 3: priority; 4: slots without c;
  * 5: a slot's a and b in standard form (synth/slot_layout.h) */
 /* 6: job records carry t_witness_end */
-#define ZKA_VERSION 7u /* 7: the LEASED job state (external producers, libzkarena) */
+/* 7: the LEASED job state (external producers, libzkarena) */
+#define ZKA_VERSION 8u /* 8: group arenas keep the slots in an owner-only object; acct_uid */
 #define ZKA_HDR_BYTES 4096u
 #define ZKA_MAX_OWNERS 4094u /* owner index 0xFFF means "none" */
 #define ZKA_MAX_INDEX 0xFFFFFEu
@@ -75,7 +76,8 @@ struct zka__geom {
 	uint32_t nslots, njobs, nowners, ncircuits;
 	uint32_t max_attempts, nrings, user_ring_cap;
 	int32_t numa_node;
-	uint32_t retention_s, pad1; /* finished records kept this long (issue 19) */
+	uint32_t retention_s; /* finished records kept this long (issue 19) */
+	uint32_t flags;	      /* ZKA_GEOM_* */
 	uint64_t slot_bytes, slot_stride, total_bytes;
 	uint64_t owners_off, circuits_off, jobs_off, slots_off, rings_off[ZKA_SYS_RINGS + ZKA_MAX_USER_RINGS];
 	uint64_t ring_cap[ZKA_SYS_RINGS + ZKA_MAX_USER_RINGS];
@@ -83,6 +85,10 @@ struct zka__geom {
 	int64_t epoch_ns;
 	uint64_t checksum; /* XXH64 of every field above, seed ZKA_MAGIC */
 };
+
+/* geometry flags: SPLIT, the slot data [data_off, total_bytes) is not in the arena object but in
+ * the owner-only object "/zkarena-NAME+slots" (a --group arena: its members never map it) */
+#define ZKA_GEOM_SPLIT 1u
 
 struct zka__hdr {
 	struct zka__geom g;
@@ -133,6 +139,7 @@ struct zka__job {
 		_Atomic int64_t t_start, t_end;
 	} prove_log[ZKA_ATTEMPT_LOG];
 	_Atomic int32_t priority; /* issue 20: higher is served first (see zka__pick_job) */
+	_Atomic uint32_t acct_uid; /* who the job counts against (zka__job_account) */
 };
 
 struct zka__circuit {
@@ -155,7 +162,11 @@ struct zka_arena {
 	char name[ZKA_NAME_MAX + 1];
 	int32_t priority; /* the priority of jobs submitted with spec priority 0 */
 	struct zka_user_limits lim; /* per-user limits this process's picks obey (workers) */
+	int data_mapped;	    /* the slot data is mapped (not so for a group arena's members) */
+	uint32_t acct_uid;	    /* zka_arena_set_account: jobs submitted on behalf of (or NONE) */
 };
+
+uint32_t zka__job_account(const struct zka_arena *a, struct zka__job *J);
 
 static inline struct zka__hdr *hdr(const struct zka_arena *a)
 {

@@ -67,6 +67,14 @@ static int enter_job(struct zka_arena *a, uint32_t idx, void *c)
 	uint64_t e = x->expect;
 	return cas(&job_rec(a, idx)->word, &e, x->desired) ? 0 : -EBUSY;
 }
+/* 1 when slot s's record agrees with the private geometry (offset and size of its data). */
+static int slot_geom_ok(struct zka_arena *a, uint32_t s)
+{
+	return atomic_load(&slot_rec(a, s)->data_off) ==
+		   a->g.data_off + (uint64_t)s * a->g.slot_stride &&
+	       atomic_load(&slot_rec(a, s)->data_size) == a->g.slot_stride;
+}
+
 /* free-slots: FREE -> WRITING(me, none); a FREE slot whose data offset or size disagrees with
  * the geometry is quarantined instead (FREE -> QUARANTINED under the ring's mutex, I2) and the
  * entry dropped, so a worker never takes a slot it cannot write. */
@@ -76,7 +84,7 @@ static int leave_free_slot(struct zka_arena *a, uint32_t idx, void *c)
 	uint64_t w = ld(&slot_rec(a, idx)->word);
 	if (w_state(w) != ZKA_SLOT_FREE)
 		return -EAGAIN;
-	if (!zka_slot_data(a, idx, NULL)) {
+	if (!slot_geom_ok(a, idx)) {
 		if (cas(&slot_rec(a, idx)->word, &w,
 			slot_next(w, ZKA_SLOT_QUARANTINED, ZKA_OWNER_NONE, ZKA_NONE)))
 			count_slot(a, ZKA_SLOT_QUARANTINED);
@@ -205,12 +213,13 @@ static int64_t job_finished_at(struct zka__job *J)
 }
 
 /* Submit's record fields added by issue 19 (written while the record is FILLING(me)). */
-static void fill_identity(struct zka__job *J, const struct zka_job_spec *sp)
+static void fill_identity(struct zka_arena *a, struct zka__job *J, const struct zka_job_spec *sp)
 {
 	atomic_store(&J->out_dev, sp->out_dev);
 	atomic_store(&J->out_ino, sp->out_ino);
 	atomic_store(&J->sub_uid, sp->uid);
 	atomic_store(&J->sub_gid, sp->gid);
+	atomic_store(&J->acct_uid, a->acct_uid != ZKA_ACCT_NONE ? a->acct_uid : sp->uid);
 	atomic_store(&J->expired, 0);
 	atomic_store(&J->prove_count, 0);
 	for (int i = 0; i < ZKA_ATTEMPT_LOG; i++) {
@@ -399,6 +408,16 @@ static int64_t age_step_ns(void)
 	return s;
 }
 
+/* Who job J counts against under the per-user limits: its submitter, unless the submitter is the
+ * arena's owner or root, who may name another (zka_arena_set_account: a server submitting for a
+ * socket peer). A member's own claim is ignored: only the owner's records are trusted with it
+ * (and a member cannot pass for the owner: the daemons require the submitter's attestation). */
+uint32_t zka__job_account(const struct zka_arena *a, struct zka__job *J)
+{
+	uint32_t sub = atomic_load(&J->sub_uid);
+	return sub == a->obj_uid || sub == 0 ? atomic_load(&J->acct_uid) : sub;
+}
+
 /* One submitter's picture during a pick under per-user limits. */
 struct upick {
 	uint32_t uid, rank;
@@ -421,7 +440,7 @@ static uint32_t pick_limited(struct zka_arena *a, const _Atomic uint32_t *cells,
 		uint32_t j = atomic_load_explicit(&cells[(head + k) % cap], memory_order_relaxed);
 		if (j >= a->g.njobs)
 			continue;
-		uint32_t uid = atomic_load(&job_rec(a, j)->sub_uid), i = 0;
+		uint32_t uid = zka__job_account(a, job_rec(a, j)), i = 0;
 		while (i < nu && u[i].uid != uid)
 			i++;
 		if (i == nu && nu < 64)
@@ -430,7 +449,7 @@ static uint32_t pick_limited(struct zka_arena *a, const _Atomic uint32_t *cells,
 	for (uint32_t j = 0; j < a->g.njobs; j++) { /* each submitter's last take */
 		struct zka__job *J = job_rec(a, j);
 		int64_t t = atomic_load(&J->t_synth_start);
-		uint32_t uid = atomic_load(&J->sub_uid);
+		uint32_t uid = zka__job_account(a, J);
 		for (uint32_t i = 0; t && i < nu; i++)
 			if (u[i].uid == uid && t > u[i].last_taken)
 				u[i].last_taken = t;
@@ -442,7 +461,7 @@ static uint32_t pick_limited(struct zka_arena *a, const _Atomic uint32_t *cells,
 		if (j >= a->g.njobs)
 			continue;
 		struct zka__job *J = job_rec(a, j);
-		uint32_t uid = atomic_load(&J->sub_uid), i = 0;
+		uint32_t uid = zka__job_account(a, J), i = 0;
 		while (i < nu && u[i].uid != uid)
 			i++;
 		int64_t from = atomic_load(&J->t_submit), prio = atomic_load(&J->priority);
@@ -495,6 +514,11 @@ void zka_arena_set_priority(struct zka_arena *a, int priority)
 	a->priority = priority;
 }
 
+void zka_arena_set_account(struct zka_arena *a, uint32_t uid)
+{
+	a->acct_uid = uid;
+}
+
 /* job FREE -> FILLING(me) -> SUBMITTED. Any process. */
 int zka_job_submit(struct zka_arena *a, const struct zka_job_spec *sp, uint64_t *id, int timeout_ms)
 {
@@ -529,7 +553,7 @@ int zka_job_submit(struct zka_arena *a, const struct zka_job_spec *sp, uint64_t 
 	copy_str(J->witness_path, sp->witness_path, ZKA_PATH_MAX);
 	copy_str(J->out_dir, sp->out_dir, ZKA_PATH_MAX);
 	memset(J->reason, 0, ZKA_REASON_MAX);
-	fill_identity(J, sp);
+	fill_identity(a, J, sp);
 	atomic_store(&J->priority, sp->priority ? sp->priority : a->priority);
 	ZKA_FAULT("job.submit.filling");
 	uint64_t w = x.got;
@@ -545,6 +569,8 @@ int zka_job_submit(struct zka_arena *a, const struct zka_job_spec *sp, uint64_t 
 int zka_slot_acquire(struct zka_arena *a, uint32_t *slot, int timeout_ms)
 {
 	uint32_t me;
+	if (!a->data_mapped)
+		return -EACCES; /* a group arena's member: the slots are the owner's (I15) */
 	int rc = zka__self(a, &me);
 	if (rc < 0)
 		return rc;
@@ -717,7 +743,7 @@ int zka_job_lease(struct zka_arena *a, const struct zka_job_spec *sp, uint32_t *
 	copy_str(J->witness_path, sp->witness_path, ZKA_PATH_MAX);
 	copy_str(J->out_dir, sp->out_dir, ZKA_PATH_MAX);
 	memset(J->reason, 0, ZKA_REASON_MAX);
-	fill_identity(J, sp);
+	fill_identity(a, J, sp);
 	atomic_store(&J->priority, sp->priority ? sp->priority : a->priority);
 	uint64_t w = x.got;
 	if (!cas(&J->word, &w, job_next(w, ZKA_JOB_LEASED, me, s, 0)))
@@ -846,6 +872,7 @@ int zka_job_info(const struct zka_arena *a, uint32_t j, struct zka_job_info *o)
 	o->out_ino = atomic_load(&J->out_ino);
 	o->uid = atomic_load(&J->sub_uid);
 	o->gid = atomic_load(&J->sub_gid);
+	o->acct_uid = zka__job_account(a, J);
 	o->prove_count = atomic_load(&J->prove_count);
 	uint32_t first = o->prove_count > ZKA_ATTEMPT_LOG ? o->prove_count - ZKA_ATTEMPT_LOG : 0;
 	for (uint32_t k = 0; k < ZKA_ATTEMPT_LOG && first + k < o->prove_count; k++) {
@@ -895,13 +922,11 @@ void *zka_slot_data(struct zka_arena *a, uint32_t s, uint64_t *size)
 	if (s >= a->g.nslots)
 		return NULL;
 	/* computed from the private geometry; the record's copy must agree */
-	uint64_t off = a->g.data_off + (uint64_t)s * a->g.slot_stride;
-	if (atomic_load(&slot_rec(a, s)->data_off) != off ||
-	    atomic_load(&slot_rec(a, s)->data_size) != a->g.slot_stride)
+	if (!a->data_mapped || !slot_geom_ok(a, s))
 		return NULL;
 	if (size)
 		*size = a->g.slot_stride;
-	return a->base + off;
+	return a->base + a->g.data_off + (uint64_t)s * a->g.slot_stride;
 }
 
 int zka_slot_set_used(struct zka_arena *a, uint32_t s, uint64_t used)

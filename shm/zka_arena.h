@@ -84,6 +84,9 @@ struct zka_arena_geometry {
 	int64_t epoch_ns; /* creation time, CLOCK_REALTIME */
 	/* where the tables are (for inspectors and fault-injection tests) */
 	uint64_t jobs_off, slots_off, job_rec_bytes, slot_rec_bytes;
+	/* 1: the slot data is the owner-only object "/zkarena-NAME+slots" (a group arena);
+	 * slots_mapped: this handle maps it (0 for a group's member) */
+	uint32_t split, slots_mapped;
 };
 void zka_arena_geometry(const struct zka_arena *a, struct zka_arena_geometry *g);
 
@@ -172,6 +175,7 @@ struct zka_job_info {
 	char witness_path[ZKA_PATH_MAX], out_dir[ZKA_PATH_MAX], reason[ZKA_REASON_MAX];
 	uint64_t out_dev, out_ino;
 	uint32_t uid, gid;
+	uint32_t acct_uid;    /* who the job counts against ([limits]; zka_arena_set_account) */
 	uint32_t prove_count; /* proof attempts started */
 	struct zka_attempt_info {
 		uint32_t n; /* attempt number, 1-based (0: unused) */
@@ -213,6 +217,11 @@ struct zka_user_limits {
 };
 enum { ZKA_LIM_PRIORITY = 1, ZKA_LIM_QUEUED = 2 };
 void zka_arena_set_user_limits(struct zka_arena *a, const struct zka_user_limits *l);
+/* The user the jobs this handle submits count against under the per-user limits (a server's
+ * socket peer, from SO_PEERCRED), or ZKA_ACCT_NONE (the default: the submitter itself). Honoured
+ * only for the arena owner's and root's records (a member cannot shift its jobs onto another). */
+#define ZKA_ACCT_NONE 0xFFFFFFFFu
+void zka_arena_set_account(struct zka_arena *a, uint32_t uid);
 int zka_job_submit(struct zka_arena *a, const struct zka_job_spec *spec, uint64_t *id,
 		   int timeout_ms);
 /* Worker, step 1: pop a FREE slot -> WRITING(me). Blocks on the free-slot ring. */

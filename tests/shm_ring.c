@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -103,6 +105,65 @@ static void test_create_open(void)
 	memset(longn, 'a', 79);
 	longn[79] = 0;
 	CU_ASSERT(zka_arena_shm_name(longn, shm, sizeof shm) == -EINVAL);
+}
+
+/* A --group arena (issue 38): the slots in their own owner-only object "/zkarena-NAME+slots",
+ * mapped after the records at the same offsets; a stale slot object of this user replaced at
+ * create; a loosened or missing one refused at open; destroy removes both. */
+static void test_group_split(void)
+{
+	struct zka_arena_params p = {.nslots = 2, .slot_bytes = 4096, .njobs = 8, .numa_node = -1,
+				     .share_group = 1, .group = (uint32_t)getegid()};
+	struct zka_arena *a = NULL, *b = NULL;
+	const char *msg = NULL;
+	char obj[160], slots[160];
+	struct stat st;
+	fresh_name();
+	snprintf(obj, sizeof obj, "/dev/shm/zkarena-%s", name);
+	snprintf(slots, sizeof slots, "/dev/shm/zkarena-%s+slots", name);
+	/* a stale slot object of ours (a create that died) is replaced */
+	FILE *f = fopen(slots, "w");
+	CU_ASSERT_FATAL(f && fputs("stale", f) >= 0 && fclose(f) == 0);
+	int rc = zka_arena_create(name, &p, &a, &msg);
+	if (rc)
+		fprintf(stderr, "create %s: %s\n", name, msg);
+	CU_ASSERT_FATAL(rc == 0);
+	struct zka_arena_geometry g;
+	zka_arena_geometry(a, &g);
+	CU_ASSERT(stat(obj, &st) == 0 && (uint64_t)st.st_size == g.data_off &&
+		  (st.st_mode & 07777) == 0660);
+	CU_ASSERT(stat(slots, &st) == 0 && (uint64_t)st.st_size == 2 * g.slot_stride &&
+		  (st.st_mode & 07777) == 0600);
+	unsigned char *d0 = zka_slot_data(a, 0, NULL), *d1 = zka_slot_data(a, 1, NULL);
+	CU_ASSERT_FATAL(d0 && d1 && d1 - d0 == (ptrdiff_t)g.slot_stride);
+	uint64_t pat = zka_test_rand64();
+	memcpy(d0 + 100, &pat, 8);
+	memcpy(d1 + g.slot_stride - 8, &pat, 8);
+	CU_ASSERT(zka_arena_open(name, 0, &b, &msg) == 0);
+	uint64_t got0 = 0, got1 = 0;
+	unsigned char *e0 = b ? zka_slot_data(b, 0, NULL) : NULL,
+		      *e1 = b ? zka_slot_data(b, 1, NULL) : NULL;
+	CU_ASSERT_FATAL(e0 && e1);
+	memcpy(&got0, e0 + 100, 8);
+	memcpy(&got1, e1 + g.slot_stride - 8, 8);
+	CU_ASSERT(got0 == pat && got1 == pat);
+	uint32_t s;
+	CU_ASSERT(zka_slot_acquire(b, &s, 0) == 0 && zka_slot_release(b, s) == 0);
+	zka_arena_close(b);
+	b = NULL;
+	/* loosened: group-readable slots are refused, naming the slot object */
+	CU_ASSERT(chmod(slots, 0640) == 0);
+	CU_ASSERT(zka_arena_open(name, 0, &b, &msg) == -EPERM && msg && strstr(msg, "+slots"));
+	CU_ASSERT(chmod(slots, 0600) == 0);
+	/* missing */
+	char keep[200];
+	snprintf(keep, sizeof keep, "%s.keep", slots);
+	CU_ASSERT(rename(slots, keep) == 0);
+	CU_ASSERT(zka_arena_open(name, 0, &b, &msg) == -ENOENT && msg && strstr(msg, "missing"));
+	CU_ASSERT(rename(keep, slots) == 0);
+	done(a);
+	CU_ASSERT(stat(obj, &st) != 0 && errno == ENOENT);
+	CU_ASSERT(stat(slots, &st) != 0 && errno == ENOENT);
 }
 
 /* A producer process pushes 0..N-1 through a small ring (cap 8, so it blocks on full); the
@@ -328,6 +389,7 @@ int main(void)
 	srand((unsigned)seed);
 	static const zka_test_case cases[] = {
 		{"create_open_names", test_create_open},
+		{"group_split_slots", test_group_split},
 		{"fifo_capacity", test_fifo_capacity},
 		{"blocking_timeout", test_blocking_timeout},
 		{"mpmc_stress_exactly_once", test_mpmc_stress},

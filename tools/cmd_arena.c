@@ -43,9 +43,11 @@ static void usage(FILE *f)
 	    "      seconds (default 3600), or less when the table is needed (oldest first).\n"
 	    "      --group shares the arena with GROUP (mode 0660) so that its members may\n"
 	    "      submit; otherwise only its creator (and root's arenas for everyone) is used.\n"
-	    "      Members of a --group arena can read each other's witnesses in the slots;\n"
-	    "      for members who must not, create a private arena and serve it with\n"
-	    "      `zkarena serve NAME --unix PATH --unix-group G` (docs/ops.md).\n"
+	    "      The slots (witnesses, a and b) of a --group arena are a second object,\n"
+	    "      /dev/shm/zkarena-NAME+slots, mode 0600: members never read them, and\n"
+	    "      produce with libzkarena only as the creator. A private arena served with\n"
+	    "      `zkarena serve NAME --unix PATH --unix-group G` keeps even the job table\n"
+	    "      from them (docs/ops.md).\n"
 	    "  ensure NAME (the options of create)\n"
 	    "      Creates the arena, or accepts an existing one only if this user owns it\n"
 	    "      (atomic: O_EXCL create, then an ownership check); for the arena unit.\n"
@@ -256,9 +258,10 @@ static int cmd_create(int argc, char **argv)
 	       g.max_attempts);
 	if (p.share_group) /* said where the choice is made (docs/ops.md, the multi-user model) */
 		fprintf(stderr,
-			"zkarena arena: note: members of group %u can read each other's witnesses "
-			"in the slots; members who must not, submit through a private arena's "
-			"socket: zkarena serve %s --unix PATH --unix-group G\n",
+			"zkarena arena: note: members of group %u submit, list and wait in this "
+			"arena; its slots (the witnesses) are in /dev/shm/zkarena-%s+slots, this "
+			"user's alone, so members cannot read them nor produce into slots with "
+			"libzkarena (producers run as this user)\n",
 			p.group, name);
 	zka_arena_close(a);
 	return 0;
@@ -390,6 +393,8 @@ static void node_text(int node, char *buf, size_t n)
 		snprintf(buf, n, "mixed");
 	else if (node == -ENOSYS)
 		snprintf(buf, n, "n/a");
+	else if (node == -EACCES)
+		snprintf(buf, n, "(not ours)");
 	else
 		snprintf(buf, n, "?(%s)", strerror(-node));
 }
@@ -429,10 +434,11 @@ static void json_summary(struct zka_arena *a, const struct zka_arena_geometry *g
 	       "\"max_attempts\":%u,\"numa_node\":%d,\"total_bytes\":%" PRIu64
 	       ",\"data_off\":%" PRIu64 ",\"epoch_ns\":%" PRId64 ",\"retention_s\":%u,"
 	       "\"jobs_off\":%" PRIu64 ",\"job_rec_bytes\":%" PRIu64 ",\"slots_off\":%" PRIu64
-	       ",\"slot_rec_bytes\":%" PRIu64 "},",
+	       ",\"slot_rec_bytes\":%" PRIu64 ",\"slots_object\":%s,\"slots_mapped\":%s},",
 	       g.version, g.nslots, g.slot_bytes, g.slot_stride, g.njobs, g.nowners, g.ncircuits,
 	       g.max_attempts, g.numa_node, g.total_bytes, g.data_off, g.epoch_ns, g.retention_s,
-	       g.jobs_off, g.job_rec_bytes, g.slots_off, g.slot_rec_bytes);
+	       g.jobs_off, g.job_rec_bytes, g.slots_off, g.slot_rec_bytes,
+	       g.split ? "true" : "false", g.slots_mapped ? "true" : "false");
 	uint32_t ouid, ogid, omode;
 	zka_arena_owner(a, &ouid, &ogid, &omode);
 	printf("\"owner\":{\"uid\":%u,\"gid\":%u,\"mode\":%u},", ouid, ogid, omode);
@@ -551,6 +557,9 @@ static void text_summary(struct zka_arena *a, const struct zka_arena_geometry *g
 	       g.version, t);
 	printf("  owner uid %u, group %u, mode %04o; finished jobs kept %u s\n", ouid, ogid, omode,
 	       g.retention_s);
+	if (g.split)
+		printf("  slots in /dev/shm/zkarena-%s+slots (mode 0600, the owner's alone)%s\n",
+		       name, g.slots_mapped ? "" : "; not readable by this user");
 	printf(
 	    "  %u slots x %" PRIu64 " bytes (stride %" PRIu64 "), %u jobs, %u owners, %u circuits, "
 	    "max_attempts %u, %" PRIu64 " bytes total, NUMA %s%d\n",

@@ -13,8 +13,9 @@
 #      replaced, not followed; the key cache: another user's directory, a parent writable by
 #      others, HOME unset (no /tmp fallback); cache 0700, entries 0600; outputs honour the
 #      umask (prove) and the output directory's mode (the pipeline)
-#   3. group arena: a member cannot cancel, release, wait on or read root's job; a record a
-#      member rewrites (uid 0, a root-only witness) is refused by the daemons (not attested)
+#   3. group arena: a member cannot cancel, release, wait on or read root's job, nor read its
+#      witness in the slots (an owner-only object); a record a member rewrites (uid 0, a
+#      root-only witness) is refused by the daemons (not attested)
 #   4. witnesses: a witness swapped for a link to a root-only file, or a FIFO, after submit
 #      fails the job (nothing of the file reaches the slot, the worker never blocks); witnesses truncated and restored in a loop while
 #      jobs run never kill a worker (each job DONE and verified, or FAILED with a reason)
@@ -145,6 +146,28 @@ as_b "$ZK" list "$NAME" >"$T/out" 2>&1
 check "  list hides its paths" sh -c "grep -q '(a job of uid 0)' '$T/out' && ! grep -q '$T/priv' '$T/out'"
 start_run 1 RUN_DUMMY=1
 expect 0 "root's job DONE (not cancelled)" "$ZK" wait "$NAME" "$rid" --timeout 60
+# the slots: root's witness went through one; the member can read no byte of it. The probe is a
+# witness value of root's: the last 32-byte value of c.wtns with 16+ nonzero bytes (the slot
+# holds the witness as .wtns does)
+probe=$(node -e "const b=require('fs').readFileSync(process.argv[1]);
+for(let o=b.length-32;o>0;o-=32){const v=b.subarray(o,o+32);
+if(v.filter(x=>x).length>=16){console.log(v.toString('hex'));break}}" "$T/c.wtns")
+printf '%s\n' "const b=require('fs').readFileSync(process.argv[2]);" \
+	"process.exit(b.indexOf(Buffer.from(process.argv[3],'hex'))>=0?0:1)" >"$T/probe.js"
+chmod 644 "$T/probe.js"
+check "  (control: the probe, a value of root's witness, is in root's slot object)" sh -c \
+	"[ ${#probe} = 64 ] && node '$T/probe.js' '/dev/shm/zkarena-$NAME+slots' '$probe'"
+expect 1 "  the member opens the slot object: permission denied" as_b cat "/dev/shm/zkarena-$NAME+slots"
+leak= nread=0
+for f in /dev/shm/zkarena-"$NAME"*; do
+	as_b test -r "$f" || continue
+	nread=$((nread + 1))
+	as_b node "$T/probe.js" "$f" "$probe" && leak="$leak $f"
+done
+[ -z "$leak" ] && [ "$nread" -ge 1 ] && ok "  none of root's witness in the $nread arena object(s) the member can read" ||
+	ko "  root's witness readable by the member in:$leak (read $nread)"
+as_b "$ZK" arena status "$NAME" >"$T/out" 2>&1
+check "  arena status tells the member the slots are not readable by it" grep -q "owner's alone); not readable by this user" "$T/out"
 
 # a member forges its own queued record: uid/gid 0 and a root-only witness (the shm object
 # is group-writable); root's daemons must not act on it as root
@@ -373,7 +396,21 @@ c=$(env -u ZKARENA_CACHE HOME=/nonexistent setpriv --reuid="$UID_B" --regid=6553
 kill -TERM "$SRV9" && wait "$SRV9"
 stop_run
 expect 0 "arena create --group: created" "$ZK" arena create "${NAME}g" --slots 1 --slot-bytes 1M --group "$U"
-check "  and says members can read each other's witnesses, naming serve --unix-group" grep -q "can read each other's witnesses in the slots.*--unix-group" "$T/out"
+check "  and says the slots are this user's alone, naming the slot object" grep -q "slots (the witnesses) are in /dev/shm/zkarena-${NAME}g+slots, this user's alone" "$T/out"
+check "  the slot object: 0600, root's" sh -c "[ \"\$(stat -c %a:%U '/dev/shm/zkarena-${NAME}g+slots')\" = 600:root ]"
 "$ZK" arena destroy "${NAME}g" >/dev/null 2>&1
+check "  destroy removes both objects" sh -c "! ls /dev/shm/zkarena-${NAME}g* 2>/dev/null | grep -q ."
+# a member plants the slot object of a group arena before it exists (0666, its own): root's
+# create must not use it (root may remove it; a user who cannot is refused at create)
+as_b sh -c "umask 0; echo planted >/dev/shm/zkarena-${NAME}s+slots"
+expect 0 "arena create --group over a slot object the member planted: created" "$ZK" arena create "${NAME}s" --slots 1 --slot-bytes 1M --group "$U"
+check "  the slot object is root's own (0600), not the planted one" sh -c "[ \"\$(stat -c %a:%U:%s '/dev/shm/zkarena-${NAME}s+slots')\" = 600:root:2097152 ]"
+"$ZK" arena destroy "${NAME}s" >/dev/null 2>&1
+# the other way round: root planted it, the member creates the group arena: refused, no arena left
+echo planted >"/dev/shm/zkarena-${NAME}m+slots"
+expect 2 "the member's arena create --group over root's planted slot object: refused" as_b "$ZK" arena create "${NAME}m" --slots 1 --slot-bytes 1M --group "$U"
+check "  names it (squatted)" grep -q "slot object /dev/shm/zkarena-${NAME}m+slots exists and is not this user's to remove" "$T/out"
+check "  no arena object left behind, the planted object untouched" sh -c "[ ! -e '/dev/shm/zkarena-${NAME}m' ] && [ \"\$(cat '/dev/shm/zkarena-${NAME}m+slots')\" = planted ]"
+rm -f "/dev/shm/zkarena-${NAME}m+slots"
 victim_intact && ok "root's private file never touched" || ko "victim changed"
 finish
