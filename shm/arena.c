@@ -527,13 +527,13 @@ static int slots_shm_name(const char *name, char *out, size_t outsz)
  * errno on failure, nothing left mapped. */
 static void *map_split(int cfd, int dfd, uint64_t data_off, uint64_t total, int prot)
 {
-	unsigned char *r = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-				-1, 0);
+	unsigned char *r =
+	    mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (r == MAP_FAILED)
 		return MAP_FAILED;
 	if (mmap(r, data_off, prot, MAP_SHARED | MAP_FIXED, cfd, 0) == MAP_FAILED ||
-	    (dfd >= 0 && mmap(r + data_off, total - data_off, prot, MAP_SHARED | MAP_FIXED, dfd, 0) ==
-			     MAP_FAILED)) {
+	    (dfd >= 0 && mmap(r + data_off, total - data_off, prot, MAP_SHARED | MAP_FIXED, dfd,
+			      0) == MAP_FAILED)) {
 		int e = errno;
 		munmap(r, total);
 		errno = e;
@@ -567,8 +567,9 @@ static int create_slots(const char *name, const char **msg)
 			break;
 		if (shm_unlink(shm) != 0) {
 			rc = -errno;
-			*msg = slots_msg(shm, "exists and is not this user's to remove (squatted by "
-					      "another user?)");
+			*msg =
+			    slots_msg(shm, "exists and is not this user's to remove (squatted by "
+					   "another user?)");
 			return rc;
 		}
 	}
@@ -970,7 +971,7 @@ int zka_arena_destroy(const char *name)
 	if (shm_unlink(shm) != 0)
 		return -errno;
 	if (slots_shm_name(name, shm, sizeof shm) == 0)
-		shm_unlink(shm); /* a split arena's slots (ENOENT for the others) */
+		shm_unlink(shm);	  /* a split arena's slots (ENOENT for the others) */
 	zka_gpud_status_remove_all(name); /* no gpud's status file outlives the arena */
 	return 0;
 }

@@ -162,8 +162,8 @@ struct zka_arena {
 	char name[ZKA_NAME_MAX + 1];
 	int32_t priority; /* the priority of jobs submitted with spec priority 0 */
 	struct zka_user_limits lim; /* per-user limits this process's picks obey (workers) */
-	int data_mapped;	    /* the slot data is mapped (not so for a group arena's members) */
-	uint32_t acct_uid;	    /* zka_arena_set_account: jobs submitted on behalf of (or NONE) */
+	int data_mapped;   /* the slot data is mapped (not so for a group arena's members) */
+	uint32_t acct_uid; /* zka_arena_set_account: jobs submitted on behalf of (or NONE) */
 };
 
 uint32_t zka__job_account(const struct zka_arena *a, struct zka__job *J);

@@ -112,8 +112,12 @@ static void test_create_open(void)
  * create; a loosened or missing one refused at open; destroy removes both. */
 static void test_group_split(void)
 {
-	struct zka_arena_params p = {.nslots = 2, .slot_bytes = 4096, .njobs = 8, .numa_node = -1,
-				     .share_group = 1, .group = (uint32_t)getegid()};
+	struct zka_arena_params p = {.nslots = 2,
+				     .slot_bytes = 4096,
+				     .njobs = 8,
+				     .numa_node = -1,
+				     .share_group = 1,
+				     .group = (uint32_t)getegid()};
 	struct zka_arena *a = NULL, *b = NULL;
 	const char *msg = NULL;
 	char obj[160], slots[160];
@@ -387,14 +391,13 @@ int main(void)
 {
 	seed = zka_test_rand64();
 	srand((unsigned)seed);
-	static const zka_test_case cases[] = {
-		{"create_open_names", test_create_open},
-		{"group_split_slots", test_group_split},
-		{"fifo_capacity", test_fifo_capacity},
-		{"blocking_timeout", test_blocking_timeout},
-		{"mpmc_stress_exactly_once", test_mpmc_stress},
-		{"pipeline_across_processes", test_pipeline},
-		{NULL, NULL}};
+	static const zka_test_case cases[] = {{"create_open_names", test_create_open},
+					      {"group_split_slots", test_group_split},
+					      {"fifo_capacity", test_fifo_capacity},
+					      {"blocking_timeout", test_blocking_timeout},
+					      {"mpmc_stress_exactly_once", test_mpmc_stress},
+					      {"pipeline_across_processes", test_pipeline},
+					      {NULL, NULL}};
 	zka_test_suite("shm_ring", cases);
 	int rc = zka_test_run();
 	if (rc)
