@@ -28,6 +28,7 @@
  * The values are kept even when other lines are bad, but load then returns -EINVAL and the
  * callers refuse to start: a half-understood configuration does not run. */
 #include "config/zka_config.h"
+#include "shm/zka_arena.h"
 
 #include "config/zka_budget.h"
 #include "metrics/zka_metrics.h"
@@ -424,4 +425,44 @@ int zka_config_user_limits(const char *name, FILE *report, uint32_t *queued, int
 	*queued = c.user_queued;
 	*prio = c.user_priority;
 	return (int)(c.set & (ZKA_CF_USER_QUEUED | ZKA_CF_USER_PRIORITY));
+}
+
+int zka_config_user_limits_check(struct zka_arena *a, const char *name, uint32_t uid, int prio,
+				 FILE *report, char *err, size_t n)
+{
+	uint32_t auid, q = 0, queued = 0;
+	int pr = 0;
+	zka_arena_owner(a, &auid, NULL, NULL);
+	if (uid == auid || uid == 0)
+		return 0;
+	int set = zka_config_user_limits(name, report, &q, &pr);
+	char path[600];
+	zka_config_path(path, sizeof path, name);
+	if (set < 0) {
+		snprintf(err, n, "%s has problems (zkarena config check %s)", path, name);
+		return -EINVAL;
+	}
+	if ((set & ZKA_CF_USER_PRIORITY) && prio > pr) {
+		snprintf(err, n,
+			 "priority %d is above the per-user cap %d of arena %s ([limits] "
+			 "user_priority in %s)",
+			 prio, pr, name, path);
+		return -EPERM;
+	}
+	struct zka_arena_geometry g;
+	zka_arena_geometry(a, &g);
+	for (uint32_t j = 0; (set & ZKA_CF_USER_QUEUED) && j < g.njobs; j++) {
+		struct zka_job_info ji;
+		if (zka_job_info(a, j, &ji) == 0 && ji.state == ZKA_JOB_SUBMITTED &&
+		    ji.acct_uid == uid)
+			queued++;
+	}
+	if ((set & ZKA_CF_USER_QUEUED) && queued >= q) {
+		snprintf(err, n,
+			 "uid %u has %u job(s) queued in arena %s, the per-user limit ([limits] "
+			 "user_queued in %s) is %u: wait for some to start",
+			 uid, queued, name, path, q);
+		return -EDQUOT;
+	}
+	return 0;
 }

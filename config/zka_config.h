@@ -71,6 +71,15 @@ int zka_config_load(const char *path, struct zka_config *c, FILE *report, int *p
  * (ZKA_CF_USER_* bits of the result say which are set). 0 when there is no file or no
  * [limits]; -EINVAL (printed to report) when the file has problems. */
 int zka_config_user_limits(const char *name, FILE *report, uint32_t *queued, int *prio);
+/* Submit's side of those limits for a job of uid at priority prio in arena a (named name; the
+ * workers enforce them whatever a client does): 0 when allowed (always for the arena's owner
+ * and root); -EPERM, prio above user_priority; -EDQUOT, uid already has user_queued queued jobs
+ * (counted by the user each job counts against, zka_job_info.acct_uid); -EINVAL, the settings
+ * file has problems (printed to report, may be NULL). err (n bytes) says which, naming the
+ * limit and the file. */
+struct zka_arena;
+int zka_config_user_limits_check(struct zka_arena *a, const char *name, uint32_t uid, int prio,
+				 FILE *report, char *err, size_t n);
 /* Parses a list of device numbers "0,1,..." (0..1023, at most max) into dev; returns how many,
  * or -EINVAL. */
 int zka_config_devices(const char *s, int *dev, int max);

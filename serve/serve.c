@@ -52,9 +52,15 @@
  *   S5. A server killed mid-upload leaves at most an unlinked-by-nobody spool directory with
  *       no by-id link: never a job. A server killed between the arena accepting a job and
  *       the link leaves a job that runs but that the API does not show (its directory stays).
+ *   S6. Per-user limits: a Unix socket peer is a user of its own under the arena's [limits]
+ *       (its uid, not the server's): a submission beyond user_queued is answered 429, above
+ *       user_priority 403, and its jobs are recorded as counting against it
+ *       (zka_arena_set_account, under the submission mutex of S4), so the workers' fair-share
+ *       picks tell the socket's users apart. Token holders act for the server's user.
  */
 #include "serve/zka_serve.h"
 
+#include "config/zka_config.h"
 #include "shm/zka_arena.h"
 #include "synth/client.h"
 #include "witness/zka_witness.h"
@@ -111,6 +117,7 @@ struct req {
 	zka_serve *s;
 	int state, unix_conn;
 	char who[64];
+	int64_t peer_uid; /* the Unix socket peer's uid (SO_PEERCRED), -1 for a token */
 	int fd;
 	char dir[PATH_MAX], wpath[PATH_MAX + 16], key[PATH_MAX];
 	uint64_t got;
@@ -292,6 +299,7 @@ static int authorize(struct req *r, struct MHD_Connection *c)
 		socklen_t l = sizeof uc;
 		if (ci && !getsockopt(ci->connect_fd, SOL_SOCKET, SO_PEERCRED, &uc, &l)) {
 			snprintf(r->who, sizeof r->who, "uid:%u", (unsigned)uc.uid);
+			r->peer_uid = uc.uid;
 			return 0;
 		}
 		fail(c, MHD_HTTP_UNAUTHORIZED, "Authorization", NULL,
@@ -721,18 +729,34 @@ static enum MHD_Result submit_finish(struct req *rq, struct MHD_Connection *c)
 			    strerror(errno));
 	}
 	uint64_t id;
+	char lim[1024] = "";
 	pthread_mutex_lock(&s->mu);
 	int r = open_jobs(s) >= s->max_queue ? -EAGAIN : 0;
-	if (!r) {
+	/* a socket peer is its own user under [limits] (S6): checked here, and its jobs count
+	 * against it in the workers' picks (zka_arena_set_account) */
+	int lr = !r && rq->peer_uid >= 0
+		     ? zka_config_user_limits_check(s->a, s->name, (uint32_t)rq->peer_uid, rq->prio,
+						    NULL, lim, sizeof lim)
+		     : 0;
+	if (!r && !lr) {
 		zka_arena_set_priority(s->a, rq->prio);
+		zka_arena_set_account(s->a,
+				      rq->peer_uid >= 0 ? (uint32_t)rq->peer_uid : ZKA_ACCT_NONE);
 		r = zka_client_submit(s->a, s->name, rq->key, NULL, rq->wpath, out, &id, err,
 				      sizeof err);
+		zka_arena_set_account(s->a, ZKA_ACCT_NONE);
 		zka_arena_set_priority(s->a, 0);
 	}
 	pthread_mutex_unlock(&s->mu);
 	if (r == -EAGAIN)
 		return fail(c, MHD_HTTP_TOO_MANY_REQUESTS, NULL, "1",
 			    "the queue is full (%u unfinished jobs): retry later", s->max_queue);
+	if (lr == -EDQUOT)
+		return fail(c, MHD_HTTP_TOO_MANY_REQUESTS, NULL, "1", "%s", lim);
+	if (lr == -EPERM)
+		return fail(c, MHD_HTTP_FORBIDDEN, "priority", NULL, "%s", lim);
+	if (lr)
+		return fail(c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, NULL, "%s", lim);
 	if (r) {
 		int body = strstr(err, rq->wpath) != NULL;
 		hide_path(err, sizeof err, rq->wpath);
@@ -772,6 +796,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 			return MHD_NO;
 		rq->s = s;
 		rq->fd = -1;
+		rq->peer_uid = -1;
 		rq->unix_conn = unix_conn;
 		rq->state = R_READING;
 		*ctx = rq;

@@ -133,6 +133,11 @@
  *       no group/other bits, and a member (EACCES) maps the records only, the slot range left
  *       PROT_NONE: zka_slot_data gives NULL and zka_slot_acquire/zka_job_lease -EACCES, so a
  *       member never reads a witness and never quarantines a slot it cannot see.
+ *   I16. Accounting (issue 38): a job record's acct_uid is the user it counts against under the
+ *       per-user limits; it is written with the identity (I11) from the submitting handle's
+ *       zka_arena_set_account, else the submitter. Readers take it only from records whose
+ *       submitter is the owner or root (zka__job_account); any other record counts against
+ *       its own submitter, so a member cannot shift its jobs onto another user.
  */
 #include "shm/internal.h"
 #include "shm/zka_gpud_status.h"

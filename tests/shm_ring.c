@@ -170,6 +170,36 @@ static void test_group_split(void)
 	CU_ASSERT(stat(slots, &st) != 0 && errno == ENOENT);
 }
 
+/* Who a job counts against under the per-user limits (issue 38): the submitter, or the user the
+ * owner's (or root's) handle names with zka_arena_set_account (a server's socket peer); a
+ * record of any other submitter keeps its own uid whatever it claims. */
+static void test_account(void)
+{
+	struct zka_arena *a = mk(1, 8, 0, 0);
+	uint32_t me = (uint32_t)geteuid(), other = me == 4242 ? 4243 : 4242;
+	struct zka_job_spec sp = {
+	    .circuit = ZKA_NONE, .witness_path = "/tmp/w.wtns", .out_dir = "/tmp/out", .uid = me};
+	struct zka_job_info ji;
+	uint64_t id[3];
+	CU_ASSERT_FATAL(zka_job_submit(a, &sp, &id[0], 0) == 0);
+	zka_arena_set_account(a, 777);
+	CU_ASSERT_FATAL(zka_job_submit(a, &sp, &id[1], 0) == 0);
+	sp.uid = other; /* a record of another submitter claiming 777 */
+	CU_ASSERT_FATAL(zka_job_submit(a, &sp, &id[2], 0) == 0);
+	zka_arena_set_account(a, ZKA_ACCT_NONE);
+	uint32_t want[3] = {me, 777, other};
+	for (int i = 0; i < 3; i++) {
+		CU_ASSERT(zka_job_info(a, (uint32_t)(id[i] & 0xffffff), &ji) == 0);
+		CU_ASSERT(ji.acct_uid == want[i]);
+		if (ji.acct_uid != want[i])
+			fprintf(stderr, "job %d: acct_uid %u, wanted %u\n", i, ji.acct_uid,
+				want[i]);
+	}
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT(zka_job_cancel(a, id[i]) == 0);
+	done(a);
+}
+
 /* A producer process pushes 0..N-1 through a small ring (cap 8, so it blocks on full); the
  * consumer (parent) must pop them in order. */
 static void test_fifo_capacity(void)
@@ -393,6 +423,7 @@ int main(void)
 	srand((unsigned)seed);
 	static const zka_test_case cases[] = {{"create_open_names", test_create_open},
 					      {"group_split_slots", test_group_split},
+					      {"job_account", test_account},
 					      {"fifo_capacity", test_fifo_capacity},
 					      {"blocking_timeout", test_blocking_timeout},
 					      {"mpmc_stress_exactly_once", test_mpmc_stress},

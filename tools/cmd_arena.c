@@ -514,7 +514,8 @@ static void json_jobs(struct zka_arena *a, const struct zka_arena_geometry *gp, 
 		json_str(ji.out_dir);
 		printf(",\"reason\":");
 		json_str(ji.reason);
-		printf(",\"prove_count\":%u,\"uid\":%u}", ji.prove_count, ji.uid);
+		printf(",\"prove_count\":%u,\"uid\":%u,\"acct_uid\":%u}", ji.prove_count, ji.uid,
+		       ji.acct_uid);
 		first = 0;
 	}
 }

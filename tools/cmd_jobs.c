@@ -40,44 +40,15 @@ static int parse_id(const char *cmd, const char *s, uint64_t *id)
 	return 0;
 }
 
-/* Submit's side of the per-user limits ([limits] of the arena's settings file; the workers
- * enforce them whatever a client does): a priority above user_priority, or a user_queued-th
- * queued job of this user, is refused with the limit named. 1 when refused (said). */
+/* Submit's side of the per-user limits (zka_config_user_limits_check): 1 when refused (said). */
 static int user_limits_refuse(struct zka_arena *a, const char *name, int prio)
 {
-	uint32_t auid, q = 0, me = (uint32_t)geteuid(), queued = 0;
-	int pr = 0;
-	zka_arena_owner(a, &auid, NULL, NULL);
-	if (me == auid || me == 0)
+	char err[1024];
+	if (!zka_config_user_limits_check(a, name, (uint32_t)geteuid(), prio, stderr, err,
+					  sizeof err))
 		return 0;
-	int set = zka_config_user_limits(name, stderr, &q, &pr);
-	char path[600];
-	zka_config_path(path, sizeof path, name);
-	if (set <= 0)
-		return set < 0;
-	if ((set & ZKA_CF_USER_PRIORITY) && prio > pr) {
-		fprintf(stderr,
-			"zkarena submit: --priority %d is above the per-user cap %d of arena %s "
-			"([limits] user_priority in %s)\n",
-			prio, pr, name, path);
-		return 1;
-	}
-	struct zka_arena_geometry g;
-	zka_arena_geometry(a, &g);
-	for (uint32_t j = 0; (set & ZKA_CF_USER_QUEUED) && j < g.njobs; j++) {
-		struct zka_job_info ji;
-		if (zka_job_info(a, j, &ji) == 0 && ji.state == ZKA_JOB_SUBMITTED && ji.uid == me)
-			queued++;
-	}
-	if ((set & ZKA_CF_USER_QUEUED) && queued >= q) {
-		fprintf(
-		    stderr,
-		    "zkarena submit: uid %u has %u job(s) queued in arena %s, the per-user limit "
-		    "([limits] user_queued in %s) is %u: wait for some to start\n",
-		    me, queued, name, path, q);
-		return 1;
-	}
-	return 0;
+	fprintf(stderr, "zkarena submit: %s\n", err);
+	return 1;
 }
 
 /* A first argument that looks like an option but is not --help: one line, exit 2 (1 when

@@ -76,14 +76,14 @@ void zka_print_user_queues(struct zka_arena *a, const char *name)
 		    ji.state > ZKA_JOB_PROVING)
 			continue;
 		int i = 0;
-		while (i < nu && u[i].uid != ji.uid)
+		while (i < nu && u[i].uid != ji.acct_uid)
 			i++;
 		if (i == nu) {
 			if (nu == 64) {
 				more++;
 				continue;
 			}
-			u[nu++] = (struct uq){.uid = ji.uid};
+			u[nu++] = (struct uq){.uid = ji.acct_uid};
 		}
 		if (ji.state == ZKA_JOB_SUBMITTED)
 			u[i].queued++;

@@ -30,7 +30,9 @@
 #      an arena uses; arena create --jobs 0 refused; a SIGSTOPped gpud shown as stopped
 #   9. a private arena behind `serve --unix-group`: a member submits through the socket and gets
 #      its proof; it cannot see or cancel root's job, read the arena's shared memory or open
-#      the arena; a user outside the group cannot connect; an unknown group is refused
+#      the arena; a user outside the group cannot connect; an unknown group is refused; [limits]
+#      hold per socket peer (429 beyond user_queued, 403 above user_priority, the record counts
+#      the job against the peer, status shows its queue)
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "$(id -u)" != 0 ]; then
 	echo "*** SKIPPED: tests/security/attacks.sh needs root (useradd, setpriv, chown) to act as a"
@@ -349,6 +351,8 @@ check "  says why" grep -q "0 job records is not a table" "$T/out"
 
 # ---- 9. a private arena behind `serve --unix-group`: the group's members submit through the
 # socket, get their own proofs, and never see the arena, the others' jobs or their witnesses
+export ZKA_CONFIG_DIR=$T/conf # no settings file until the [limits] checks below
+rm -f "$ZKA_CONFIG_DIR/$NAME.conf"
 start_run 1
 mkdir -p "$T/s9" && chmod 755 "$T/s9"
 SOCK=$T/s9/api.sock
@@ -393,8 +397,31 @@ expect 2 "  the member cannot open the arena (status)" as_b "$ZK" status "$NAME"
 check "    EACCES, the owner named" grep -q "permission denied (EACCES): the arena belongs to another user" "$T/out"
 c=$(env -u ZKARENA_CACHE HOME=/nonexistent setpriv --reuid="$UID_B" --regid=65534 --clear-groups -- curl -s -o /dev/null -w '%{http_code}' --unix-socket "$SOCK" "http://x/v1/queue")
 [ "$c" = 000 ] && ok "a user outside the group cannot connect to the socket" || ko "outside the group: HTTP $c"
-kill -TERM "$SRV9" && wait "$SRV9"
+# [limits] through the socket: each peer is its own user (the server submits for all of them)
 stop_run
+printf '[limits]\nuser_queued = 1\nuser_priority = 0\n' >"$ZKA_CONFIG_DIR/$NAME.conf"
+c=$(b_api --data-binary @"$T/c.wtns" "http://x/v1/jobs?key=$T/c.zkey")
+qid=$(bjs j.id 2>/dev/null)
+[ "$c" = 202 ] && ok "[limits] user_queued = 1: the member's first queued job through the socket (202)" || ko "member submit: HTTP $c $(cat "$T/b/body")"
+[ "$(jobjson "$qid" acct_uid)" = "$UID_B" ] && [ "$(jobjson "$qid" uid)" = 0 ] &&
+	ok "  the record counts it against the member (acct_uid $UID_B), submitted by the server (uid 0)" ||
+	ko "  record: uid $(jobjson "$qid" uid) acct_uid $(jobjson "$qid" acct_uid)"
+c=$(b_api --data-binary @"$T/c.wtns" "http://x/v1/jobs?key=$T/c.zkey")
+[ "$c" = 429 ] && grep -q "uid $UID_B has 1 job(s) queued.*user_queued" "$T/b/body" &&
+	ok "  its second: 429, the per-user limit named" || ko "  second: HTTP $c $(cat "$T/b/body")"
+c=$(b_api --data-binary @"$T/c.wtns" "http://x/v1/jobs?key=$T/c.zkey&priority=5")
+[ "$c" = 403 ] && grep -q "above the per-user cap 0" "$T/b/body" &&
+	ok "  priority 5 over user_priority 0: 403, the cap named" || ko "  priority: HTTP $c $(cat "$T/b/body")"
+c=$(curl -s -o "$T/rbody" -w '%{http_code}' --unix-socket "$SOCK" --data-binary @"$T/c.wtns" "http://x/v1/jobs?key=$T/c.zkey&priority=5")
+r2=$(node -e "console.log(JSON.parse(require('fs').readFileSync('$T/rbody','utf8')).id)" 2>/dev/null)
+[ "$c" = 202 ] && ok "  root through the same socket is not limited (202)" || ko "  root: HTTP $c $(cat "$T/rbody")"
+"$ZK" status "$NAME" >"$T/out" 2>&1
+check "  status shows the member's queue apart from root's" sh -c "grep -q 'uid $UID_B ($U) 1 queued' '$T/out' && grep -q 'uid 0 (root) 1 queued' '$T/out'"
+"$ZK" cancel "$NAME" "$qid" >/dev/null 2>&1
+"$ZK" cancel "$NAME" "$r2" >/dev/null 2>&1
+rm -f "$ZKA_CONFIG_DIR/$NAME.conf"
+unset ZKA_CONFIG_DIR
+kill -TERM "$SRV9" && wait "$SRV9"
 expect 0 "arena create --group: created" "$ZK" arena create "${NAME}g" --slots 1 --slot-bytes 1M --group "$U"
 check "  and says the slots are this user's alone, naming the slot object" grep -q "slots (the witnesses) are in /dev/shm/zkarena-${NAME}g+slots, this user's alone" "$T/out"
 check "  the slot object: 0600, root's" sh -c "[ \"\$(stat -c %a:%U '/dev/shm/zkarena-${NAME}g+slots')\" = 600:root ]"
