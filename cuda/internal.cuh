@@ -162,7 +162,8 @@ struct zka_gpu_key {
 	int th_started, launched, stop, build_rc;
 	char build_err[256];
 	char mode[384]; /* one line: which MSM path the key uses and why */
-	void *d_tw, *d_itw, *d_cs; /* the domain's tables, of the key's root family (pk.root) */
+	/* the domain's NTT tables, of the key's root family (pk.root) */
+	void *d_tw, *d_itw, *d_cs;
 	/* a monomial-H key (pk.h_kind ZKA_H_MONOMIAL): h_mono set and hm its constants, so that
 	 * hpoly_dev gives h's coefficients; 0 for a coset-H (snarkjs) key */
 	int h_mono;
