@@ -130,13 +130,13 @@ template <class TR> struct eng {
 	}
 
 	/* ---- NTT (drv_ntt.cuh) ---- */
-	static int tables(zka_gpu *g, uint32_t logn, void **d_tw, void **d_itw, void **d_cs,
-			  char *err, size_t errlen);
+	static int tables(zka_gpu *g, uint32_t logn, uint32_t root, void **d_tw, void **d_itw,
+			  void **d_cs, zkg_hmono *hm, char *err, size_t errlen);
 	static int ntt_pass(zka_gpu *g, Fr *x, uint32_t logn, const twiddle<Fr> *tw, bool dit,
 			    char *err, size_t errlen);
 	static int hpoly_dev(zka_gpu *g, uint32_t logn, Fr *a, Fr *b, Fr *c, Fr *h,
-			     const twiddle<Fr> *tw, const twiddle<Fr> *itw, const Fr *cs, char *err,
-			     size_t errlen);
+			     const twiddle<Fr> *tw, const twiddle<Fr> *itw, const Fr *cs,
+			     const zkg_hmono *hm, char *err, size_t errlen);
 
 	/* ---- one MSM (drv_msm.cuh) ---- */
 	static digit_plan digit_plan_of(int c, int tmax);
@@ -219,11 +219,13 @@ template <class TR> struct eng {
 		       char *err, size_t errlen);
 	static int ntt_inner(zka_gpu *g, uint32_t logn, uint64_t (*x)[4], int inverse,
 			     double *dev_s, void **d, char *err, size_t errlen);
-	static int hpoly(zka_gpu *g, uint32_t logn, const uint64_t (*a)[4], const uint64_t (*b)[4],
-			 const uint64_t (*c)[4], uint64_t (*h)[4], char *err, size_t errlen);
-	static int hpoly_inner(zka_gpu *g, uint32_t logn, const uint64_t (*a)[4],
-			       const uint64_t (*b)[4], const uint64_t (*c)[4], uint64_t (*h)[4],
-			       void **d, char *err, size_t errlen);
+	static int hpoly(zka_gpu *g, uint32_t logn, uint32_t h_kind, uint32_t root,
+			 const uint64_t (*a)[4], const uint64_t (*b)[4], const uint64_t (*c)[4],
+			 uint64_t (*h)[4], char *err, size_t errlen);
+	static int hpoly_inner(zka_gpu *g, uint32_t logn, uint32_t h_kind, uint32_t root,
+			       const uint64_t (*a)[4], const uint64_t (*b)[4],
+			       const uint64_t (*c)[4], uint64_t (*h)[4], void **d, char *err,
+			       size_t errlen);
 	static int field_op(zka_gpu *g, int field, int op, const void *a, const void *b, void *out,
 			    size_t n, char *err, size_t errlen);
 	static int acc_arith(zka_gpu *g, int method, int J, const void *pts, size_t npts,

@@ -181,12 +181,18 @@ int eng<TR>::key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key *k, char *err, s
 			 pk->domain_size, pk->n_vars, pk->n_public);
 		return -EINVAL;
 	}
-	/* the device computes snarkjs's coset H only: a monomial-H (bellperson) key would give
-	 * wrong proofs, so it is refused (the CPU prover takes it) */
-	if (pk->h_kind != ZKA_H_COSET || pk->root != ZKA_ROOT_SNARKJS) {
+	/* the H kinds the device computes (hpoly_dev): snarkjs's coset H (its root), and
+	 * bellperson's monomial H with either root family (GEN7 on BLS12-381 only); anything else
+	 * would give wrong proofs, so it is refused */
+	if (!(pk->h_kind == ZKA_H_COSET && pk->root == ZKA_ROOT_SNARKJS) &&
+	    !(pk->h_kind == ZKA_H_MONOMIAL &&
+	      (pk->root == ZKA_ROOT_SNARKJS ||
+	       (pk->root == ZKA_ROOT_GEN7 && CURVE == ZKA_BLS12_381)))) {
 		zkg_errf(err, errlen,
-			 "zka_gpu_key_load: a monomial-H (bellperson .params) key is not supported "
-			 "on the GPU; prove it on the CPU");
+			 "zka_gpu_key_load: a key with H kind %u and domain roots %u is not "
+			 "supported on the GPU (it proves coset-H keys with snarkjs's roots and "
+			 "monomial-H keys with snarkjs's or, on BLS12-381, bellperson's 7^t roots)",
+			 pk->h_kind, pk->root);
 		return -ENOTSUP;
 	}
 	/* Window tables: as many copies as the context's budget allows (zkg_table_copies,
@@ -321,7 +327,9 @@ int eng<TR>::key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key *k, char *err, s
 	} else if (k->pc) { /* zka_gpu_key_load starts the build (or the caller does) */
 		__atomic_store_n(&k->tstate, ZKG_T_HELD, __ATOMIC_RELEASE);
 	}
-	CKR(tables(g, pk->log_domain, &k->d_tw, &k->d_itw, &k->d_cs, err, errlen));
+	k->h_mono = pk->h_kind == ZKA_H_MONOMIAL;
+	CKR(tables(g, pk->log_domain, pk->root, &k->d_tw, &k->d_itw, &k->d_cs,
+		   k->h_mono ? &k->hm : NULL, err, errlen));
 	CK(cudaStreamSynchronize(g->s));
 	return 0;
 }

@@ -1,7 +1,26 @@
 /* drv_ntt.cuh - the engine's NTT driver (struct eng, drv_eng.cuh): the twiddle and coset
  * tables of a domain 2^logn (tables), one transform as passes of up to 8 stages in shared
  * memory (ntt_pass, kernels in ntt.cuh) and the H polynomial of a proof on the device
- * (hpoly_dev: three inverse NTTs, three coset NTTs, the pointwise (a b - c) / Z).
+ * (hpoly_dev).
+ * The H polynomial: a, b, c (evaluations over the domain w^i) go to the odd coset inc w^i of
+ * the 2n-domain (inc the primitive 2n-th root, so X^n - 1 = -2 there): an inverse transform
+ * (DIF, bit-reversed out), the coset factors inc^j / n in that order, a forward one (DIT,
+ * natural out). Then, by the key's H kind (zka_pk.h_kind):
+ *   coset (snarkjs): h = a b - c out of Montgomery form (k_hfinal): snarkjs's H points are
+ *     [L_(2i+1)(tau) / delta] and fold the 1/Z in; nothing more.
+ *   monomial (bellperson .params, ZKA_H_MONOMIAL): h's coefficients, which the H points
+ *     [tau^j t(tau) / delta] need: e = a b - c (k_hdiff), an inverse transform of e over the
+ *     domain (DIF with the inverse twiddles, bit-reversed out), then coefficient j times
+ *     -1/(2n) inc^-j to natural order, out of Montgomery form (k_hmono): (1/n) the inverse
+ *     transform, 1/-2 the division by Z, inc^-j the coset's shift undone. Exactly the CPU's
+ *     h_scalars (zk/groth16_tmpl.h): the same coset, the same field elements in the same
+ *     order (h[n-1] is whatever the formula gives: 0 when a, b, c satisfy the circuit).
+ * The roots follow the key (zka_pk.root, tables' root): ZKA_ROOT_SNARKJS is ffjavascript's
+ * FR_ROOT family, ZKA_ROOT_GEN7 blstrs's 7^((r-1)/2^S) (BLS12-381 only, bellperson's keys);
+ * inc, w = inc^2 and the shift's inc^-1 all come from zkg_host_roots (host.c), the same
+ * roots as the CPU prover's ntt_root_kind. A coset key's path is the one kernel sequence it
+ * always was (no extra launch); a monomial key pays one more transform and one pointwise
+ * pass.
  * Speed: memory-bound: each pass reads and writes the vector once, log2(n) / 8 passes; the
  * driver's own cost is one launch per pass. */
 #pragma once
@@ -10,13 +29,25 @@
 namespace zkg
 {
 
-/* Allocates and fills the tables for 2^logn: *tw, *itw (n/2 twiddle pairs each) and, when
- * cs is not NULL, *cs (n coset factors). Each pointer is stored as soon as it is allocated:
- * after an error the caller frees what exists. */
+/* Allocates and fills the tables for 2^logn in the root family root (ZKA_ROOT_*): *tw, *itw
+ * (n/2 twiddle pairs each) and, when d_cs is not NULL, *cs (n coset factors); when hm is not
+ * NULL, the monomial H's constants (zkg_hmono) of the same roots. Each pointer is stored as
+ * soon as it is allocated: after an error the caller frees what exists. Returns 0, -EINVAL
+ * (a family the curve lacks, or a coset that needs a root of order 2n above the field's
+ * two-adicity) with err, or a CUDA error's code. */
 template <class TR>
-int eng<TR>::tables(zka_gpu *g, uint32_t logn, void **d_tw, void **d_itw, void **d_cs, char *err,
-		    size_t errlen)
+int eng<TR>::tables(zka_gpu *g, uint32_t logn, uint32_t root, void **d_tw, void **d_itw,
+		    void **d_cs, zkg_hmono *hm, char *err, size_t errlen)
 {
+	zkg_roots r;
+	const uint32_t two_adic = CURVE == ZKA_BN254 ? 28 : 32;
+	if (zkg_host_roots(CURVE, logn, root, &r) || ((d_cs || hm) && logn >= two_adic)) {
+		zkg_errf(err, errlen,
+			 "NTT tables: no domain of 2^%u with a coset for roots %u (ZKA_ROOT_*) on "
+			 "this curve",
+			 logn, root);
+		return -EINVAL;
+	}
 	size_t half = (size_t)1 << (logn - 1);
 	CK(cudaMalloc(d_tw, half * sizeof(twiddle<Fr>)));
 	CK(cudaMalloc(d_itw, half * sizeof(twiddle<Fr>)));
@@ -24,12 +55,14 @@ int eng<TR>::tables(zka_gpu *g, uint32_t logn, void **d_tw, void **d_itw, void *
 		CK(cudaMalloc(d_cs, 2 * half * sizeof(Fr)));
 	twiddle<Fr> *tw = (twiddle<Fr> *)*d_tw, *itw = (twiddle<Fr> *)*d_itw;
 	Fr *cs = d_cs ? (Fr *)*d_cs : NULL;
-	zkg_roots r;
-	zkg_host_roots(CURVE, logn, &r);
 	seeds fw, iw, inc;
 	memcpy(fw.v, r.fw, sizeof fw.v);
 	memcpy(iw.v, r.iw, sizeof iw.v);
 	memcpy(inc.v, r.inc, sizeof inc.v);
+	if (hm) {
+		memcpy(hm->ginv, r.ginv, sizeof hm->ginv);
+		memcpy(hm->sc, r.hsc, sizeof hm->sc);
+	}
 	uint32_t h = 1u << (logn - 1);
 	k_powers<Fr><<<nblk(h, 256), 256, 0, g->s>>>(tw, h, fw);
 	CKL();
@@ -75,10 +108,16 @@ int eng<TR>::ntt_pass(zka_gpu *g, Fr *x, uint32_t logn, const twiddle<Fr> *tw, b
 	return 0;
 }
 
-/* a, b, c (device, Montgomery) -> h (device, standard form) */
+/* a, b, c (device, Montgomery; used as scratch) -> h (device, standard form; h may not be a,
+ * b or c), on g's stream, with the tables of the key's roots (tables). hm NULL (a coset-H key):
+ * h = a b - c on the coset, as snarkjs's H points want. hm set (a monomial-H key): h = the
+ * coefficients of (A B - C) / (X^n - 1) in natural order, the CPU's h_scalars field element
+ * for field element (see the header). Guarantees all n entries of h once the stream reaches
+ * its end; returns 0 or a CUDA error's code with err. */
 template <class TR>
 int eng<TR>::hpoly_dev(zka_gpu *g, uint32_t logn, Fr *a, Fr *b, Fr *c, Fr *h, const twiddle<Fr> *tw,
-		       const twiddle<Fr> *itw, const Fr *cs, char *err, size_t errlen)
+		       const twiddle<Fr> *itw, const Fr *cs, const zkg_hmono *hm, char *err,
+		       size_t errlen)
 {
 	uint32_t n = 1u << logn;
 	Fr *xs[3] = {a, b, c};
@@ -88,7 +127,17 @@ int eng<TR>::hpoly_dev(zka_gpu *g, uint32_t logn, Fr *a, Fr *b, Fr *c, Fr *h, co
 		CKL();
 		CKR(ntt_pass(g, xs[k], logn, tw, true, err, errlen));
 	}
-	k_hfinal<Fr><<<nblk(n, 256), 256, 0, g->s>>>(a, b, c, h, n);
+	if (!hm) {
+		k_hfinal<Fr><<<nblk(n, 256), 256, 0, g->s>>>(a, b, c, h, n);
+		CKL();
+		return 0;
+	}
+	k_hdiff<Fr><<<nblk(n, 256), 256, 0, g->s>>>(a, b, c, h, n);
+	CKL();
+	CKR(ntt_pass(g, h, logn, itw, false, err, errlen));
+	seeds gi;
+	memcpy(gi.v, hm->ginv, sizeof gi.v);
+	k_hmono<Fr><<<nblk(n, 256), 256, 0, g->s>>>(h, logn, gi, mk1(hm->sc));
 	CKL();
 	return 0;
 }

@@ -67,7 +67,7 @@ int eng<TR>::abc_hpoly(zka_gpu *g, zka_gpu_key *k, bool have_c, int ab_std, char
 	CK(cudaEventRecord(ev[2], s0));
 	CKR(hpoly_dev(g, k->logn, (Fr *)g->d_a, (Fr *)g->d_b, (Fr *)g->d_c, (Fr *)g->d_h,
 		      (const twiddle<Fr> *)k->d_tw, (const twiddle<Fr> *)k->d_itw,
-		      (const Fr *)k->d_cs, err, errlen));
+		      (const Fr *)k->d_cs, k->h_mono ? &k->hm : NULL, err, errlen));
 	CK(cudaEventRecord(ev[3], s0));
 	return 0;
 }

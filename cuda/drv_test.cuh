@@ -141,7 +141,7 @@ int eng<TR>::ntt_inner(zka_gpu *g, uint32_t logn, uint64_t (*x)[4], int inverse,
 	}
 	size_t n = (size_t)1 << logn;
 	CK(cudaMalloc(&d[0], n * 32));
-	CKR(tables(g, (uint32_t)logn, &d[1], &d[2], NULL, err, errlen));
+	CKR(tables(g, (uint32_t)logn, ZKA_ROOT_SNARKJS, &d[1], &d[2], NULL, NULL, err, errlen));
 	CK(cudaMemcpyAsync(d[0], x, n * 32, cudaMemcpyHostToDevice, g->s));
 	CK(cudaEventRecord(g->ev[0], g->s));
 	CKR(ntt_pass(g, (Fr *)d[0], logn, (const twiddle<Fr> *)(inverse ? d[2] : d[1]), false, err,
@@ -151,7 +151,7 @@ int eng<TR>::ntt_inner(zka_gpu *g, uint32_t logn, uint64_t (*x)[4], int inverse,
 	CKL();
 	if (inverse) {
 		zkg_roots r;
-		zkg_host_roots(CURVE, logn, &r);
+		zkg_host_roots(CURVE, logn, ZKA_ROOT_SNARKJS, &r); /* tables checked logn */
 		k_mul_const<Fr>
 		    <<<nblk(n, 256), 256, 0, g->s>>>((Fr *)d[0], (uint32_t)n, mk1(r.ninv));
 		CKL();
@@ -166,36 +166,47 @@ int eng<TR>::ntt_inner(zka_gpu *g, uint32_t logn, uint64_t (*x)[4], int inverse,
 	return 0;
 }
 
+/* zka_gpu_h_kind: the device's H (hpoly_dev) of a key of kind (h_kind, root) on host a, b, c
+ * (Montgomery) into host h (standard form). 0, -EINVAL (logn or the kind out of range) or a
+ * CUDA error's code, with err. */
 template <class TR>
-int eng<TR>::hpoly(zka_gpu *g, uint32_t logn, const uint64_t (*a)[4], const uint64_t (*b)[4],
-		   const uint64_t (*c)[4], uint64_t (*h)[4], char *err, size_t errlen)
+int eng<TR>::hpoly(zka_gpu *g, uint32_t logn, uint32_t h_kind, uint32_t root,
+		   const uint64_t (*a)[4], const uint64_t (*b)[4], const uint64_t (*c)[4],
+		   uint64_t (*h)[4], char *err, size_t errlen)
 {
 	void *d[7] = {0};
-	int rc = hpoly_inner(g, logn, a, b, c, h, d, err, errlen);
+	int rc = hpoly_inner(g, logn, h_kind, root, a, b, c, h, d, err, errlen);
 	for (int i = 0; i < 7; i++)
 		cudaFree(d[i]);
 	return rc;
 }
 
 template <class TR>
-int eng<TR>::hpoly_inner(zka_gpu *g, uint32_t logn, const uint64_t (*a)[4], const uint64_t (*b)[4],
-			 const uint64_t (*c)[4], uint64_t (*h)[4], void **d, char *err,
-			 size_t errlen)
+int eng<TR>::hpoly_inner(zka_gpu *g, uint32_t logn, uint32_t h_kind, uint32_t root,
+			 const uint64_t (*a)[4], const uint64_t (*b)[4], const uint64_t (*c)[4],
+			 uint64_t (*h)[4], void **d, char *err, size_t errlen)
 {
 	if (logn < 1 || logn > 28) {
 		zkg_errf(err, errlen, "zka_gpu_h: logn %u out of range", logn);
 		return -EINVAL;
 	}
+	if (h_kind > ZKA_H_MONOMIAL || (h_kind == ZKA_H_COSET && root != ZKA_ROOT_SNARKJS)) {
+		zkg_errf(err, errlen, "zka_gpu_h: H kind %u with roots %u: no such key", h_kind,
+			 root);
+		return -EINVAL;
+	}
 	size_t n = (size_t)1 << logn;
+	zkg_hmono hm;
 	for (int i = 0; i < 4; i++)
 		CK(cudaMalloc(&d[i], n * 32));
-	CKR(tables(g, logn, &d[4], &d[5], &d[6], err, errlen));
+	CKR(tables(g, logn, root, &d[4], &d[5], &d[6], h_kind == ZKA_H_MONOMIAL ? &hm : NULL, err,
+		   errlen));
 	CK(cudaMemcpyAsync(d[0], a, n * 32, cudaMemcpyHostToDevice, g->s));
 	CK(cudaMemcpyAsync(d[1], b, n * 32, cudaMemcpyHostToDevice, g->s));
 	CK(cudaMemcpyAsync(d[2], c, n * 32, cudaMemcpyHostToDevice, g->s));
 	CKR(hpoly_dev(g, logn, (Fr *)d[0], (Fr *)d[1], (Fr *)d[2], (Fr *)d[3],
-		      (const twiddle<Fr> *)d[4], (const twiddle<Fr> *)d[5], (const Fr *)d[6], err,
-		      errlen));
+		      (const twiddle<Fr> *)d[4], (const twiddle<Fr> *)d[5], (const Fr *)d[6],
+		      h_kind == ZKA_H_MONOMIAL ? &hm : NULL, err, errlen));
 	CK(cudaMemcpyAsync(h, d[3], n * 32, cudaMemcpyDeviceToHost, g->s));
 	CK(cudaStreamSynchronize(g->s));
 	return 0;

@@ -2,6 +2,7 @@
  * core than on the device (combining an MSM's reduction planes and windows, the final
  * randomisation, roots of unity), written with the host templates so that it is
  * byte-compatible with the CPU prover. */
+#include <errno.h>
 #include <string.h>
 
 #include "cuda/host.h"
@@ -139,25 +140,49 @@
 		C##_g1_to_aff((C##_g1_aff *)proof->c, &Cc);                                            \
 		proof->curve = pk->curve;                                                              \
 	}                                                                                              \
-	static void C##_roots(uint32_t logn, zkg_roots *r)                                             \
+	/* See zkg_host_roots in host.h: inc is the primitive 2^(logn+1)-th root of the family         \
+	 * root (the CPU's ntt_root_kind(logn + 1, root)), w = inc^2, the monomial H's constants       \
+	 * ginv = inc^-1 and -1/(2n). */                                                               \
+	static void C##_roots(uint32_t logn, uint32_t root, zkg_roots *r)                              \
 	{                                                                                              \
-		C##_fr_t w, iw, inc, t;                                                                \
-		memcpy(inc.v, CC##_FR_ROOT, 32);                                                       \
-		for (uint32_t i = 0; i < CC##_FR_S - logn - 1; i++)                                    \
+		C##_fr_t w, iw, inc, gi, t;                                                            \
+		uint32_t s = CC##_FR_S;                                                                \
+		if (root == ZKA_ROOT_GEN7) { /* 7^((r-1) / 2^S), blstrs's ROOT_OF_UNITY */             \
+			uint64_t e[4];                                                                 \
+			memcpy(e, CC##_FR_P, sizeof e);                                                \
+			e[0] -= 1; /* r is odd: no borrow */                                           \
+			for (int i = 0; i < 4; i++)                                                    \
+				e[i] = (e[i] >> s) | (i < 3 ? e[i + 1] << (64 - s) : 0);               \
+			C##_fr_from_u64(&t, 7);                                                        \
+			C##_fr_pow(&inc, &t, e, 4);                                                    \
+		} else {                                                                               \
+			memcpy(inc.v, CC##_FR_ROOT, 32);                                               \
+		}                                                                                      \
+		for (uint32_t i = 0; i + logn + 1 < s; i++)                                            \
 			C##_fr_sqr(&inc, &inc);                                                        \
-		C##_fr_sqr(&w, &inc);                                                                  \
+		if (logn < s)                                                                          \
+			C##_fr_sqr(&w, &inc);                                                          \
+		else /* logn = s: w = ROOT; inc (of order 2^s only) is not a coset's */                \
+			w = inc;                                                                       \
 		C##_fr_inv(&iw, &w);                                                                   \
+		C##_fr_inv(&gi, &inc);                                                                 \
 		for (uint32_t b = 0; b < 32; b++) {                                                    \
 			memcpy(r->fw[b], w.v, 32);                                                     \
 			memcpy(r->iw[b], iw.v, 32);                                                    \
 			memcpy(r->inc[b], inc.v, 32);                                                  \
+			memcpy(r->ginv[b], gi.v, 32);                                                  \
 			C##_fr_sqr(&w, &w);                                                            \
 			C##_fr_sqr(&iw, &iw);                                                          \
 			C##_fr_sqr(&inc, &inc);                                                        \
+			C##_fr_sqr(&gi, &gi);                                                          \
 		}                                                                                      \
 		C##_fr_from_u64(&t, (uint64_t)1 << logn);                                              \
 		C##_fr_inv(&t, &t);                                                                    \
 		memcpy(r->ninv, t.v, 32);                                                              \
+		C##_fr_from_u64(&t, (uint64_t)2 << logn);                                              \
+		C##_fr_inv(&t, &t);                                                                    \
+		C##_fr_neg(&t, &t);                                                                    \
+		memcpy(r->hsc, t.v, 32);                                                               \
 	}                                                                                              \
 	static void C##_fb_table(int g2, const void *base, void *table)                                \
 	{                                                                                              \
@@ -231,9 +256,13 @@ void zkg_host_finish(const zka_pk *pk, const void *A, const void *B1, const void
 	PICK(pk->curve->id, finish, pk, A, B1, B2, C, H, rs, pre, proof);
 }
 
-void zkg_host_roots(int curve, uint32_t logn, zkg_roots *r)
+int zkg_host_roots(int curve, uint32_t logn, uint32_t root, zkg_roots *r)
 {
-	PICK(curve, roots, logn, r);
+	uint32_t s = curve == ZKA_BN254 ? BN254_FR_S : BLS12_381_FR_S;
+	if (logn > s || root > ZKA_ROOT_GEN7 || (root == ZKA_ROOT_GEN7 && curve != ZKA_BLS12_381))
+		return -EINVAL;
+	PICK(curve, roots, logn, root, r);
+	return 0;
 }
 
 void zkg_host_fb_table(int curve, int g2, const void *base, void *table)

@@ -11,9 +11,14 @@ extern "C" {
 #endif
 
 /* Roots of unity for a domain of 2^logn (Montgomery Fr): fw[b] = w^(2^b), iw[b] = w^(-2^b),
- * inc[b] = inc^(2^b) where w = ROOT^(2^(s-logn)) and inc = ROOT^(2^(s-logn-1)); ninv = 2^-logn. */
+ * inc[b] = inc^(2^b), ginv[b] = inc^(-2^b), where inc = ROOT^(2^(s-logn-1)) and w = inc^2;
+ * ninv = 2^-logn, hsc = -1/(2 2^logn) (the monomial H's scale: the inverse transform's 1/n and
+ * the division by X^n - 1 = -2 on the coset inc w^j). ROOT is the root family's primitive
+ * 2^s-th root: FR_ROOT (ZKA_ROOT_SNARKJS) or 7^((r-1)/2^s) (ZKA_ROOT_GEN7, BLS12-381 only),
+ * exactly the CPU prover's ntt_root_kind (zk/ntt_tmpl.h). At logn = s (no 2^(s+1)-th root) w
+ * is ROOT and inc, ginv, hsc are not a coset's: the coset tables need logn < s. */
 typedef struct {
-	uint64_t fw[32][4], iw[32][4], inc[32][4], ninv[4];
+	uint64_t fw[32][4], iw[32][4], inc[32][4], ginv[32][4], ninv[4], hsc[4];
 } zkg_roots;
 
 /* out (Jacobian) = extra + sum_w 2^(c w) R_w, where window w's sum R_w = Q + 2^sh sum_b 2^b P_b
@@ -29,7 +34,9 @@ void zkg_host_add(int curve, int g2, const void *a, const void *b, void *out);
 void zkg_host_pre(const zka_pk *pk, const zka_rs *rs, void *pre);
 void zkg_host_finish(const zka_pk *pk, const void *A, const void *B1, const void *B2, const void *C,
 		     const void *H, const zka_rs *rs, const void *pre, zka_proof *proof);
-void zkg_host_roots(int curve, uint32_t logn, zkg_roots *r);
+/* Fills r for a domain of 2^logn numbered by the roots of family root (ZKA_ROOT_*). Returns 0,
+ * or -EINVAL (logn above the field's two-adicity, an unknown family, GEN7 off BLS12-381). */
+int zkg_host_roots(int curve, uint32_t logn, uint32_t root, zkg_roots *r);
 /* The subgroup tests' constants for the device (cuda/subgroup.cuh), in the host's Montgomery
  * limbs (six 64-bit limbs a field element, the low four used for BN254), 16-byte aligned for
  * the device's 16-byte loads. */

@@ -120,6 +120,13 @@ struct zka_gpu {
 	cudaEvent_t lev[8];
 };
 
+/* A monomial-H key's constants for hpoly_dev (drv_ntt.cuh), Montgomery Fr: ginv[b] =
+ * inc^(-2^b), inc the coset's generator (the primitive 2n-th root of the key's root family), and
+ * sc = -1/(2n) */
+struct zkg_hmono {
+	uint64_t ginv[32][4], sc[4];
+};
+
 struct zka_gpu_key {
 	zka_gpu *g;
 	const zka_pk *pk_host; /* not owned: alpha1 etc. are copied below */
@@ -155,7 +162,12 @@ struct zka_gpu_key {
 	int th_started, launched, stop, build_rc;
 	char build_err[256];
 	char mode[384]; /* one line: which MSM path the key uses and why */
+	/* the domain's NTT tables, of the key's root family (pk.root) */
 	void *d_tw, *d_itw, *d_cs;
+	/* a monomial-H key (pk.h_kind ZKA_H_MONOMIAL): h_mono set and hm its constants, so that
+	 * hpoly_dev gives h's coefficients; 0 for a coset-H (snarkjs) key */
+	int h_mono;
+	struct zkg_hmono hm;
 	/* zka_gpu_key_timing: zka_gpu_key_load fills bytes, pinned and the total; the engine's
 	 * key_load stamps (zkg_now, 0 where not stamped) the start of the points' copies and their
 	 * completion (the tables' build time is t_build) */
@@ -251,8 +263,9 @@ struct zkg_test_ops {
 		   void *out, double *dev_s, char *err, size_t errlen);
 	int (*ntt)(zka_gpu *g, uint32_t logn, uint64_t (*x)[4], int inverse, double *dev_s,
 		   char *err, size_t errlen);
-	int (*hpoly)(zka_gpu *g, uint32_t logn, const uint64_t (*a)[4], const uint64_t (*b)[4],
-		     const uint64_t (*c)[4], uint64_t (*h)[4], char *err, size_t errlen);
+	int (*hpoly)(zka_gpu *g, uint32_t logn, uint32_t h_kind, uint32_t root,
+		     const uint64_t (*a)[4], const uint64_t (*b)[4], const uint64_t (*c)[4],
+		     uint64_t (*h)[4], char *err, size_t errlen);
 	int (*field_op)(zka_gpu *g, int field, int op, const void *a, const void *b, void *out,
 			size_t n, char *err, size_t errlen);
 	int (*acc_arith)(zka_gpu *g, int method, int J, const void *pts, size_t npts,

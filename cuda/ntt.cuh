@@ -2,7 +2,8 @@
  * Computes: twiddle tables (k_powers, as Shoup pairs) and coset factors (k_coset); radix-2
  * DIF/DIT stages in passes of up to 8 stages held in shared memory (k_stages); the pointwise
  * products, c = a b when the host sends no c, and the final h = (a b - c) (k_mul_table,
- * k_mul_const, k_bitrev, k_hadamard, k_hfinal).
+ * k_mul_const, k_bitrev, k_hadamard, k_hfinal), or for a monomial-H key a b - c and, after its
+ * inverse transform, the coefficients' shift (k_hdiff, k_hmono).
  * Speed: memory-bound: each pass reads and writes the whole vector once (log2(n) / 8 passes),
  * so the time is ~passes x 2 x n x 32 bytes over HBM bandwidth; the modular products (Shoup
  * multiplication by the twiddles) are hidden behind the loads when a tile fills the SM. */
@@ -294,6 +295,44 @@ __global__ void k_hfinal(const Fr *a, const Fr *b, const Fr *c, Fr *h, uint32_t 
 	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < n)
 		(Fr::load(&a[i]) * Fr::load(&b[i]) - Fr::load(&c[i])).from_mont().store(&h[i]);
+}
+
+/* The monomial H's evaluations: h = a b - c, kept in Montgomery form (the input of k_hmono's
+ * inverse transform). Guarantees h[i] for every i < n; h may be a, b or c. */
+template <class Fr>
+__global__ void k_hdiff(const Fr *a, const Fr *b, const Fr *c, Fr *h, uint32_t n)
+{
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		(Fr::load(&a[i]) * Fr::load(&b[i]) - Fr::load(&c[i])).store(&h[i]);
+}
+
+/* The monomial H's last step, in place on x, the bit-reversed output of the inverse DIF
+ * transform (position p holds coefficient bitrev(p), Montgomery form, without the 1/n):
+ * coefficient j times sc ginv^j (gi.v[b] = ginv^(2^b), sc.v[0] = sc) to position j, out of
+ * Montgomery form. Guarantees x[j] = (sc ginv^j y_j) in standard form for every j < 2^logn,
+ * y the transform's coefficients in natural order: the thread of the smaller index of each
+ * pair (p, bitrev(p)) reads both entries before it writes either, and no other thread touches
+ * them. logn >= 1. */
+template <class Fr> __global__ void k_hmono(Fr *x, uint32_t logn, seeds gi, seeds sc)
+{
+	uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+	if (p >= (1u << logn))
+		return;
+	uint32_t q = __brev(p) >> (32 - logn);
+	if (q < p)
+		return;
+	auto factor = [&](uint32_t j) {
+		Fr acc = seed<Fr>(sc, 0);
+		for (uint32_t b = 0; b < logn; b++)
+			if ((j >> b) & 1)
+				acc = acc * seed<Fr>(gi, (int)b);
+		return acc;
+	};
+	Fr xp = Fr::load(&x[p]), xq = Fr::load(&x[q]); /* coefficients q and p */
+	(xp * factor(q)).from_mont().store(&x[q]);
+	if (q != p)
+		(xq * factor(p)).from_mont().store(&x[p]);
 }
 
 } // namespace zkg

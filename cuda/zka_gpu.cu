@@ -851,6 +851,8 @@ static int key_load_any(zka_gpu *g, const zka_pk *pk, zka_gpu_key **kp, char *er
 	k->pk.n_public = pk->n_public;
 	k->pk.domain_size = pk->domain_size;
 	k->pk.log_domain = pk->log_domain;
+	k->pk.h_kind = pk->h_kind; /* the H kind and roots the device's H follows (key_load) */
+	k->pk.root = pk->root;
 	k->pk.alpha1 = k->alpha1;
 	k->pk.beta1 = k->beta1;
 	k->pk.delta1 = k->delta1;

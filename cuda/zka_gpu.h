@@ -49,7 +49,10 @@ int zka_gpu_device_desc(zka_gpu *g, char *buf, size_t len);
 /* Copies the key's points to the device (A, B1, B2, C, H) and prepares the NTT tables (and
  * the window tables, see zka_gpu_set_tables_build). The key may then be used with any context
  * of the same device; free it after those contexts have finished proving with it (a build
- * still running is waited for). */
+ * still running is waited for). The key's H kind and roots (zka_pk.h_kind, .root) decide the
+ * device's H: a coset-H key with snarkjs's roots, or a monomial-H (bellperson) key with
+ * snarkjs's or (BLS12-381) bellperson's 7^t roots, each as the CPU prover computes it; any
+ * other kind is -ENOTSUP. */
 int zka_gpu_key_load(zka_gpu *g, const zka_pk *pk, zka_gpu_key **key, char *err, size_t errlen);
 /* An upload gate lets the next zka_gpu_key_load on g copy each point set as soon as its
  * host memory is ready (registered on another thread) instead of after all of them: before

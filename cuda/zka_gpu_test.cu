@@ -68,7 +68,16 @@ extern "C" int zka_gpu_h(zka_gpu *g, const zka_curve *c, uint32_t logn, const ui
 {
 	NEED_TEST_OPS(c, "zka_gpu_h");
 	SET_DEV(g);
-	return o->hpoly(g, logn, a, b, cc, h, err, errlen);
+	return o->hpoly(g, logn, ZKA_H_COSET, ZKA_ROOT_SNARKJS, a, b, cc, h, err, errlen);
+}
+
+extern "C" int zka_gpu_h_kind(zka_gpu *g, const zka_curve *c, uint32_t logn, uint32_t h_kind,
+			      uint32_t root, const uint64_t (*a)[4], const uint64_t (*b)[4],
+			      const uint64_t (*cc)[4], uint64_t (*h)[4], char *err, size_t errlen)
+{
+	NEED_TEST_OPS(c, "zka_gpu_h_kind");
+	SET_DEV(g);
+	return o->hpoly(g, logn, h_kind, root, a, b, cc, h, err, errlen);
 }
 
 extern "C" int zka_gpu_field_op(zka_gpu *g, const zka_curve *c, int field, int op, const void *a,

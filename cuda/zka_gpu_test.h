@@ -115,6 +115,14 @@ int zka_gpu_h(zka_gpu *g, const zka_curve *c, uint32_t logn, const uint64_t (*a)
 	      const uint64_t (*b)[4], const uint64_t (*cc)[4], uint64_t (*h)[4], char *err,
 	      size_t errlen);
 
+/* The same for a key of H kind h_kind and root family root (zka_pk.h_kind, .root; zka_gpu_h is
+ * ZKA_H_COSET, ZKA_ROOT_SNARKJS): with ZKA_H_MONOMIAL, h = the coefficients of
+ * (A B - C) / (X^n - 1) (the CPU's h_scalars, zk/groth16_tmpl.h), standard form. 0, -EINVAL
+ * (logn, the kind or the root family out of range for the curve) or another -errno, with err. */
+int zka_gpu_h_kind(zka_gpu *g, const zka_curve *c, uint32_t logn, uint32_t h_kind, uint32_t root,
+		   const uint64_t (*a)[4], const uint64_t (*b)[4], const uint64_t (*cc)[4],
+		   uint64_t (*h)[4], char *err, size_t errlen);
+
 /* Element-wise field operations for tests: field 0 Fr, 1 Fq, 2 Fq2; op 0 add, 1 sub, 2 mul,
  * 3 sqr, 4 inv, 5 from_mont, 6 (Fr only) a b as the NTT's twiddle products compute it (b made
  * into a Shoup pair, b != 0), 7 (Fr and Fq) a_i b_i + a_j b_j with j = i + 1 mod n as the point

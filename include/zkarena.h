@@ -65,8 +65,8 @@
  *                       struct zka_lib_regions no new field: callers of 0.1 allocate it.
  *   The circom shapes take bellperson keys too (a and b from the key's matrices). Any
  *   BLS12-381 job's proof is also given as bellperson's 192 bytes
- *   (zka_lib_job_proof_bellperson). The GPU prover refuses monomial-H keys: bellperson jobs
- *   are proved by a CPU pipeline (`zkarena run --backend cpu`).
+ *   (zka_lib_job_proof_bellperson). Both backends prove monomial-H keys (the GPU's monomial
+ *   H: docs/bellperson.md).
  *
  * Conventions: every int function returns 0 (or a documented non-negative value) or -errno;
  * on failure zka_lib_error() returns a one-line reason (thread-local, valid until this thread's

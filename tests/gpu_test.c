@@ -324,7 +324,9 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		for (uint32_t i = 0; i < CC##_FR_S - logn; i++)                                    \
 			Q##_fr_sqr(w, w);                                                          \
 	}                                                                                          \
-	static void Q##_cpu_ntt(Q##_fr_t *x, uint32_t logn, int inverse)                           \
+	static void Q##_root_k(Q##_fr_t *w, uint32_t logn, uint32_t kind);                         \
+	/* the transform over the domain of root family kind (ZKA_ROOT_*) */                       \
+	static void Q##_cpu_ntt_k(Q##_fr_t *x, uint32_t logn, int inverse, uint32_t kind)          \
 	{                                                                                          \
 		size_t n = (size_t)1 << logn;                                                      \
 		for (size_t i = 0; i < n; i++) {                                                   \
@@ -340,7 +342,7 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		for (uint32_t s = 1; s <= logn; s++) {                                             \
 			size_t m = (size_t)1 << s;                                                 \
 			Q##_fr_t wm;                                                               \
-			Q##_root(&wm, s);                                                          \
+			Q##_root_k(&wm, s, kind);                                                  \
 			if (inverse)                                                               \
 				Q##_fr_inv(&wm, &wm);                                              \
 			for (size_t k = 0; k < n; k += m) {                                        \
@@ -362,6 +364,146 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 			for (size_t i = 0; i < n; i++)                                             \
 				Q##_fr_mul(&x[i], &x[i], &ni);                                     \
 		}                                                                                  \
+	}                                                                                          \
+	static void Q##_cpu_ntt(Q##_fr_t *x, uint32_t logn, int inverse)                           \
+	{                                                                                          \
+		Q##_cpu_ntt_k(x, logn, inverse, ZKA_ROOT_SNARKJS);                                 \
+	}                                                                                          \
+	/* the primitive 2^logn-th root of root family kind (ZKA_ROOT_*): Q##_root for snarkjs's,  \
+	 * else the CPU prover's zka_domain_root */                                                \
+	static void Q##_root_k(Q##_fr_t *w, uint32_t logn, uint32_t kind)                          \
+	{                                                                                          \
+		if (!kind) {                                                                       \
+			Q##_root(w, logn);                                                         \
+			return;                                                                    \
+		}                                                                                  \
+		uint64_t o[4];                                                                     \
+		if (zka_domain_root(&CV, (int)logn, kind, o))                                      \
+			abort(); /* a family the curve lacks: the caller's bug */                  \
+		memcpy(w->v, o, 32);                                                               \
+	}                                                                                          \
+	/* The monomial H of a, b, c (Montgomery evaluations over the domain of root family        \
+	 * kind; overwritten), computed another way than the provers: each to coefficients,        \
+	 * times inc^j, forward (the coset inc w^i, inc the family's primitive 2n-th root),        \
+	 * e = a b - c there, e to coefficients (with 1/n), coefficient j times -inc^-j / 2        \
+	 * (the division by X^n - 1 = -2, the shift undone). h: the n coefficients, standard       \
+	 * form. */                                                                                \
+	static void Q##_ref_hmono(Q##_fr_t *v[3], Q##_fr_t *h, uint32_t logn, uint32_t kind)       \
+	{                                                                                          \
+		size_t n = (size_t)1 << logn;                                                      \
+		Q##_fr_t inc, ginv, p;                                                             \
+		Q##_root_k(&inc, logn + 1, kind);                                                  \
+		for (int k = 0; k < 3; k++) {                                                      \
+			Q##_cpu_ntt_k(v[k], logn, 1, kind);                                        \
+			Q##_fr_one(&p);                                                            \
+			for (size_t i = 0; i < n; i++) {                                           \
+				Q##_fr_mul(&v[k][i], &v[k][i], &p);                                \
+				Q##_fr_mul(&p, &p, &inc);                                          \
+			}                                                                          \
+			Q##_cpu_ntt_k(v[k], logn, 0, kind);                                        \
+		}                                                                                  \
+		for (size_t i = 0; i < n; i++) {                                                   \
+			Q##_fr_mul(&h[i], &v[0][i], &v[1][i]);                                     \
+			Q##_fr_sub(&h[i], &h[i], &v[2][i]);                                        \
+		}                                                                                  \
+		Q##_cpu_ntt_k(h, logn, 1, kind);                                                   \
+		Q##_fr_inv(&ginv, &inc);                                                           \
+		Q##_fr_from_u64(&p, 2);                                                            \
+		Q##_fr_inv(&p, &p);                                                                \
+		Q##_fr_neg(&p, &p);                                                                \
+		for (size_t i = 0; i < n; i++) {                                                   \
+			Q##_fr_mul(&h[i], &h[i], &p);                                              \
+			Q##_fr_mul(&p, &p, &ginv);                                                 \
+			Q##_fr_from_mont(&h[i], &h[i]);                                            \
+		}                                                                                  \
+	}                                                                                          \
+	/* p(z) for coefficients x (Montgomery), Horner */                                         \
+	static void Q##_horner(Q##_fr_t *out, const Q##_fr_t *x, size_t n, const Q##_fr_t *z)      \
+	{                                                                                          \
+		Q##_fr_zero(out);                                                                  \
+		for (size_t i = n; i-- > 0;) {                                                     \
+			Q##_fr_mul(out, out, z);                                                   \
+			Q##_fr_add(out, out, &x[i]);                                               \
+		}                                                                                  \
+	}                                                                                          \
+	/* One case of Q##_test_hmono: 2^logn, root family kind, sat: c = a .* b. Prints its line  \
+	 * ("PASS" or "FAIL"). */                                                                  \
+	static void Q##_hmono_case(uint32_t logn, uint32_t kind, int sat)                          \
+	{                                                                                          \
+		int f0 = failures;                                                                 \
+		size_t n = (size_t)1 << logn;                                                      \
+		Q##_fr_t *v[3], *w[3], *h = malloc(n * 32), *r = malloc(n * 32);                   \
+		for (int k = 0; k < 3; k++) {                                                      \
+			v[k] = malloc(n * 32);                                                     \
+			w[k] = malloc(n * 32);                                                     \
+			for (size_t i = 0; i < n; i++)                                             \
+				Q##_fr_rand(&v[k][i]);                                             \
+		}                                                                                  \
+		for (size_t i = 0; sat && i < n; i++)                                              \
+			Q##_fr_mul(&v[2][i], &v[0][i], &v[1][i]);                                  \
+		for (int k = 0; k < 3; k++)                                                        \
+			memcpy(w[k], v[k], n * 32);                                                \
+		OK(zka_gpu_h_kind(G, &CV, logn, ZKA_H_MONOMIAL, kind, (const uint64_t(*)[4])v[0],  \
+				  (const uint64_t(*)[4])v[1], (const uint64_t(*)[4])v[2],          \
+				  (uint64_t(*)[4])h, err, sizeof err));                            \
+		Q##_ref_hmono(w, r, logn, kind);                                                   \
+		size_t bad = 0;                                                                    \
+		for (size_t i = 0; i < n; i++)                                                     \
+			bad += memcmp(&h[i], &r[i], 32) != 0;                                      \
+		CHECK(bad == 0, "%s: monomial H, roots %u, 2^%u: %zu of %zu differ", #Q, kind,     \
+		      logn, bad, n);                                                               \
+		if (sat) { /* h[n-1] = 0 and h(z) (z^n - 1) = A(z) B(z) - C(z) */                  \
+			Q##_fr_t z, zn, t, ab[3], hz;                                              \
+			static const uint8_t zero[32];                                             \
+			CHECK(!memcmp(&h[n - 1], zero, 32),                                        \
+			      "%s: monomial H, roots %u, 2^%u: h[n-1]", #Q, kind, logn);           \
+			Q##_fr_rand(&z);                                                           \
+			for (int k = 0; k < 3; k++) {                                              \
+				memcpy(w[k], v[k], n * 32);                                        \
+				Q##_cpu_ntt_k(w[k], logn, 1, kind);                                \
+				Q##_horner(&ab[k], w[k], n, &z);                                   \
+			}                                                                          \
+			for (size_t i = 0; i < n; i++)                                             \
+				Q##_fr_to_mont(&r[i], &h[i]);                                      \
+			Q##_horner(&hz, r, n, &z);                                                 \
+			uint64_t e = n;                                                            \
+			Q##_fr_pow(&zn, &z, &e, 1);                                                \
+			Q##_fr_one(&t);                                                            \
+			Q##_fr_sub(&zn, &zn, &t);                                                  \
+			Q##_fr_mul(&hz, &hz, &zn);                                                 \
+			Q##_fr_mul(&t, &ab[0], &ab[1]);                                            \
+			Q##_fr_sub(&t, &t, &ab[2]);                                                \
+			CHECK(!memcmp(&t, &hz, 32),                                                \
+			      "%s: monomial H, roots %u, 2^%u: not the quotient", #Q, kind, logn); \
+		}                                                                                  \
+		printf("  %s monomial H (zka_gpu_h_kind), roots %s, 2^%u, %s: %s\n", #Q,           \
+		       kind ? "GEN7" : "snarkjs", logn,                                            \
+		       sat ? "c = a b, quotient checked" : "random a, b, c",                       \
+		       failures == f0 ? "PASS" : "FAIL");                                          \
+		for (int k = 0; k < 3; k++) {                                                      \
+			free(v[k]);                                                                \
+			free(w[k]);                                                                \
+		}                                                                                  \
+		free(h);                                                                           \
+		free(r);                                                                           \
+	}                                                                                          \
+	/* Monomial-H keys' H on the device (zka_gpu_h_kind, ZKA_H_MONOMIAL) for each root family  \
+	 * of the curve (snarkjs's; BLS12-381 also GEN7) at 2^1, 2^4, 2^11 (one pass a transform)  \
+	 * and 2^17 (three; full runs only): random a, b, c against Q##_ref_hmono, field element   \
+	 * for field element; then c = a .* b (A B - C vanishes on the domain): the same, and      \
+	 * h[n-1] = 0 and h(z) (z^n - 1) = A(z) B(z) - C(z) at a random z. */                      \
+	static void Q##_test_hmono(void)                                                           \
+	{                                                                                          \
+		uint32_t hs[] = {1, 4, 11, 17}, nk = CV.id == ZKA_BLS12_381 ? 2 : 1;               \
+		Q##_fr_t a, b; /* the test's snarkjs roots are the CPU prover's family 0 */        \
+		Q##_root(&a, 11);                                                                  \
+		zka_domain_root(&CV, 11, ZKA_ROOT_SNARKJS, b.v);                                   \
+		CHECK(!memcmp(&a, &b, 32), "%s: the test's root != zka_domain_root's", #Q);        \
+		for (uint32_t kind = 0; kind < nk; kind++)                                         \
+			for (size_t si = 0; si < sizeof hs / sizeof hs[0]; si++)                   \
+				for (int sat = 0; sat < 2; sat++)                                  \
+					if (!quick || hs[si] <= 11)                                \
+						Q##_hmono_case(hs[si], kind, sat);                 \
 	}                                                                                          \
 	static void Q##_naive_dft(Q##_fr_t *out, const Q##_fr_t *x, uint32_t logn)                 \
 	{                                                                                          \
@@ -1111,6 +1253,10 @@ static void rnd_mod(uint64_t *x, const uint64_t *m, int nl)
 		Q##_test_ntt();                                                                    \
 		printf("%s NTT and H: %s\n", #Q, failures == f0 ? "ok" : "FAIL");                  \
 		f0 = failures;                                                                     \
+		Q##_test_hmono();                                                                  \
+		printf("%s monomial H (bellperson keys): %s\n", #Q,                                \
+		       failures == f0 ? "ok" : "FAIL");                                            \
+		f0 = failures;                                                                     \
 		Q##_test_arith();                                                                  \
 		printf("%s bucket-loop arithmetic (mixed vs batch affine): %s\n", #Q,              \
 		       failures == f0 ? "ok" : "FAIL");                                            \
@@ -1513,50 +1659,71 @@ static void test_upload_reader(const zka_pk *pk, const uint64_t (*abc)[4], const
 	       cv->pretty, same ? "==" : "!=", got, rf);
 }
 
+/* The chain circuit of m constraints (x_{k+1} = x_k^2, then x * 1 = out, out public) and a
+ * satisfying witness with a random x_0, into cs and wt (chain_free frees them). */
+static void chain_circuit(const zka_curve *cv, uint32_t m, const uint64_t *one_mont, zka_r1cs *cs,
+			  zka_witness *wt)
+{
+	uint32_t nw = m + 2; /* w0 = 1, w1 = out (public), w2.. = chain */
+	memset(cs, 0, sizeof *cs);
+	cs->curve = cv;
+	cs->n_wires = nw;
+	cs->n_pub_out = 1;
+	cs->n_constraints = m;
+	for (int k = 0; k < 3; k++) {
+		cs->m[k].start = calloc(m + 1, 8);
+		cs->m[k].signal = calloc(m, 4);
+		cs->m[k].value = calloc(m, 32);
+		cs->m[k].n_terms = m;
+		for (uint32_t i = 0; i < m; i++) {
+			cs->m[k].start[i + 1] = i + 1;
+			memcpy(cs->m[k].value[i], one_mont, 32);
+		}
+	}
+	for (uint32_t i = 0; i + 1 < m; i++) {
+		cs->m[0].signal[i] = 2 + i;
+		cs->m[1].signal[i] = 2 + i;
+		cs->m[2].signal[i] = 3 + i;
+	}
+	cs->m[0].signal[m - 1] = m + 1; /* last: x * 1 = out */
+	cs->m[1].signal[m - 1] = 0;
+	cs->m[2].signal[m - 1] = 1;
+	wt->curve = cv;
+	wt->n = nw;
+	wt->w = malloc((size_t)nw * 32);
+	memset(wt->w, 0, (size_t)nw * 32);
+	wt->w[0][0] = 1;
+	rnd_mod(wt->w[2], cv->r, 4);
+	for (uint32_t i = 3; i < nw; i++) { /* w_i = w_{i-1}^2 mod r, in standard form */
+		uint64_t t[4];
+		cv->fr_to_mont(t, wt->w[i - 1]);
+		if (cv->id == ZKA_BN254)
+			bn254_fr_mul((bn254_fr_t *)t, (bn254_fr_t *)t, (bn254_fr_t *)wt->w[i - 1]);
+		else
+			bls12_381_fr_mul((bls12_381_fr_t *)t, (bls12_381_fr_t *)t,
+					 (bls12_381_fr_t *)wt->w[i - 1]);
+		memcpy(wt->w[i], t, 32);
+	}
+	memcpy(wt->w[1], wt->w[nw - 1], 32);
+}
+
+static void chain_free(zka_r1cs *cs, zka_witness *wt)
+{
+	for (int k = 0; k < 3; k++) {
+		free(cs->m[k].start);
+		free(cs->m[k].signal);
+		free(cs->m[k].value);
+	}
+	free(wt->w);
+}
+
 /* A real circuit (x_{k+1} = x_k^2 chain, output public) keyed by zka_setup: the GPU proof must
  * equal the CPU proof and verify; a tampered one must not. */
 static void test_real(const zka_curve *cv, uint32_t m, const uint64_t *one_mont)
 {
-	uint32_t nw = m + 2; /* w0 = 1, w1 = out (public), w2.. = chain */
 	zka_r1cs cs;
-	memset(&cs, 0, sizeof cs);
-	cs.curve = cv;
-	cs.n_wires = nw;
-	cs.n_pub_out = 1;
-	cs.n_constraints = m;
-	for (int k = 0; k < 3; k++) {
-		cs.m[k].start = calloc(m + 1, 8);
-		cs.m[k].signal = calloc(m, 4);
-		cs.m[k].value = calloc(m, 32);
-		cs.m[k].n_terms = m;
-		for (uint32_t i = 0; i < m; i++) {
-			cs.m[k].start[i + 1] = i + 1;
-			memcpy(cs.m[k].value[i], one_mont, 32);
-		}
-	}
-	for (uint32_t i = 0; i + 1 < m; i++) {
-		cs.m[0].signal[i] = 2 + i;
-		cs.m[1].signal[i] = 2 + i;
-		cs.m[2].signal[i] = 3 + i;
-	}
-	cs.m[0].signal[m - 1] = m + 1; /* last: x * 1 = out */
-	cs.m[1].signal[m - 1] = 0;
-	cs.m[2].signal[m - 1] = 1;
-	zka_witness wt = {cv, nw, malloc((size_t)nw * 32)};
-	memset(wt.w, 0, (size_t)nw * 32);
-	wt.w[0][0] = 1;
-	rnd_mod(wt.w[2], cv->r, 4);
-	for (uint32_t i = 3; i < nw; i++) { /* w_i = w_{i-1}^2 mod r, in standard form */
-		uint64_t t[4];
-		cv->fr_to_mont(t, wt.w[i - 1]);
-		if (cv->id == ZKA_BN254)
-			bn254_fr_mul((bn254_fr_t *)t, (bn254_fr_t *)t, (bn254_fr_t *)wt.w[i - 1]);
-		else
-			bls12_381_fr_mul((bls12_381_fr_t *)t, (bls12_381_fr_t *)t,
-					 (bls12_381_fr_t *)wt.w[i - 1]);
-		memcpy(wt.w[i], t, 32);
-	}
-	memcpy(wt.w[1], wt.w[nw - 1], 32);
+	zka_witness wt;
+	chain_circuit(cv, m, one_mont, &cs, &wt);
 	zka_toxic tx;
 	zka_toxic_from_seed(&tx, cv, 12345);
 	zka_pk pk;
@@ -1650,12 +1817,133 @@ static void test_real(const zka_curve *cv, uint32_t m, const uint64_t *one_mont)
 	free(abc);
 	zka_pk_free(&pk);
 out:
-	for (int k = 0; k < 3; k++) {
-		free(cs.m[k].start);
-		free(cs.m[k].signal);
-		free(cs.m[k].value);
+	chain_free(&cs, &wt);
+}
+
+static const char *root_name(uint32_t root)
+{
+	return root == ZKA_ROOT_GEN7 ? "GEN7 (bellperson 7^t)" : "snarkjs";
+}
+
+/* A monomial-H key (bellperson's H: zka_setup_kind ZKA_H_MONOMIAL) of the chain circuit of m
+ * constraints, domain rows numbered by root family root: the GPU proof (zka_gpu_prove with c,
+ * and zka_gpu_prove_ab with c made on the device) must equal the CPU's (zka_prove_abc, same r
+ * and s) byte for byte in A, B and C, and verify; a tampered public input must not. The key
+ * with an H kind the device lacks must be refused (-ENOTSUP). One line per case: PASS or
+ * FAIL. */
+static void test_mono(const zka_curve *cv, uint32_t m, const uint64_t *one_mont, uint32_t root)
+{
+	int f0 = failures;
+	zka_r1cs cs;
+	zka_witness wt;
+	chain_circuit(cv, m, one_mont, &cs, &wt);
+	zka_toxic tx;
+	zka_toxic_from_seed(&tx, cv, 4242);
+	zka_pk pk;
+	memset(&pk, 0, sizeof pk);
+	size_t nd = 0, g1 = 2 * cv->n8q, g2 = 4 * cv->n8q;
+	int same = 0, same_ab = 0, v = -1, v2 = -1;
+	int rc = zka_setup_kind(&cs, &tx, &pk, NULL, 0, ZKA_H_MONOMIAL, root);
+	CHECK(rc == 0, "%s: zka_setup_kind(MONOMIAL, %s) -> %d", cv->pretty, root_name(root), rc);
+	if (rc)
+		goto out;
+	CHECK(pk.h_kind == ZKA_H_MONOMIAL && pk.root == root, "%s: setup's key kind %u/%u",
+	      cv->pretty, pk.h_kind, pk.root);
+	nd = pk.domain_size;
+	uint64_t(*abc)[4] = malloc(3 * nd * 32);
+	zka_prove_opts po = {0};
+	rc = zka_compute_abc(&pk, &wt, abc, abc + nd, abc + 2 * nd, &po);
+	CHECK(rc == 0, "zka_compute_abc -> %d", rc);
+	zka_gpu_key *key = NULL;
+	rc = zka_gpu_key_load(G, &pk, &key, err, sizeof err);
+	CHECK(rc == 0, "%s: zka_gpu_key_load of a monomial-H key (%s) -> %d: %s", cv->pretty,
+	      root_name(root), rc, err);
+	zka_rs rs;
+	rnd_mod(rs.r, cv->r, 4);
+	rnd_mod(rs.s, cv->r, 4);
+	zka_proof pg, pab, pc;
+	memset(&pg, 0, sizeof pg);
+	memset(&pab, 0, sizeof pab);
+	memset(&pc, 0, sizeof pc);
+	if (key) {
+		OK(zka_gpu_prove(G, key, (const uint64_t(*)[4])abc,
+				 (const uint64_t(*)[4])(abc + nd),
+				 (const uint64_t(*)[4])(abc + 2 * nd), (const uint64_t(*)[4])wt.w,
+				 &rs, &pg, NULL, err, sizeof err));
+		OK(zka_gpu_prove_ab(G, key, (const uint64_t(*)[4])abc,
+				    (const uint64_t(*)[4])(abc + nd), 0, (const uint64_t(*)[4])wt.w,
+				    &rs, &pab, NULL, err, sizeof err));
 	}
-	free(wt.w);
+	/* the CPU prover last: it takes a, b, c as its scratch */
+	rc = zka_prove_abc(&pk, abc, abc + nd, abc + 2 * nd, (const uint64_t(*)[4])wt.w, &rs, &pc,
+			   &po, NULL);
+	CHECK(rc == 0, "zka_prove_abc (monomial key) -> %d", rc);
+	same = key && !rc && !memcmp(pg.a, pc.a, g1) && !memcmp(pg.b, pc.b, g2) &&
+	       !memcmp(pg.c, pc.c, g1);
+	same_ab = key && !rc && !memcmp(pab.a, pc.a, g1) && !memcmp(pab.b, pc.b, g2) &&
+		  !memcmp(pab.c, pc.c, g1);
+	CHECK(same,
+	      "%s monomial-H key, roots %s, %u constraints: GPU proof != CPU proof (A %s, B "
+	      "%s, C %s)",
+	      cv->pretty, root_name(root), m, memcmp(pg.a, pc.a, g1) ? "differs" : "equal",
+	      memcmp(pg.b, pc.b, g2) ? "differs" : "equal",
+	      memcmp(pg.c, pc.c, g1) ? "differs" : "equal");
+	CHECK(same_ab,
+	      "%s monomial-H key, roots %s, %u constraints: zka_gpu_prove_ab's proof != "
+	      "CPU proof",
+	      cv->pretty, root_name(root), m);
+	zka_vk vk;
+	memset(&vk, 0, sizeof vk);
+	rc = zka_vk_from_pk(&vk, &pk);
+	CHECK(rc == 0, "zka_vk_from_pk -> %d", rc);
+	if (!rc) {
+		const char *why = "";
+		v = zka_verify(&vk, (const uint64_t(*)[4])(wt.w + 1), 1, &pg, &why);
+		CHECK(v == 1, "%s: monomial-H GPU proof does not verify (%d, %s)", cv->pretty, v,
+		      why ? why : "");
+		uint64_t bad[4];
+		memcpy(bad, wt.w[1], 32);
+		bad[0] ^= 1;
+		v2 = zka_verify(&vk, (const uint64_t(*)[4])bad, 1, &pg, &why);
+		CHECK(v2 == 0, "%s: monomial-H GPU proof verifies a wrong public input (%d)",
+		      cv->pretty, v2);
+		zka_vk_free(&vk);
+	}
+	zka_gpu_key_free(key);
+	{ /* kinds the device lacks: refused, not proved wrong */
+		uint32_t hk = pk.h_kind, rt = pk.root;
+		pk.h_kind = ZKA_H_MONOMIAL + 1;
+		key = NULL;
+		rc = zka_gpu_key_load(G, &pk, &key, err, sizeof err);
+		CHECK(rc == -ENOTSUP && !key, "%s: a key of H kind %u loaded (%d)", cv->pretty,
+		      pk.h_kind, rc);
+		zka_gpu_key_free(key);
+		pk.h_kind = ZKA_H_COSET;
+		pk.root = ZKA_ROOT_GEN7; /* a coset H with bellperson's roots */
+		key = NULL;
+		rc = zka_gpu_key_load(G, &pk, &key, err, sizeof err);
+		CHECK(rc == -ENOTSUP && !key, "%s: a coset-H key with GEN7 roots loaded (%d)",
+		      cv->pretty, rc);
+		zka_gpu_key_free(key);
+		if (cv->id == ZKA_BN254) { /* GEN7 is BLS12-381's only */
+			pk.h_kind = ZKA_H_MONOMIAL;
+			key = NULL;
+			rc = zka_gpu_key_load(G, &pk, &key, err, sizeof err);
+			CHECK(rc == -ENOTSUP && !key,
+			      "BN254: a monomial-H key with GEN7 roots loaded (%d)", rc);
+			zka_gpu_key_free(key);
+		}
+		pk.h_kind = hk;
+		pk.root = rt;
+	}
+	free(abc);
+	zka_pk_free(&pk);
+out:
+	printf("  %s monomial-H key, roots %s (%u constraints, domain %zu): GPU %s CPU, prove_ab "
+	       "%s CPU, verify %d, tampered %d: %s\n",
+	       cv->pretty, root_name(root), m, nd, same ? "==" : "!=", same_ab ? "==" : "!=", v, v2,
+	       failures == f0 ? "PASS" : "FAIL");
+	chain_free(&cs, &wt);
 }
 
 /* Read-only registration (issue 18: a params region is a PROT_READ mapping) and the device's
@@ -1717,6 +2005,16 @@ int main(int argc, char **argv)
 	test_real(&zka_curve_bn254, 1000, BN254_FR_ONE);
 	test_real(&zka_curve_bls12_381, 3000, BLS12_381_FR_ONE);
 	printf("real circuits (setup, prove, verify): %s\n", failures == f0 ? "ok" : "FAIL");
+	f0 = failures;
+	/* monomial-H (bellperson) keys: a few hundred and a few thousand constraints, every root
+	 * family each curve has */
+	static const uint32_t mono_m[] = {300, 3000};
+	for (int i = 0; i < 2; i++) {
+		test_mono(&zka_curve_bn254, mono_m[i], BN254_FR_ONE, ZKA_ROOT_SNARKJS);
+		test_mono(&zka_curve_bls12_381, mono_m[i], BLS12_381_FR_ONE, ZKA_ROOT_SNARKJS);
+		test_mono(&zka_curve_bls12_381, mono_m[i], BLS12_381_FR_ONE, ZKA_ROOT_GEN7);
+	}
+	printf("monomial-H keys (GPU == CPU, verify): %s\n", failures == f0 ? "ok" : "FAIL");
 	zka_gpu_close(G_B);
 	zka_gpu_close(G);
 	printf("%d checks, %d failures\n", checks, failures);

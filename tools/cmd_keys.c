@@ -78,7 +78,7 @@ int zka_cmd_import(int argc, char **argv)
 			    "with\n"
 			    "--r1cs (required: the points it omits are known from the circuit); "
 			    "its\n"
-			    ".zka proves with bellperson's monomial H, on the CPU only.\n"
+			    ".zka proves with bellperson's monomial H, on the CPU or the GPU.\n"
 			    "--root: the roots of unity that numbered the .params's rows when it "
 			    "was\n"
 			    "made (the file does not say): bellperson (default; 7^t, a bellperson "

@@ -83,7 +83,8 @@ static void usage(FILE *f)
 	    "\n"
 	    "A bellperson key (circuit.params, BLS12-381; docs/bellperson.md) needs --r1cs:\n"
 	    "the points it omits are known from the circuit. It is imported through the cache\n"
-	    "like a .zkey and proves with bellperson's monomial H, on the CPU only.\n"
+	    "like a .zkey and proves with bellperson's monomial H, on the CPU or on the\n"
+	    "device (--gpu; an --arena on a GPU): the same proof for the same r and s.\n"
 	    "  -h, --help       this text\n"
 	    "\n"
 	    "environment:\n"
@@ -485,12 +486,11 @@ int zka_cmd_prove(int argc, char **argv)
 	int bellperson = zka_params_is_bellperson(zkey);
 	if (root && zka_cli_root("prove", root, zkey, &root_snarkjs))
 		return 2;
-	if (bellperson && (!r1cs_path || gpu || arena)) {
-		fprintf(stderr, "zkarena prove: %s: a bellperson key %s\n", zkey,
-			!r1cs_path ? "needs its circuit (--r1cs circuit.r1cs): the points it "
-				     "omits are known from the circuit only"
-				   : "proves on the CPU only (bellperson's monomial H; drop --gpu "
-				     "and --arena)");
+	if (bellperson && !r1cs_path) {
+		fprintf(stderr,
+			"zkarena prove: %s: a bellperson key needs its circuit (--r1cs "
+			"circuit.r1cs): the points it omits are known from the circuit only\n",
+			zkey);
 		return 2;
 	}
 	if (arena) {
@@ -557,12 +557,6 @@ int zka_cmd_prove(int argc, char **argv)
 	if (wsecs >= 0 && times)
 		fprintf(stderr, "zkarena prove: witness of %s computed in %.3f s\n", wtns, wsecs);
 	const zka_pk *pk = &p.pk;
-	if (gpu && pk->h_kind != ZKA_H_COSET) { /* a .zka imported from a .params */
-		snprintf(err, sizeof err,
-			 "%s: a monomial-H (bellperson) key proves on the CPU only (drop --gpu)",
-			 zkey);
-		goto err;
-	}
 	if (bp_out && pk->curve != &zka_curve_bls12_381) {
 		snprintf(err, sizeof err, "--bellperson-proof: %s is a %s key (BLS12-381 only)",
 			 zkey, pk->curve->pretty);

@@ -2,8 +2,9 @@
 # bellperson.sh ZKARENA - bellperson .params keys end to end (docs/bellperson.md) on the mix
 # circuit compiled by circom2 for BLS12-381: setup --format bellperson, import, prove (cache
 # and .zka, fixed r, s: the same proof), verify by zkarena (proof.json and the 192 bytes) and
-# by snarkjs 0.7.6 (the vk exported from the .params), and the refusals: no --r1cs, --gpu, a
-# BN254 circuit, a corrupted .params (section and index named), a tampered 192-byte proof.
+# by snarkjs 0.7.6 (the vk exported from the .params), --gpu (the CPU's proof where there is a
+# device), and the refusals: no --r1cs, a BN254 circuit, a corrupted .params (section and index
+# named), a tampered 192-byte proof.
 # The .zkey of the same seed converted (zkey export bellperson): h and the vk equal the
 # bellperson setup's byte for byte; imported and proved with --root snarkjs (the .zkey's
 # proof), verified by snarkjs and zkarena; without --root snarkjs refused; a BN254 .zkey
@@ -76,8 +77,27 @@ expect 0 "import mix.params --r1cs -o mix.zka" "$zk" import "$t/mix.params" --r1
 expect 0 "prove mix.zka" "$zk" prove --r $R --s $S "$t/mix.zka" "$t/mix.wtns" "$t/p3.json" "$t/pub3.json"
 cmp -s "$t/p.json" "$t/p3.json" && ok ".zka: the same proof" || ko ".zka: another proof"
 says 2 "needs its circuit" "prove mix.params without --r1cs is refused" "$zk" prove "$t/mix.params" "$t/mix.wtns" "$t/x.json" "$t/xp.json"
-says 2 "CPU only" "prove mix.params --gpu is refused" "$zk" prove --gpu "$t/mix.params" --r1cs "$r1" "$t/mix.wtns" "$t/x.json" "$t/xp.json"
-says 2 "CPU only" "prove mix.zka (monomial H) --gpu is refused" "$zk" prove --gpu "$t/mix.zka" "$t/mix.wtns" "$t/x.json" "$t/xp.json"
+# --gpu: a bellperson key proves on the device too (its monomial H, cuda/drv_ntt.cuh), the CPU's
+# proof for the same r, s; a build without CUDA, or a machine without a device, says so instead
+# (and must not refuse the key itself)
+gpu_prove() {
+	local what=$1
+	shift
+	rm -f "$t/g.json"
+	"$zk" prove --gpu --r $R --s $S "$@" "$t/mix.wtns" "$t/g.json" "$t/gp.json" >"$t/out" 2>&1
+	local got=$?
+	if [ "$got" = 0 ]; then
+		cmp -s "$t/p.json" "$t/g.json" && ok "$what --gpu: the CPU's proof" || ko "$what --gpu: a proof other than the CPU's"
+	elif grep -qiE "CPU only|monomial|bellperson" "$t/out"; then
+		ko "$what --gpu: the key refused (exit $got): $(tr '\n' ' ' <"$t/out")"
+	elif grep -qiE "without CUDA|CUDA|device" "$t/out"; then
+		ok "$what --gpu: not proved here (exit $got: $(head -c 160 "$t/out" | tr '\n' ' '))"
+	else
+		ko "$what --gpu (exit $got): $(tr '\n' ' ' <"$t/out")"
+	fi
+}
+gpu_prove "prove mix.params --r1cs" "$t/mix.params" --r1cs "$r1"
+gpu_prove "prove mix.zka (monomial H)" "$t/mix.zka"
 says 2 "needs its circuit" "import mix.params without --r1cs is refused" "$zk" import "$t/mix.params" -o "$t/x.zka"
 
 # verify: zkarena with the .params's vk, both proof forms; snarkjs with the exported vk
