@@ -7,7 +7,8 @@
  * bitwise operators, shifts, the witness), or both: flags say which are valid, and the other
  * form is made on first need and kept, so a value read by many integer operators (a Num2Bits
  * input: 254 shifts) is converted once. The integer operators are witness/wcg_int.h's, the
- * implementation the tracer folded constants with. */
+ * implementation the tracer folded constants with. FMUL, FADD, FSUB and LC (wcg.c: "Montgomery
+ * operands") read m[] directly: their operands' producers always leave a Montgomery form. */
 #define WE_CAT2(a, b) a##_##b
 #define WE_CAT(a, b) WE_CAT2(a, b)
 #define WF_(name) WE_CAT(FR, name)
@@ -50,6 +51,21 @@ static inline const WT *WF_(wm)(WT *m, WT *st, const int64_t *iv, uint8_t *fl, u
 	return &m[s];
 }
 
+/* r = the standard form of the canonical Montgomery form x: 0 and R (the bits) without a
+ * product, else by the reduction alone (r < p: F(redc)). Out of line: the integer forms' path
+ * of F(ws) stays small enough to inline. */
+static __attribute__((noinline)) void WF_(ws_mont)(WT *r, const WT *x)
+{
+	WT one;
+	WF_(one)(&one);
+	if (WF_(is_zero)(x) || WF_(eq)(x, &one)) {
+		memset(r, 0, sizeof *r);
+		r->v[0] = !WF_(is_zero)(x);
+	} else {
+		WF_(redc)(r, x->v);
+	}
+}
+
 /* The standard form of slot s (made from the Montgomery or the integer form when missing). */
 static inline const uint64_t *WF_(ws)(WT *m, WT *st, const int64_t *iv, uint8_t *fl, uint32_t s,
 				      const zka_wi_field *f)
@@ -63,14 +79,7 @@ static inline const uint64_t *WF_(ws)(WT *m, WT *st, const int64_t *iv, uint8_t 
 			else
 				memcpy(st[s].v, t, sizeof t);
 		} else {
-			WT one;
-			WF_(one)(&one);
-			if (WF_(is_zero)(&m[s]) || WF_(eq)(&m[s], &one)) { /* 0 and R: the bits */
-				memset(&st[s], 0, sizeof st[s]);
-				st[s].v[0] = !WF_(is_zero)(&m[s]);
-			} else {
-				WF_(from_mont)(&st[s], &m[s]);
-			}
+			WF_(ws_mont)(&st[s], &m[s]);
 		}
 		fl[s] |= 2;
 	}
@@ -94,6 +103,57 @@ static inline uint64_t WF_(wl)(WT *m, WT *st, const int64_t *iv, uint8_t *fl, ui
 	if (fl[s] & 4) /* v or p + v: the low limb wraps */
 		return iv[s] < 0 ? f->q[0] + (uint64_t)iv[s] : (uint64_t)iv[s];
 	return WF_(ws)(m, st, iv, fl, s, f)[0];
+}
+
+/* r = the LC (wcg.c's montgomery_ops()) whose head is n: sum of np products of Montgomery
+ * forms a_k b_k and na addends z_k, all canonical slots of m. The products' 512-bit sum
+ * (below np p^2 < 2^512: wcg.c's lc_kmax) is reduced once, acc R^-1 = redc(acc mod R) +
+ * acc / R (the Montgomery form of sum a_k b_k), the addends added, and the (5-limb) total,
+ * below 2^256 + (na + 1) p, brought below p by subtractions. Returns the records read after
+ * the head. */
+static __attribute__((noinline)) uint32_t WF_(lc)(WT *r, const WT *m, const struct zka_wcg_ins *n,
+						  const zka_wi_field *f)
+{
+	const uint32_t *o = (const uint32_t *)(n + 1);
+	uint32_t np = n->a, na = n->b;
+	uint64_t acc[8], t[8], u[5];
+	unsigned char c;
+	if (np) {
+		WF_(wide_mul)(acc, &m[o[0]], &m[o[1]]);
+		for (uint32_t k = 1; k < np; k++) {
+			WF_(wide_mul)(t, &m[o[2 * k]], &m[o[2 * k + 1]]);
+			c = 0;
+			for (int q = 0; q < 8; q++)
+				c = zka_fp_adc(c, acc[q], t[q], &acc[q]);
+		}
+		WT lo;
+		WF_(redc)(&lo, acc); /* <= p */
+		c = 0;
+		for (int q = 0; q < 4; q++)
+			c = zka_fp_adc(c, lo.v[q], acc[4 + q], &u[q]);
+		u[4] = c;
+	} else {
+		memset(u, 0, sizeof u);
+	}
+	for (uint32_t k = 0; k < na; k++) {
+		const uint64_t *z = m[o[2 * np + k]].v;
+		c = 0;
+		for (int q = 0; q < 4; q++)
+			c = zka_fp_adc(c, u[q], z[q], &u[q]);
+		u[4] += c;
+	}
+	for (;;) { /* u - p while u >= p */
+		uint64_t d[4];
+		unsigned char b = 0;
+		for (int q = 0; q < 4; q++)
+			b = zka_fp_sbb(b, u[q], f->q[q], &d[q]);
+		if (u[4] == 0 && b)
+			break;
+		memcpy(u, d, sizeof d);
+		u[4] -= b;
+	}
+	memcpy(r->v, u, 32);
+	return (2 * np + na + 3) / 4;
 }
 
 static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint64_t (*w)[4],
@@ -181,6 +241,23 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 			break;
 		case SM(SHL):
 			SET_I(iv[n->a] << iv[n->b]);
+			break;
+		/* Montgomery operands (wcg.c: the operands' instructions leave that form) */
+		case ZKA_WOP_LC:
+			j += WF_(lc)(&m[d], m, n, f);
+			fl[d] = 1;
+			break;
+		case ZKA_WOP_FMUL:
+			WF_(mul)(&m[d], &m[n->a], &m[n->b]);
+			fl[d] = 1;
+			break;
+		case ZKA_WOP_FADD:
+			WF_(add)(&m[d], &m[n->a], &m[n->b]);
+			fl[d] = 1;
+			break;
+		case ZKA_WOP_FSUB:
+			WF_(sub)(&m[d], &m[n->a], &m[n->b]);
+			fl[d] = 1;
 			break;
 		case ZKA_WOP_INPUT:
 			memcpy(st[d].v, in[n->a], 32);
