@@ -118,7 +118,7 @@ static void build(const zka_curve *c, const char *path, uint32_t ni, uint32_t n,
 	b.consts = calloc(n, 32);
 	b.nodes = calloc(n + 8, sizeof *b.nodes);
 	b.cap = n + 8;
-	b.wit = calloc(n, 4);
+	b.wit = calloc(2 * (size_t)n + 8, 4);
 	b.as = calloc(n, sizeof *b.as);
 	CU_ASSERT_FATAL(b.consts && b.nodes && b.wit && b.as);
 	for (uint32_t i = 0; i < ni; i++)
@@ -234,9 +234,12 @@ static void build(const zka_curve *c, const char *path, uint32_t ni, uint32_t n,
 				add_node(&b, ZKA_WOP_ADD, x, c1, 0);
 		}
 	}
-	for (uint32_t i = 0; i < b.nn; i++)
+	for (uint32_t i = 0; i < b.nn; i++) {
 		if (rnd(3) == 0)
 			b.wit[b.nw++] = i;
+		if (rnd(16) == 0) /* a value that is several witness entries */
+			b.wit[b.nw++] = i;
+	}
 	if (!b.nw)
 		b.wit[b.nw++] = b.nn - 1;
 	const char msg[] = "test";

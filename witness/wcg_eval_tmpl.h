@@ -66,6 +66,29 @@ static __attribute__((noinline)) void WF_(ws_mont)(WT *r, const WT *x)
 	}
 }
 
+#ifndef WCG_PEND
+/* Witness values converted to standard form together: independent reductions, which the CPU
+ * overlaps, where one right after each instruction waited for its serial chain. */
+#define WCG_PEND 64
+#endif
+
+/* w[idx[k]] = the standard form of the canonical Montgomery form x[k], k < n. */
+static void WF_(ws_batch)(uint64_t (*w)[4], const WT *x, const uint32_t *idx, uint32_t n)
+{
+	WT one;
+	WF_(one)(&one);
+	for (uint32_t k = 0; k < n; k++) {
+		WT r;
+		if (WF_(is_zero)(&x[k]) || WF_(eq)(&x[k], &one)) {
+			memset(&r, 0, sizeof r);
+			r.v[0] = !WF_(is_zero)(&x[k]);
+		} else {
+			WF_(redc)(&r, x[k].v);
+		}
+		memcpy(w[idx[k]], r.v, 32);
+	}
+}
+
 /* The standard form of slot s (made from the Montgomery or the integer form when missing). */
 static inline const uint64_t *WF_(ws)(WT *m, WT *st, const int64_t *iv, uint8_t *fl, uint32_t s,
 				      const zka_wi_field *f)
@@ -164,6 +187,8 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 	uint8_t *fl = (uint8_t *)(iv + g->n_slots);
 	const zka_wi_field *f = &g->wf;
 	uint32_t ak = 0, wk = 0; /* the next assert check and witness entry (by instruction) */
+	WT pend[WCG_PEND]; /* witness values waiting for their standard forms, and their indices */
+	uint32_t pidx[WCG_PEND], np = 0;
 	WF_(one)(&one);
 	WF_(zero)(&zero);
 #define M(s) WF_(wm)(m, st, iv, fl, (s))
@@ -389,10 +414,18 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 				return -EDOM;
 			}
 		}
-		/* the witness entries that are this node's value */
+		/* the witness entries that are this node's value: a lone entry of a value held in
+		 * Montgomery form only waits in pend[] for the next batch of conversions */
+		if (g->wnode[wk] == i && g->wnode[wk + 1] != i && fl[d] == 1) {
+			pend[np] = m[d];
+			pidx[np++] = g->wlist[wk++];
+			if (np == WCG_PEND)
+				WF_(ws_batch)(w, pend, pidx, np), np = 0;
+		}
 		for (; g->wnode[wk] == i; wk++)
 			memcpy(w[g->wlist[wk]], S(d), 32);
 	}
+	WF_(ws_batch)(w, pend, pidx, np);
 #undef M
 #undef S
 #undef T
