@@ -8,7 +8,9 @@
  * form is made on first need and kept, so a value read by many integer operators (a Num2Bits
  * input: 254 shifts) is converted once. The integer operators are witness/wcg_int.h's, the
  * implementation the tracer folded constants with. FMUL, FADD, FSUB and LC (wcg.c: "Montgomery
- * operands") read m[] directly: their operands' producers always leave a Montgomery form. */
+ * operands") read m[] directly: their operands' producers always leave a Montgomery form. A
+ * witness entry of a value held only in Montgomery form (and of no other entry) is converted in
+ * a batch of WCG_PEND (F(ws_batch)), not right after its instruction. */
 #define WE_CAT2(a, b) a##_##b
 #define WE_CAT(a, b) WE_CAT2(a, b)
 #define WF_(name) WE_CAT(FR, name)
