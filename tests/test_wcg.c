@@ -9,6 +9,8 @@
 #include "witness/wcg_int.h"
 #include "witness/zka_wcg.h"
 #include "witness/zka_witness.h"
+#include "zk/bls12_381.h"
+#include "zk/bn254.h"
 #include "zk/curve.h"
 
 #include <stdio.h>
@@ -22,7 +24,7 @@ static const zka_curve *const curves[2] = {&zka_curve_bn254, &zka_curve_bls12_38
 struct gb {
 	uint64_t (*consts)[4];
 	struct zka_wcg_node *nodes;
-	uint32_t nc, nn, *wit, nw;
+	uint32_t nc, nn, cap, *wit, nw;
 	struct zka_wcg_assert *as;
 	uint32_t na;
 };
@@ -32,12 +34,47 @@ static uint32_t rnd(uint32_t n)
 	return (uint32_t)(zka_test_rand64() % n);
 }
 
-/* A constant: small, negative small, about 2^62, or a random full-width residue. */
+/* v = the standard value whose Montgomery form is the integer x (< p) of curve c's Fr. */
+static void from_mont_rep(const zka_curve *c, uint64_t v[4], const uint64_t x[4])
+{
+	if (c->id == ZKA_BN254) {
+		bn254_fr_t t;
+		memcpy(t.v, x, 32);
+		bn254_fr_from_mont(&t, &t);
+		memcpy(v, t.v, 32);
+	} else {
+		bls12_381_fr_t t;
+		memcpy(t.v, x, 32);
+		bls12_381_fr_from_mont(&t, &t);
+		memcpy(v, t.v, 32);
+	}
+}
+
+/* A constant: small, negative small, about 2^62, just above the small range either side, a
+ * value whose Montgomery form is near p or tiny (the LC's sums at their bounds), or a
+ * random full-width residue. */
 static void rand_const(const zka_curve *c, uint64_t v[4])
 {
 	memset(v, 0, 32);
 	uint64_t one[4] = {0, 0, 0, 0};
-	switch (rnd(6)) {
+	switch (rnd(10)) {
+	case 6: /* 2^64 + k: not small */
+		v[1] = 1, v[0] = rnd(3);
+		return;
+	case 7: /* -(2^64 + k) */
+		one[1] = 1, one[0] = rnd(3);
+		zka_wi_sub(v, c->r, one);
+		return;
+	case 8: /* Montgomery form p - 1 - k */
+		one[0] = 1 + rnd(3);
+		zka_wi_sub(one, c->r, one);
+		from_mont_rep(c, v, one);
+		return;
+	case 9: { /* Montgomery form k (0 is the value 0) */
+		uint64_t x[4] = {rnd(3), 0, 0, 0};
+		from_mont_rep(c, v, x);
+		return;
+	}
 	case 0:
 		v[0] = rnd(3);
 		break;
@@ -63,6 +100,7 @@ static void rand_const(const zka_curve *c, uint64_t v[4])
 
 static uint32_t add_node(struct gb *b, uint8_t op, uint32_t x, uint32_t y, uint32_t z)
 {
+	CU_ASSERT_FATAL(b->nn < b->cap);
 	b->nodes[b->nn] = (struct zka_wcg_node){.op = op, .a = x, .b = y, .c = z};
 	return b->nn++;
 }
@@ -79,7 +117,8 @@ static void build(const zka_curve *c, const char *path, uint32_t ni, uint32_t n,
 	struct gb b = {0};
 	b.consts = calloc(n, 32);
 	b.nodes = calloc(n + 8, sizeof *b.nodes);
-	b.wit = calloc(n, 4);
+	b.cap = n + 8;
+	b.wit = calloc(2 * (size_t)n + 8, 4);
 	b.as = calloc(n, sizeof *b.as);
 	CU_ASSERT_FATAL(b.consts && b.nodes && b.wit && b.as);
 	for (uint32_t i = 0; i < ni; i++)
@@ -88,7 +127,7 @@ static void build(const zka_curve *c, const char *path, uint32_t ni, uint32_t n,
 	uint32_t c1 = add_const(&b, one);
 	while (b.nn + 4 < n) {
 		uint32_t x = rnd(b.nn), y = rnd(b.nn), z = rnd(b.nn);
-		switch (rnd(16)) {
+		switch (rnd(22)) {
 		case 0:
 			rand_const(c, v);
 			add_const(&b, v);
@@ -147,6 +186,46 @@ static void build(const zka_curve *c, const char *path, uint32_t ni, uint32_t n,
 			add_node(&b, rnd(2) ? ZKA_WOP_SHL : ZKA_WOP_SHR, x, add_const(&b, k), 0);
 			break;
 		}
+		case 16:
+		case 17: { /* Poseidon's lc += c x: a sum of products (of a constant or a value),
+			    * with addends (constants or values) anywhere in the chain */
+			uint32_t nt = 1 + rnd(12), acc = UINT32_MAX;
+			for (uint32_t t = 0; t < nt && b.nn + 8 < n; t++) {
+				uint32_t term, u = rnd(b.nn);
+				if (rnd(4) == 0) {
+					term = rnd(2) ? u : (rand_const(c, v), add_const(&b, v));
+				} else {
+					uint32_t k = rnd(3) ? (rand_const(c, v), add_const(&b, v))
+							    : rnd(b.nn);
+					term = add_node(&b, ZKA_WOP_MUL, k, u, 0);
+				}
+				acc = acc == UINT32_MAX ? term
+				      : rnd(2)		? add_node(&b, ZKA_WOP_ADD, acc, term, 0)
+							: add_node(&b, ZKA_WOP_ADD, term, acc, 0);
+			}
+			break;
+		}
+		case 18: /* a balanced sum (p + q) + (r + s) of products and values */
+			if (b.nn + 10 < n) {
+				uint32_t p1 = add_node(&b, ZKA_WOP_MUL, x, y, 0);
+				uint32_t p2 = add_node(&b, ZKA_WOP_MUL, z, rnd(b.nn), 0);
+				uint32_t s1 = add_node(&b, ZKA_WOP_ADD, p1, p2, 0);
+				uint32_t s2 = add_node(&b, ZKA_WOP_ADD, rnd(b.nn), rnd(b.nn), 0);
+				add_node(&b, ZKA_WOP_ADD, s1, s2, 0);
+			}
+			break;
+		case 19: { /* the S-box x^5 (its x^2 and x^4 read again) */
+			uint32_t x2 = add_node(&b, ZKA_WOP_MUL, x, x, 0);
+			uint32_t x4 = add_node(&b, ZKA_WOP_MUL, x2, x2, 0);
+			add_node(&b, ZKA_WOP_MUL, x4, x, 0);
+			break;
+		}
+		case 20: /* field zeros and ones: x - x, x == y */
+			if (rnd(2))
+				add_node(&b, ZKA_WOP_SUB, x, x, 0);
+			else
+				add_node(&b, ZKA_WOP_EQ, x, rnd(2) ? x : y, 0);
+			break;
 		default:
 			if (with_asserts && rnd(8) == 0) /* an assert that can fail */
 				b.as[b.na++] =
@@ -155,9 +234,12 @@ static void build(const zka_curve *c, const char *path, uint32_t ni, uint32_t n,
 				add_node(&b, ZKA_WOP_ADD, x, c1, 0);
 		}
 	}
-	for (uint32_t i = 0; i < b.nn; i++)
+	for (uint32_t i = 0; i < b.nn; i++) {
 		if (rnd(3) == 0)
 			b.wit[b.nw++] = i;
+		if (rnd(16) == 0) /* a value that is several witness entries */
+			b.wit[b.nw++] = i;
+	}
 	if (!b.nw)
 		b.wit[b.nw++] = b.nn - 1;
 	const char msg[] = "test";
@@ -196,6 +278,8 @@ static void build(const zka_curve *c, const char *path, uint32_t ni, uint32_t n,
 	free(b.as);
 }
 
+static uint32_t seen[256]; /* the fast programs' instructions by code, over every round */
+
 /* Evaluates graph path on in (fast or field-only): rc, witness and message. */
 static int eval(const char *path, int plain, const uint64_t (*in)[4], uint64_t (**w)[4],
 		uint32_t *nw, char *err, size_t errlen)
@@ -209,6 +293,15 @@ static int eval(const char *path, int plain, const uint64_t (*in)[4], uint64_t (
 	unsetenv("ZKA_WCG_PLAIN");
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	*nw = zka_wcg_n_witness(g);
+	uint32_t cnt[256];
+	zka_wcg_op_counts(g, cnt);
+	for (int op = 0; op < 256; op++) {
+		if (plain) { /* the reference has none of the compiled forms */
+			CU_ASSERT(cnt[op] == 0 || (op > 0 && op < ZKA_WOP_COUNT));
+		} else {
+			seen[op] += cnt[op];
+		}
+	}
 	*w = calloc(*nw, 32);
 	CU_ASSERT_FATAL(*w != NULL);
 	err[0] = 0;
@@ -249,16 +342,73 @@ static void test_fast_vs_plain(void)
 		free(w2);
 		free(in);
 	}
-	/* both outcomes were exercised */
+	/* both outcomes were exercised, and every compiled instruction kind */
 	CU_ASSERT(failed > 0);
 	CU_ASSERT(passed > 0);
+	CU_ASSERT(seen[ZKA_WOP_SMALL | ZKA_WOP_MAC] > 0);
+	CU_ASSERT(seen[ZKA_WOP_LC] > 0);
+	CU_ASSERT(seen[ZKA_WOP_FMUL] > 0);
+	CU_ASSERT(seen[ZKA_WOP_FADD] > 0);
+	CU_ASSERT(seen[ZKA_WOP_FSUB] > 0);
+	printf("\n  instructions: LC %u, FMUL %u, FADD %u, FSUB %u, MAC %u, MUL %u, ADD %u\n",
+	       seen[ZKA_WOP_LC], seen[ZKA_WOP_FMUL], seen[ZKA_WOP_FADD], seen[ZKA_WOP_FSUB],
+	       seen[ZKA_WOP_SMALL | ZKA_WOP_MAC], seen[ZKA_WOP_MUL], seen[ZKA_WOP_ADD]);
 	unlink(path);
+}
+
+/* The LC's arithmetic (zk/fp_tmpl.h): wide_mul and redc, portable and mulx/adx, against
+ * each other and against mul and from_mont, on random and edge limbs of both Fr. */
+#define LAZY_CHECK(F, P)                                                                           \
+	do {                                                                                       \
+		for (int it = 0; it < 20000; it++) {                                               \
+			F##_t a, b, r0, r1, ref, q;                                                \
+			uint64_t t0[8], t1[8], pm[4];                                              \
+			zka_wi_sub(pm, P, (uint64_t[4]){1 + rnd(3), 0, 0, 0});                     \
+			for (int k = 0; k < 2; k++) {                                              \
+				F##_t *x = k ? &b : &a;                                            \
+				int kind = (int)rnd(4);                                            \
+				if (kind == 0)                                                     \
+					memcpy(x->v, pm, 32); /* near p */                         \
+				else if (kind == 1)                                                \
+					memset(x->v, 0, 32), x->v[0] = rnd(3);                     \
+				else                                                               \
+					zka_test_random(x->v, 32), x->v[3] %= P[3];                \
+			}                                                                          \
+			F##_wide_mul_impl(t0, &a, &b, 0);                                          \
+			if (F##_wide_mul_impl(t1, &a, &b, 1)) {                                    \
+				CU_ASSERT(memcmp(t0, t1, 64) == 0);                                \
+			}                                                                          \
+			/* redc(lo) + hi = a b R^-1 (mod p) */                                     \
+			F##_redc_impl(&r0, t0, 0);                                                 \
+			if (F##_redc_impl(&r1, t0, 1)) {                                           \
+				CU_ASSERT(memcmp(&r0, &r1, 32) == 0);                              \
+			}                                                                          \
+			CU_ASSERT(zka_wi_cmp(r0.v, P) <= 0);                                       \
+			F##_reduce_once(&r0, &r0);                                                 \
+			memcpy(q.v, t0 + 4, 32);                                                   \
+			F##_reduce_once(&q, &q);                                                   \
+			F##_add(&r0, &r0, &q);                                                     \
+			F##_mul(&ref, &a, &b);                                                     \
+			CU_ASSERT(memcmp(&r0, &ref, 32) == 0);                                     \
+			/* of a canonical value: from_mont, already below p */                     \
+			F##_redc(&r0, a.v);                                                        \
+			F##_from_mont(&ref, &a);                                                   \
+			CU_ASSERT(memcmp(&r0, &ref, 32) == 0);                                     \
+		}                                                                                  \
+	} while (0)
+
+static void test_lazy_arith(void)
+{
+	LAZY_CHECK(bn254_fr, zka_curve_bn254.r);
+	LAZY_CHECK(bls12_381_fr, zka_curve_bls12_381.r);
 }
 
 int main(void)
 {
 	static const zka_test_case cases[] = {
-	    {"fast paths = field-only evaluation", test_fast_vs_plain}, {NULL, NULL}};
+	    {"wide products and Montgomery reduction", test_lazy_arith},
+	    {"fast paths = field-only evaluation", test_fast_vs_plain},
+	    {NULL, NULL}};
 	zka_test_suite("wcg", cases);
 	return zka_test_run();
 }

@@ -17,6 +17,22 @@
  * working set stays in cache). Each witness entry is written when its node is computed, and
  * each assert is checked at the node that completes it (the later of its value and guard).
  *
+ * Montgomery operands (montgomery_ops()): a field instruction whose operands are all values
+ * that some field instruction left in Montgomery form (not an input, an integer operator or a
+ * small value: mont_out()) needs no form flags and no by-bit shortcuts: FMUL, FADD, FSUB. A
+ * field sum whose inner sums and products have no other reader (Poseidon's lc += M[j][i] in[j],
+ * MixS's in[i] + in[0] S, a Switcher's aux + L) is one LC instruction: k products x y and m
+ * addends z (operand slots in the 16-byte records after the head, at most LC_OPS). Its
+ * products are summed as 512-bit integers (below k p^2 < 2^512: k <= lc_kmax, 8 for BN254 and
+ * 4 for BLS12-381), reduced once (acc R^-1 = redc(acc mod R) + acc / R, zk/fp_tmpl.h's
+ * F(redc): the Montgomery form of sum x y), the addends added, and the total (below 2^256 +
+ * (m + 1) p) brought below p by subtraction: exact, and canonical like every slot. BN254
+ * Merkle (issue 41): 1.89 M instructions -> 1.04 M (193 LCs, 240 FMULs, 80 FADDs per
+ * Poseidon(2)); the witness entries' standard forms are made by F(redc) alone (half the
+ * products of F(from_mont)). Tried and dropped (2026-12-07, 2-core box): ordering the program
+ * by level, so that the Merkle circuit's 100 independent proofs interleave, gave no
+ * measurable gain (36.6 vs 36.5 ms, best of 21) and SHA-256 x16's scratch grew 0.8 -> 4.7 MB.
+ *
  * Invariants
  *   W1. After zka_wcg_load, every operand of node i is < i, every constant, input, witness,
  *       assert and message index is in range, and messages are NUL-terminated: evaluation
@@ -26,7 +42,11 @@
  *   W4. A small instruction's operands are small instructions' results (their integer form
  *       is in the slot), and no small result leaves [-2^62, 2^62] for any input, so the 64-bit
  *       integer arithmetic is exact and v mod p is the field's value. ZKA_WCG_PLAIN=1 turns
- *       narrow() off: the field-only evaluation that tests compare with (tests/test_wcg.c).
+ *       narrow() and the Montgomery-operand instructions off: the field-only evaluation that
+ *       tests compare with (tests/test_wcg.c).
+ *   W5. An FMUL, FADD, FSUB or LC operand's slot holds a canonical Montgomery form when the
+ *       instruction runs: its producer always writes one (mont_out()), and later readers only
+ *       add other forms beside it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -62,6 +82,7 @@ struct zka_wcg {
 	/* small constants (|c| <= 2^62 as a signed integer), for the integer instructions */
 	int64_t *iconst;
 	uint8_t *ismall;
+	uint32_t lc_kmax; /* products one LC may sum: lc_kmax p^2 < 2^512 (at most 8) */
 	/* the compiled program: n_ins instructions, the live nodes' */
 	struct zka_wcg_ins *prog;
 	uint32_t n_ins, n_slots;
@@ -80,10 +101,9 @@ struct zka_wcg_ins {
 };
 #define ZKA_WCG_SLOTS_MAX (1u << 24)
 
-/* An instruction whose value is held as a signed 64-bit integer (compile(): "Small values") */
-#define ZKA_WOP_SMALL 0x40
-#define ZKA_WOP_MAC (ZKA_WOP_COUNT + 1) /* a + b c, small values only */
+/* instruction codes: zka_wcg.h (ZKA_WOP_SMALL, ZKA_WOP_MAC, ZKA_WOP_LC, ...) */
 #define SMALL_BOUND ((int64_t)1 << 62)
+#define LC_OPS 24 /* at most this many operands (two a product, one an addend) in one LC */
 
 /* z = x / y or x mod y (integers; 0 when y is 0). */
 static void zka_wcg_divmod(uint64_t *z, const uint64_t *x, const uint64_t *y, int mod)
@@ -353,6 +373,132 @@ static void narrow(const struct zka_wcg *g, uint8_t *small, uint8_t *known, int6
 	}
 }
 
+/* The operand nodes of node i's instruction into ops (LC_OPS at most); returns their count.
+ * A fused multiply-add reads a, x and y of a + x y; an LC its products' operand pairs, then
+ * its addends (montgomery_ops()). */
+static int ins_ops(const struct zka_wcg *g, uint32_t i, const uint32_t *fuse, const uint8_t *fop,
+		   const uint32_t *lcoff, const uint16_t *lcn, const uint32_t *pool, uint32_t *ops)
+{
+	const struct zka_wcg_node *n = &g->nodes[i];
+	if (fuse[i]) {
+		uint32_t x = fuse[i] - 1;
+		ops[0] = x == n->a ? n->b : n->a;
+		ops[1] = g->nodes[x].a;
+		ops[2] = g->nodes[x].b;
+		return 3;
+	}
+	if (fop[i] == ZKA_WOP_LC) {
+		int k = 2 * (lcn[i] & 0xff) + (lcn[i] >> 8);
+		memcpy(ops, pool + lcoff[i], (size_t)k * 4);
+		return k;
+	}
+	int k = arity(n->op);
+	ops[0] = n->a, ops[1] = n->b, ops[2] = n->c;
+	return k < 0 ? 0 : k;
+}
+
+/* 1 when node x's instruction always leaves its value in Montgomery form (flag 1): the field
+ * instructions; not an input (standard form), an integer operator (standard form) or a small
+ * value (integer form). */
+static int mont_out(const struct zka_wcg *g, const uint8_t *small, uint32_t x)
+{
+	switch (g->nodes[x].op) {
+	case ZKA_WOP_INPUT:
+	case ZKA_WOP_IDIV:
+	case ZKA_WOP_MOD:
+	case ZKA_WOP_SHL:
+	case ZKA_WOP_SHR:
+	case ZKA_WOP_BAND:
+	case ZKA_WOP_BOR:
+	case ZKA_WOP_BXOR:
+	case ZKA_WOP_BNOT:
+	case ZKA_WOP_LT:
+	case ZKA_WOP_GT:
+	case ZKA_WOP_LEQ:
+	case ZKA_WOP_GEQ:
+		return 0;
+	default:
+		return !small[x];
+	}
+}
+
+/* Montgomery operands (see compile()'s note): picks, for the live field nodes whose operands
+ * are all Montgomery-form values (mont_out), the instructions FMUL, FADD, FSUB, or LC for a
+ * tree of field sums whose inner sums and products have no other reader (no other node, no
+ * witness entry, no assert): sum of products x y and addends z, the products' 512-bit sums
+ * reduced once. nread[x] counts x's readers (2 a witness entry or assert). Absorbed nodes are
+ * marked in fused[]; each LC's operand nodes go to pool (lcoff[i], lcn[i] = products | addends
+ * << 8); *extra counts the operand records the LCs add to the program. 0 or -ENOMEM. */
+static int montgomery_ops(const struct zka_wcg *g, const uint8_t *live, const uint8_t *small,
+			  const uint32_t *nread, uint8_t *fused, uint8_t *fop, uint32_t *lcoff,
+			  uint16_t *lcn, uint32_t **pool, uint32_t *npool, size_t *extra)
+{
+	uint32_t nn = g->h.n_nodes, cap = 0;
+	for (uint32_t i = nn; i-- > 0;) {
+		const struct zka_wcg_node *n = &g->nodes[i];
+		if (!live[i] || fused[i] || small[i])
+			continue;
+		int ma = mont_out(g, small, n->a),
+		    mb = arity(n->op) >= 2 && mont_out(g, small, n->b);
+		if ((n->op == ZKA_WOP_MUL || n->op == ZKA_WOP_SUB) && ma && mb)
+			fop[i] = n->op == ZKA_WOP_MUL ? ZKA_WOP_FMUL : ZKA_WOP_FSUB;
+		if (n->op != ZKA_WOP_ADD)
+			continue;
+		/* the tree under i: frontier nodes are expanded while the operands stay within
+		 * LC_OPS (an absorbed sum adds one frontier node) */
+		uint32_t fr[LC_OPS + 2], prod[LC_OPS], add[LC_OPS], absorbed[2 * LC_OPS];
+		int nf = 2, np = 0, nad = 0, nab = 0, ok = 1;
+		fr[0] = n->a, fr[1] = n->b;
+		while (nf > 0 && ok) {
+			uint32_t x = fr[--nf];
+			const struct zka_wcg_node *nx = &g->nodes[x];
+			int sole = live[x] && !fused[x] && !small[x] && nread[x] == 1;
+			if (sole && nx->op == ZKA_WOP_ADD && nf + 2 + 2 * np + nad <= LC_OPS) {
+				absorbed[nab++] = x;
+				fr[nf++] = nx->a;
+				fr[nf++] = nx->b;
+			} else if (sole && nx->op == ZKA_WOP_MUL && (uint32_t)np < g->lc_kmax &&
+				   mont_out(g, small, nx->a) && mont_out(g, small, nx->b) &&
+				   nf + 2 * np + nad + 2 <= LC_OPS) {
+				absorbed[nab++] = x;
+				prod[2 * np] = nx->a;
+				prod[2 * np + 1] = nx->b;
+				np++;
+			} else if (mont_out(g, small, x)) {
+				add[nad++] = x;
+			} else {
+				ok = 0; /* an operand not in Montgomery form: the plain ADD */
+			}
+		}
+		if (!ok)
+			continue;
+		if (np == 0 && nad == 2) {
+			fop[i] = ZKA_WOP_FADD;
+			continue;
+		}
+		fop[i] = ZKA_WOP_LC;
+		for (int q = 0; q < nab; q++)
+			fused[absorbed[q]] = 1;
+		uint32_t k = 2 * (uint32_t)np + (uint32_t)nad;
+		if (*npool + k > cap) {
+			uint32_t nc = cap ? 2 * cap : 1024;
+			while (nc < *npool + k)
+				nc *= 2;
+			uint32_t *p = realloc(*pool, (size_t)nc * 4);
+			if (!p)
+				return -ENOMEM;
+			*pool = p, cap = nc;
+		}
+		lcoff[i] = *npool;
+		lcn[i] = (uint16_t)(np | nad << 8);
+		memcpy(*pool + *npool, prod, (size_t)np * 8);
+		memcpy(*pool + *npool + 2 * np, add, (size_t)nad * 4);
+		*npool += k;
+		*extra += (k + 3) / 4;
+	}
+	return 0;
+}
+
 /* Builds g's program (see the note): the small values' integer instructions, the asserts that
  * can fail, the live nodes only, slots by liveness, witness and assert placement. */
 static int compile(struct zka_wcg *g)
@@ -364,13 +510,16 @@ static int compile(struct zka_wcg *g)
 		*fused = calloc(nn, 1);
 	uint32_t *fuse = malloc((size_t)nn * 4), *ins_of = malloc((size_t)nn * 4);
 	int64_t *lo = malloc((size_t)nn * 8), *hi = malloc((size_t)nn * 8);
-	int rc = -ENOMEM;
-	g->prog = malloc((size_t)nn * sizeof *g->prog);
+	uint8_t *fop = calloc(nn, 1);
+	uint32_t *lcoff = malloc((size_t)nn * 4), *pool = NULL, npool = 0;
+	uint16_t *lcn = calloc(nn, 2);
+	size_t extra = 0;
+	int rc = -ENOMEM, plain = getenv("ZKA_WCG_PLAIN") != NULL;
 	g->kas = malloc(((size_t)g->h.n_asserts + 1) * sizeof *g->kas);
-	if (!last || !slot || !free_ || !akey || !g->prog || !small || !known || !live || !lo ||
-	    !hi || !g->kas || !fused || !fuse || !ins_of)
+	if (!last || !slot || !free_ || !akey || !small || !known || !live || !lo || !hi ||
+	    !g->kas || !fused || !fuse || !ins_of || !fop || !lcoff || !lcn)
 		goto out;
-	if (getenv("ZKA_WCG_PLAIN")) /* the field-only reference, for tests */
+	if (plain) /* the field-only reference, for tests */
 		memset(small, 0, nn), memset(known, 0, nn), memset(lo, 0, (size_t)nn * 8),
 		    memset(hi, 0, (size_t)nn * 8);
 	else
@@ -435,19 +584,17 @@ static int compile(struct zka_wcg *g)
 			}
 		}
 	}
+	if (!plain &&
+	    montgomery_ops(g, live, small, last, fused, fop, lcoff, lcn, &pool, &npool, &extra))
+		goto out;
+	g->prog = malloc(((size_t)nn + extra + 1) * sizeof *g->prog);
+	if (!g->prog)
+		goto out;
 	for (uint32_t i = 0; i < nn; i++)
 		last[i] = i;
 	for (uint32_t i = 0; i < nn; i++) {
-		const struct zka_wcg_node *n = &g->nodes[i];
-		int k = live[i] && !fused[i] ? arity(n->op) : 0;
-		uint32_t ops[3] = {n->a, n->b, n->c};
-		if (fuse[i]) { /* the product's operands are read here */
-			uint32_t x = fuse[i] - 1;
-			ops[0] = x == n->a ? n->b : n->a;
-			ops[1] = g->nodes[x].a;
-			ops[2] = g->nodes[x].b;
-			k = 3;
-		}
+		uint32_t ops[LC_OPS];
+		int k = live[i] && !fused[i] ? ins_ops(g, i, fuse, fop, lcoff, lcn, pool, ops) : 0;
 		for (int q = 0; q < k; q++)
 			last[ops[q]] = i;
 	}
@@ -474,24 +621,31 @@ static int compile(struct zka_wcg *g)
 		struct zka_wcg_ins *in = &g->prog[j];
 		uint8_t op;
 		ins_of[i] = j++;
-		int k = arity(n->op);
-		uint32_t ops[3] = {n->a, n->b, n->c};
+		uint32_t ops[LC_OPS];
+		int k = ins_ops(g, i, fuse, fop, lcoff, lcn, pool, ops);
 		op = (uint8_t)(n->op | (small[i] ? ZKA_WOP_SMALL : 0));
-		if (fuse[i]) { /* a + x y */
-			uint32_t x = fuse[i] - 1;
-			ops[0] = x == n->a ? n->b : n->a;
-			ops[1] = g->nodes[x].a;
-			ops[2] = g->nodes[x].b;
-			k = 3;
-			op = ZKA_WOP_SMALL | ZKA_WOP_MAC;
+		if (fuse[i])
+			op = ZKA_WOP_SMALL | ZKA_WOP_MAC; /* a + x y */
+		else if (fop[i])
+			op = fop[i];
+		if (op == ZKA_WOP_LC) { /* operands in the records after the head */
+			uint32_t *o = (uint32_t *)&g->prog[j];
+			memset(o, 0, ((size_t)k + 3) / 4 * sizeof *g->prog);
+			for (int q = 0; q < k; q++)
+				o[q] = slot[ops[q]];
+			in->a = lcn[i] & 0xff; /* products (their operand pairs first) */
+			in->b = lcn[i] >> 8;   /* addends */
+			in->c = 0;
+			j += ((uint32_t)k + 3) / 4;
+		} else {
+			in->a = n->op == ZKA_WOP_INPUT || n->op == ZKA_WOP_CONST ? n->a
+				: k >= 1					 ? slot[ops[0]]
+										 : 0;
+			in->b = k >= 2 ? slot[ops[1]] : 0;
+			in->c = k >= 3 ? slot[ops[2]] : 0;
 		}
-		in->a = n->op == ZKA_WOP_INPUT || n->op == ZKA_WOP_CONST ? n->a
-			: k >= 1					 ? slot[ops[0]]
-									 : 0;
-		in->b = k >= 2 ? slot[ops[1]] : 0;
-		in->c = k >= 3 ? slot[ops[2]] : 0;
 		/* operands read for the last time here give their slots back first (W2: the
-		 * instruction reads them before it writes) */
+		 * instruction reads them before it writes), each once */
 		for (int q0 = 0; q0 < k; q0++) {
 			uint32_t o = ops[q0];
 			int checked =
@@ -499,8 +653,9 @@ static int compile(struct zka_wcg *g)
 			for (uint32_t q = g->achk[i]; q < g->achk[i + 1]; q++)
 				checked |=
 				    g->kas[g->alist[q]].node == o || g->kas[g->alist[q]].guard == o;
-			if (last[o] == i && !checked && !(q0 >= 1 && o == ops[0]) &&
-			    !(q0 == 2 && o == ops[1]))
+			for (int q = 0; q < q0; q++)
+				checked |= ops[q] == o;
+			if (last[o] == i && !checked)
 				free_[nfree++] = slot[o];
 		}
 		slot[i] = nfree ? free_[--nfree] : top++;
@@ -553,6 +708,10 @@ out:
 	free(ins_of);
 	free(lo);
 	free(hi);
+	free(fop);
+	free(lcoff);
+	free(lcn);
+	free(pool);
 	return rc;
 }
 
@@ -658,7 +817,17 @@ int zka_wcg_load(const char *path, zka_wcg **out, char *err, size_t errlen)
 	mpz_sub_ui(t, t, 1);
 	mpz_fdiv_q_2exp(t, t, 1);
 	mpz_export(g->wf.half, NULL, -1, 8, 0, 0, t);
-	mpz_clear(t);
+	/* LC: k products of canonical Montgomery forms sum below k p^2, which must stay below
+	 * 2^512 (BN254: 27, BLS12-381: 4) */
+	mpz_import(t, 4, -1, 8, 0, 0, g->curve->r);
+	mpz_mul(t, t, t);
+	mpz_t top;
+	mpz_init_set_ui(top, 1);
+	mpz_mul_2exp(top, top, 512);
+	mpz_sub_ui(top, top, 1);
+	mpz_fdiv_q(top, top, t);
+	g->lc_kmax = mpz_cmp_ui(top, 8) > 0 ? 8 : (uint32_t)mpz_get_ui(top);
+	mpz_clears(t, top, NULL);
 	if ((rc = compile(g))) {
 		why = rc == -E2BIG ? "the graph needs more than 2^24 values live at once"
 				   : "out of memory";
@@ -713,6 +882,16 @@ uint32_t zka_wcg_n_witness(const zka_wcg *g)
 uint32_t zka_wcg_n_inputs(const zka_wcg *g)
 {
 	return g->h.n_inputs;
+}
+void zka_wcg_op_counts(const zka_wcg *g, uint32_t counts[256])
+{
+	memset(counts, 0, 256 * sizeof *counts);
+	for (uint32_t j = 0; j < g->n_ins; j++) {
+		uint8_t op = (uint8_t)(g->prog[j].od & 0xff);
+		counts[op]++;
+		if (op == ZKA_WOP_LC)
+			j += (2 * g->prog[j].a + g->prog[j].b + 3) / 4;
+	}
 }
 size_t zka_wcg_scratch_bytes(const zka_wcg *g)
 {

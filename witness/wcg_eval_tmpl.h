@@ -7,7 +7,10 @@
  * bitwise operators, shifts, the witness), or both: flags say which are valid, and the other
  * form is made on first need and kept, so a value read by many integer operators (a Num2Bits
  * input: 254 shifts) is converted once. The integer operators are witness/wcg_int.h's, the
- * implementation the tracer folded constants with. */
+ * implementation the tracer folded constants with. FMUL, FADD, FSUB and LC (wcg.c: "Montgomery
+ * operands") read m[] directly: their operands' producers always leave a Montgomery form. A
+ * witness entry of a value held only in Montgomery form (and of no other entry) is converted in
+ * a batch of WCG_PEND (F(ws_batch)), not right after its instruction. */
 #define WE_CAT2(a, b) a##_##b
 #define WE_CAT(a, b) WE_CAT2(a, b)
 #define WF_(name) WE_CAT(FR, name)
@@ -50,6 +53,44 @@ static inline const WT *WF_(wm)(WT *m, WT *st, const int64_t *iv, uint8_t *fl, u
 	return &m[s];
 }
 
+/* r = the standard form of the canonical Montgomery form x: 0 and R (the bits) without a
+ * product, else by the reduction alone (r < p: F(redc)). Out of line: the integer forms' path
+ * of F(ws) stays small enough to inline. */
+static __attribute__((noinline)) void WF_(ws_mont)(WT *r, const WT *x)
+{
+	WT one;
+	WF_(one)(&one);
+	if (WF_(is_zero)(x) || WF_(eq)(x, &one)) {
+		memset(r, 0, sizeof *r);
+		r->v[0] = !WF_(is_zero)(x);
+	} else {
+		WF_(redc)(r, x->v);
+	}
+}
+
+#ifndef WCG_PEND
+/* Witness values converted to standard form together: independent reductions, which the CPU
+ * overlaps, where one right after each instruction waited for its serial chain. */
+#define WCG_PEND 64
+#endif
+
+/* w[idx[k]] = the standard form of the canonical Montgomery form x[k], k < n. */
+static void WF_(ws_batch)(uint64_t (*w)[4], const WT *x, const uint32_t *idx, uint32_t n)
+{
+	WT one;
+	WF_(one)(&one);
+	for (uint32_t k = 0; k < n; k++) {
+		WT r;
+		if (WF_(is_zero)(&x[k]) || WF_(eq)(&x[k], &one)) {
+			memset(&r, 0, sizeof r);
+			r.v[0] = !WF_(is_zero)(&x[k]);
+		} else {
+			WF_(redc)(&r, x[k].v);
+		}
+		memcpy(w[idx[k]], r.v, 32);
+	}
+}
+
 /* The standard form of slot s (made from the Montgomery or the integer form when missing). */
 static inline const uint64_t *WF_(ws)(WT *m, WT *st, const int64_t *iv, uint8_t *fl, uint32_t s,
 				      const zka_wi_field *f)
@@ -63,14 +104,7 @@ static inline const uint64_t *WF_(ws)(WT *m, WT *st, const int64_t *iv, uint8_t 
 			else
 				memcpy(st[s].v, t, sizeof t);
 		} else {
-			WT one;
-			WF_(one)(&one);
-			if (WF_(is_zero)(&m[s]) || WF_(eq)(&m[s], &one)) { /* 0 and R: the bits */
-				memset(&st[s], 0, sizeof st[s]);
-				st[s].v[0] = !WF_(is_zero)(&m[s]);
-			} else {
-				WF_(from_mont)(&st[s], &m[s]);
-			}
+			WF_(ws_mont)(&st[s], &m[s]);
 		}
 		fl[s] |= 2;
 	}
@@ -96,6 +130,57 @@ static inline uint64_t WF_(wl)(WT *m, WT *st, const int64_t *iv, uint8_t *fl, ui
 	return WF_(ws)(m, st, iv, fl, s, f)[0];
 }
 
+/* r = the LC (wcg.c's montgomery_ops()) whose head is n: sum of np products of Montgomery
+ * forms a_k b_k and na addends z_k, all canonical slots of m. The products' 512-bit sum
+ * (below np p^2 < 2^512: wcg.c's lc_kmax) is reduced once, acc R^-1 = redc(acc mod R) +
+ * acc / R (the Montgomery form of sum a_k b_k), the addends added, and the (5-limb) total,
+ * below 2^256 + (na + 1) p, brought below p by subtractions. Returns the records read after
+ * the head. */
+static __attribute__((noinline)) uint32_t WF_(lc)(WT *r, const WT *m, const struct zka_wcg_ins *n,
+						  const zka_wi_field *f)
+{
+	const uint32_t *o = (const uint32_t *)(n + 1);
+	uint32_t np = n->a, na = n->b;
+	uint64_t acc[8], t[8], u[5];
+	unsigned char c;
+	if (np) {
+		WF_(wide_mul)(acc, &m[o[0]], &m[o[1]]);
+		for (uint32_t k = 1; k < np; k++) {
+			WF_(wide_mul)(t, &m[o[2 * k]], &m[o[2 * k + 1]]);
+			c = 0;
+			for (int q = 0; q < 8; q++)
+				c = zka_fp_adc(c, acc[q], t[q], &acc[q]);
+		}
+		WT lo;
+		WF_(redc)(&lo, acc); /* <= p */
+		c = 0;
+		for (int q = 0; q < 4; q++)
+			c = zka_fp_adc(c, lo.v[q], acc[4 + q], &u[q]);
+		u[4] = c;
+	} else {
+		memset(u, 0, sizeof u);
+	}
+	for (uint32_t k = 0; k < na; k++) {
+		const uint64_t *z = m[o[2 * np + k]].v;
+		c = 0;
+		for (int q = 0; q < 4; q++)
+			c = zka_fp_adc(c, u[q], z[q], &u[q]);
+		u[4] += c;
+	}
+	for (;;) { /* u - p while u >= p */
+		uint64_t d[4];
+		unsigned char b = 0;
+		for (int q = 0; q < 4; q++)
+			b = zka_fp_sbb(b, u[q], f->q[q], &d[q]);
+		if (u[4] == 0 && b)
+			break;
+		memcpy(u, d, sizeof d);
+		u[4] -= b;
+	}
+	memcpy(r->v, u, 32);
+	return (2 * np + na + 3) / 4;
+}
+
 static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint64_t (*w)[4],
 			 void *scratch, char *err, size_t errlen)
 {
@@ -104,6 +189,8 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 	uint8_t *fl = (uint8_t *)(iv + g->n_slots);
 	const zka_wi_field *f = &g->wf;
 	uint32_t ak = 0, wk = 0; /* the next assert check and witness entry (by instruction) */
+	WT pend[WCG_PEND]; /* witness values waiting for their standard forms, and their indices */
+	uint32_t pidx[WCG_PEND], np = 0;
 	WF_(one)(&one);
 	WF_(zero)(&zero);
 #define M(s) WF_(wm)(m, st, iv, fl, (s))
@@ -181,6 +268,23 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 			break;
 		case SM(SHL):
 			SET_I(iv[n->a] << iv[n->b]);
+			break;
+		/* Montgomery operands (wcg.c: the operands' instructions leave that form) */
+		case ZKA_WOP_LC:
+			j += WF_(lc)(&m[d], m, n, f);
+			fl[d] = 1;
+			break;
+		case ZKA_WOP_FMUL:
+			WF_(mul)(&m[d], &m[n->a], &m[n->b]);
+			fl[d] = 1;
+			break;
+		case ZKA_WOP_FADD:
+			WF_(add)(&m[d], &m[n->a], &m[n->b]);
+			fl[d] = 1;
+			break;
+		case ZKA_WOP_FSUB:
+			WF_(sub)(&m[d], &m[n->a], &m[n->b]);
+			fl[d] = 1;
 			break;
 		case ZKA_WOP_INPUT:
 			memcpy(st[d].v, in[n->a], 32);
@@ -312,10 +416,18 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 				return -EDOM;
 			}
 		}
-		/* the witness entries that are this node's value */
+		/* the witness entries that are this node's value: a lone entry of a value held in
+		 * Montgomery form only waits in pend[] for the next batch of conversions */
+		if (g->wnode[wk] == i && g->wnode[wk + 1] != i && fl[d] == 1) {
+			pend[np] = m[d];
+			pidx[np++] = g->wlist[wk++];
+			if (np == WCG_PEND)
+				WF_(ws_batch)(w, pend, pidx, np), np = 0;
+		}
 		for (; g->wnode[wk] == i; wk++)
 			memcpy(w[g->wlist[wk]], S(d), 32);
 	}
+	WF_(ws_batch)(w, pend, pidx, np);
 #undef M
 #undef S
 #undef T

@@ -63,6 +63,17 @@ enum zka_wcg_op {
 	ZKA_WOP_COUNT
 };
 
+/* Codes of the compiled program's instructions besides the operators above (witness/wcg.c;
+ * never in a file): an operator | ZKA_WOP_SMALL is its 64-bit integer form. */
+#define ZKA_WOP_SMALL 0x40
+#define ZKA_WOP_MAC (ZKA_WOP_COUNT + 1) /* a + b c, small values only */
+/* Field instructions whose operands are known at compile time to hold their Montgomery form
+ * (wcg.c: "Montgomery operands"): no form flags read, no by-bit shortcuts */
+#define ZKA_WOP_LC (ZKA_WOP_COUNT + 2)	 /* sum of products and addends, reduced once */
+#define ZKA_WOP_FMUL (ZKA_WOP_COUNT + 3) /* a b */
+#define ZKA_WOP_FADD (ZKA_WOP_COUNT + 4) /* a + b */
+#define ZKA_WOP_FSUB (ZKA_WOP_COUNT + 5) /* a - b */
+
 struct zka_wcg_hdr {
 	char magic[8];
 	uint32_t version; /* 1 */

@@ -27,6 +27,9 @@ void zka_wcg_free(zka_wcg *g);
 const zka_curve *zka_wcg_curve(const zka_wcg *g);
 uint32_t zka_wcg_n_witness(const zka_wcg *g);
 uint32_t zka_wcg_n_inputs(const zka_wcg *g);
+/* The compiled program's instructions by code (counts[op], op as in zka_wcg.h: an operator,
+ * | ZKA_WOP_SMALL, ZKA_WOP_MAC, ZKA_WOP_LC, ...): for tests and measurements. */
+void zka_wcg_op_counts(const zka_wcg *g, uint32_t counts[256]);
 /* Bytes of scratch zka_wcg_eval needs (the graph's peak of live values, 73 bytes each). */
 size_t zka_wcg_scratch_bytes(const zka_wcg *g);
 

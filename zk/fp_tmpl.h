@@ -315,6 +315,170 @@ static inline void F(mul_adx)(T *r, const T *a, const T *b)
 }
 #endif
 
+/* t (2 FP_N limbs) = a * b, the plain integer product of the limbs (no reduction): the
+ * building block of lazily reduced sums of products (F(redc) reduces such a sum once). */
+static inline void F(wide_mul_portable)(uint64_t *t, const T *a, const T *b)
+{
+	ZKA_FP_UNROLL for (int j = 0; j < 2 * FP_N; j++)
+		t[j] = 0;
+	ZKA_FP_UNROLL for (int i = 0; i < FP_N; i++) {
+		F(u128) c = 0;
+		ZKA_FP_UNROLL for (int j = 0; j < FP_N; j++) {
+			c += (F(u128))a->v[j] * b->v[i] + t[i + j];
+			t[i + j] = (uint64_t)c;
+			c >>= 64;
+		}
+		t[i + FP_N] = (uint64_t)c;
+	}
+}
+
+/* r = x R^-1 mod p for an FP_N-limb integer x (any x < R): Montgomery's reduction alone, so
+ * r <= p, and r < p when x < p (r = p needs x a nonzero multiple of p). F(from_mont) of a
+ * canonical x at half the products of F(mul) by 1. */
+static inline void F(redc_portable)(T *r, const uint64_t *x)
+{
+	uint64_t t[FP_N + 1];
+	ZKA_FP_UNROLL for (int j = 0; j < FP_N; j++)
+		t[j] = x[j];
+	t[FP_N] = 0;
+	ZKA_FP_UNROLL for (int i = 0; i < FP_N; i++) {
+		/* t = (t + m p) / 2^64, m making the low limb 0; t < x / 2^(64 i) + p */
+		uint64_t m = t[0] * K(INV);
+		F(u128) c = ((F(u128))m * K(P)[0] + t[0]) >> 64;
+		ZKA_FP_UNROLL for (int j = 1; j < FP_N; j++) {
+			c += (F(u128))m * K(P)[j] + t[j];
+			t[j - 1] = (uint64_t)c;
+			c >>= 64;
+		}
+		c += t[FP_N];
+		t[FP_N - 1] = (uint64_t)c;
+		t[FP_N] = (uint64_t)(c >> 64);
+	}
+	ZKA_FP_UNROLL for (int j = 0; j < FP_N; j++)
+		r->v[j] = t[j];
+}
+
+#if FP_N == 4 && defined(__x86_64__) && defined(__GNUC__)
+#define ZKA_FP_HAVE_ADX_WIDE 1
+/* F(wide_mul_portable) with mulx/adcx/adox (4 limbs; dispatch with zka_fp_adx()): the product
+ * rows of F(mul_adx) without its reduction rows; after row i the limb i is final and stored,
+ * and its register, cleared, becomes the next row's top. */
+static inline void F(wide_mul_adx)(uint64_t *t, const T *a, const T *b)
+{
+	uint64_t r0, r1, r2, r3, r4, lo, hi, z;
+	/* volatile: the results leave through memory only */
+	__asm__ __volatile__(
+		    "xorl %k[r0], %k[r0]\n\t"
+		    "xorl %k[r1], %k[r1]\n\t"
+		    "xorl %k[r2], %k[r2]\n\t"
+		    "xorl %k[r3], %k[r3]\n\t"
+		    "xorl %k[r4], %k[r4]\n\t"
+		    ZKA_X_B("0(%[b])")
+		    ZKA_X_ROW4("0(%[a])", "8(%[a])", "16(%[a])", "24(%[a])", r0, r1, r2, r3, r4)
+		    "movq %[r0], 0(%[t])\n\t"
+		    "xorl %k[r0], %k[r0]\n\t"
+		    ZKA_X_B("8(%[b])")
+		    ZKA_X_ROW4("0(%[a])", "8(%[a])", "16(%[a])", "24(%[a])", r1, r2, r3, r4, r0)
+		    "movq %[r1], 8(%[t])\n\t"
+		    "xorl %k[r1], %k[r1]\n\t"
+		    ZKA_X_B("16(%[b])")
+		    ZKA_X_ROW4("0(%[a])", "8(%[a])", "16(%[a])", "24(%[a])", r2, r3, r4, r0, r1)
+		    "movq %[r2], 16(%[t])\n\t"
+		    "xorl %k[r2], %k[r2]\n\t"
+		    ZKA_X_B("24(%[b])")
+		    ZKA_X_ROW4("0(%[a])", "8(%[a])", "16(%[a])", "24(%[a])", r3, r4, r0, r1, r2)
+		    "movq %[r3], 24(%[t])\n\t"
+		    "movq %[r4], 32(%[t])\n\t"
+		    "movq %[r0], 40(%[t])\n\t"
+		    "movq %[r1], 48(%[t])\n\t"
+		    "movq %[r2], 56(%[t])\n\t"
+	    : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4),
+	      [lo] "=&r"(lo), [hi] "=&r"(hi), [z] "=&r"(z)
+	    : [a] "r"(a->v), [b] "r"(b->v), [t] "r"(t)
+	    : "rdx", "cc", "memory");
+	(void)lo, (void)hi, (void)z;
+}
+
+/* F(redc_portable) with mulx/adcx/adox (4 limbs; dispatch with zka_fp_adx()): the reduction
+ * rows of F(mul_adx) alone, the running value starting as x and rotating the same way. */
+static inline void F(redc_adx)(T *r, const uint64_t *x)
+{
+	uint64_t r0, r1, r2, r3, r4, lo, hi, z;
+	const uint64_t inv = K(INV);
+	__asm__(
+		    "movq 0(%[x]), %[r0]\n\t"
+		    "movq 8(%[x]), %[r1]\n\t"
+		    "movq 16(%[x]), %[r2]\n\t"
+		    "movq 24(%[x]), %[r3]\n\t"
+		    "xorl %k[r4], %k[r4]\n\t"
+		    ZKA_X_M(r0) ZKA_X_ROW4("0(%[p])", "8(%[p])", "16(%[p])", "24(%[p])", r0, r1, r2, r3, r4)
+		    ZKA_X_M(r1) ZKA_X_ROW4("0(%[p])", "8(%[p])", "16(%[p])", "24(%[p])", r1, r2, r3, r4, r0)
+		    ZKA_X_M(r2) ZKA_X_ROW4("0(%[p])", "8(%[p])", "16(%[p])", "24(%[p])", r2, r3, r4, r0, r1)
+		    ZKA_X_M(r3) ZKA_X_ROW4("0(%[p])", "8(%[p])", "16(%[p])", "24(%[p])", r3, r4, r0, r1, r2)
+	    : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4),
+	      [lo] "=&r"(lo), [hi] "=&r"(hi), [z] "=&r"(z)
+	    : [x] "r"(x), [p] "r"(K(P)), [inv] "m"(inv)
+	    : "rdx", "cc", "memory");
+	r->v[0] = r4, r->v[1] = r0, r->v[2] = r1, r->v[3] = r2;
+	(void)r3, (void)lo, (void)hi, (void)z;
+}
+#endif
+
+/* t (2 FP_N limbs) = a * b as integers: F(wide_mul_adx) where the CPU has it, else portable. */
+static inline void F(wide_mul)(uint64_t *t, const T *a, const T *b)
+{
+#ifdef ZKA_FP_HAVE_ADX_WIDE
+	if (zka_fp_adx()) {
+		F(wide_mul_adx)(t, a, b);
+		return;
+	}
+#endif
+	F(wide_mul_portable)(t, a, b);
+}
+
+/* r = x R^-1 mod p, r <= p (see F(redc_portable)): F(redc_adx) where the CPU has it. */
+static inline void F(redc)(T *r, const uint64_t *x)
+{
+#ifdef ZKA_FP_HAVE_ADX_WIDE
+	if (zka_fp_adx()) {
+		F(redc_adx)(r, x);
+		return;
+	}
+#endif
+	F(redc_portable)(r, x);
+}
+
+/* Test hooks like F(mul_impl): by one given implementation (0 portable, 1 mulx/adx); 0 when
+ * that one is not compiled in or the CPU lacks it. */
+static inline int F(wide_mul_impl)(uint64_t *t, const T *a, const T *b, int impl)
+{
+	if (impl == 0) {
+		F(wide_mul_portable)(t, a, b);
+		return 1;
+	}
+#ifdef ZKA_FP_HAVE_ADX_WIDE
+	if (impl == 1 && zka_fp_adx()) {
+		F(wide_mul_adx)(t, a, b);
+		return 1;
+	}
+#endif
+	return 0;
+}
+static inline int F(redc_impl)(T *r, const uint64_t *x, int impl)
+{
+	if (impl == 0) {
+		F(redc_portable)(r, x);
+		return 1;
+	}
+#ifdef ZKA_FP_HAVE_ADX_WIDE
+	if (impl == 1 && zka_fp_adx()) {
+		F(redc_adx)(r, x);
+		return 1;
+	}
+#endif
+	return 0;
+}
+
 /* r = a * b * R^-1 mod p (Montgomery product): the mulx/adcx/adox version where the CPU has
  * BMI2 and ADX (x86-64), else the portable one; both fully reduce. */
 static inline void F(mul)(T *r, const T *a, const T *b)
@@ -704,3 +868,4 @@ static inline void F(batch_inv)(T *a, T *scratch, size_t n)
 #undef FP_N
 #undef FP_C
 #undef ZKA_FP_HAVE_ADX_MUL
+#undef ZKA_FP_HAVE_ADX_WIDE
