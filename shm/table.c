@@ -67,12 +67,23 @@ static int enter_job(struct zka_arena *a, uint32_t idx, void *c)
 	uint64_t e = x->expect;
 	return cas(&job_rec(a, idx)->word, &e, x->desired) ? 0 : -EBUSY;
 }
+/* Slot s's data offset by the private geometry. */
+static uint64_t slot_off(const struct zka_arena *a, uint32_t s)
+{
+	return a->g.data_off + (uint64_t)s * a->g.slot_stride;
+}
+
+/* 1 when a slot record's data offset off and size agree with slot s's geometry. */
+static int slot_geom_agrees(const struct zka_arena *a, uint32_t s, uint64_t off, uint64_t size)
+{
+	return off == slot_off(a, s) && size == a->g.slot_stride;
+}
+
 /* 1 when slot s's record agrees with the private geometry (offset and size of its data). */
 static int slot_geom_ok(struct zka_arena *a, uint32_t s)
 {
-	return atomic_load(&slot_rec(a, s)->data_off) ==
-		   a->g.data_off + (uint64_t)s * a->g.slot_stride &&
-	       atomic_load(&slot_rec(a, s)->data_size) == a->g.slot_stride;
+	return slot_geom_agrees(a, s, atomic_load(&slot_rec(a, s)->data_off),
+				atomic_load(&slot_rec(a, s)->data_size));
 }
 
 /* free-slots: FREE -> WRITING(me, none); a FREE slot whose data offset or size disagrees with
@@ -910,8 +921,7 @@ int zka_slot_info(const struct zka_arena *a, uint32_t s, struct zka_slot_info *o
 	o->used_bytes = atomic_load(&S->used_bytes);
 	if (o->job != ZKA_NONE && o->job >= a->g.njobs)
 		o->state = 0;
-	o->data_bad = o->data_off != a->g.data_off + (uint64_t)s * a->g.slot_stride ||
-		      o->data_size != a->g.slot_stride;
+	o->data_bad = !slot_geom_agrees(a, s, o->data_off, o->data_size);
 	if (o->data_bad && st != ZKA_SLOT_QUARANTINED) /* quarantined stays named so */
 		o->state = 0;
 	return 0;
@@ -926,7 +936,7 @@ void *zka_slot_data(struct zka_arena *a, uint32_t s, uint64_t *size)
 		return NULL;
 	if (size)
 		*size = a->g.slot_stride;
-	return a->base + a->g.data_off + (uint64_t)s * a->g.slot_stride;
+	return a->base + slot_off(a, s);
 }
 
 int zka_slot_set_used(struct zka_arena *a, uint32_t s, uint64_t used)
