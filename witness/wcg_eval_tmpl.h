@@ -53,19 +53,24 @@ static inline const WT *WF_(wm)(WT *m, WT *st, const int64_t *iv, uint8_t *fl, u
 	return &m[s];
 }
 
-/* r = the standard form of the canonical Montgomery form x: 0 and R (the bits) without a
- * product, else by the reduction alone (r < p: F(redc)). Out of line: the integer forms' path
- * of F(ws) stays small enough to inline. */
-static __attribute__((noinline)) void WF_(ws_mont)(WT *r, const WT *x)
+/* r = the standard form of the canonical Montgomery form x, one the Montgomery form of 1: 0 and
+ * R (the bits) without a product, else by the reduction alone (r < p: F(redc)). */
+static inline void WF_(to_std)(WT *r, const WT *x, const WT *one)
 {
-	WT one;
-	WF_(one)(&one);
-	if (WF_(is_zero)(x) || WF_(eq)(x, &one)) {
+	if (WF_(is_zero)(x) || WF_(eq)(x, one)) {
 		memset(r, 0, sizeof *r);
 		r->v[0] = !WF_(is_zero)(x);
 	} else {
 		WF_(redc)(r, x->v);
 	}
+}
+
+/* F(to_std) out of line: the integer forms' path of F(ws) stays small enough to inline. */
+static __attribute__((noinline)) void WF_(ws_mont)(WT *r, const WT *x)
+{
+	WT one;
+	WF_(one)(&one);
+	WF_(to_std)(r, x, &one);
 }
 
 #ifndef WCG_PEND
@@ -81,12 +86,7 @@ static void WF_(ws_batch)(uint64_t (*w)[4], const WT *x, const uint32_t *idx, ui
 	WF_(one)(&one);
 	for (uint32_t k = 0; k < n; k++) {
 		WT r;
-		if (WF_(is_zero)(&x[k]) || WF_(eq)(&x[k], &one)) {
-			memset(&r, 0, sizeof r);
-			r.v[0] = !WF_(is_zero)(&x[k]);
-		} else {
-			WF_(redc)(&r, x[k].v);
-		}
+		WF_(to_std)(&r, &x[k], &one);
 		memcpy(w[idx[k]], r.v, 32);
 	}
 }
