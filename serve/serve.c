@@ -399,9 +399,11 @@ static int job_dir(const zka_serve *s, uint64_t id, char *dir, size_t n, char *w
 	char link[PATH_MAX + 64], tgt[64];
 	snprintf(link, sizeof link, "%s/by-id/%llu", s->spool, (unsigned long long)id);
 	ssize_t l = readlink(link, tgt, sizeof tgt - 1);
-	if (l <= 0 || strncmp(tgt, "../jobs/h-", 10) || strchr(tgt + 8, '/'))
+	if (l <= 0)
 		return -1;
-	tgt[l] = 0;
+	tgt[l] = 0; /* readlink does not terminate: before any string check reads tgt */
+	if (strncmp(tgt, "../jobs/h-", 10) || strchr(tgt + 8, '/'))
+		return -1;
 	snprintf(dir, n, "%s/%s", s->spool, tgt + 3);
 	char sp[PATH_MAX + 16];
 	snprintf(sp, sizeof sp, "%s/submitter", dir);
