@@ -14,6 +14,7 @@
  * check); only the frees on the unwind after an error go unchecked (the first error is the one
  * reported). Members are static: eng<TR> is a namespace that knows its curve. */
 #pragma once
+#include "cuda/abc.cuh"
 #include "cuda/fixed_base.cuh"
 #include "cuda/msm_accumulate.cuh"
 #include "cuda/msm_affine.cuh"
@@ -187,8 +188,9 @@ template <class TR> struct eng {
 
 	/* ---- the proof (drv_prove.cuh) ---- */
 	static int proof_bufs(zka_gpu *g, size_t nd, size_t nv, char *err, size_t errlen);
-	static int abc_copy(zka_gpu *g, size_t nd, const uint64_t (*a)[4], const uint64_t (*b)[4],
-			    const uint64_t (*c)[4], cudaStream_t st, char *err, size_t errlen);
+	static int abc_copy(zka_gpu *g, zka_gpu_key *k, size_t nd, const uint64_t (*a)[4],
+			    const uint64_t (*b)[4], const uint64_t (*c)[4], cudaStream_t st,
+			    char *err, size_t errlen);
 	static int abc_hpoly(zka_gpu *g, zka_gpu_key *k, bool have_c, int ab_std, char *err,
 			     size_t errlen);
 	static int prove_streamed(zka_gpu *g, zka_gpu_key *k, const uint64_t (*a)[4],

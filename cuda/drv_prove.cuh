@@ -33,11 +33,31 @@ int eng<TR>::proof_bufs(zka_gpu *g, size_t nd, size_t nv, char *err, size_t errl
 	return 0;
 }
 
-/* a, b (and c) to the device on st */
+/* a, b (and c) to the device on st; a NULL (a slot of form W): a = A w and b = B w made on st
+ * from the key's device CSR (zka_gpu_key_set_abc) and d_w, which st must already have copied,
+ * in standard form (the caller passes ab_std) */
 template <class TR>
-int eng<TR>::abc_copy(zka_gpu *g, size_t nd, const uint64_t (*a)[4], const uint64_t (*b)[4],
-		      const uint64_t (*c)[4], cudaStream_t st, char *err, size_t errlen)
+int eng<TR>::abc_copy(zka_gpu *g, zka_gpu_key *k, size_t nd, const uint64_t (*a)[4],
+		      const uint64_t (*b)[4], const uint64_t (*c)[4], cudaStream_t st, char *err,
+		      size_t errlen)
 {
+	if (!a) {
+		if (!__atomic_load_n(&k->ab_set, __ATOMIC_ACQUIRE)) {
+			zkg_errf(err, errlen,
+				 "a slot with only the witness, and the key's A and B are not on "
+				 "the device (zka_gpu_key_set_abc)");
+			return -EINVAL;
+		}
+		void *out[2] = {g->d_a, g->d_b};
+		for (int m = 0; m < 2; m++) {
+			k_ab_rows<Fr><<<nblk(nd, 256), 256, 0, st>>>(
+			    (const uint32_t *)k->d_ab_start[m], (const uint2 *)k->d_ab_term[m],
+			    (const Fr *)k->d_ab_val, (const Fr *)g->d_w, (Fr *)out[m],
+			    (uint32_t)nd);
+			CKL();
+		}
+		return 0;
+	}
 	CK(cudaMemcpyAsync(g->d_a, a, nd * 32, cudaMemcpyHostToDevice, st));
 	CK(cudaMemcpyAsync(g->d_b, b, nd * 32, cudaMemcpyHostToDevice, st));
 	if (c)
@@ -94,9 +114,10 @@ int eng<TR>::prove_streamed(zka_gpu *g, zka_gpu_key *k, const uint64_t (*a)[4],
 	CK(cudaEventRecord(ev[15], s0));
 	/* a, b, c on ls[1], beside the witness MSMs (the NTT waits for them: lev[4]) */
 	cudaStream_t cs = g->ls[1];
-	CK(cudaStreamWaitEvent(cs, ev[0], 0));
+	/* (a slot of form W: a and b are made from the witness, so after its copy, ev[15]) */
+	CK(cudaStreamWaitEvent(cs, a ? ev[0] : ev[15], 0));
 	CK(cudaEventRecord(g->lev[5], cs));
-	CKR(abc_copy(g, nd, a, b, c, cs, err, errlen));
+	CKR(abc_copy(g, k, nd, a, b, c, cs, err, errlen));
 	CK(cudaEventRecord(g->lev[4], cs));
 	alignas(16) uint8_t acc[5][sizeof(G2)];
 	size_t pre = (size_t)k->n_public + 1;
@@ -189,7 +210,7 @@ int eng<TR>::prove(zka_gpu *g, zka_gpu_key *k, const uint64_t (*a)[4], const uin
 				   st));
 		CK(cudaEventRecord(g->lev[2 * i + 1], st)); /* lane i's result is on the host */
 	}
-	CKR(abc_copy(g, nd, a, b, c, s0, err, errlen));
+	CKR(abc_copy(g, k, nd, a, b, c, s0, err, errlen)); /* after w's copy on s0 */
 	CKR(abc_hpoly(g, k, c != NULL, ab_std, err, errlen));
 	CKR(prepare(g, mh, g->d_h, nd, pc ? k->c_h : 0, pc ? k->t_h : 1, false, err, errlen));
 	CKR(work_grow(mh, mh, sizeof(G1), err, errlen));

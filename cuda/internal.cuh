@@ -167,6 +167,13 @@ struct zka_gpu_key {
 	/* a monomial-H key (pk.h_kind ZKA_H_MONOMIAL): h_mono set and hm its constants, so that
 	 * hpoly_dev gives h's coefficients; 0 for a coset-H (snarkjs) key */
 	int h_mono;
+	/* the key's A and B in compressed sparse rows for slots that hold only the witness
+	 * (zka_gpu_key_set_abc, cuda/abc.cuh): d_ab_start[m] (domain + 1 row starts), d_ab_term[m]
+	 * ({column, value index} pairs), d_ab_val (the values, Montgomery form). ab_set (read
+	 * and written with __atomic) is 1 once they are on the device; they never change after */
+	void *d_ab_start[2], *d_ab_term[2], *d_ab_val;
+	uint32_t ab_nvals;
+	int ab_set;
 	struct zkg_hmono hm;
 	/* zka_gpu_key_timing: zka_gpu_key_load fills bytes, pinned and the total; the engine's
 	 * key_load stamps (zkg_now, 0 where not stamped) the start of the points' copies and their

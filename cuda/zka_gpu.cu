@@ -55,6 +55,7 @@
 #include "cuda/internal.cuh"
 #include "cuda/zka_gpu_test.h" /* the knobs and defaults implemented here */
 #include "cuda/zkg_archs.h" /* ZKG_ARCHS: the build's CMAKE_CUDA_ARCHITECTURES (cuda/CMakeLists.txt) */
+#include "zk/abc.h"
 
 void zkg_errf(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -605,7 +606,10 @@ extern "C" void zka_gpu_key_free(zka_gpu_key *k)
 		cudaEventDestroy(k->ev_t0);
 	if (k->ev_t1)
 		cudaEventDestroy(k->ev_t1);
-	void *bufs[] = {k->d_A, k->d_B1, k->d_B2, k->d_C, k->d_H, k->d_tw, k->d_itw, k->d_cs};
+	void *bufs[] = {k->d_A,		  k->d_B1,	    k->d_B2,	     k->d_C,
+			k->d_H,		  k->d_tw,	    k->d_itw,	     k->d_cs,
+			k->d_ab_start[0], k->d_ab_start[1], k->d_ab_term[0], k->d_ab_term[1],
+			k->d_ab_val};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		cudaFree(bufs[i]);
 	free(k);
@@ -886,13 +890,77 @@ static int key_load_any(zka_gpu *g, const zka_pk *pk, zka_gpu_key **kp, char *er
 	return 0;
 }
 
-/* zka_gpu_prove and zka_gpu_prove_ab: c NULL, made on the device; ab_std: a, b standard form */
+/* one upload of a key's matrices at a time (rare: once per key); ab_set says it is done */
+static pthread_mutex_t ab_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int ab_upload(zka_gpu *g, zka_gpu_key *k, const zka_abc *m, char *err, size_t errlen)
+{
+	for (int j = 0; j < 2; j++) {
+		size_t ns = ((size_t)m->n_rows + 1) * 4, nt = (size_t)m->nnz[j] * 8;
+		CK(cudaMalloc(&k->d_ab_start[j], ns));
+		CK(cudaMalloc(&k->d_ab_term[j], nt ? nt : 8));
+		CK(cudaMemcpy(k->d_ab_start[j], m->start[j], ns, cudaMemcpyHostToDevice));
+		if (nt)
+			CK(cudaMemcpy(k->d_ab_term[j], m->term[j], nt, cudaMemcpyHostToDevice));
+	}
+	CK(cudaMalloc(&k->d_ab_val, (size_t)m->n_vals * 32));
+	CK(cudaMemcpy(k->d_ab_val, m->val, (size_t)m->n_vals * 32, cudaMemcpyHostToDevice));
+	(void)g;
+	return 0;
+}
+
+extern "C" int zka_gpu_key_set_abc(zka_gpu *g, zka_gpu_key *k, const zka_abc *m, char *err,
+				   size_t errlen)
+{
+	if (__atomic_load_n(&k->ab_set, __ATOMIC_ACQUIRE))
+		return 0;
+	if (!m || !m->curve || m->curve->id != k->pk.curve->id || m->n_rows != k->domain ||
+	    m->n_cols != k->n_vars || m->n_vals < 2 || m->nnz[0] > UINT32_MAX ||
+	    m->nnz[1] > UINT32_MAX) {
+		zkg_errf(err, errlen,
+			 "zka_gpu_key_set_abc: the matrices do not fit the key (%u rows, %u "
+			 "columns against a domain of %u and %u variables)",
+			 m ? m->n_rows : 0, m ? m->n_cols : 0, k->domain, k->n_vars);
+		return -EINVAL;
+	}
+	SET_DEV(g);
+	pthread_mutex_lock(&ab_mu);
+	int rc = 0;
+	if (!__atomic_load_n(&k->ab_set, __ATOMIC_ACQUIRE)) {
+		rc = ab_upload(g, k, m, err, errlen);
+		if (rc) { /* nothing half-made stays: the next call tries again */
+			void **bufs[] = {&k->d_ab_start[0], &k->d_ab_start[1], &k->d_ab_term[0],
+					 &k->d_ab_term[1], &k->d_ab_val};
+			for (int i = 0; i < 5; i++) {
+				if (*bufs[i])
+					cudaFree(*bufs[i]);
+				*bufs[i] = NULL;
+			}
+		} else {
+			k->ab_nvals = m->n_vals;
+			/* release: a lane that reads ab_set = 1 sees the buffers' pointers (the
+			 * copies above were synchronous) */
+			__atomic_store_n(&k->ab_set, 1, __ATOMIC_RELEASE);
+		}
+	}
+	pthread_mutex_unlock(&ab_mu);
+	return rc;
+}
+
+/* zka_gpu_prove and zka_gpu_prove_ab: c NULL, made on the device; ab_std: a, b standard form;
+ * a = b = NULL: made on the device from w (zka_gpu_key_set_abc) */
 static int prove_any(zka_gpu *g, zka_gpu_key *key, const uint64_t (*a)[4], const uint64_t (*b)[4],
 		     const uint64_t (*c)[4], int ab_std, const uint64_t (*w)[4], const zka_rs *rs,
 		     zka_proof *proof, zka_prove_times *t, char *err, size_t errlen)
 {
 	NEED_OPS(key->pk.curve, "zka_gpu_prove");
 	SET_DEV(g);
+	if (!a != !b || (!a && (c || !ab_std))) {
+		zkg_errf(err, errlen,
+			 "zka_gpu_prove: a and b must be both given or both NULL "
+			 "(then in standard form, with no c)");
+		return -EINVAL;
+	}
 	/* From 2^20 on, the context's stream (a, b, c -> NTT -> H digits -> H MSM) is a proof's
 	 * critical chain: it runs at the highest stream priority and the four lanes (A, B1, C,
 	 * B2), ready from the start, fill the SMs around it. Below, the G2 lane is the longest and

@@ -172,10 +172,22 @@ int zka_gpu_pin_key_sets(zka_gpu *g, const void *const p[5], const size_t len[5]
  * process on the device. g is only read (any thread). Returns 0 or -EIO with err set. */
 int zka_gpu_mem_info(zka_gpu *g, size_t *free_b, size_t *total_b, char *err, size_t errlen);
 
+/* Puts the key's A and B matrices (m: the CSR of zk/abc.h, built for this key: m->n_rows =
+ * domain_size, m->n_cols = n_vars, the key's curve) on the device once, so that proofs may take
+ * a slot that holds only the witness (zka_gpu_prove_ab with a = b = NULL). Idempotent and safe
+ * to call from several contexts' threads at once (the first call uploads, the others wait for
+ * it); m is only read, and not kept. Returns 0, -EINVAL when m does not fit the key, -ENOMEM
+ * when the device is full (the key stays usable with a and b from the host), -EIO. */
+struct zka_abc;
+int zka_gpu_key_set_abc(zka_gpu *g, zka_gpu_key *key, const struct zka_abc *m, char *err,
+			size_t errlen);
+
 /* One proof from a and b (domain_size scalars each, read only; c = a .* b is made on the
  * device: a pipeline slot holds no c), in standard form when ab_std (a slot's: synth/pipe.h;
  * the device converts them), else in Montgomery form; w the n_vars witness scalars in standard
- * form. Bit-identical to zka_prove_abc for the same rs. t may be NULL (t->abc is left 0). */
+ * form. a = b = NULL (with ab_std): a = A w and b = B w are made on the device from the key's
+ * matrices (zka_gpu_key_set_abc first, else -EINVAL) and w, the same bytes as the host's.
+ * Bit-identical to zka_prove_abc for the same rs. t may be NULL (t->abc is left 0). */
 int zka_gpu_prove_ab(zka_gpu *g, zka_gpu_key *key, const uint64_t (*a)[4], const uint64_t (*b)[4],
 		     int ab_std, const uint64_t (*w)[4], const zka_rs *rs, zka_proof *proof,
 		     zka_prove_times *t, char *err, size_t errlen);

@@ -36,9 +36,12 @@ typedef struct zka_backend {
 	 * context each, sharing the keys, so one proof's copies overlap another's kernels).
 	 * a, b, w live in the slot and must not be modified (a restarted daemon proves the
 	 * same slot again after a crash); the backend makes c = a .* b itself
-	 * (synth/slot_layout.h). circuit identifies p for per-circuit caches (device-resident
-	 * keys). *copy_s receives the seconds this proof spent copying its inputs (host to device,
-	 * or into the CPU prover's scratch). Returns 0 or -errno with err set. */
+	 * (synth/slot_layout.h). a = b = NULL: the slot holds only w (form W) and the backend
+	 * makes a = A w and b = B w from p->abc (the CUDA backend on the device), the same
+	 * values synthesis would have written; a witness value not below r fails the proof. circuit
+	 * identifies p for per-circuit caches (device-resident keys). *copy_s receives the seconds
+	 * this proof spent copying its inputs (host to device, or into the CPU prover's scratch).
+	 * Returns 0 or -errno with err set. */
 	int (*prove)(void *ctx, int lane, uint32_t circuit, const zka_params *p,
 		     const uint64_t (*a)[4], const uint64_t (*b)[4], const uint64_t (*w)[4],
 		     const zka_rs *rs, zka_proof *proof, zka_prove_times *t, double *copy_s,

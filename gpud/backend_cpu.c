@@ -14,6 +14,10 @@
 struct lane {
 	uint64_t (*scratch)[4];
 	size_t cap; /* entries per vector */
+	/* a slot of form W: its witness in Montgomery form and class map (zk/abc.h), wcap
+	 * values */
+	uint64_t (*wm)[4];
+	size_t wcap;
 };
 struct cpu {
 	struct lane lane[ZKA_LANES_MAX];
@@ -61,9 +65,31 @@ static int cpu_prove(void *ctx, int lane, uint32_t circuit, const zka_params *p,
 		x->cap = n;
 	}
 	double t0 = mono();
-	/* the slot's a and b are in standard form and it holds no c (synth/slot_layout.h): a, b and
-	 * c in Montgomery form into the scratch */
-	int r = zka_abc_from_slot(p->pk.curve, a, b, x->scratch, (uint32_t)n, 0);
+	int r;
+	if (!a) { /* form W: a, b and c from the witness here, in Montgomery form */
+		size_t nv = p->pk.n_vars;
+		if (x->wcap < nv) {
+			zka_abc_scratch_free(x->wm, x->wcap);
+			x->wcap = 0;
+			if (!(x->wm = zka_abc_scratch(nv))) {
+				snprintf(err, errlen, "out of memory for a %zu-value witness", nv);
+				return -ENOMEM;
+			}
+			x->wcap = nv;
+		}
+		uint64_t *cls = zka_abc_scratch_cls(x->wm, nv);
+		int64_t bad = zka_abc_witness_mem(p->pk.curve, w, (uint32_t)nv, x->wm, cls, 0, 0);
+		if (bad) {
+			snprintf(err, errlen, "witness value %lld is not below r",
+				 (long long)bad - 1);
+			return -EINVAL;
+		}
+		r = zka_abc_compute(&p->abc, (const uint64_t(*)[4])x->wm, cls, NULL, x->scratch,
+				    x->scratch + n, x->scratch + 2 * n, 0);
+	} else { /* the slot's a and b are in standard form and it holds no c
+		  * (synth/slot_layout.h): a, b and c in Montgomery form into the scratch */
+		r = zka_abc_from_slot(p->pk.curve, a, b, x->scratch, (uint32_t)n, 0);
+	}
 	*copy_s = mono() - t0;
 	if (r) {
 		snprintf(err, errlen, "CPU prover: a, b, c from the slot: %s", strerror(-r));
@@ -79,8 +105,10 @@ static int cpu_prove(void *ctx, int lane, uint32_t circuit, const zka_params *p,
 static void cpu_shutdown(void *ctx)
 {
 	struct cpu *c = ctx;
-	for (int i = 0; c && i < ZKA_LANES_MAX; i++)
+	for (int i = 0; c && i < ZKA_LANES_MAX; i++) {
 		free(c->lane[i].scratch);
+		zka_abc_scratch_free(c->lane[i].wm, c->lane[i].wcap);
+	}
 	free(c);
 }
 

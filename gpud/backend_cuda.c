@@ -31,6 +31,7 @@
 #ifdef ZKA_HAVE_CUDA
 #include "cuda/zka_gpu.h"
 #include "gpud/devkey.h"
+#include "zk/abc.h"
 
 /* Lanes: one device context each (a stream and one proof's buffers); keys are shared by all
  * of them, kept in a devkey cache (gpud/devkey.h: loaded once per circuit and params region,
@@ -163,6 +164,10 @@ static int cuda_prove(void *ctx, int lane, uint32_t circuit, const zka_params *p
 	}
 	zka_gpu_key *k = zka_devkey_cache_get(x->keys, x->g[lane], circuit, p, err, errlen);
 	if (!k)
+		return -EIO;
+	/* a slot of form W (a = b = NULL): the key's A and B go to the device once, and a, b
+	 * are made there from the witness */
+	if (!a && zka_gpu_key_set_abc(x->g[lane], k, &p->abc, err, errlen))
 		return -EIO;
 	/* a slot's a, b (standard form; no c, synth/pipe.h): converted and c made on the device */
 	int r = zka_gpu_prove_ab(x->g[lane], k, a, b, 1, w, rs, proof, t, err, errlen);

@@ -495,10 +495,14 @@ static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job, st
 		goto finish;
 	}
 	double copy_s = 0;
+	/* a slot of form W holds only the witness: the backend makes a and b (NULL here) */
+	struct zka_slot_info si;
+	int w_only = zka_slot_info(a, slot, &si) == 0 && si.form == ZKA_SLOT_FORM_W;
 	busy_enter(d, lane, mono_ns());
-	r = d->be->prove(d->ctx, lane, ji->circuit, p, (const uint64_t(*)[4])it->v.a,
-			 (const uint64_t(*)[4])it->v.b, (const uint64_t(*)[4])it->v.w, &rs,
-			 &it->proof, &t, &copy_s, err, sizeof err);
+	r = d->be->prove(
+	    d->ctx, lane, ji->circuit, p, w_only ? NULL : (const uint64_t(*)[4])it->v.a,
+	    w_only ? NULL : (const uint64_t(*)[4])it->v.b, (const uint64_t(*)[4])it->v.w, &rs,
+	    &it->proof, &t, &copy_s, err, sizeof err);
 	busy_leave(d, lane, mono_ns(), (int64_t)(copy_s * 1e9), r == 0);
 	if (r == 0)
 		key_resident(d, ji->circuit, p);

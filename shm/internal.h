@@ -112,7 +112,10 @@ struct zka__slot {
 	_Atomic uint64_t word;
 	_Atomic uint64_t data_off, data_size; /* written at create; validated against geometry */
 	_Atomic uint64_t used_bytes;
-	char pad[32];
+	/* what the data holds (ZKA_SLOT_FORM_*): set by synthesis while WRITING, reset at
+	 * acquire; 0 in every arena made before the field existed (a, b and w: no layout change) */
+	_Atomic uint32_t form;
+	char pad[28];
 };
 
 struct zka__job {

@@ -591,6 +591,7 @@ int zka_slot_acquire(struct zka_arena *a, uint32_t *slot, int timeout_ms)
 		return rc;
 	count_slot(a, ZKA_SLOT_WRITING);
 	atomic_store(&slot_rec(a, *slot)->used_bytes, 0);
+	atomic_store(&slot_rec(a, *slot)->form, ZKA_SLOT_FORM_AB);
 	return 0;
 }
 
@@ -919,6 +920,7 @@ int zka_slot_info(const struct zka_arena *a, uint32_t s, struct zka_slot_info *o
 	o->data_off = atomic_load(&S->data_off);
 	o->data_size = atomic_load(&S->data_size);
 	o->used_bytes = atomic_load(&S->used_bytes);
+	o->form = atomic_load(&S->form);
 	if (o->job != ZKA_NONE && o->job >= a->g.njobs)
 		o->state = 0;
 	o->data_bad = !slot_geom_agrees(a, s, o->data_off, o->data_size);
@@ -944,6 +946,16 @@ int zka_slot_set_used(struct zka_arena *a, uint32_t s, uint64_t used)
 	if (s >= a->g.nslots || used > a->g.slot_stride)
 		return -ERANGE;
 	atomic_store(&slot_rec(a, s)->used_bytes, used);
+	return 0;
+}
+
+int zka_slot_set_form(struct zka_arena *a, uint32_t s, uint32_t form)
+{
+	if (s >= a->g.nslots)
+		return -ERANGE;
+	if (form != ZKA_SLOT_FORM_AB && form != ZKA_SLOT_FORM_W)
+		return -EINVAL;
+	atomic_store(&slot_rec(a, s)->form, form);
 	return 0;
 }
 

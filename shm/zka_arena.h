@@ -143,12 +143,18 @@ struct zka_slot_info {
 	uint32_t owner, job, gen; /* owner/job ZKA_NONE when none */
 	struct zka_owner_info who;
 	uint64_t data_off, data_size, used_bytes;
+	uint32_t form; /* ZKA_SLOT_FORM_*, as the record says (any value: the reader checks) */
 	int data_bad; /* data offset or size disagrees with the geometry (such a slot is quarantined) */
 };
 int zka_slot_info(const struct zka_arena *a, uint32_t slot, struct zka_slot_info *out);
 /* Base pointer and size of a slot's data region; only for the slot's owner or its prover. */
 void *zka_slot_data(struct zka_arena *a, uint32_t slot, uint64_t *size);
 int zka_slot_set_used(struct zka_arena *a, uint32_t slot, uint64_t used);
+/* What a slot's data holds (synth/slot_layout.c): a, b and w (AB), or w only (W: the prover
+ * computes a = A w and b = B w itself). Reset to AB when the slot is acquired; set by the
+ * synthesis that owns the slot before zka_slot_ready. 0, -ERANGE (slot) or -EINVAL (form). */
+enum { ZKA_SLOT_FORM_AB = 0, ZKA_SLOT_FORM_W = 1 };
+int zka_slot_set_form(struct zka_arena *a, uint32_t slot, uint32_t form);
 /* NUMA node of the slot's pages (sampled with move_pages): >= 0 node; -EXDEV mixed; -ENOSYS
  * without NUMA support; other -errno from move_pages. */
 int zka_slot_numa_node(const struct zka_arena *a, uint32_t slot);

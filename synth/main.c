@@ -13,6 +13,7 @@
 #include "config/zka_notify.h"
 #include "config/zka_version.h"
 #include "keys/zka_cache.h"
+#include "shm/zka_gpud_status.h"
 #include "synth/attest.h"
 #include "synth/pipe.h"
 #include "synth/slot_layout.h"
@@ -51,7 +52,7 @@ static void usage(FILE *f)
 {
 	fprintf(
 	    f,
-	    "usage: zkarena-synth [--threads N] [--max-threads M] [--once] NAME\n"
+	    "usage: zkarena-synth [--threads N] [--max-threads M] [--ab MODE] [--once] NAME\n"
 	    "\n"
 	    "A synthesis worker of arena NAME: takes a free slot, then a job, writes its a, b\n"
 	    "and witness into the slot and hands it to the prover. Runs until SIGTERM/SIGINT.\n"
@@ -60,6 +61,11 @@ static void usage(FILE *f)
 	    "  --max-threads M  a job takes max(N, M / J) threads, J = the jobs being\n"
 	    "                synthesized or waiting: a lone job on an idle pipeline runs on\n"
 	    "                all M (default: the CPUs this process may run on)\n"
+	    "  --ab MODE     who computes a = A w and b = B w: worker (here, into the slot),\n"
+	    "                prover (the slot holds only the witness; a cuda gpud makes them\n"
+	    "                on the device, a cpu gpud on its lane), or auto (default: prover\n"
+	    "                when every running gpud of the arena is cuda). A key loaded with\n"
+	    "                its r1cs is always worker: its satisfiability check needs a, b\n"
 	    "  --once        exit after one job (tests)\n"
 	    "  -V, --version  print the version (and git commit) and exit\n"
 	    "Per-user limits: [limits] user_queued and user_priority of the arena's settings\n"
@@ -242,6 +248,40 @@ static int is_input_json(const char *path)
 
 /* Synthesises job into slot. Returns 0 (slot READY), 1 (job failed with a reason: bad input)
  * or -errno (arena trouble: the caller stops). */
+/* Who computes a = A w and b = B w (--ab): the worker (AB slots, today's default on a cpu
+ * pipeline), the prover (W slots: only the witness is written; the cuda gpud makes a and b on
+ * the device), or auto: the prover when every running gpud of the arena is a cuda one (their
+ * status files, read at most once a second), else the worker. A key loaded with its r1cs is
+ * always done by the worker: its satisfiability check reads a and b. */
+enum ab_mode { AB_AUTO, AB_PROVER, AB_WORKER };
+static enum ab_mode ab_mode = AB_AUTO;
+
+static int ab_on_prover(struct zka_arena *a)
+{
+	static double t_last = -1;
+	static int on, said = -1;
+	if (ab_mode != AB_AUTO)
+		return ab_mode == AB_PROVER;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	double t = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	if (t_last >= 0 && t - t_last < 1.0)
+		return on;
+	t_last = t;
+	struct zka_gpud_status st[8];
+	int n = zka_gpud_status_read_all(zka_arena_name(a), st, 8), cuda = 0, other = 0;
+	for (int i = 0; i < n; i++)
+		if (st[i].alive && !st[i].stopped)
+			*(!strcmp(st[i].backend, "cuda") ? &cuda : &other) += 1;
+	on = cuda > 0 && other == 0;
+	if (on != said) /* said once per change, in the log */
+		LOG("a and b: computed by %s (--ab auto: %d cuda gpud(s), %d other)",
+		    on ? "the prover on the device (slots hold only the witness)" : "this worker",
+		    cuda, other);
+	said = on;
+	return on;
+}
+
 static int synthesize(struct zka_arena *a, zka_params_cache *cache, uint32_t slot, uint32_t job,
 		      int threads)
 {
@@ -266,6 +306,44 @@ static int synthesize(struct zka_arena *a, zka_params_cache *cache, uint32_t slo
 			 "the key needs %llu bytes per slot, more than the arena's slots hold",
 			 (unsigned long long)zka_params_slot_bytes(&p->pk));
 		goto fail;
+	}
+	/* form W: the witness alone into the slot, checked (each value below r, w[0] = 1);
+	 * the prover makes a and b (gpud/backend.h) */
+	int w_only = !p->has_r1cs && ab_on_prover(a);
+	if (w_only) {
+		if (is_input_json(ji.witness_path)) {
+			if (witness_from_input(a, &ji, p, v.w, err, sizeof err))
+				goto fail;
+		} else {
+			int fd = open_witness(&ji, err, sizeof err);
+			if (fd < 0)
+				goto fail;
+			r = zka_wtns_pread(fd, ji.witness_path, p->pk.curve, p->pk.n_vars, v.w, err,
+					   sizeof err);
+			close(fd);
+			if (r)
+				goto fail;
+		}
+		int64_t bad = zka_abc_witness_mem(p->pk.curve, (const uint64_t(*)[4])v.w,
+						  p->pk.n_vars, NULL, NULL, 1, threads);
+		if (bad) {
+			snprintf(err, sizeof err,
+				 "%.400s: witness value %lld is not below the prime",
+				 ji.witness_path, (long long)bad - 1);
+			goto fail;
+		}
+		if (v.w[0][0] != 1 || v.w[0][1] || v.w[0][2] || v.w[0][3]) {
+			snprintf(err, sizeof err, "%.400s: witness value 0 is not 1",
+				 ji.witness_path);
+			goto fail;
+		}
+		if ((r = zka_job_witness_done(a, slot)))
+			return r;
+		zka_pipe_test_delay("ZKA_SYNTH_DELAY_MS");
+		if ((r = zka_slot_set_form(a, slot, ZKA_SLOT_FORM_W)) ||
+		    (r = zka_slot_set_used(a, slot, v.bytes)) || (r = zka_slot_ready(a, slot)))
+			return r;
+		return 0;
 	}
 	if (p->pk.n_vars > wm_cap) {
 		zka_abc_scratch_free(wm, wm_cap);
@@ -364,10 +442,13 @@ fail:
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"threads", required_argument, 0, 't'}, {"max-threads", required_argument, 0, 'm'},
-	    {"once", no_argument, 0, 'o'},	    {"help", no_argument, 0, 'h'},
-	    {"version", no_argument, 0, 'V'},	    {0, 0, 0, 0}};
+	static const struct option opts[] = {{"threads", required_argument, 0, 't'},
+					     {"max-threads", required_argument, 0, 'm'},
+					     {"once", no_argument, 0, 'o'},
+					     {"help", no_argument, 0, 'h'},
+					     {"ab", required_argument, 0, 'a'},
+					     {"version", no_argument, 0, 'V'},
+					     {0, 0, 0, 0}};
 	int threads = 1, max_threads = 0, once = 0, opt;
 	while ((opt = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		switch (opt) {
@@ -382,6 +463,20 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			once = 1;
+			break;
+		case 'a':
+			if (!strcmp(optarg, "auto"))
+				ab_mode = AB_AUTO;
+			else if (!strcmp(optarg, "prover"))
+				ab_mode = AB_PROVER;
+			else if (!strcmp(optarg, "worker"))
+				ab_mode = AB_WORKER;
+			else {
+				fprintf(stderr,
+					"zkarena-synth: --ab: '%s' is not auto, prover or worker\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -438,6 +533,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int status = 0;
+	if (ab_mode != AB_AUTO)
+		LOG("a and b: computed by %s (--ab %s)",
+		    ab_mode == AB_PROVER ? "the prover (slots hold only the witness)"
+					 : "this worker",
+		    ab_mode == AB_PROVER ? "prover" : "worker");
 	zka_notify("READY=1\nSTATUS=worker on arena %s", name);
 	while (!stop) {
 		uint32_t slot, job;

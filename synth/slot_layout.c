@@ -21,6 +21,15 @@
  * converts a and b after the copy, where it costs one product each. Version 3 slots held c
  * between b and w; version 4 held a and b in Montgomery form.
  *
+ * Forms (the slot record's form word, zka_slot_set_form; reset to AB at acquire):
+ *   AB  a, b and w as above: the worker computed a and b (zk/abc.h).
+ *   W   w only; the bytes of a and b are unspecified and never read: the prover makes
+ *       a = A w and b = B w from the key's matrices (a cuda gpud on the device, cuda/abc.cuh;
+ *       a cpu gpud on its lane), the same values. For circuits whose synthesis bounds the
+ *       pipeline (a witness computed from input.json, then a and b on one core each), it moves
+ *       the matrix products to the device and copies a third as much to it. zkarena-synth's
+ *       --ab picks the form (auto: W when every running gpud is cuda).
+ *
  * Invariants:
  *   L1. A view is handed out only for a slot whose data record agrees with the arena's
  *       geometry (zka_slot_data checks it) and that holds zka_params_slot_bytes(pk) bytes.

@@ -19,6 +19,7 @@
 #include "zk/bn254.h"
 #include "zk/r1cs.h"
 #include "zk/setup.h"
+#include "zk/synthetic.h"
 
 static int failures, checks;
 static zka_gpu *G;
@@ -1978,6 +1979,100 @@ static void test_pin_mem(void)
 	       pageable, pinned, (double)(tot - fr) / 1073741824.0, (double)tot / 1073741824.0);
 }
 
+/* Slots of form W (synth/slot_layout.c): zka_gpu_prove_ab with a = b = NULL makes a = A w and
+ * b = B w on the device (cuda/abc.cuh) from the key's matrices (zka_gpu_key_set_abc). On a
+ * random synthetic circuit (a third boolean constraints, the rest products with small linear
+ * combinations: coefficients 1, -1 and others; a witness of 0/1 and full-width values), the
+ * proof must equal the CPU prover's (zka_compute_abc, zka_prove_abc, same r and s) byte for
+ * byte, with the key resident and (stream 1) streamed in chunks of 333 points; before
+ * zka_gpu_key_set_abc such a proof is refused (-EINVAL); another key's matrices are refused;
+ * a second zka_gpu_key_set_abc is a no-op. */
+static void test_ab_dev(const zka_curve *cv, uint32_t m, int stream)
+{
+	zka_r1cs cs;
+	zka_witness wt;
+	uint64_t seed = (uint64_t)rand() << 20 ^ (uint64_t)rand();
+	int rc = zka_synthetic_circuit(cv, m, 2, seed, &cs, &wt);
+	CHECK(rc == 0, "%s: zka_synthetic_circuit(%u) -> %d", cv->pretty, m, rc);
+	if (rc)
+		return;
+	zka_toxic tx;
+	zka_toxic_from_seed(&tx, cv, seed + 1);
+	zka_pk pk;
+	memset(&pk, 0, sizeof pk);
+	zka_abc mx, other;
+	memset(&mx, 0, sizeof mx);
+	memset(&other, 0, sizeof other);
+	uint64_t(*abc)[4] = NULL;
+	zka_gpu_key *key = NULL;
+	size_t g1 = 2 * cv->n8q, g2 = 4 * cv->n8q;
+	rc = zka_setup(&cs, &tx, &pk, NULL, 0);
+	CHECK(rc == 0, "%s: zka_setup -> %d", cv->pretty, rc);
+	if (rc)
+		goto out;
+	rc = zka_abc_build(&pk, &mx, err, sizeof err);
+	CHECK(rc == 0, "%s: zka_abc_build -> %d: %s", cv->pretty, rc, err);
+	size_t nd = pk.domain_size;
+	abc = malloc(3 * nd * 32);
+	zka_prove_opts po = {0};
+	rc = abc ? zka_compute_abc(&pk, &wt, abc, abc + nd, abc + 2 * nd, &po) : -ENOMEM;
+	CHECK(rc == 0, "zka_compute_abc -> %d", rc);
+	if (stream)
+		zka_gpu_set_stream_chunk(G, 333);
+	rc = zka_gpu_key_load(G, &pk, &key, err, sizeof err);
+	if (stream)
+		zka_gpu_set_stream_chunk(G, 0);
+	CHECK(rc == 0, "%s: zka_gpu_key_load -> %d: %s", cv->pretty, rc, err);
+	if (!key || !abc)
+		goto out;
+	zka_rs rs;
+	rnd_mod(rs.r, cv->r, 4);
+	rnd_mod(rs.s, cv->r, 4);
+	zka_proof pw, pc;
+	memset(&pw, 0, sizeof pw);
+	memset(&pc, 0, sizeof pc);
+	const uint64_t(*w)[4] = (const uint64_t(*)[4])wt.w;
+	rc = zka_gpu_prove_ab(G, key, NULL, NULL, 1, w, &rs, &pw, NULL, err, sizeof err);
+	CHECK(rc == -EINVAL, "%s: a form-W proof before zka_gpu_key_set_abc -> %d", cv->pretty, rc);
+	{ /* another key's matrices (one row more or less): refused, nothing set */
+		zka_r1cs cs2;
+		zka_witness wt2;
+		zka_pk pk2;
+		memset(&pk2, 0, sizeof pk2);
+		if (!zka_synthetic_circuit(cv, m * 2 + 7, 2, seed + 2, &cs2, &wt2)) {
+			if (!zka_setup(&cs2, &tx, &pk2, NULL, 0) &&
+			    !zka_abc_build(&pk2, &other, err, sizeof err)) {
+				rc = zka_gpu_key_set_abc(G, key, &other, err, sizeof err);
+				CHECK(rc == -EINVAL, "%s: another key's matrices accepted (%d)",
+				      cv->pretty, rc);
+			}
+			zka_pk_free(&pk2);
+			zka_r1cs_free(&cs2);
+			zka_witness_free(&wt2);
+		}
+	}
+	OK(zka_gpu_key_set_abc(G, key, &mx, err, sizeof err));
+	OK(zka_gpu_key_set_abc(G_B ? G_B : G, key, &mx, err, sizeof err)); /* again: no-op */
+	OK(zka_gpu_prove_ab(G, key, NULL, NULL, 1, w, &rs, &pw, NULL, err, sizeof err));
+	rc = zka_prove_abc(&pk, abc, abc + nd, abc + 2 * nd, w, &rs, &pc, &po, NULL);
+	CHECK(rc == 0, "zka_prove_abc -> %d", rc);
+	CHECK(!rc && !memcmp(pw.a, pc.a, g1) && !memcmp(pw.b, pc.b, g2) && !memcmp(pw.c, pc.c, g1),
+	      "%s, %u constraints%s: a form-W GPU proof (a, b made on the device) != the CPU "
+	      "proof (A %s, B %s, C %s)",
+	      cv->pretty, m, stream ? ", streamed key" : "",
+	      memcmp(pw.a, pc.a, g1) ? "differs" : "equal",
+	      memcmp(pw.b, pc.b, g2) ? "differs" : "equal",
+	      memcmp(pw.c, pc.c, g1) ? "differs" : "equal");
+out:
+	zka_gpu_key_free(key);
+	free(abc);
+	zka_abc_free(&mx);
+	zka_abc_free(&other);
+	zka_pk_free(&pk);
+	zka_r1cs_free(&cs);
+	zka_witness_free(&wt);
+}
+
 int main(int argc, char **argv)
 {
 	quick = argc > 1 && !strcmp(argv[1], "quick");
@@ -2015,6 +2110,16 @@ int main(int argc, char **argv)
 		test_mono(&zka_curve_bls12_381, mono_m[i], BLS12_381_FR_ONE, ZKA_ROOT_GEN7);
 	}
 	printf("monomial-H keys (GPU == CPU, verify): %s\n", failures == f0 ? "ok" : "FAIL");
+	f0 = failures;
+	/* slots of form W: a and b made on the device, both curves, resident and streamed keys,
+	 * sizes that leave padding rows and partial blocks */
+	static const uint32_t abd_m[] = {300, 5000};
+	for (int i = 0; i < 2; i++)
+		for (int st = 0; st < 2; st++) {
+			test_ab_dev(&zka_curve_bn254, abd_m[i], st);
+			test_ab_dev(&zka_curve_bls12_381, abd_m[i], st);
+		}
+	printf("form-W proofs (a, b on the device == CPU): %s\n", failures == f0 ? "ok" : "FAIL");
 	zka_gpu_close(G_B);
 	zka_gpu_close(G);
 	printf("%d checks, %d failures\n", checks, failures);

@@ -86,6 +86,8 @@ static void usage(FILE *f)
 	    "  the prover-only ceiling: the same backend with I lanes (as the daemon: 2 with "
 	    "cuda,\n"
 	    "    1 with cpu) proving pre-synthesized slots back to back.\n"
+	    "--ab auto|prover|worker: who computes a and b in the pipeline and the ceiling\n"
+	    "    (`zkarena run --ab`; auto: the prover with cuda, the workers with cpu).\n"
 	    "--producer: who feeds the pipeline: workers (default: `zkarena run`'s W workers\n"
 	    "    take submitted jobs), lib (`zkarena run --workers 0` and W threads of this\n"
 	    "    process, each a libzkarena producer: it leases a slot, writes the witness\n"
@@ -292,6 +294,7 @@ struct ceil_lane {
 	const zka_backend *be;
 	void *ctx;
 	int lane, reps, rc;
+	int w_only; /* slots of form W: the backend makes a and b (the pipeline's --ab) */
 	uint32_t circuit;
 	const zka_params *p;
 	zka_slot_view v;
@@ -307,10 +310,11 @@ static void *ceil_main(void *arg)
 		zka_prove_times t;
 		double copy_s;
 		zka_rs_random(&rs, l->p->pk.curve);
-		l->rc =
-		    l->be->prove(l->ctx, l->lane, l->circuit, l->p, (const uint64_t(*)[4])l->v.a,
-				 (const uint64_t(*)[4])l->v.b, (const uint64_t(*)[4])l->v.w, &rs,
-				 &proof, &t, &copy_s, l->err, sizeof l->err);
+		l->rc = l->be->prove(l->ctx, l->lane, l->circuit, l->p,
+				     l->w_only ? NULL : (const uint64_t(*)[4])l->v.a,
+				     l->w_only ? NULL : (const uint64_t(*)[4])l->v.b,
+				     (const uint64_t(*)[4])l->v.w, &rs, &proof, &t, &copy_s, l->err,
+				     sizeof l->err);
 	}
 	return NULL;
 }
@@ -318,7 +322,8 @@ static void *ceil_main(void *arg)
 /* Runs `lanes` lanes of the backend over pre-synthesized slots of arena cname (made here),
  * reps proofs each after one warm-up proof (the key's upload); returns proofs/s or -1. */
 static double ceiling(const zka_backend *be, const char *cname, const zka_params *p,
-		      const char *wtns, int lanes, int reps, int threads, char *err, size_t errlen)
+		      const char *wtns, int lanes, int reps, int threads, int w_only, char *err,
+		      size_t errlen)
 {
 	struct zka_arena_params ap = {.nslots = (uint32_t)lanes,
 				      .slot_bytes = zka_params_slot_bytes(&p->pk),
@@ -337,7 +342,8 @@ static double ceiling(const zka_backend *be, const char *cname, const zka_params
 	if (be->init(&ctx, a, 0, lanes, note, sizeof note, err, errlen))
 		goto out;
 	for (int i = 0; i < lanes; i++) {
-		l[i] = (struct ceil_lane){.be = be, .ctx = ctx, .lane = i, .reps = 1, .p = p};
+		l[i] = (struct ceil_lane){
+		    .be = be, .ctx = ctx, .lane = i, .reps = 1, .p = p, .w_only = w_only};
 		if (zka_slot_layout_view(a, (uint32_t)i, &p->pk, &l[i].v) ||
 		    synth_new(&p->abc, (const uint64_t(*)[4])vs, &p->pk, wtns, l[i].v.a, l[i].v.w,
 			      wm, threads, err, errlen) ||
@@ -443,6 +449,8 @@ enum { PROD_WORKERS, PROD_LIB, PROD_BOTH };
 struct bpipe {
 	const zka_curve *curve;
 	const char *backend, *zkey_in, *wtns_in, *input; /* input: jobs start at input.json */
+	const char *ab;					 /* --ab for the workers (auto) */
+	int ab_prover; /* the workers leave a and b to the prover (--ab prover, or auto and cuda) */
 	int m, njobs, workers, threads, inflight, reps, sweep, synth_only;
 	int producer, lib;   /* --producer: PROD_*; lib: this pipeline is fed by libzkarena */
 	_Atomic int lib_err; /* a producer thread failed (its reason in lib_why) */
@@ -474,23 +482,16 @@ static const char *const P = "zkarena bench pipeline";
  * status (help, bad usage). */
 static int bpp_options(int argc, char **argv, struct bpipe *b)
 {
-	static const struct option opts[] = {{"curve", required_argument, 0, 'c'},
-					     {"constraints", required_argument, 0, 'm'},
-					     {"jobs", required_argument, 0, 'j'},
-					     {"workers", required_argument, 0, 'w'},
-					     {"threads", required_argument, 0, 't'},
-					     {"inflight", required_argument, 0, 'i'},
-					     {"backend", required_argument, 0, 'b'},
-					     {"reps", required_argument, 0, 'r'},
-					     {"zkey", required_argument, 0, 'z'},
-					     {"wtns", required_argument, 0, 'x'},
-					     {"input", required_argument, 0, 'I'},
-					     {"sweep", no_argument, 0, 's'},
-					     {"synth-only", no_argument, 0, 'S'},
-					     {"row-loops", required_argument, 0, 'L'},
-					     {"producer", required_argument, 0, 'P'},
-					     {"help", no_argument, 0, 'h'},
-					     {0, 0, 0, 0}};
+	static const struct option opts[] = {
+	    {"curve", required_argument, 0, 'c'},    {"constraints", required_argument, 0, 'm'},
+	    {"jobs", required_argument, 0, 'j'},     {"workers", required_argument, 0, 'w'},
+	    {"threads", required_argument, 0, 't'},  {"inflight", required_argument, 0, 'i'},
+	    {"backend", required_argument, 0, 'b'},  {"reps", required_argument, 0, 'r'},
+	    {"zkey", required_argument, 0, 'z'},     {"wtns", required_argument, 0, 'x'},
+	    {"input", required_argument, 0, 'I'},    {"sweep", no_argument, 0, 's'},
+	    {"synth-only", no_argument, 0, 'S'},     {"row-loops", required_argument, 0, 'L'},
+	    {"producer", required_argument, 0, 'P'}, {"ab", required_argument, 0, 'A'},
+	    {"help", no_argument, 0, 'h'},	     {0, 0, 0, 0}};
 	int opt;
 	optind = 1;
 	opterr = 0;
@@ -507,6 +508,15 @@ static int bpp_options(int argc, char **argv, struct bpipe *b)
 		case 'm':
 			if (zka_opt_int(P, "--constraints", optarg, 1, 1 << 26, &b->m))
 				return 2;
+			break;
+		case 'A':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "prover") &&
+			    strcmp(optarg, "worker")) {
+				fprintf(stderr, "%s: --ab: '%s' is not auto, prover or worker\n", P,
+					optarg);
+				return 2;
+			}
+			b->ab = optarg;
 			break;
 		case 'j':
 			if (zka_opt_int(P, "--jobs", optarg, 4, 100000, &b->njobs))
@@ -596,6 +606,9 @@ static int bpp_options(int argc, char **argv, struct bpipe *b)
 		return 2;
 	}
 	b->be = strcmp(b->backend, "cuda") ? &zka_backend_cpu : &zka_backend_cuda;
+	/* the workers' choice under --ab auto: the prover when the gpud is cuda */
+	b->ab_prover =
+	    !strcmp(b->ab, "prover") || (!strcmp(b->ab, "auto") && b->be == &zka_backend_cuda);
 	b->cores = zka_par_threads(0);
 	/* the defaults of `zkarena run` */
 	zka_run_shape(b->cores, &b->workers, &b->threads);
@@ -783,9 +796,14 @@ static int bpp_start(struct bpipe *b)
 			 msg ? msg : "cannot create");
 		return -1;
 	}
-	printf("\npipeline fed by %s: arena %s, %u slots of %.1f MiB, %d jobs; log %s\n",
+	printf("\npipeline fed by %s: arena %s, %u slots of %.1f MiB, %d jobs; a and b made by "
+	       "%s; log %s\n",
 	       b->lib ? "libzkarena producers (`zkarena run --workers 0`)" : "the built-in workers",
-	       b->name, ap.nslots, (double)ap.slot_bytes / (1 << 20), b->njobs, b->log);
+	       b->name, ap.nslots, (double)ap.slot_bytes / (1 << 20), b->njobs,
+	       b->lib	      ? "the library"
+	       : b->ab_prover ? "the prover (--ab prover: slots hold the witness)"
+			      : "the workers",
+	       b->log);
 	fflush(stdout);
 	char wk[16], tk[16], ik[16];
 	snprintf(wk, sizeof wk, "%d", b->workers);
@@ -793,8 +811,8 @@ static int bpp_start(struct bpipe *b)
 	snprintf(ik, sizeof ik, "%d", b->inflight);
 	if (b->lib)
 		snprintf(wk, sizeof wk, "0"); /* the gpud only: the producers are this process's */
-	const char *rargs[] = {b->name,	     "--workers", wk,	       "--threads", tk,
-			       "--inflight", ik,	  "--backend", b->backend,  NULL};
+	const char *rargs[] = {b->name, "--workers", wk,	 "--threads", tk,    "--inflight",
+			       ik,	"--backend", b->backend, "--ab",      b->ab, NULL};
 	b->runner = zka_spawn_run(b->log, rargs);
 	if (b->runner < 0) {
 		snprintf(b->err, sizeof b->err, "fork: %s", strerror(errno));
@@ -1058,7 +1076,7 @@ static int bpp_ceiling(struct bpipe *b)
 	printf("  prover-only ceiling: %d lane(s) x %d proofs...\n", b->inflight, creps);
 	fflush(stdout);
 	b->ceil_rate = ceiling(b->be, b->cname, &b->prm, b->wtns, b->inflight, creps, b->threads,
-			       b->err, sizeof b->err);
+			       b->ab_prover && !b->lib, b->err, sizeof b->err);
 	if (b->ceil_rate < 0)
 		return -1;
 	return 0;
@@ -1123,6 +1141,7 @@ int zka_bench_pipeline(int argc, char **argv)
 {
 	struct bpipe b0 = {.curve = &zka_curve_bn254,
 			   .backend = "cpu",
+			   .ab = "auto",
 			   .m = 65536,
 			   .njobs = 40,
 			   .reps = 3,

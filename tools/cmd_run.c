@@ -196,7 +196,8 @@ static void usage(void)
 {
 	printf("usage: zkarena run NAME [--workers W] [--threads T] [--backend cpu|cuda|auto]\n"
 	       "                   [--devices N,M,...] [--inflight N] [--numa-node N]\n"
-	       "                   [--metrics HOST:PORT] [--table-budget B] [--config FILE]\n\n"
+	       "                   [--metrics HOST:PORT] [--table-budget B] [--config FILE]\n"
+	       "                   [--ab auto|prover|worker]\n\n"
 	       "Runs the pipeline of arena NAME: one zkarena-gpud per device of --devices\n"
 	       "(default 0; --device is the same option; a device may repeat: two gpuds on one\n"
 	       "GPU), each with its own copy of the keys, all taking slots from the arena's\n"
@@ -210,6 +211,9 @@ static void usage(void)
 	       "--workers 0: the gpuds only, for arenas whose jobs all come from external\n"
 	       "producers (libzkarena, docs/library.md): an idle worker holds a free slot.\n"
 	       "--inflight: proofs each gpud keeps in flight (default 2 with cuda, 1 with cpu).\n"
+	       "--ab: who computes a = A w and b = B w: the workers (worker), the gpuds\n"
+	       "(prover: slots hold only the witness; cuda makes them on the device), or\n"
+	       "auto (default: prover when every gpud is cuda; see zkarena-synth --help).\n"
 	       "--table-budget B: each cuda gpud's window tables may take B times a key's own\n"
 	       "device memory (max, N or Nx; default 1x; see zkarena-gpud --help).\n"
 	       "--numa-node N: this process and every child run on node N's CPUs and allocate\n"
@@ -277,6 +281,7 @@ struct run {
 	char *name;
 	int devs[64], ndev;
 	char threads_s[16], inflight_s[16], max_s[16];
+	const char *ab; /* --ab for the workers (NULL: auto) */
 	char synth[PATH_MAX], gpud[PATH_MAX];
 	struct zka_arena *a;
 	zka_metrics *mx;
@@ -299,6 +304,7 @@ static int run_options(int argc, char **argv, struct run *r)
 					     {"metrics", required_argument, 0, 'm'},
 					     {"numa-node", required_argument, 0, 'n'},
 					     {"table-budget", required_argument, 0, 'T'},
+					     {"ab", required_argument, 0, 'A'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
 	int opt;
@@ -318,6 +324,16 @@ static int run_options(int argc, char **argv, struct run *r)
 		case 'i':
 			if (zka_opt_int("zkarena run", "--inflight", optarg, 1, 8, &r->inflight))
 				return 2;
+			break;
+		case 'A':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "prover") &&
+			    strcmp(optarg, "worker")) {
+				fprintf(stderr,
+					"zkarena run: --ab: '%s' is not auto, prover or worker\n",
+					optarg);
+				return 2;
+			}
+			r->ab = optarg;
 			break;
 		case 'b':
 			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda") &&
@@ -622,7 +638,8 @@ static void run_child_argv(struct run *r, struct child *c, int i)
 		c->what = "worker";
 		c->argv[0] = r->synth, c->argv[1] = "--threads", c->argv[2] = r->threads_s;
 		c->argv[3] = "--max-threads", c->argv[4] = r->max_s;
-		c->argv[5] = r->name, c->argv[6] = NULL;
+		c->argv[5] = "--ab", c->argv[6] = (char *)(r->ab ? r->ab : "auto");
+		c->argv[7] = r->name, c->argv[8] = NULL;
 	}
 }
 

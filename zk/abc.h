@@ -109,7 +109,8 @@ int zka_abc_witness(const char *path, const zka_curve *c, uint32_t n, uint64_t (
 		    size_t errlen);
 
 /* The same from values in memory (standard form, n = m->n_cols entries): checks each value and
- * writes wm (and cls). Returns 0, or 1 + the index of the first value that is not below r. */
+ * writes wm (and cls); wm = cls = NULL: only checks (a slot that holds only the witness).
+ * Returns 0, or 1 + the index of the first value that is not below r. */
 int64_t zka_abc_witness_mem(const zka_curve *c, const uint64_t (*w_std)[4], uint32_t n,
 			    uint64_t (*wm)[4], uint64_t *cls, int std, int threads);
 

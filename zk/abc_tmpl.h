@@ -269,6 +269,8 @@ uint32_t AX(abc_wit)(const uint8_t *src, uint64_t (*w_std)[4], uint64_t (*wm)[4]
 		}
 		if (w_std)
 			AX(abc_store)((AT *)w_std[i], &v);
+		if (!wm) /* the check alone (zka_abc_witness_mem with wm NULL) */
+			continue;
 		if ((v.v[1] | v.v[2] | v.v[3]) == 0 && v.v[0] <= 1)
 			k = v.v[0]; /* 0 or 1 */
 		if (std)

@@ -101,4 +101,61 @@ kill -TERM "$srv" 2>/dev/null
 wait "$srv" 2>/dev/null
 expect 2 "submit --input on a key without a graph: refused" "$ZK" submit "$NAME" "$fx/bn128/mix.zkey" --input "$T/bn128-in1.json" --out "$T/o/bad"
 grep -q "no witness graph" "$T/out" && ok "  ... saying so" || ko "  ... said: $(cat "$T/out")"
+# --ab prover (slots of form W: the workers write only the witness, the gpud makes a and b):
+# with the daemons' fixed r, s, every proof (input.json and .wtns jobs, both curves) equals the
+# CLI's and the --ab worker pipeline's byte for byte; a worker killed mid-synthesis loses only
+# that attempt; a witness value not below r fails its job at once with the reason
+R=1234567890123456789012345678901234567890
+S=9876543210987654321098765432109876543210
+stop_run
+for c in bn128 bls12381; do
+	check "$c: CLI proof from input.json (fixed r, s)" "$ZK" prove "$T/$c.zka" "$T/$c-in2.json" "$T/cli-$c.json" "$T/cli-$c.pub.json" --r "$R" --s "$S"
+	$snarkjs wtns calculate "$fx/$c/hash_js/hash.wasm" "$T/$c-in3.json" "$T/$c-3.wtns" >/dev/null 2>&1
+	check "$c: CLI proof from the .wtns (fixed r, s)" "$ZK" prove "$T/$c.zka" "$T/$c-3.wtns" "$T/cliw-$c.json" "$T/cliw-$c.pub.json" --r "$R" --s "$S"
+done
+for mode in prover worker; do
+	RUN_ARGS="--ab $mode"
+	start_run 2 ZKA_TEST_RS=$R,$S ZKA_SYNTH_DELAY_MS=300
+	ids=()
+	for c in bn128 bls12381; do
+		mkdir -p "$T/o/$mode-$c" "$T/o/$mode-w$c"
+		ids+=("$("$ZK" submit "$NAME" "$T/$c.zka" --input "$T/$c-in2.json" --out "$T/o/$mode-$c" | tail -1)")
+		ids+=("$(submit "$T/$c.zka" "$T/$c-3.wtns" "$T/o/$mode-w$c")")
+	done
+	if [ $mode = prover ] && wait_state "${ids[0]}" SYNTHESIZING 30; then
+		pid=$(jobjson "${ids[0]}" owner_pid)
+		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = zkarena-synth ] && kill -9 "$pid" &&
+			ok "--ab prover: killed worker $pid mid-synthesis" || ko "--ab prover: could not kill the worker"
+	fi
+	n=0
+	for c in bn128 bls12381; do
+		expect 0 "--ab $mode: $c input.json job DONE" "$ZK" wait "$NAME" "${ids[$n]}" --timeout 120
+		check "  proof.json byte-identical to the CLI's" cmp "$T/o/$mode-$c/proof.json" "$T/cli-$c.json"
+		check "  public.json byte-identical to the CLI's" cmp "$T/o/$mode-$c/public.json" "$T/cli-$c.pub.json"
+		expect 0 "--ab $mode: $c .wtns job DONE" "$ZK" wait "$NAME" "${ids[$((n + 1))]}" --timeout 120
+		check "  proof.json byte-identical to the CLI's" cmp "$T/o/$mode-w$c/proof.json" "$T/cliw-$c.json"
+		n=$((n + 2))
+	done
+	if [ $mode = prover ]; then
+		sc=$(jobjson "${ids[0]}" synth_count)
+		[ "$sc" = 2 ] && ok "--ab prover: the killed job synthesized twice, proved once" || ko "--ab prover: synth_count $sc, wanted 2"
+		check "  the workers said who makes a and b" grep -q "a and b: computed by the prover" "$T/run.log"
+		check "  the snarkjs verifier accepts a form-W proof" $snarkjs groth16 verify "$fx/bls12381/hash.vk.json" "$T/o/prover-bls12381/public.json" "$T/o/prover-bls12381/proof.json"
+		# a witness value >= r (the last value's top byte 0xff): the worker refuses it
+		cp "$T/bn128-3.wtns" "$T/big.wtns"
+		printf '\xff' | dd of="$T/big.wtns" bs=1 seek=$(($(stat -c %s "$T/big.wtns") - 1)) conv=notrunc status=none
+		mkdir -p "$T/o/big"
+		bid=$("$ZK" submit "$NAME" "$T/bn128.zka" "$T/big.wtns" --out "$T/o/big" 2>"$T/bigerr" | tail -1)
+		if [ -n "$bid" ]; then
+			expect 1 "--ab prover: a witness value not below r: FAILED" "$ZK" wait "$NAME" "$bid" --timeout 60
+			grep -q "is not below the prime" "$T/out" && ok "  ... naming the value" || ko "  ... said: $(cat "$T/out")"
+		else
+			grep -q "big.wtns" "$T/bigerr" && ok "--ab prover: a witness value not below r: refused at submit" || ko "big.wtns: $(cat "$T/bigerr")"
+		fi
+		[ ! -e "$T/o/big/proof.json" ] && ok "  ... no proof.json" || ko "  a proof.json was written"
+	fi
+	stop_run
+done
+expect 2 "run --ab with a bad mode: refused" "$ZK" run "$NAME" --ab sometimes
+grep -q "\-\-ab: 'sometimes' is not auto, prover or worker" "$T/out" && ok "  ... naming it" || ko "  ... said: $(cat "$T/out")"
 finish
