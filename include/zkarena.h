@@ -45,7 +45,10 @@
  * Shapes:
  *   ZKA_LIB_WITNESS     the caller writes the witness; at commit the library computes
  *                       a = A w and b = B w into the slot from the key's matrices (zkarena's
- *                       own row loop, in the calling process, zka_lib_set_threads threads).
+ *                       own row loop, in the calling process, zka_lib_set_threads threads),
+ *                       or leaves them to the proving daemon, which makes them on the GPU
+ *                       ($ZKA_LIB_AB: worker = here, prover, auto = the default: the prover
+ *                       when every running gpud is cuda, unless the key has its r1cs).
  *   ZKA_LIB_WITNESS_AB  the caller writes the witness, a and b (its own synthesis).
  *   ZKA_LIB_BELLPERSON  bellperson's prover input, as supraseal-c2's Assignment holds it, on a
  *                       bellperson key (.params imported with --r1cs: BLS12-381, monomial H;

@@ -457,7 +457,22 @@ static int refuse(zka_lib_job *j, const char *fmt, ...)
 	return rc ? rc : -EINVAL;
 }
 
-/* The checks and, in the witness-only shape, a and b (P3). 0, or refuse's -EINVAL. */
+/* Who makes a and b for a witness-only job: $ZKA_LIB_AB (auto, prover or worker: here, in
+ * the producer's process; default auto, the prover when every running gpud is cuda;
+ * synth/pipe.h). A value that is none of them is said once and taken as auto. */
+static int ab_prover(zka_lib *lib)
+{
+	static _Atomic int said;
+	enum zka_ab_mode m = ZKA_AB_AUTO;
+	const char *e = getenv("ZKA_LIB_AB");
+	if (e && *e && zka_ab_mode_parse(e, &m) && !atomic_exchange(&said, 1))
+		fprintf(stderr, "libzkarena: ZKA_LIB_AB='%s' is not auto, prover or worker: auto\n",
+			e);
+	return zka_pipe_ab_prover(lib->a, m, "libzkarena");
+}
+
+/* The checks and, in the witness-only shape, a and b (P3), or form W (the prover makes them).
+ * 0, or refuse's -EINVAL. */
 static int commit_vectors(zka_lib_job *j, const zka_params *p, const zka_slot_view *v, uint64_t nw,
 			  uint64_t na, uint64_t nb)
 {
@@ -479,6 +494,17 @@ static int commit_vectors(zka_lib_job *j, const zka_params *p, const zka_slot_vi
 	const uint64_t *w0 = v->w[0];
 	if (w0[0] != 1 || w0[1] || w0[2] || w0[3])
 		return refuse(j, "witness element 0 is not 1");
+	if (j->shape == ZKA_LIB_WITNESS && !p->has_r1cs && ab_prover(lib)) {
+		/* form W: the prover makes a and b (synth/slot_layout.c); the witness is checked */
+		int64_t bad = zka_abc_witness_mem(pk->curve, (const uint64_t(*)[4])v->w, pk->n_vars,
+						  NULL, NULL, 1, t);
+		if (bad)
+			return refuse(j, "witness element %lld is not below the group order",
+				      (long long)bad - 1);
+		zka_job_witness_done(lib->a, j->slot);
+		return zka_slot_set_form(lib->a, j->slot, ZKA_SLOT_FORM_W) ? refuse(j, "slot form")
+									   : 0;
+	}
 	if (pk->n_vars > lib->wm_cap) {
 		zka_abc_scratch_free(lib->wm, lib->wm_cap);
 		lib->wm_cap = 0;

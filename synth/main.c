@@ -13,7 +13,6 @@
 #include "config/zka_notify.h"
 #include "config/zka_version.h"
 #include "keys/zka_cache.h"
-#include "shm/zka_gpud_status.h"
 #include "synth/attest.h"
 #include "synth/pipe.h"
 #include "synth/slot_layout.h"
@@ -248,39 +247,10 @@ static int is_input_json(const char *path)
 
 /* Synthesises job into slot. Returns 0 (slot READY), 1 (job failed with a reason: bad input)
  * or -errno (arena trouble: the caller stops). */
-/* Who computes a = A w and b = B w (--ab): the worker (AB slots, today's default on a cpu
- * pipeline), the prover (W slots: only the witness is written; the cuda gpud makes a and b on
- * the device), or auto: the prover when every running gpud of the arena is a cuda one (their
- * status files, read at most once a second), else the worker. A key loaded with its r1cs is
- * always done by the worker: its satisfiability check reads a and b. */
-enum ab_mode { AB_AUTO, AB_PROVER, AB_WORKER };
-static enum ab_mode ab_mode = AB_AUTO;
-
-static int ab_on_prover(struct zka_arena *a)
-{
-	static double t_last = -1;
-	static int on, said = -1;
-	if (ab_mode != AB_AUTO)
-		return ab_mode == AB_PROVER;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	double t = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-	if (t_last >= 0 && t - t_last < 1.0)
-		return on;
-	t_last = t;
-	struct zka_gpud_status st[8];
-	int n = zka_gpud_status_read_all(zka_arena_name(a), st, 8), cuda = 0, other = 0;
-	for (int i = 0; i < n; i++)
-		if (st[i].alive && !st[i].stopped)
-			*(!strcmp(st[i].backend, "cuda") ? &cuda : &other) += 1;
-	on = cuda > 0 && other == 0;
-	if (on != said) /* said once per change, in the log */
-		LOG("a and b: computed by %s (--ab auto: %d cuda gpud(s), %d other)",
-		    on ? "the prover on the device (slots hold only the witness)" : "this worker",
-		    cuda, other);
-	said = on;
-	return on;
-}
+/* Who computes a = A w and b = B w (--ab, synth/pipe.h): AUTO is the prover when every running
+ * gpud of the arena is a cuda one. A key loaded with its r1cs is always done by the worker: its
+ * satisfiability check reads a and b. */
+static enum zka_ab_mode ab_mode = ZKA_AB_AUTO;
 
 static int synthesize(struct zka_arena *a, zka_params_cache *cache, uint32_t slot, uint32_t job,
 		      int threads)
@@ -309,7 +279,7 @@ static int synthesize(struct zka_arena *a, zka_params_cache *cache, uint32_t slo
 	}
 	/* form W: the witness alone into the slot, checked (each value below r, w[0] = 1);
 	 * the prover makes a and b (gpud/backend.h) */
-	int w_only = !p->has_r1cs && ab_on_prover(a);
+	int w_only = !p->has_r1cs && zka_pipe_ab_prover(a, ab_mode, "zkarena-synth");
 	if (w_only) {
 		if (is_input_json(ji.witness_path)) {
 			if (witness_from_input(a, &ji, p, v.w, err, sizeof err))
@@ -465,13 +435,7 @@ int main(int argc, char **argv)
 			once = 1;
 			break;
 		case 'a':
-			if (!strcmp(optarg, "auto"))
-				ab_mode = AB_AUTO;
-			else if (!strcmp(optarg, "prover"))
-				ab_mode = AB_PROVER;
-			else if (!strcmp(optarg, "worker"))
-				ab_mode = AB_WORKER;
-			else {
+			if (zka_ab_mode_parse(optarg, &ab_mode)) {
 				fprintf(stderr,
 					"zkarena-synth: --ab: '%s' is not auto, prover or worker\n",
 					optarg);
@@ -533,11 +497,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int status = 0;
-	if (ab_mode != AB_AUTO)
-		LOG("a and b: computed by %s (--ab %s)",
-		    ab_mode == AB_PROVER ? "the prover (slots hold only the witness)"
-					 : "this worker",
-		    ab_mode == AB_PROVER ? "prover" : "worker");
 	zka_notify("READY=1\nSTATUS=worker on arena %s", name);
 	while (!stop) {
 		uint32_t slot, job;

@@ -2,12 +2,14 @@
 #include "synth/pipe.h"
 #include "keys/zka_cache.h"
 #include "keys/zka_keys.h"
+#include "shm/zka_gpud_status.h"
 
 #include <dirent.h>
-#include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,4 +219,59 @@ int zka_pipe_test_enospc(const char *name)
 {
 	const char *e = getenv("ZKA_TEST_ENOSPC");
 	return e && !strcmp(e, name);
+}
+
+int zka_ab_mode_parse(const char *s, enum zka_ab_mode *m)
+{
+	if (!strcmp(s, "auto"))
+		*m = ZKA_AB_AUTO;
+	else if (!strcmp(s, "prover"))
+		*m = ZKA_AB_PROVER;
+	else if (!strcmp(s, "worker"))
+		*m = ZKA_AB_WORKER;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int zka_pipe_ab_prover(struct zka_arena *a, enum zka_ab_mode mode, const char *prog)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static double t_last = -1;
+	static int on, said = -1;
+	if (mode != ZKA_AB_AUTO) {
+		int p = mode == ZKA_AB_PROVER;
+		pthread_mutex_lock(&mu);
+		if (said != p) /* said once */
+			zka_pipe_log(prog, "a and b: computed by %s (set: %s)",
+				     p ? "the prover (slots hold only the witness)"
+				       : "the producer",
+				     p ? "prover" : "worker");
+		said = p;
+		pthread_mutex_unlock(&mu);
+		return p;
+	}
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	double t = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	pthread_mutex_lock(&mu);
+	if (t_last < 0 || t - t_last >= 1.0) {
+		t_last = t;
+		struct zka_gpud_status st[8];
+		int n = zka_gpud_status_read_all(zka_arena_name(a), st, 8), cuda = 0, other = 0;
+		for (int i = 0; i < n; i++)
+			if (st[i].alive && !st[i].stopped)
+				*(!strcmp(st[i].backend, "cuda") ? &cuda : &other) += 1;
+		on = cuda > 0 && other == 0;
+		if (on != said) /* said once per change */
+			zka_pipe_log(
+			    prog, "a and b: computed by %s (--ab auto: %d cuda gpud(s), %d other)",
+			    on ? "the prover on the device (slots hold only the witness)"
+			       : "the producer",
+			    cuda, other);
+		said = on;
+	}
+	int r = on;
+	pthread_mutex_unlock(&mu);
+	return r;
 }

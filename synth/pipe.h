@@ -35,6 +35,18 @@ int zka_pipe_unlink_params(const char *arena_name);
  * "PROG: arena NAME: problem" on failure (returns NULL). */
 struct zka_arena *zka_pipe_attach(const char *prog, const char *name, int flags);
 
+/* Who computes a = A w and b = B w for a job whose witness a worker or library producer has
+ * written (synth/slot_layout.c's forms). */
+enum zka_ab_mode { ZKA_AB_AUTO = 0, ZKA_AB_PROVER = 1, ZKA_AB_WORKER = 2 };
+/* "auto", "prover" or "worker" into *m: 0, or -EINVAL. */
+int zka_ab_mode_parse(const char *s, enum zka_ab_mode *m);
+/* 1 when the prover should make a and b (the slot then holds only the witness, form W): mode
+ * PROVER, or AUTO with at least one running gpud of the arena and every running one a cuda
+ * gpud (their status files, read at most once a second per process; the answer is cached
+ * between). 0 otherwise. The first answer and every change are said in one log line
+ * "PROG[pid]: a and b: computed by ...". Any thread. */
+int zka_pipe_ab_prover(struct zka_arena *a, enum zka_ab_mode mode, const char *prog);
+
 /* Prints "PROG[pid]: message" on stderr, one line. */
 void zka_pipe_log(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

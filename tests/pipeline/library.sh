@@ -36,6 +36,17 @@ for c in bn bls; do
 		same "$shape shape ($c)" "$T/o/$c-$shape" "$c"
 	done
 done
+# the witness shape with a and b left to the prover (ZKA_LIB_AB=prover: the slot holds only
+# the witness, form W; the cpu gpud makes a and b): the same proofs; a bad mode is said
+for c in bn bls; do
+	mkdir -p "$T/o/$c-wp"
+	expect 0 "witness shape, a and b by the prover ($c): DONE" env ZKA_LIB_AB=prover "$LP" witness "$NAME" "$T/$c.zkey" "$T/$c.wtns" "$T/o/$c-wp"
+	same "witness shape, a and b by the prover ($c)" "$T/o/$c-wp" "$c"
+done
+check "  the library said who makes a and b" grep -q "libzkarena.*a and b: computed by the prover" "$T/out"
+mkdir -p "$T/o/bn-wx"
+expect 0 "ZKA_LIB_AB=sometimes: said, taken as auto" env ZKA_LIB_AB=sometimes "$LP" witness "$NAME" "$T/bn.zkey" "$T/bn.wtns" "$T/o/bn-wx"
+check "  ... in one line" grep -q "ZKA_LIB_AB='sometimes' is not auto, prover or worker" "$T/out"
 # a .zka key (imported with its circuit: commit then checks every constraint)
 check "import bls.zkey --r1cs into bls.zka" "$ZK" import "$T/bls.zkey" --r1cs "$T/bls.r1cs" -o "$T/bls.zka"
 mkdir -p "$T/o/zka" "$T/o/unsat"
