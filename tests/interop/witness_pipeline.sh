@@ -115,7 +115,7 @@ for c in bn128 bls12381; do
 done
 for mode in prover worker; do
 	RUN_ARGS="--ab $mode"
-	start_run 2 ZKA_TEST_RS=$R,$S ZKA_SYNTH_DELAY_MS=300
+	start_run 2 ZKA_TEST_RS=$R,$S ZKA_SYNTH_DELAY_MS=1500
 	ids=()
 	for c in bn128 bls12381; do
 		mkdir -p "$T/o/$mode-$c" "$T/o/$mode-w$c"
