@@ -1,8 +1,10 @@
 /* wcg.c - reads, checks and evaluates witness graphs (zka_witness.h, format in zka_wcg.h).
  *
  * States of a graph: a file on disk -> LOADED (zka_wcg_load: read whole, checksum and every
- * index checked, constants converted to Montgomery form once, then compiled: see below) ->
- * evaluated any number of times, concurrently (zka_wcg_eval only reads it) -> freed.
+ * index checked, constants converted to Montgomery form once, then compiled: see below; or
+ * zka_wcg_load_kept: the compiled form kept from an earlier process mapped, see "the compiled
+ * form kept" below) -> evaluated any number of times, concurrently (zka_wcg_eval only reads
+ * it) -> freed.
  *
  * The program (compile()): first narrow() proves, from the graph alone, which nodes hold small
  * values (|v| <= 2^62 as signed integers: a hash circuit's bits, words and their sums) and
@@ -57,6 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -1044,16 +1047,20 @@ static int kept_write(const struct zka_wcg *g, struct kept_hdr *k, const char *e
 				g->wlist, g->wnode,  g->alist,	g->anode, g->aslot};
 	uint64_t off[K_N], len[K_N], at = 0, sum;
 	char tmp[PATH_MAX + 64];
-	struct timespec now;
+	uint64_t rnd = 0;
 	k->wf = g->wf;
 	k->n_ins = g->n_ins;
 	k->n_slots = g->n_slots;
 	k->na = g->na;
 	k->lc_kmax = g->lc_kmax;
 	k->fsize = kept_layout(k, off, len);
-	clock_gettime(CLOCK_REALTIME, &now);
+	if (getrandom(&rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) { /* then a clock's bits */
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		rnd = XXH3_64bits(&now, sizeof now);
+	}
 	snprintf(tmp, sizeof tmp, "%s.%d.%016llx.tmp", entry, (int)getpid(),
-		 (unsigned long long)XXH3_64bits(&now, sizeof now));
+		 (unsigned long long)rnd);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600), rc = 0;
 	XXH3_state_t *h = XXH3_createState();
 	if (fd < 0 || !h) {
