@@ -91,12 +91,14 @@ done
 # the compiled graph kept in the key cache (witness/wcg.c K1-K4): the first call compiles and
 # keeps it, the next maps it; a damaged, truncated, group-writable, linked or (as root) another
 # user's entry is refused with one line and rebuilt; a graph changed since compiles again
-# without a complaint; every witness identical to snarkjs's
+# without a complaint; every witness identical to snarkjs's (the hashes circuit: any input
+# is valid)
 w=$t/bn128
-if [ -e "$w/eddsa.wcg" ]; then
-	g=$w/eddsa.wcg
-	node "$here/witness/inputs.js" eddsa $((seed * 100 + 50)) bn128 > "$t/k.json"
-	$snarkjs wtns calculate "$w/eddsa_js/eddsa.wasm" "$t/k.json" "$t/ks.wtns" >/dev/null 2>&1
+if [ -e "$w/hashes.wcg" ]; then
+	g=$w/hashes.wcg
+	node "$here/witness/inputs.js" hashes $((seed * 100 + 50)) bn128 > "$t/k.json"
+	$snarkjs wtns calculate "$w/hashes_js/hashes.wasm" "$t/k.json" "$t/ks.wtns" >/dev/null 2>&1 ||
+		ko "kept graph: snarkjs refused the input"
 	export ZKARENA_CACHE=$t/kc-kept
 	# kept NAME HOW [NOTE]: exit 0, snarkjs's witness, --times says HOW, and exactly one
 	# "kept compiled graph" line matching NOTE (none without NOTE)
@@ -113,7 +115,7 @@ if [ -e "$w/eddsa.wcg" ]; then
 		fi
 	}
 	kept "the first call compiles it and keeps it" "compiled; kept for the next call"
-	e=$(ls "$ZKARENA_CACHE"/eddsa-*.wcgx 2>/dev/null | head -1)
+	e=$(ls "$ZKARENA_CACHE"/hashes-*.wcgx 2>/dev/null | head -1)
 	[ -n "$e" ] && [ "$(stat -c %a "$e")" = 600 ] && ok "kept graph: $e, mode 0600" || ko "kept graph: no entry of mode 0600 in $ZKARENA_CACHE: $(ls -l "$ZKARENA_CACHE")"
 	kept "the second call maps it" "kept compiled form"
 	printf '\336\255\276\357\336\255\276\357' | dd of="$e" bs=1 seek=$(($(stat -c %s "$e") / 2)) conv=notrunc status=none
