@@ -912,6 +912,9 @@ void zka_wcg_free(zka_wcg *g)
  *   K3. An entry appears only complete: written to an O_EXCL temporary (mode 0600) beside it,
  *       then renamed over the name. No fsync: a torn entry after a crash fails K2's checks.
  *   K4. A mapped entry is read-only (PROT_READ, MAP_PRIVATE) and unmapped by zka_wcg_free.
+ *       Entries are only ever replaced by a rename, never rewritten or truncated in place, so a
+ *       process's mapping keeps the inode it checked; only this user truncating an entry in
+ *       place while another process evaluates from it could fault that process (SIGBUS).
  */
 #define KEPT_MAGIC "ZKAWCGX1"
 #ifndef ZKA_WCG_CODE_ID
