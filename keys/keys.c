@@ -38,7 +38,8 @@
  *   WRITTEN -> USED             open_cached(): a hit sets the entry's atime (utimensat)
  *   WRITTEN|USED -> REMOVED     zka_keys_cache_gc(): after each new entry, and by `params gc`,
  *                               the least recently used entries go until the cache fits its
- *                               cap ($ZKARENA_CACHE_MAX, default 64 GiB); never the new one
+ *                               cap ($ZKARENA_CACHE_MAX, default 64 GiB); never the new one;
+ *                               witness/wcg.c's kept compiled graphs (*.wcgx) count with them
  *   The cache directory is used only when zka_keys_cache_check passes: it and every ancestor
  *   this user's or root's, none writable by others without the sticky bit, itself 0700;
  *   with HOME unset there is none (never a shared fallback in /tmp).
@@ -870,7 +871,9 @@ int zka_keys_cache_gc(const char *dir, uint64_t max, const char *keep, FILE *log
 	while ((de = readdir(d))) {
 		size_t l = strlen(de->d_name);
 		struct stat st;
-		if (l < 5 || l >= sizeof v->name || strcmp(de->d_name + l - 4, ".zka") ||
+		if (l < 5 || l >= sizeof v->name ||
+		    (strcmp(de->d_name + l - 4, ".zka") &&
+		     (l < 6 || strcmp(de->d_name + l - 5, ".wcgx"))) ||
 		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
 		    st.st_uid != geteuid())
 			continue; /* only this user's entries; temporaries and links left alone */

@@ -124,7 +124,8 @@ int zka_keys_cache_check(const char *dir, int create, char *err, size_t errlen);
 #define ZKA_KEYS_CACHE_MAX_DEFAULT (64ull << 30)
 int zka_keys_cache_max(uint64_t *max, char *err, size_t errlen);
 
-/* Least-recently-used eviction: removes this user's cache entries (*.zka, regular files) in
+/* Least-recently-used eviction: removes this user's cache entries (*.zka, and the compiled
+ * witness graphs *.wcgx of witness/wcg.c; regular files) in
  * dir, the least recently used first (atime: a cache hit touches it), until they take at most
  * max bytes; never keep (a path or NULL). Each removal is said on log when not NULL. Returns
  * the number removed (>= 0) with *left the bytes left, or -errno. */

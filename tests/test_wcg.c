@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -403,11 +404,163 @@ static void test_lazy_arith(void)
 	LAZY_CHECK(bls12_381_fr, zka_curve_bls12_381.r);
 }
 
+/* One load of graph path through its kept form in dir, evaluated on in and compared with the
+ * reference (rc, then the witness or the message); k: what the load did. */
+static void kept_check(const char *path, const char *dir, const uint64_t (*in)[4], int ref_rc,
+		       const uint64_t (*ref)[4], const char *ref_err, struct zka_wcg_kept *k)
+{
+	zka_wcg *g = NULL;
+	char err[256] = "";
+	int rc = zka_wcg_load_kept(path, dir, &g, k, err, sizeof err);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	uint32_t nw = zka_wcg_n_witness(g);
+	uint64_t(*w)[4] = calloc(nw, 32);
+	CU_ASSERT_FATAL(w != NULL);
+	rc = zka_wcg_eval(g, in, w, NULL, err, sizeof err);
+	CU_ASSERT_EQUAL(rc, ref_rc);
+	if (rc == 0 && ref_rc == 0) {
+		CU_ASSERT_EQUAL(memcmp(w, ref, (size_t)nw * 32), 0);
+	} else {
+		CU_ASSERT_STRING_EQUAL(err, ref_err);
+	}
+	free(w);
+	zka_wcg_free(g);
+}
+
+/* Replaces the entry at path by its first n bytes with byte at (if >= 0) flipped. */
+static void kept_damage(const char *path, long n, long at)
+{
+	FILE *f = fopen(path, "rb");
+	CU_ASSERT_FATAL(f != NULL);
+	fseek(f, 0, SEEK_END);
+	long size = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *b = calloc((size_t)(n > size ? n : size) + 1, 1);
+	CU_ASSERT_FATAL(b != NULL);
+	CU_ASSERT_FATAL(fread(b, 1, (size_t)size, f) == (size_t)size);
+	fclose(f);
+	if (at >= 0)
+		b[at] ^= (uint8_t)(1u << rnd(8));
+	unlink(path);
+	f = fopen(path, "wb");
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_FATAL(fwrite(b, 1, (size_t)n, f) == (size_t)n);
+	fclose(f);
+	chmod(path, 0600);
+	free(b);
+}
+
+/* Size of the file at path (-1: none). */
+static long fsize(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) ? -1 : (long)st.st_size;
+}
+
+/* The compiled form kept between processes (zka_wcg_load_kept, wcg.c K1-K4): the first load
+ * compiles and writes the entry (mode 0600), the next maps it; every evaluation is the fresh
+ * compile's, byte for byte. A flipped byte anywhere, a truncated, extended or empty entry,
+ * a group-writable one, another user's (as root), a symbolic link: refused with a reason and
+ * rebuilt. The graph rewritten in place (each round) or another ZKA_WCG_PLAIN: compiled again
+ * without a refusal. A
+ * directory in the entry's place: the graph is still compiled and evaluated, the entry not
+ * written (a reason given). */
+static void test_kept(void)
+{
+	char dir[] = "/tmp/zka-test-kept-XXXXXX", path[4200];
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof path, "%s/g.wcg", dir);
+	for (int round = 0; round < 8; round++) {
+		const zka_curve *c = curves[round % 2];
+		uint32_t ni = 1 + rnd(6);
+		build(c, path, ni, 100 + rnd(400), round % 4 != 0);
+		uint64_t(*in)[4] = calloc(ni, 32);
+		CU_ASSERT_FATAL(in != NULL);
+		for (uint32_t i = 0; i < ni; i++)
+			rand_const(c, in[i]);
+		const uint64_t(*cin)[4] = (const uint64_t(*)[4])in;
+		uint64_t(*ref)[4];
+		uint32_t nref;
+		char eref[256];
+		int rref = eval(path, 0, cin, &ref, &nref, eref, sizeof eref);
+		struct zka_wcg_kept k;
+		char entry[4200];
+		kept_check(path, dir, cin, rref, (const uint64_t(*)[4])ref, eref, &k);
+		/* the graph rewritten in place since the last round: another version's entry */
+		CU_ASSERT(!k.hit && k.written && !k.refused && !k.werr[0]);
+		CU_ASSERT(round ? k.why[0] != 0 : k.why[0] == 0);
+		snprintf(entry, sizeof entry, "%s", k.entry);
+		struct stat st;
+		CU_ASSERT_FATAL(stat(entry, &st) == 0);
+		CU_ASSERT_EQUAL(st.st_mode & 0777, 0600);
+		kept_check(path, dir, cin, rref, (const uint64_t(*)[4])ref, eref, &k);
+		CU_ASSERT(k.hit && !k.written && !k.refused);
+		CU_ASSERT_STRING_EQUAL(k.entry, entry);
+		long size = fsize(entry);
+		/* damaged: each is refused, rebuilt, and the next load maps the rebuilt one */
+		for (int d = 0; d < 12; d++) {
+			if (d < 6)
+				kept_damage(entry, size, (long)rnd((uint32_t)size)); /* a flip */
+			else if (d == 6)
+				kept_damage(entry, size - 1 - (long)rnd((uint32_t)size - 1), -1);
+			else if (d == 7)
+				kept_damage(entry, size + 1, -1);
+			else if (d == 8)
+				kept_damage(entry, 0, -1);
+			else if (d == 9) {
+				CU_ASSERT_FATAL(chmod(entry, 0620) == 0);
+			} else if (d == 10 && geteuid() == 0) {
+				CU_ASSERT_FATAL(chown(entry, 12345, 12345) == 0);
+			} else { /* a link to a good copy of the entry */
+				char cp[4300];
+				snprintf(cp, sizeof cp, "%s.copy", entry);
+				CU_ASSERT_FATAL(rename(entry, cp) == 0);
+				CU_ASSERT_FATAL(symlink(cp, entry) == 0);
+			}
+			kept_check(path, dir, cin, rref, (const uint64_t(*)[4])ref, eref, &k);
+			/* a flip in the identity fields reads as another graph's entry: not refused
+			 * but never used */
+			CU_ASSERT(!k.hit && k.written && k.why[0]);
+			CU_ASSERT(k.refused || d < 6);
+			kept_check(path, dir, cin, rref, (const uint64_t(*)[4])ref, eref, &k);
+			CU_ASSERT(k.hit);
+		}
+		char cp[4300];
+		snprintf(cp, sizeof cp, "%s.copy", entry);
+		unlink(cp);
+		/* another compile mode: compiled again, no refusal, then kept */
+		setenv("ZKA_WCG_PLAIN", "1", 1);
+		kept_check(path, dir, cin, rref, (const uint64_t(*)[4])ref, eref, &k);
+		CU_ASSERT(!k.hit && k.written && !k.refused && k.why[0]);
+		kept_check(path, dir, cin, rref, (const uint64_t(*)[4])ref, eref, &k);
+		CU_ASSERT(k.hit);
+		unsetenv("ZKA_WCG_PLAIN");
+		kept_check(path, dir, cin, rref, (const uint64_t(*)[4])ref, eref, &k);
+		CU_ASSERT(!k.hit && k.written && !k.refused);
+		/* a directory where the entry goes: compiled, not kept, said */
+		unlink(entry);
+		CU_ASSERT_FATAL(mkdir(entry, 0700) == 0);
+		kept_check(path, dir, cin, rref, (const uint64_t(*)[4])ref, eref, &k);
+		CU_ASSERT(!k.hit && !k.written && k.refused && k.werr[0]);
+		rmdir(entry);
+		kept_check(path, dir, cin, rref, (const uint64_t(*)[4])ref, eref, &k);
+		CU_ASSERT(!k.hit && k.written && !k.why[0]);
+		free(ref);
+		free(in);
+	}
+	CU_ASSERT(fsize(path) > 0);
+	unlink(path);
+	char cmd[4300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CU_ASSERT(system(cmd) == 0);
+}
+
 int main(void)
 {
 	static const zka_test_case cases[] = {
 	    {"wide products and Montgomery reduction", test_lazy_arith},
 	    {"fast paths = field-only evaluation", test_fast_vs_plain},
+	    {"compiled form kept between processes", test_kept},
 	    {NULL, NULL}};
 	zka_test_suite("wcg", cases);
 	return zka_test_run();

@@ -58,10 +58,14 @@ int zka_bench_pipeline(int argc, char **argv);
 int zka_bench_witness(int argc, char **argv);
 
 /* cmd_witness.c: the witness of input.json through a key's graph (zka_wcg_path; the caller
- * frees w with zka_witness_free). */
+ * frees w with zka_witness_free); t, when not NULL, receives where the time went. */
 #include <stddef.h>
 struct zka_witness;
-int zka_witness_from_input(const char *key, const char *input, struct zka_witness *w, double *secs,
-			   char *err, size_t errlen);
+struct zka_witness_times {
+	double graph, inputs, eval; /* seconds: graph loaded, input.json parsed, evaluation */
+	char how[4700];		    /* how the graph was had: its kept compiled form or compiled */
+};
+int zka_witness_from_input(const char *key, const char *input, struct zka_witness *w,
+			   struct zka_witness_times *t, char *err, size_t errlen);
 
 #endif

@@ -548,14 +548,18 @@ int zka_cmd_prove(int argc, char **argv)
 #endif
 	size_t wl = strlen(wtns);
 	double wsecs = -1;
+	struct zka_witness_times wt;
 	if (wl > 5 && !strcmp(wtns + wl - 5, ".json")) { /* fullprove: the witness of input.json */
-		if (zka_witness_from_input(zkey, wtns, &w, &wsecs, err, sizeof err))
+		if (zka_witness_from_input(zkey, wtns, &w, &wt, err, sizeof err))
 			goto err;
+		wsecs = wt.eval;
 	} else if (zka_wtns_read(wtns, &w, err, sizeof err)) {
 		goto err;
 	}
 	if (wsecs >= 0 && times)
-		fprintf(stderr, "zkarena prove: witness of %s computed in %.3f s\n", wtns, wsecs);
+		fprintf(stderr,
+			"zkarena prove: witness of %s computed in %.3f s (graph %.3f s: %s)\n",
+			wtns, wsecs, wt.graph, wt.how);
 	const zka_pk *pk = &p.pk;
 	if (bp_out && pk->curve != &zka_curve_bls12_381) {
 		snprintf(err, sizeof err, "--bellperson-proof: %s is a %s key (BLS12-381 only)",

@@ -1,8 +1,10 @@
 /* wcg.c - reads, checks and evaluates witness graphs (zka_witness.h, format in zka_wcg.h).
  *
  * States of a graph: a file on disk -> LOADED (zka_wcg_load: read whole, checksum and every
- * index checked, constants converted to Montgomery form once, then compiled: see below) ->
- * evaluated any number of times, concurrently (zka_wcg_eval only reads it) -> freed.
+ * index checked, constants converted to Montgomery form once, then compiled: see below; or
+ * zka_wcg_load_kept: the compiled form kept from an earlier process mapped, see "the compiled
+ * form kept" below) -> evaluated any number of times, concurrently (zka_wcg_eval only reads
+ * it) -> freed.
  *
  * The program (compile()): first narrow() proves, from the graph alone, which nodes hold small
  * values (|v| <= 2^62 as signed integers: a hash circuit's bits, words and their sums) and
@@ -51,11 +53,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gmp.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -92,6 +98,8 @@ struct zka_wcg {
 	uint32_t *achk, *alist,
 	    *aslot;		 /* asserts checked at node i, and their (value, guard) slots */
 	uint32_t *wnode, *anode; /* the node of wlist[k] and of alist[k], ascending */
+	void *kept;		 /* the kept compiled form's mapping, when loaded from one */
+	size_t kept_len;
 };
 
 /* 16 bytes: the program is streamed once per witness (SHA-256 x16: 4.2 M instructions) */
@@ -715,7 +723,9 @@ out:
 	return rc;
 }
 
-int zka_wcg_load(const char *path, zka_wcg **out, char *err, size_t errlen)
+/* zka_wcg_load of the graph file open on fd (read from offset 0, left open), named path in
+ * messages. */
+static int load_fd(int fd, const char *path, zka_wcg **out, char *err, size_t errlen)
 {
 	struct zka_wcg *g = calloc(1, sizeof *g);
 	size_t size = 0;
@@ -726,7 +736,7 @@ int zka_wcg_load(const char *path, zka_wcg **out, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	rc = read_all(path, &g->buf, &size, err, errlen);
+	rc = read_fd(fd, path, &g->buf, &size, err, errlen);
 	if (rc)
 		goto err;
 	rc = -EINVAL;
@@ -842,10 +852,29 @@ err:
 	return rc;
 }
 
+int zka_wcg_load(const char *path, zka_wcg **out, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	*out = NULL;
+	if (fd < 0) {
+		int rc = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return rc;
+	}
+	int rc = load_fd(fd, path, out, err, errlen);
+	close(fd);
+	return rc;
+}
+
 void zka_wcg_free(zka_wcg *g)
 {
 	if (!g)
 		return;
+	if (g->kept) { /* every array lies in the kept entry's mapping (load_kept) */
+		munmap(g->kept, g->kept_len);
+		free(g);
+		return;
+	}
 	free(g->mconst);
 	free(g->iconst);
 	free(g->ismall);
@@ -860,6 +889,353 @@ void zka_wcg_free(zka_wcg *g)
 	free(g->wnode);
 	free(g->anode);
 	free(g);
+}
+
+/* ---- the compiled form kept between processes (zka_wcg_load_kept) ----
+ *
+ * An entry DIR/<graph name>-<XXH3 of the graph's real path>.wcgx holds what evaluation and
+ * input.json parsing read: struct kept_hdr, the sections of kept_layout() (each 64-byte
+ * aligned), then an XXH3-64 of everything before it. One entry per graph path: a re-imported
+ * graph's entry replaces its predecessor's.
+ *
+ * Invariants
+ *   K1. An entry serves a graph only when it records that very file (device, inode, size,
+ *       mtime and ctime to the nanosecond, its XXH64 trailer and its header), this build's
+ *       compiler (ZKA_WCG_CODE_ID: a hash of the evaluator's sources, witness/CMakeLists.txt)
+ *       and the same ZKA_WCG_PLAIN setting; any difference compiles the graph again and
+ *       replaces the entry.
+ *   K2. An entry is trusted only as a regular file of this euid, not writable by group or
+ *       others, reached without a link, in a directory the caller checked
+ *       (zka_keys_cache_check: this user's, 0700); its size must be the one its counts give
+ *       and its checksum must hold before any of it is used: a damaged or untrusted entry is
+ *       refused (said in the zka_wcg_kept record) and rebuilt.
+ *   K3. An entry appears only complete: written to an O_EXCL temporary (mode 0600) beside it,
+ *       then renamed over the name. No fsync: a torn entry after a crash fails K2's checks.
+ *   K4. A mapped entry is read-only (PROT_READ, MAP_PRIVATE) and unmapped by zka_wcg_free.
+ *       Entries are only ever replaced by a rename, never rewritten or truncated in place, so a
+ *       process's mapping keeps the inode it checked; only this user truncating an entry in
+ *       place while another process evaluates from it could fault that process (SIGBUS).
+ */
+#define KEPT_MAGIC "ZKAWCGX1"
+#ifndef ZKA_WCG_CODE_ID
+#define ZKA_WCG_CODE_ID __DATE__ " " __TIME__ /* built outside CMake: each build its own */
+#endif
+
+struct kept_hdr {
+	char magic[8];
+	uint32_t version; /* 1 */
+	uint32_t plain;	  /* compiled with ZKA_WCG_PLAIN */
+	char code[48];	  /* ZKA_WCG_CODE_ID, NUL-padded */
+	uint64_t dev, ino, size, mtime_s, mtime_ns, ctime_s, ctime_ns; /* the graph file's */
+	uint64_t gsum;	       /* the graph's XXH64 trailer */
+	struct zka_wcg_hdr gh; /* the graph's header */
+	zka_wi_field wf;
+	uint32_t n_ins, n_slots, na, lc_kmax;
+	uint64_t fsize; /* the entry's size */
+};
+
+enum {
+	K_MAP,
+	K_MCONST,
+	K_ICONST,
+	K_PROG,
+	K_KAS,
+	K_MSGS,
+	K_WLIST,
+	K_WNODE,
+	K_ALIST,
+	K_ANODE,
+	K_ASLOT,
+	K_N
+};
+
+#define ALIGN64(x) (((uint64_t)(x) + 63) & ~(uint64_t)63)
+
+/* The offsets and lengths of an entry's sections from its header's counts (32-bit counts:
+ * no overflow); returns the entry's size. */
+static uint64_t kept_layout(const struct kept_hdr *k, uint64_t off[K_N], uint64_t len[K_N])
+{
+	const struct zka_wcg_hdr *h = &k->gh;
+	len[K_MAP] = (uint64_t)h->n_map * sizeof(struct zka_wcg_map);
+	len[K_MCONST] = (uint64_t)h->n_consts * 32;
+	len[K_ICONST] = (uint64_t)h->n_consts * 8;
+	len[K_PROG] = (uint64_t)k->n_ins * sizeof(struct zka_wcg_ins);
+	len[K_KAS] = (uint64_t)k->na * sizeof(struct zka_wcg_assert);
+	len[K_MSGS] = h->msg_bytes;
+	len[K_WLIST] = (uint64_t)h->n_witness * 4;
+	len[K_WNODE] = ((uint64_t)h->n_witness + 1) * 4;
+	len[K_ALIST] = (uint64_t)k->na * 4;
+	len[K_ANODE] = ((uint64_t)k->na + 1) * 4;
+	len[K_ASLOT] = (uint64_t)k->na * 8;
+	uint64_t o = ALIGN64(sizeof *k);
+	for (int i = 0; i < K_N; i++) {
+		off[i] = o;
+		o = ALIGN64(o + len[i]);
+	}
+	return o + 8;
+}
+
+/* k: the identity an entry must record for the graph file open on fd (K1). 0, or -EINVAL when
+ * it is no regular file with a header and a trailer. */
+static int kept_identity(int fd, struct kept_hdr *k)
+{
+	struct stat st;
+	memset(k, 0, sizeof *k);
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < sizeof k->gh + 8 ||
+	    pread(fd, &k->gh, sizeof k->gh, 0) != (ssize_t)sizeof k->gh ||
+	    pread(fd, &k->gsum, 8, st.st_size - 8) != 8)
+		return -EINVAL;
+	memcpy(k->magic, KEPT_MAGIC, 8);
+	k->version = 1;
+	k->plain = getenv("ZKA_WCG_PLAIN") != NULL;
+	strncpy(k->code, ZKA_WCG_CODE_ID, sizeof k->code - 1);
+	k->dev = (uint64_t)st.st_dev;
+	k->ino = (uint64_t)st.st_ino;
+	k->size = (uint64_t)st.st_size;
+	k->mtime_s = (uint64_t)st.st_mtim.tv_sec;
+	k->mtime_ns = (uint64_t)st.st_mtim.tv_nsec;
+	k->ctime_s = (uint64_t)st.st_ctim.tv_sec;
+	k->ctime_ns = (uint64_t)st.st_ctim.tv_nsec;
+	return 0;
+}
+
+/* The entry of the graph at path in dir: DIR/<name>-<XXH3 of its real path>.wcgx. 0, or
+ * -ENAMETOOLONG. */
+static int kept_path(const char *dir, const char *path, char *out, size_t n)
+{
+	char real[PATH_MAX], name[64];
+	const char *r = realpath(path, real) ? real : path, *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	size_t l = strlen(b);
+	if (l > 4 && !strcmp(b + l - 4, ".wcg"))
+		l -= 4;
+	snprintf(name, sizeof name, "%.*s", (int)(l > 60 ? 60 : l), b);
+	for (char *c = name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' || *c == '.'))
+			*c = '_';
+	int w = snprintf(out, n, "%s/%s-%016llx.wcgx", dir, name,
+			 (unsigned long long)XXH3_64bits(r, strlen(r)));
+	return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
+}
+
+/* Writes len bytes of p (NULL: zeros) at *off of fd, hashing them into h; 0 or -errno. */
+static int kept_put(int fd, XXH3_state_t *h, const void *p, uint64_t len, uint64_t *off)
+{
+	static const uint8_t zero[64];
+	while (len) {
+		size_t n = p ? (len > (1u << 30) ? 1u << 30 : (size_t)len)
+			     : (len > sizeof zero ? sizeof zero : (size_t)len);
+		const void *src = p ? p : zero;
+		ssize_t w = pwrite(fd, src, n, (off_t)*off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		XXH3_64bits_update(h, src, (size_t)w);
+		*off += (uint64_t)w;
+		len -= (uint64_t)w;
+		if (p)
+			p = (const uint8_t *)p + w;
+	}
+	return 0;
+}
+
+/* Writes g's compiled form, for the graph whose identity k records, to entry (K3). 0, or
+ * -errno with one line in err. */
+static int kept_write(const struct zka_wcg *g, struct kept_hdr *k, const char *entry, char *err,
+		      size_t errlen)
+{
+	const void *src[K_N] = {g->map,	  g->mconst, g->iconst, g->prog,  g->kas,  g->msgs,
+				g->wlist, g->wnode,  g->alist,	g->anode, g->aslot};
+	uint64_t off[K_N], len[K_N], at = 0, sum;
+	char tmp[PATH_MAX + 64];
+	uint64_t rnd = 0;
+	k->wf = g->wf;
+	k->n_ins = g->n_ins;
+	k->n_slots = g->n_slots;
+	k->na = g->na;
+	k->lc_kmax = g->lc_kmax;
+	k->fsize = kept_layout(k, off, len);
+	if (getrandom(&rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) { /* then a clock's bits */
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		rnd = XXH3_64bits(&now, sizeof now);
+	}
+	snprintf(tmp, sizeof tmp, "%s.%d.%016llx.tmp", entry, (int)getpid(),
+		 (unsigned long long)rnd);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600), rc = 0;
+	XXH3_state_t *h = XXH3_createState();
+	if (fd < 0 || !h) {
+		rc = fd < 0 ? -errno : -ENOMEM;
+		snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(-rc));
+		XXH3_freeState(h);
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	XXH3_64bits_reset(h);
+	rc = kept_put(fd, h, k, sizeof *k, &at);
+	for (int i = 0; i < K_N && !rc; i++)
+		if (!(rc = kept_put(fd, h, NULL, off[i] - at, &at)))
+			rc = kept_put(fd, h, src[i], len[i], &at);
+	if (!rc)
+		rc = kept_put(fd, h, NULL, k->fsize - 8 - at, &at);
+	sum = XXH3_64bits_digest(h);
+	XXH3_freeState(h);
+	if (!rc && pwrite(fd, &sum, 8, (off_t)at) != 8)
+		rc = errno ? -errno : -EIO;
+	if (close(fd) && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, entry))
+		rc = -errno;
+	if (rc) {
+		snprintf(err, errlen, "%s: cannot write: %s", entry, strerror(-rc));
+		unlink(tmp);
+	}
+	return rc;
+}
+
+/* The graph from the entry open on fd when it serves the graph whose identity want records
+ * (K1, K2); else NULL with *why the reason and *bad 1 when the entry is damaged or untrusted
+ * (0: of another graph or build, or out of memory). */
+static struct zka_wcg *kept_load(int fd, const struct kept_hdr *want, const char **why, int *bad)
+{
+	struct stat st;
+	uint64_t off[K_N], len[K_N], sum;
+	*bad = 1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		*why = "not a regular file";
+		return NULL;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		*why = st.st_uid != geteuid() ? "owned by another user: not trusted"
+					      : "writable by group or others: not trusted";
+		return NULL;
+	}
+	if ((uint64_t)st.st_size < ALIGN64(sizeof(struct kept_hdr)) + 8) {
+		*why = "truncated";
+		return NULL;
+	}
+	size_t size = (size_t)st.st_size;
+	uint8_t *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	if (m == MAP_FAILED) {
+		*why = "cannot be mapped";
+		*bad = 0;
+		return NULL;
+	}
+	const struct kept_hdr *k = (const struct kept_hdr *)m;
+	struct zka_wcg *g = NULL;
+	if (memcmp(k->magic, KEPT_MAGIC, 8) || k->version != 1) {
+		*why = "not a kept compiled graph of this version";
+		goto no;
+	}
+	if (k->plain != want->plain || memcmp(k->code, want->code, sizeof k->code) ||
+	    k->dev != want->dev || k->ino != want->ino || k->size != want->size ||
+	    k->mtime_s != want->mtime_s || k->mtime_ns != want->mtime_ns ||
+	    k->ctime_s != want->ctime_s || k->ctime_ns != want->ctime_ns || k->gsum != want->gsum ||
+	    memcmp(&k->gh, &want->gh, sizeof k->gh)) {
+		*why = "of another version of the graph or of zkarena";
+		*bad = 0;
+		goto no;
+	}
+	if (kept_layout(k, off, len) != size || k->fsize != size) {
+		*why = "truncated or of the wrong size";
+		goto no;
+	}
+	memcpy(&sum, m + size - 8, 8);
+	if (XXH3_64bits(m, size - 8) != sum) {
+		*why = "checksum mismatch (damaged)";
+		goto no;
+	}
+	const struct zka_wcg_hdr *h = &k->gh;
+	const uint32_t *wnode = (const uint32_t *)(m + off[K_WNODE]),
+		       *anode = (const uint32_t *)(m + off[K_ANODE]);
+	if (!k->n_ins || !k->n_slots || k->n_slots > ZKA_WCG_SLOTS_MAX || k->na > h->n_asserts ||
+	    !h->n_witness || wnode[h->n_witness] != UINT32_MAX || anode[k->na] != UINT32_MAX ||
+	    (h->curve != ZKA_BN254 && h->curve != ZKA_BLS12_381)) {
+		*why = "inconsistent (damaged)";
+		goto no;
+	}
+	if (!(g = calloc(1, sizeof *g))) {
+		*why = "out of memory";
+		*bad = 0;
+		goto no;
+	}
+	g->h = *h;
+	g->curve = h->curve == ZKA_BN254 ? &zka_curve_bn254 : &zka_curve_bls12_381;
+	g->wf = k->wf;
+	g->lc_kmax = k->lc_kmax;
+	g->n_ins = k->n_ins;
+	g->n_slots = k->n_slots;
+	g->na = k->na;
+	g->map = (const struct zka_wcg_map *)(m + off[K_MAP]);
+	g->mconst = (uint64_t(*)[4])(m + off[K_MCONST]); /* read only (K4) */
+	g->iconst = (int64_t *)(m + off[K_ICONST]);
+	g->prog = (struct zka_wcg_ins *)(m + off[K_PROG]);
+	g->kas = (struct zka_wcg_assert *)(m + off[K_KAS]);
+	g->msgs = (const char *)(m + off[K_MSGS]);
+	g->wlist = (uint32_t *)(m + off[K_WLIST]);
+	g->wnode = (uint32_t *)(m + off[K_WNODE]);
+	g->alist = (uint32_t *)(m + off[K_ALIST]);
+	g->anode = (uint32_t *)(m + off[K_ANODE]);
+	g->aslot = (uint32_t *)(m + off[K_ASLOT]);
+	g->kept = m;
+	g->kept_len = size;
+	return g;
+no:
+	munmap(m, size);
+	return NULL;
+}
+
+int zka_wcg_load_kept(const char *path, const char *dir, zka_wcg **out, struct zka_wcg_kept *info,
+		      char *err, size_t errlen)
+{
+	struct kept_hdr want;
+	memset(info, 0, sizeof *info);
+	*out = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), rc;
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return rc;
+	}
+	int use = dir && dir[0] && !kept_identity(fd, &want) &&
+		  !kept_path(dir, path, info->entry, sizeof info->entry);
+	if (use) {
+		int kfd = open(info->entry, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		const char *why = NULL;
+		int bad = 0;
+		if (kfd >= 0) {
+			*out = kept_load(kfd, &want, &why, &bad);
+			close(kfd);
+			if (*out) {
+				info->hit = 1;
+				close(fd);
+				return 0;
+			}
+		} else if (errno != ENOENT) {
+			why = errno == ELOOP ? "a symbolic link: not trusted" : strerror(errno);
+			bad = 1;
+		}
+		if (why)
+			snprintf(info->why, sizeof info->why, "%s", why);
+		info->refused = bad;
+	}
+	rc = load_fd(fd, path, out, err, errlen);
+	close(fd);
+	if (rc || !use)
+		return rc;
+	/* K1: keep it only when the bytes compiled are the ones whose identity was taken */
+	const struct zka_wcg *g = *out;
+	size_t gsize = (size_t)want.size;
+	if (memcmp(&g->h, &want.gh, sizeof want.gh) || memcmp(g->buf + gsize - 8, &want.gsum, 8)) {
+		snprintf(info->werr, sizeof info->werr, "%s changed while read: not kept", path);
+		return 0;
+	}
+	if (!kept_write(g, &want, info->entry, info->werr, sizeof info->werr))
+		info->written = 1;
+	return 0;
 }
 
 void zka_wcg_path(const char *key, char *out, size_t n)

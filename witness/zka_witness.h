@@ -24,6 +24,25 @@ void zka_wcg_path(const char *key, char *out, size_t n);
 int zka_wcg_load(const char *path, zka_wcg **g, char *err, size_t errlen);
 void zka_wcg_free(zka_wcg *g);
 
+/* What zka_wcg_load_kept did with the graph's kept compiled form. */
+struct zka_wcg_kept {
+	int hit;	  /* 1: the program came from the entry (nothing compiled) */
+	int written;	  /* 1: the graph was compiled and a new entry written */
+	int refused;	  /* 1: an entry was there but damaged or untrusted (why says how) */
+	char entry[4200]; /* the entry's path ("" when none is used) */
+	char why[256];	  /* why an entry there did not serve ("" when none was there) */
+	char werr[4608];  /* why a new entry was not written ("" when it was or not tried) */
+};
+/* zka_wcg_load, keeping the compiled program between processes: an entry in dir (a key cache
+ * directory the caller checked with zka_keys_cache_check; NULL or "": none), tied to the
+ * graph file's identity, this build's compiler and its checksum, is mapped instead of reading
+ * and compiling the graph; a missing, stale, damaged or untrusted one (another user's, group
+ * or world writable, a link) is not used, and the graph compiled and the entry rewritten
+ * atomically (wcg.c: "the compiled form kept"). The graph evaluates the same either way.
+ * Returns zka_wcg_load's results; a failure to keep the entry only fills kept->werr. */
+int zka_wcg_load_kept(const char *path, const char *dir, zka_wcg **g, struct zka_wcg_kept *kept,
+		      char *err, size_t errlen);
+
 const zka_curve *zka_wcg_curve(const zka_wcg *g);
 uint32_t zka_wcg_n_witness(const zka_wcg *g);
 uint32_t zka_wcg_n_inputs(const zka_wcg *g);

@@ -4,7 +4,9 @@
 # both curves: every witness byte-identical to `snarkjs wtns calculate`'s on fresh random inputs
 # in every notation snarkjs reads (the seed is printed first: ZKA_SEED=N repeats a run);
 # proofs from input.json accepted by snarkjs; bad input, failed asserts and unsupported circuits
-# refused with one line, exit 2 and nothing written; fuzzed input.json never crashes.
+# refused with one line, exit 2 and nothing written; fuzzed input.json never crashes; the
+# graph's compiled form kept in the key cache is used on the next call, and a damaged or
+# untrusted one refused in one line and rebuilt.
 set -uo pipefail
 zk=$1
 fx=$2
@@ -14,6 +16,7 @@ export ZKA_CXX="$here/gxx-O0" # the tracers at -O0: compile time is this test's 
 circom2="$here/node_modules/.bin/circom2"
 . "$here/harness.sh"
 seed=${ZKA_SEED:-$RANDOM}
+export ZKARENA_CACHE=$t/kc # the graphs' kept compiled forms stay in the test's directory
 echo "seed $seed"
 rounds=${ZKA_WITNESS_ROUNDS:-3}
 
@@ -84,6 +87,57 @@ for prime in bn128 bls12381; do
 		ko "$prime/ops: a division by zero does not name circom's line"
 	fi
 done
+
+# the compiled graph kept in the key cache (witness/wcg.c K1-K4): the first call compiles and
+# keeps it, the next maps it; a damaged, truncated, group-writable, linked or (as root) another
+# user's entry is refused with one line and rebuilt; a graph changed since compiles again
+# without a complaint; every witness identical to snarkjs's (the hashes circuit: any input
+# is valid)
+w=$t/bn128
+if [ -e "$w/hashes.wcg" ]; then
+	g=$w/hashes.wcg
+	node "$here/witness/inputs.js" hashes $((seed * 100 + 50)) bn128 > "$t/k.json"
+	$snarkjs wtns calculate "$w/hashes_js/hashes.wasm" "$t/k.json" "$t/ks.wtns" >/dev/null 2>&1 ||
+		ko "kept graph: snarkjs refused the input"
+	export ZKARENA_CACHE=$t/kc-kept
+	# kept NAME HOW [NOTE]: exit 0, snarkjs's witness, --times says HOW, and exactly one
+	# "kept compiled graph" line matching NOTE (none without NOTE)
+	kept() {
+		rm -f "$t/k.wtns"
+		"$zk" witness --times "$g" "$t/k.json" "$t/k.wtns" 2>"$t/k.err"
+		local rc=$? n
+		n=$(grep -c "^zkarena: kept compiled graph" "$t/k.err")
+		if [ $rc = 0 ] && cmp -s "$t/ks.wtns" "$t/k.wtns" && grep -q "times: graph .*($2" "$t/k.err" &&
+			{ { [ -z "${3:-}" ] && [ "$n" = 0 ]; } || { [ -n "${3:-}" ] && [ "$n" = 1 ] && grep -q "$3" "$t/k.err"; }; }; then
+			ok "kept graph: $1"
+		else
+			ko "kept graph: $1: exit $rc, $(tr '\n' ' ' < "$t/k.err")"
+		fi
+	}
+	kept "the first call compiles it and keeps it" "compiled; kept for the next call"
+	e=$(ls "$ZKARENA_CACHE"/hashes-*.wcgx 2>/dev/null | head -1)
+	[ -n "$e" ] && [ "$(stat -c %a "$e")" = 600 ] && ok "kept graph: $e, mode 0600" || ko "kept graph: no entry of mode 0600 in $ZKARENA_CACHE: $(ls -l "$ZKARENA_CACHE")"
+	kept "the second call maps it" "kept compiled form"
+	printf '\336\255\276\357\336\255\276\357' | dd of="$e" bs=1 seek=$(($(stat -c %s "$e") / 2)) conv=notrunc status=none
+	kept "damaged: refused in one line, compiled again" "compiled (kept form checksum mismatch" "checksum mismatch"
+	kept "... the rebuilt one is mapped" "kept compiled form"
+	truncate -s $(($(stat -c %s "$e") / 3)) "$e"
+	kept "truncated: refused in one line" "compiled (kept form" "truncated"
+	chmod 620 "$e"
+	kept "group-writable: refused in one line" "compiled (kept form" "writable by group or others"
+	mv "$e" "$e.copy" && ln -s "$e.copy" "$e"
+	kept "a symbolic link: refused in one line" "compiled (kept form" "symbolic link"
+	rm -f "$e.copy"
+	if [ "$(id -u)" = 0 ]; then
+		chown 12345 "$e"
+		kept "another user's: refused in one line" "compiled (kept form" "owned by another user"
+	fi
+	kept "... mapped again" "kept compiled form"
+	touch "$g"
+	kept "the graph changed since: compiled again, no complaint" "compiled (kept form of another version"
+	kept "... and mapped" "kept compiled form"
+	export ZKARENA_CACHE=$t/kc
+fi
 
 # bad input: one line naming the signal, exit 2, an existing output left as it was
 w=$t/bn128
