@@ -674,10 +674,12 @@ static int import_sequential(void)
 	return e && *e && strcmp(e, "0");
 }
 
-/* The identity hashes of the key (and circuit) into kid->hash (rid->hash). */
+/* The identity hashes of the key (and circuit), into its own fields (the caller's file ids are
+ * read meanwhile: hjob_end copies them in once joined). */
 struct hjob {
 	const char *zkey, *r1cs;
-	zka_file_id *kid, *rid;
+	zka_file_id *kid, *rid; /* set by hjob_end, after the join */
+	uint64_t khash, rhash;	/* written by the thread */
 	int ret, thread, joined;
 	double secs; /* the hashing's own duration */
 	pthread_t th;
@@ -688,9 +690,9 @@ static void *hjob_run(void *arg)
 {
 	struct hjob *h = arg;
 	double t0 = now();
-	h->ret = hash_file(h->zkey, &h->kid->hash, h->err, sizeof h->err);
+	h->ret = hash_file(h->zkey, &h->khash, h->err, sizeof h->err);
 	if (!h->ret && h->r1cs)
-		h->ret = hash_file(h->r1cs, &h->rid->hash, h->err, sizeof h->err);
+		h->ret = hash_file(h->r1cs, &h->rhash, h->err, sizeof h->err);
 	h->secs = now() - t0;
 	return NULL;
 }
@@ -703,11 +705,17 @@ static void hjob_start(struct hjob *h, int sequential)
 		hjob_run(h);
 }
 
-/* Joins h (once; a no-op after); its outcome in h->ret, h->err. */
+/* Joins h (once; a no-op after); its outcome in h->ret, h->err; on success the hashes are
+ * set in h->kid (and h->rid). */
 static int hjob_end(struct hjob *h)
 {
 	if (h->thread && !h->joined)
 		pthread_join(h->th, NULL);
+	if (!h->joined && !h->ret) {
+		h->kid->hash = h->khash;
+		if (h->r1cs)
+			h->rid->hash = h->rhash;
+	}
 	h->joined = 1;
 	return h->ret;
 }
@@ -804,7 +812,7 @@ static int import_region(const char *zkey, const char *r1cs, uint32_t root, int 
 		fid_of(&sb, &rid);
 	}
 	hjob_start(&hj, seq);
-	if (seq && hj.ret) {
+	if (seq && hjob_end(&hj)) { /* sequential: the hashes known before the parse */
 		snprintf(err, errlen, "%s", hj.err);
 		return hj.ret;
 	}
