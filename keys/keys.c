@@ -20,7 +20,9 @@
  *   CACHED     open_cached()    a .zkey whose cache entry was imported from this very .zkey
  *                               (zkey_identity): the entry read by the loader; a stale or bad
  *                               entry is said on stderr and its region dropped
- *   IMPORT     open_import()    the .zkey imported (import_region), the cache entry written
+ *   IMPORT     open_import()    the .zkey imported (import_region: its stages overlapped,
+ *                               "the import's stages overlapped" below, unless
+ *                               ZKA_IMPORT_SEQUENTIAL), the cache entry written
  *                               while its points are validated (struct wjob; a failure is
  *                               said and ignored), the region published under its name
  *                               (region_publish) and validated; with o->defer_validate (never
@@ -50,7 +52,8 @@
  *      the circuit's when one is asked for, none when none is.
  *   2. An image becomes visible under a name (a region's, a .zka's, a cache entry's) only by a
  *      rename after it is complete: every point of an import validated (validate_points: on
- *      the curve, in the subgroup), every section of a load checksummed.
+ *      the curve, in the subgroup; either the image's sections or, overlapped, the very arrays
+ *      of the parsed key they were copied from), every section of a load checksummed.
  *   3. Every open(2) of a key file here is counted (zka_loader_count_open): finding a resident
  *      region opens none, and the tests hold it to that.
  *   4. A failed import or publish leaves nothing: no temporary object, no mapping.
@@ -159,6 +162,23 @@ void zka_keys_last_times(zka_keys_times *t)
 
 /* ---- point validation at import ---- */
 
+/* The point sections to check: section s's n[s] bytes at pts[s] (an image's sections, or the
+ * parsed key's arrays they are copied from: zka_params_pk_points). */
+struct pointsets {
+	const zka_curve *c;
+	const void *pts[ZKA_PARAMS_NPOINTSECT];
+	uint64_t len[ZKA_PARAMS_NPOINTSECT];
+	/* not NULL: when set, the checks may stop early and validate_points then returns
+	 * -ECANCELED (the caller no longer needs the outcome) */
+	const _Atomic int *cancel;
+};
+
+/* 1 when ps's checks were cancelled. */
+static int cancelled(const struct pointsets *ps)
+{
+	return ps->cancel && atomic_load(ps->cancel);
+}
+
 struct vctx {
 	const zka_curve *c;
 	const uint8_t *p;
@@ -173,6 +193,7 @@ struct vctx {
 	const char *path;
 	int batch; /* G2 by the curve's g2_check_batch, batches of step points */
 	int ref;   /* per point by the curve's r*P reference checks (ZKA_VALIDATE_EXACT=ref) */
+	const struct pointsets *ps; /* its cancel flag, looked at between steps */
 };
 
 /* Records the failure of point k (code r), keeping the lowest index. */
@@ -192,6 +213,8 @@ static void check_range(void *arg, size_t begin, size_t end, int tid)
 	double last = 0;
 	for (size_t i = begin; i < end; i += step) {
 		size_t e = i + step < end ? i + step : end;
+		if (cancelled(v->ps))
+			return;
 		if (v->batch) {
 			size_t bad = 0;
 			if (i >= atomic_load(&v->bad))
@@ -268,22 +291,37 @@ static int bad_point(char *err, size_t errlen, const char *path, int s, uint64_t
 	return -EINVAL;
 }
 
+/* The point sections of the image at image, as its header in says. */
+static void pointsets_of_image(struct pointsets *ps, const void *image, const zka_params_info *in)
+{
+	ps->c = in->curve;
+	ps->cancel = NULL;
+	for (int s = 0; s < ZKA_PARAMS_NPOINTSECT; s++) {
+		ps->pts[s] = (const uint8_t *)image + in->off[s];
+		ps->len[s] = in->len[s];
+	}
+}
+
 /* Every section on the device checker: 1 when it answered (*ret: 0, or -EINVAL with the lowest
  * failing point of the first failing section in err, as validate_points names it), 0 when it
  * could not (checker_note says why; said once on stderr unless there is no device). */
-static int validate_dev(const char *path, const void *image, const zka_params_info *in, int *ret,
-			char *err, size_t errlen)
+static int validate_dev(const char *path, const struct pointsets *ps, int *ret, char *err,
+			size_t errlen)
 {
 	checker_note[0] = 0;
 	for (int s = 0; s < 12; s++) {
-		size_t sz = sec_g2[s] ? zka_g2_bytes(in->curve) : zka_g1_bytes(in->curve);
-		uint64_t n = in->len[s] / sz, bad = UINT64_MAX;
+		size_t sz = sec_g2[s] ? zka_g2_bytes(ps->c) : zka_g1_bytes(ps->c);
+		uint64_t n = ps->len[s] / sz, bad = UINT64_MAX;
 		int code = 0;
 		char e[160] = "";
 		if (!n)
 			continue;
-		int r = checker(checker_arg, in->curve, sec_g2[s],
-				(const uint8_t *)image + in->off[s], n, &bad, &code, e, sizeof e);
+		if (cancelled(ps)) {
+			*ret = -ECANCELED;
+			return 1;
+		}
+		int r =
+		    checker(checker_arg, ps->c, sec_g2[s], ps->pts[s], n, &bad, &code, e, sizeof e);
 		if (r < 0) {
 			snprintf(checker_note, sizeof checker_note, " on the CPU (%s: %s)",
 				 checker_name, e);
@@ -317,7 +355,9 @@ const char *zka_keys_validated_where(void)
 	return checker_note;
 }
 
-/* Checks every point of the image's sections 0..11; -EINVAL naming section and index. With a
+/* Checks every point of the sections ps (an image's sections 0..11, or the parsed key's arrays
+ * they are copied from); -EINVAL naming section and index; *on_dev: 1 when the device checker
+ * made the checks. With a
  * device checker installed (zka_keys_set_checker) and ZKA_VALIDATE_ON auto or gpu (the default:
  * ZKA_VALIDATE_ON_DEFAULT), it checks them (unless ZKA_VALIDATE_EXACT is set), the CPU only
  * when it cannot. On the CPU, G1
@@ -325,21 +365,21 @@ const char *zka_keys_validated_where(void)
  * curve's g2_check_batch (one random combination test per batch, repeated; a failing batch
  * checked point by point: the same answer, docs/keys.md), unless ZKA_VALIDATE_EXACT=1;
  * ZKA_VALIDATE_EXACT=ref checks every point by the r*P reference tests (A/B). */
-static int validate_points(const char *path, const void *image, const zka_params_info *in,
-			   int threads, int progress, char *err, size_t errlen)
+static int validate_points(const char *path, const struct pointsets *ps, int threads, int progress,
+			   int *on_dev, char *err, size_t errlen)
 {
 	const int *g2 = sec_g2;
-	const zka_curve *c = in->curve;
+	const zka_curve *c = ps->c;
 	const int exact = validate_exact();
 	const char *on = getenv("ZKA_VALIDATE_ON");
 	if (!on || !*on)
 		on = ZKA_VALIDATE_ON_DEFAULT;
 	const int dev = !strcmp(on, "auto") || !strcmp(on, "gpu");
-	last_times.validate_dev = 0;
+	*on_dev = 0;
 	if (checker && !exact && dev) {
 		int ret = 0;
-		if (validate_dev(path, image, in, &ret, err, errlen)) {
-			last_times.validate_dev = 1;
+		if (validate_dev(path, ps, &ret, err, errlen)) {
+			*on_dev = 1;
 			return ret;
 		}
 	} else if (checker) {
@@ -351,15 +391,15 @@ static int validate_points(const char *path, const void *image, const zka_params
 	_Atomic uint64_t done = 0;
 	uint64_t total = 0;
 	for (int s = 0; s < 12; s++)
-		total += in->len[s] / (g2[s] ? zka_g2_bytes(c) : zka_g1_bytes(c));
+		total += ps->len[s] / (g2[s] ? zka_g2_bytes(c) : zka_g1_bytes(c));
 	int t = zka_par_threads(threads);
 	double t0 = now();
 	int show = progress > 0 || (progress < 0 && isatty(2));
 	for (int s = 0; s < 12; s++) {
 		size_t sz = g2[s] ? zka_g2_bytes(c) : zka_g1_bytes(c);
-		uint64_t n = in->len[s] / sz;
+		uint64_t n = ps->len[s] / sz;
 		struct vctx v = {.c = c,
-				 .p = (const uint8_t *)image + in->off[s],
+				 .p = ps->pts[s],
 				 .sz = sz,
 				 .g2 = g2[s],
 				 .bad = UINT64_MAX,
@@ -369,8 +409,11 @@ static int validate_points(const char *path, const void *image, const zka_params
 				 .t0 = t0,
 				 .path = path,
 				 .batch = batch && g2[s],
-				 .ref = exact == 2};
+				 .ref = exact == 2,
+				 .ps = ps};
 		zka_par_for(n < 1024 ? 1 : t, n, check_range, &v);
+		if (cancelled(ps))
+			return -ECANCELED;
 		if (atomic_load(&v.bad) != UINT64_MAX) {
 			if (show && now() - t0 > 1.0)
 				fputc('\n', stderr);
@@ -557,8 +600,12 @@ struct zka_keys_pending {
 static void *pending_run(void *arg)
 {
 	struct zka_keys_pending *d = arg;
-	d->ret = validate_points(d->path, d->image, &d->info, d->threads, d->progress, d->err,
-				 sizeof d->err);
+	struct pointsets ps;
+	int dev = 0;
+	pointsets_of_image(&ps, d->image, &d->info);
+	d->ret =
+	    validate_points(d->path, &ps, d->threads, d->progress, &dev, d->err, sizeof d->err);
+	last_times.validate_dev = dev;
 	last_times.validate = now() - d->t0;
 	wjob_end(&d->w, d->ret == 0);
 	return NULL;
@@ -605,9 +652,133 @@ int zka_keys_validated(zka_params *p, char *err, size_t errlen)
 	return ret;
 }
 
-/* Imports zkey (+ r1cs) into a new region (named: a tmp shm object). With w (and w->path), the
- * image is written to w->path while its points are validated, committed only when they pass
- * (the outcome of the write in w->ret, w->err). */
+/* ---- the import's stages overlapped (issue 40) ----
+ * Sequentially an import reads (hash_file), parses, builds the CSR form and the region, fills
+ * it, then validates its points. Overlapped (the default), two threads run beside the parse:
+ *   hjob  the files' identity hashes (hash_file), started before the parse (both read the
+ *         files), joined before the fill (the header records them);
+ *   vjob  the points validated (validate_points: the device checker or the CPU threads) from
+ *         the parsed key's arrays (zka_params_pk_points), started right after the parse, joined
+ *         after the fill, before the image is written anywhere, published or returned.
+ * What vjob validates is what the fill copies: the same pointers and lengths (checked at the
+ * join against the plan, the region validated instead when they differ), from the parsed key,
+ * which this process alone holds and nothing writes after the parse. Errors are reported in
+ * the sequential order: read, parse, csr, then the first failing point. A deferred validation
+ * (defer_validate) still validates the region itself behind the first proof. */
+
+/* $ZKA_IMPORT_SEQUENTIAL: 1 when set to anything but "" or "0" (the stages one after the other,
+ * the points validated in the filled image: the order before the overlap; the tests compare
+ * the two imports byte for byte). */
+static int import_sequential(void)
+{
+	const char *e = getenv("ZKA_IMPORT_SEQUENTIAL");
+	return e && *e && strcmp(e, "0");
+}
+
+/* The identity hashes of the key (and circuit), into its own fields (the caller's file ids are
+ * read meanwhile: hjob_end copies them in once joined). */
+struct hjob {
+	const char *zkey, *r1cs;
+	zka_file_id *kid, *rid; /* set by hjob_end, after the join */
+	uint64_t khash, rhash;	/* written by the thread */
+	int ret, thread, joined;
+	double secs; /* the hashing's own duration */
+	pthread_t th;
+	char err[600];
+};
+
+static void *hjob_run(void *arg)
+{
+	struct hjob *h = arg;
+	double t0 = now();
+	h->ret = hash_file(h->zkey, &h->khash, h->err, sizeof h->err);
+	if (!h->ret && h->r1cs)
+		h->ret = hash_file(h->r1cs, &h->rhash, h->err, sizeof h->err);
+	h->secs = now() - t0;
+	return NULL;
+}
+
+/* Starts h on its thread (overlapped) or runs it here (sequential, or no thread). */
+static void hjob_start(struct hjob *h, int sequential)
+{
+	h->thread = !sequential && pthread_create(&h->th, NULL, hjob_run, h) == 0;
+	if (!h->thread)
+		hjob_run(h);
+}
+
+/* Joins h (once; a no-op after); its outcome in h->ret, h->err; on success the hashes are
+ * set in h->kid (and h->rid). */
+static int hjob_end(struct hjob *h)
+{
+	if (h->thread && !h->joined)
+		pthread_join(h->th, NULL);
+	if (!h->joined && !h->ret) {
+		h->kid->hash = h->khash;
+		if (h->r1cs)
+			h->rid->hash = h->rhash;
+	}
+	h->joined = 1;
+	return h->ret;
+}
+
+/* The parsed key's points validated on a thread (validate_points). */
+struct vjob {
+	const char *path;
+	struct pointsets ps;
+	_Atomic int cancel; /* an earlier stage failed: stop (the outcome is then unused) */
+	int threads, progress, ret, dev, started, joined;
+	double secs; /* the validation's own duration */
+	pthread_t th;
+	char err[700];
+};
+
+static void *vjob_run(void *arg)
+{
+	struct vjob *v = arg;
+	double t0 = now();
+	v->ret = validate_points(v->path, &v->ps, v->threads, v->progress, &v->dev, v->err,
+				 sizeof v->err);
+	v->secs = now() - t0;
+	return NULL;
+}
+
+/* Starts validating pk's point arrays on a thread; 0 when none could be made (the caller
+ * validates the image as the sequential import does). */
+static int vjob_start(struct vjob *v, const char *path, const zka_pk *pk, int threads, int progress)
+{
+	v->path = path;
+	v->ps.c = pk->curve;
+	v->ps.cancel = &v->cancel;
+	zka_params_pk_points(pk, v->ps.pts, v->ps.len);
+	v->threads = threads;
+	v->progress = progress;
+	v->started = pthread_create(&v->th, NULL, vjob_run, v) == 0;
+	return v->started;
+}
+
+/* Joins v when started (once; a no-op after). */
+static void vjob_end(struct vjob *v)
+{
+	if (v->started && !v->joined)
+		pthread_join(v->th, NULL);
+	v->joined = 1;
+}
+
+/* 1 when v validated exactly the point sections the plan copied into the image (the same
+ * source pointers and lengths). */
+static int vjob_covers(const struct vjob *v, const zka_params_plan *pl)
+{
+	for (int s = 0; s < ZKA_PARAMS_NPOINTSECT; s++)
+		if (v->ps.pts[s] != pl->src[s] || v->ps.len[s] != pl->info.len[s])
+			return 0;
+	return v->ps.c == pl->info.curve;
+}
+
+/* Imports zkey (+ r1cs) into a new region (named: a tmp shm object), its stages overlapped
+ * unless ZKA_IMPORT_SEQUENTIAL (above); every point validated before this returns 0 (or, with
+ * defer, by defer's thread). With w (and w->path), the image is written to w->path while its
+ * points are validated, committed only when they pass (the outcome of the write in w->ret,
+ * w->err). */
 static int import_region(const char *zkey, const char *r1cs, uint32_t root, int named, int threads,
 			 int progress, struct region *rg, zka_file_id *kid, struct wjob *w,
 			 struct zka_keys_pending *defer, char *err, size_t errlen)
@@ -619,18 +790,20 @@ static int import_region(const char *zkey, const char *r1cs, uint32_t root, int 
 	zka_params_plan pl;
 	char why[400];
 	int ret;
+	const int seq = import_sequential(), bp = zka_params_is_bellperson(zkey);
+	struct hjob hj = {.zkey = zkey, .r1cs = r1cs, .kid = kid, .rid = &rid};
+	struct vjob vj = {0};
+	memset(rg, 0, sizeof *rg);
 	if (stat(zkey, &sb)) {
 		snprintf(err, errlen, "%s: %s", zkey, strerror(errno));
 		return -errno;
 	}
-	zka_keys_times tm = {0};
+	zka_keys_times tm = {.overlapped = !seq};
 	double t0 = now();
 	last_times = tm;
 	fid_of(&sb, kid);
 	/* an oversized or sparse .zkey is refused from its header, before hash_file reads it */
-	if ((!zka_params_is_bellperson(zkey) &&
-	     (ret = zka_zkey_shape_check(zkey, err, errlen))) || /* (.params: its reader) */
-	    (ret = hash_file(zkey, &kid->hash, err, errlen)))
+	if (!bp && (ret = zka_zkey_shape_check(zkey, err, errlen))) /* (.params: its reader) */
 		return ret;
 	if (r1cs) {
 		if (stat(r1cs, &sb)) {
@@ -638,50 +811,99 @@ static int import_region(const char *zkey, const char *r1cs, uint32_t root, int 
 			return -errno;
 		}
 		fid_of(&sb, &rid);
-		if ((ret = hash_file(r1cs, &rid.hash, err, errlen)))
-			return ret;
+	}
+	hjob_start(&hj, seq);
+	if (seq && hjob_end(&hj)) { /* sequential: the hashes known before the parse */
+		snprintf(err, errlen, "%s", hj.err);
+		return hj.ret;
 	}
 	zka_loader_count_open();
 	double t1 = now();
-	tm.read = t1 - t0;
-	if ((ret = zka_params_read_files_root(zkey, r1cs, root, &pk, &cs, err, errlen)))
+	if ((ret = zka_params_read_files_root(zkey, r1cs, root, &pk, &cs, err, errlen))) {
+		if (hjob_end(&hj)) { /* the read's failure comes first */
+			snprintf(err, errlen, "%s", hj.err);
+			ret = hj.ret;
+		}
 		return ret;
+	}
 	double t2 = now();
 	tm.parse = t2 - t1;
+	/* a .params's reader checked every point already (zka_bp_read, the same checks); a
+	 * deferred validation checks the region behind the first proof */
+	if (!seq && !bp && !defer)
+		vjob_start(&vj, zkey, &pk, threads, progress);
 	const char *base = strrchr(zkey, '/');
 	ret = zka_params_plan_new(&pl, &pk, r1cs ? &cs : NULL, kid, r1cs ? &rid : NULL,
 				  base ? base + 1 : zkey, why, sizeof why);
+	if (!ret)
+		ret = region_new(rg, (size_t)pl.info.total, named, why, sizeof why);
 	if (ret) {
-		snprintf(err, errlen, "%s: %s", zkey, why);
-		goto out;
-	}
-	if ((ret = region_new(rg, (size_t)pl.info.total, named, why, sizeof why))) {
-		snprintf(err, errlen, "%s: %s", zkey, why);
+		if (hjob_end(&hj)) { /* the read's failure comes first */
+			snprintf(err, errlen, "%s", hj.err);
+			ret = hj.ret;
+		} else {
+			snprintf(err, errlen, "%s: %s", zkey, why);
+		}
 		goto out;
 	}
 	double t3 = now();
 	tm.csr = t3 - t2;
+	if ((ret = hjob_end(&hj))) {
+		snprintf(err, errlen, "%s", hj.err);
+		goto out;
+	}
+	zka_params_plan_set_ids(&pl, kid, r1cs ? &rid : NULL); /* the hashes, known now */
+	double t3b = now();
 	zka_params_plan_fill(&pl, rg->map, threads);
 	double t4 = now();
-	tm.fill = t4 - t3;
+	tm.fill = t4 - t3b;
+	tm.read = seq ? t1 - t0 : hj.secs;
+	/* written under a temporary name while the points are validated; renamed into place by
+	 * wjob_end only once every point passed */
 	wjob_start(w, rg->map, rg->size);
 	if (defer) { /* validated on a thread from here (never a .params: see open_import) */
+		tm.wall = t4 - t0;
 		last_times = tm;
 		pending_start(defer, zkey, rg->map, &pl.info, threads, progress, t4);
 		ret = 0;
 		goto out;
 	}
-	/* a .params's reader checked every point already (zka_bp_read, the same checks) */
-	ret = zka_params_is_bellperson(zkey)
-		  ? 0
-		  : validate_points(zkey, rg->map, &pl.info, threads, progress, err, errlen);
-	tm.validate = now() - t4;
-	tm.validate_dev = last_times.validate_dev; /* set by validate_points */
+	if (vj.started) {
+		vjob_end(&vj);
+		if (!vjob_covers(&vj, &pl)) { /* cannot happen (one layout): the region, then */
+			struct pointsets ps;
+			pointsets_of_image(&ps, rg->map, &pl.info);
+			double tv = now();
+			ret = validate_points(zkey, &ps, threads, progress, &tm.validate_dev, err,
+					      errlen);
+			tm.validate = now() - tv;
+		} else {
+			ret = vj.ret;
+			if (ret)
+				snprintf(err, errlen, "%s", vj.err);
+			tm.validate = vj.secs;
+			tm.validate_dev = vj.dev;
+		}
+	} else {
+		struct pointsets ps;
+		pointsets_of_image(&ps, rg->map, &pl.info);
+		ret = bp ? 0
+			 : validate_points(zkey, &ps, threads, progress, &tm.validate_dev, err,
+					   errlen);
+		tm.validate = now() - t4;
+	}
+	tm.wall = now() - t0;
 	last_times = tm;
 	wjob_end(w, ret == 0);
 	if (ret)
 		region_drop(rg);
 out:
+	if (ret) /* an earlier stage failed: the points' outcome is not needed */
+		atomic_store(&vj.cancel, 1);
+	vjob_end(&vj); /* its thread reads pk: joined before pk is freed */
+	hjob_end(&hj);
+	if (ret && rg->map)
+		region_drop(rg);
 	zka_params_plan_free(&pl);
 	zka_pk_free(&pk);
 	zka_r1cs_free(&cs);

@@ -39,6 +39,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,7 @@ enum {
 	S_COUNT = S_R1CS_START + 9
 };
 _Static_assert(S_COUNT == ZKA_PARAMS_NSECT, "section count");
+_Static_assert(S_ABC_START == ZKA_PARAMS_NPOINTSECT, "point section count");
 
 static const char *const sect_name[S_COUNT] = {"alpha1",
 					       "beta1",
@@ -351,6 +353,37 @@ void zka_params_set_residency(void *hdr, const zka_params_res *res)
 	memcpy((uint8_t *)hdr + ZKA_PARAMS_RES_OFF, &r, sizeof r);
 }
 
+/* The twelve point sections' sources in pk, as plan_new lays them out. */
+static void pk_srcs(const zka_pk *pk, const void *src[S_ABC_START])
+{
+	const void *s[S_ABC_START] = {pk->alpha1, pk->beta1,  pk->beta2, pk->gamma2,
+				      pk->delta1, pk->delta2, pk->IC,	 pk->A,
+				      pk->B1,	  pk->B2,     pk->C,	 pk->H};
+	memcpy(src, s, sizeof s);
+}
+
+void zka_params_pk_points(const zka_pk *pk, const void *src[ZKA_PARAMS_NPOINTSECT],
+			  uint64_t len[ZKA_PARAMS_NPOINTSECT])
+{
+	struct hdr h;
+	uint64_t want[S_COUNT];
+	memset(&h, 0, sizeof h);
+	h.n_vars = pk->n_vars;
+	h.n_public = pk->n_public;
+	h.domain_size = pk->domain_size;
+	want_lengths(&h, pk->curve, want);
+	pk_srcs(pk, src);
+	memcpy(len, want, S_ABC_START * sizeof *len);
+}
+
+void zka_params_plan_set_ids(zka_params_plan *pl, const zka_file_id *src_key,
+			     const zka_file_id *src_r1cs)
+{
+	struct hdr *h = (struct hdr *)pl->hdr;
+	h->src_key = src_key ? *src_key : (zka_file_id){0};
+	h->src_r1cs = src_r1cs ? *src_r1cs : (zka_file_id){0};
+}
+
 int zka_params_plan_new(zka_params_plan *pl, const zka_pk *pk, const zka_r1cs *cs,
 			const zka_file_id *src_key, const zka_file_id *src_r1cs,
 			const char *src_name, char *err, size_t errlen)
@@ -379,10 +412,10 @@ int zka_params_plan_new(zka_params_plan *pl, const zka_pk *pk, const zka_r1cs *c
 	h.n_sections = S_COUNT;
 	h.nnz[0] = m->nnz[0];
 	h.nnz[1] = m->nnz[1];
-	const void *src[S_COUNT] = {pk->alpha1, pk->beta1, pk->beta2,	pk->gamma2,  pk->delta1,
-				    pk->delta2, pk->IC,	   pk->A,	pk->B1,	     pk->B2,
-				    pk->C,	pk->H,	   m->start[0], m->start[1], m->term[0],
-				    m->term[1], m->val};
+	const void *src[S_COUNT] = {0};
+	pk_srcs(pk, src); /* the point sections: zka_params_pk_points's */
+	const void *abc_src[5] = {m->start[0], m->start[1], m->term[0], m->term[1], m->val};
+	memcpy(src + S_ABC_START, abc_src, sizeof abc_src);
 	if (cs && cs->curve) {
 		h.has_r1cs = 1;
 		h.r_n_wires = cs->n_wires;
@@ -418,33 +451,68 @@ int zka_params_plan_new(zka_params_plan *pl, const zka_pk *pk, const zka_r1cs *c
 	return 0;
 }
 
+/* Fill's work: the sections cut into pieces of FILL_PIECE bytes (the last of a section also
+ * zeroes its padding), copied by whichever thread takes the next piece; then each section's
+ * XXH3 over what was copied, the largest sections taken first. The bytes do not depend on the
+ * threads: every byte of [ZKA_PARAMS_HDR, total) is written by exactly one piece. */
+#define FILL_PIECE (8u << 20)
+
 struct fill_ctx {
 	zka_params_plan *pl;
 	uint8_t *dst;
 	struct hdr *h;
+	uint64_t first[S_COUNT + 1]; /* section s's pieces: [first[s], first[s + 1]) */
+	int order[S_COUNT];	     /* the sections, longest first */
+	_Atomic uint64_t next_piece;
+	_Atomic int next_sum;
 };
 
-static void fill_one(void *arg, size_t begin, size_t end, int tid)
+static void fill_copy(void *arg, size_t begin, size_t end, int tid)
 {
-	(void)tid;
+	(void)begin, (void)end, (void)tid;
 	struct fill_ctx *f = arg;
-	for (size_t s = begin; s < end; s++) {
+	int s = 0;
+	for (uint64_t k; (k = atomic_fetch_add(&f->next_piece, 1)) < f->first[S_COUNT];) {
+		while (k >= f->first[s + 1])
+			s++;
 		uint64_t off = f->h->off[s], len = f->h->len[s],
-			 pad = align_up(off + len) - off - len;
-		if (len)
-			memcpy(f->dst + off, f->pl->src[s], len);
-		memset(f->dst + off + len, 0, pad);
-		f->h->sum[s] = XXH3_64bits(f->dst + off, len);
+			 at = (k - f->first[s]) * FILL_PIECE,
+			 n = len - at > FILL_PIECE ? FILL_PIECE : len - at;
+		if (n)
+			memcpy(f->dst + off + at, (const uint8_t *)f->pl->src[s] + at, n);
+		if (k + 1 == f->first[s + 1]) /* the section's last piece: its padding */
+			memset(f->dst + off + len, 0, align_up(off + len) - off - len);
+	}
+}
+
+static void fill_sum(void *arg, size_t begin, size_t end, int tid)
+{
+	(void)begin, (void)end, (void)tid;
+	struct fill_ctx *f = arg;
+	for (int i; (i = atomic_fetch_add(&f->next_sum, 1)) < S_COUNT;) {
+		int s = f->order[i];
+		f->h->sum[s] = XXH3_64bits(f->dst + f->h->off[s], f->h->len[s]);
 	}
 }
 
 void zka_params_plan_fill(zka_params_plan *pl, void *dst, int threads)
 {
 	struct hdr *h = (struct hdr *)pl->hdr;
-	struct fill_ctx f = {pl, dst, h};
-	/* the big sections are few: one thread per section, in the order of their sizes' sum */
+	struct fill_ctx f = {.pl = pl, .dst = dst, .h = h};
+	for (int s = 0; s < S_COUNT; s++) {
+		uint64_t pieces = h->len[s] ? (h->len[s] + FILL_PIECE - 1) / FILL_PIECE : 1;
+		f.first[s + 1] = f.first[s] + pieces;
+		f.order[s] = s;
+	}
+	for (int i = 1; i < S_COUNT; i++) /* insertion sort, longest first */
+		for (int k = i; k > 0 && h->len[f.order[k]] > h->len[f.order[k - 1]]; k--) {
+			int x = f.order[k];
+			f.order[k] = f.order[k - 1];
+			f.order[k - 1] = x;
+		}
 	int t = zka_par_threads(threads);
-	zka_par_for(t > S_COUNT ? S_COUNT : t, S_COUNT, fill_one, &f);
+	zka_par_for(t, (size_t)t, fill_copy, &f);
+	zka_par_for(t > S_COUNT ? S_COUNT : t, (size_t)(t > S_COUNT ? S_COUNT : t), fill_sum, &f);
 	memset(dst, 0, ZKA_PARAMS_HDR);
 	h->checksum = XXH3_64bits(h, offsetof(struct hdr, checksum));
 	memcpy(dst, h, sizeof *h);

@@ -32,6 +32,7 @@
 #define ZKA_PARAMS_HDR 4096u	 /* header + residency record */
 #define ZKA_PARAMS_RES_OFF 2048u /* the residency record */
 #define ZKA_PARAMS_NSECT 26
+#define ZKA_PARAMS_NPOINTSECT 12 /* sections 0..11: the key's points (alpha1 .. H) */
 
 typedef struct zka_params {
 	void *map;
@@ -115,6 +116,15 @@ typedef struct zka_params_plan {
 int zka_params_plan_new(zka_params_plan *pl, const zka_pk *pk, const zka_r1cs *cs,
 			const zka_file_id *src_key, const zka_file_id *src_r1cs,
 			const char *src_name, char *err, size_t errlen);
+/* The point sections' sources and lengths (bytes) that zka_params_plan_new lays out for pk:
+ * src[s] is the very pointer it copies section s from, len[s] its length; known from pk
+ * alone, before the CSR form is built (an import validates them while it builds it). */
+void zka_params_pk_points(const zka_pk *pk, const void *src[ZKA_PARAMS_NPOINTSECT],
+			  uint64_t len[ZKA_PARAMS_NPOINTSECT]);
+/* Sets the header's source identities (as plan_new's src_key, src_r1cs; NULL: zero), for an
+ * import that learns its files' hashes after planning; before zka_params_plan_fill. */
+void zka_params_plan_set_ids(zka_params_plan *pl, const zka_file_id *src_key,
+			     const zka_file_id *src_r1cs);
 /* Writes the image into dst (info.total bytes, zeroed or not) and fills in the checksums and
  * the header (also kept in pl->hdr and pl->info), over threads threads (0: one per CPU). */
 void zka_params_plan_fill(zka_params_plan *pl, void *dst, int threads);

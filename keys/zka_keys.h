@@ -69,12 +69,19 @@ int zka_keys_import_root(const char *zkey, const char *r1cs, uint32_t bp_root, c
 /* The stages of the last .zkey import this process made (zka_keys_import or an import by
  * zka_keys_open), in seconds; all zero before the first. read: the .zkey's (and .r1cs's)
  * identity hash, one sequential read; parse: the .zkey (and .r1cs) parsed, coordinates checked
- * below q; csr: A and B into CSR and the layout planned; fill: the sections copied into the
- * image and checksummed; validate: every point on the curve and in the subgroup; write: the
- * .zka written and fsynced (0 for an import in memory). */
+ * below q; csr: A and B into CSR, the layout planned and the region made; fill: the sections
+ * copied into the image and checksummed; validate: every point on the curve and in the
+ * subgroup; write: what the .zka's write and fsync added after the validation (0 for an import
+ * in memory). Each is that stage's own duration. With overlapped, read ran beside parse and
+ * csr, and validate beside csr and fill (keys.c: "the import's stages overlapped"), so the
+ * stages sum to more than the import took: wall is the time from the import's start to its
+ * points validated (a deferred validation: to the image filled), the stages' real cost;
+ * sequential (ZKA_IMPORT_SEQUENTIAL set), wall is their sum. */
 typedef struct zka_keys_times {
 	double read, parse, csr, fill, validate, write;
 	int validate_dev; /* 1: the points were checked by the device checker (see below) */
+	int overlapped;	  /* 1: the stages overlapped (read, validate beside the others) */
+	double wall;	  /* the import's start to its points validated, before the write */
 } zka_keys_times;
 void zka_keys_last_times(zka_keys_times *t);
 

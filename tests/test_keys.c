@@ -489,9 +489,11 @@ static void off_subgroup_point(const zka_curve *c, int g2, uint8_t *out)
 /* A .zkey with one bad point planted at a random section (IC, A, B1, B2, C, H) and a random
  * index, either moved off the curve (y + 1) or replaced by a point of the curve outside the
  * subgroup (for the groups with a cofactor: BN254 G2, BLS12-381 G1 and G2), is refused at
- * import naming the section and the index; nothing is written. 24 plants a run, fresh. */
+ * import naming the section and the index; nothing is written. 24 plants a run, fresh; one
+ * round in three by the sequential import (ZKA_IMPORT_SEQUENTIAL), the others overlapped. */
 static void test_planted(void)
 {
+	unsetenv("ZKA_IMPORT_SEQUENTIAL");
 	static const char *zkeys[] = {"bn128.mix.setup.zkey", "bn128.nopub.zkey",
 				      "bls12381.nopub.zkey", "bls12381.nopub.setup.zkey"};
 	static const struct {
@@ -555,8 +557,13 @@ static void test_planted(void)
 		 * two by the r*P reference checks */
 		if (round & 1)
 			setenv("ZKA_VALIDATE_EXACT", (round & 4) ? "ref" : "1", 1);
+		/* one round in three by the sequential import, the others overlapped (the
+		 * points validated from the parsed key while the image is built) */
+		if (round % 3 == 2)
+			setenv("ZKA_IMPORT_SEQUENTIAL", "1", 1);
 		int r = zka_keys_import(zk, NULL, out, 2, 0, err, sizeof err);
 		unsetenv("ZKA_VALIDATE_EXACT");
+		unsetenv("ZKA_IMPORT_SEQUENTIAL");
 		const char *what = group ? "not in the subgroup" : "not on the curve";
 		if (sects[si].zsect == 3) /* IC is checked by the .zkey reader */
 			snprintf(want, sizeof want, "IC[%u]: point %s", idx, what);
@@ -588,13 +595,23 @@ static int dir_entries(const char *dir, const char *prefix)
 	return n;
 }
 
+/* This process's temporary regions in /dev/shm (/zka-load.PID.*: an import's before it is
+ * published). */
+static int shm_temporaries(void)
+{
+	char prefix[64];
+	snprintf(prefix, sizeof prefix, "zka-load.%d.", (int)getpid());
+	return dir_entries("/dev/shm", prefix);
+}
+
 /* A synthetic BN254 key whose B2 holds a few thousand points (batches of the batched G2 test,
  * zk/subgroup_batch_tmpl.h, split over 2 threads): the .zka of the batched import is
  * byte-identical to ZKA_VALIDATE_EXACT=1's and to the cache entry zka_keys_open writes
  * (during validation); with one or two off-subgroup or off-curve points planted at random
  * indices of B2, both paths refuse it naming the section and the lowest index, by
- * zka_keys_import and by zka_keys_open, and leave nothing: no .zka, no temporary file beside
- * it, no cache entry or temporary in the cache directory. */
+ * zka_keys_import and by zka_keys_open (also into a named region, overlapped and sequential),
+ * and leave nothing: no .zka, no temporary file beside it, no cache entry or temporary in the
+ * cache directory, no region published or left under a temporary name. */
 static void test_planted_batched(void)
 {
 	zka_r1cs cs;
@@ -700,6 +717,27 @@ static void test_planted_batched(void)
 			unsetenv("ZKA_VALIDATE_EXACT");
 			CU_ASSERT(r == -EINVAL && strstr(err, want) != NULL);
 			CU_ASSERT(dir_entries(cdir, "") == 0);
+			/* into a named region (the pipeline's way), overlapped and sequential:
+			 * refused with the same words, nothing published, no temporary left */
+			for (int sq = 0; sq < 2; sq++) {
+				zka_keys_opts kn = {.shm = "", .no_cache = 1};
+				char name[64];
+				if (sq)
+					setenv("ZKA_IMPORT_SEQUENTIAL", "1", 1);
+				if (exact)
+					setenv("ZKA_VALIDATE_EXACT", "1", 1);
+				err[0] = 0;
+				r = zka_keys_open(pz, &kn, &p, &ki, err, sizeof err);
+				unsetenv("ZKA_VALIDATE_EXACT");
+				unsetenv("ZKA_IMPORT_SEQUENTIAL");
+				CU_ASSERT(r == -EINVAL && strstr(err, want) != NULL);
+				if (!strstr(err, want))
+					fprintf(stderr,
+						"\nnamed, sequential=%d: wanted '%s', got: %s\n",
+						sq, want, err);
+				CU_ASSERT(zka_keys_find_resident(pz, NULL, name) == -ENOENT);
+				CU_ASSERT(shm_temporaries() == 0);
+			}
 			/* deferred: the key opens, then validated refuses it with the same words;
 			 * no cache entry or temporary is left; closing it then is safe */
 			err[0] = 0;
@@ -743,6 +781,44 @@ static void test_import_identical(void)
 		uint8_t *x = slurp(a, &na), *y = slurp(b, &nb);
 		CU_ASSERT(x && y && na == nb && !memcmp(x, y, na));
 		free(y);
+		/* the sequential import (stages one after the other, the region's points
+		 * validated): the same bytes; the stages' times say which ran */
+		zka_keys_times tm;
+		zka_keys_last_times(&tm);
+		CU_ASSERT(tm.overlapped == 1 && tm.wall > 0);
+		CU_ASSERT(tm.wall + 1e-6 >= tm.parse + tm.csr + tm.fill);
+		setenv("ZKA_IMPORT_SEQUENTIAL", "1", 1);
+		CU_ASSERT_FATAL(zka_keys_import(zkey, r1cs, b, 2, 0, err, sizeof err) == 0);
+		unsetenv("ZKA_IMPORT_SEQUENTIAL");
+		zka_keys_last_times(&tm);
+		CU_ASSERT(tm.overlapped == 0);
+		CU_ASSERT(tm.wall + 1e-6 >= tm.read + tm.parse + tm.csr + tm.fill + tm.validate);
+		y = slurp(b, &nb);
+		CU_ASSERT(x && y && na == nb && !memcmp(x, y, na));
+		free(y);
+		/* named regions (the pipeline's): overlapped and sequential, the same bytes as the
+		 * file's but the residency record, which says when and how it was made */
+		for (int sq = 0; sq < 2; sq++) {
+			zka_params p;
+			zka_keys_info ki;
+			char name[64];
+			snprintf(name, sizeof name, "/zka-test-ovl.%d.%d", (int)getpid(), sq);
+			zka_keys_opts kn = {
+			    .shm = name, .no_cache = 1, .no_resident = 1, .r1cs = r1cs};
+			if (sq)
+				setenv("ZKA_IMPORT_SEQUENTIAL", "1", 1);
+			int r = zka_keys_open(zkey, &kn, &p, &ki, err, sizeof err);
+			unsetenv("ZKA_IMPORT_SEQUENTIAL");
+			if (r)
+				fprintf(stderr, "\nnamed, sequential=%d: %s\n", sq, err);
+			CU_ASSERT_FATAL(r == 0);
+			CU_ASSERT(!strcmp(ki.shm, name) && p.size == na);
+			CU_ASSERT(x && p.size == na && !memcmp(p.map, x, ZKA_PARAMS_RES_OFF) &&
+				  !memcmp((uint8_t *)p.map + ZKA_PARAMS_HDR, x + ZKA_PARAMS_HDR,
+					  na - ZKA_PARAMS_HDR));
+			zka_params_close(&p);
+			shm_unlink(name);
+		}
 		/* the r*P reference checks and the per-point path: the same keys, the same bytes */
 		static const char *modes[] = {"ref", "1"};
 		for (int m = 0; m < 2; m++) {
@@ -918,7 +994,7 @@ int main(void)
 	    {"corrupt, truncated, mismatched files", test_bad_files},
 	    {"planted off-curve and off-subgroup points refused at import", test_planted},
 	    {"batched G2 validation: same .zka, planted points named", test_planted_batched},
-	    {"the .zka does not depend on the import's threads or ZKA_VALIDATE_EXACT",
+	    {"the .zka does not depend on the import's threads, ZKA_VALIDATE_EXACT or overlap",
 	     test_import_identical},
 	    {"the loader's region consumer", test_region_consumer},
 	    {"resident key without opening the key file", test_resident},

@@ -58,7 +58,7 @@ static void usage(FILE *f)
 
 /* one run's times, seconds (-1: not measured) */
 struct bi_row {
-	double rs, cold, load, st[6], warm;
+	double rs, cold, load, st[7], warm; /* st: the stages, then their wall */
 };
 
 /* where the last parsed import validated its points: "" or " on ..." (prove --times) */
@@ -86,6 +86,10 @@ static int bi_parse_log(const char *path, struct bi_row *r)
 			snprintf(bi_where, sizeof bi_where, "%s",
 				 w ? w + strlen("(points validated") : ")");
 			bi_where[strcspn(bi_where, "\n")] = 0;
+			const char *wl = strstr(p, ": wall ");
+			r->st[6] = -1;
+			if (wl && sscanf(wl, ": wall %lf", &r->st[6]) != 1)
+				r->st[6] = -1;
 			if (*bi_where) /* the closing parenthesis */
 				bi_where[strlen(bi_where) - 1] = 0;
 			got |= 2;
@@ -124,19 +128,20 @@ static void bi_cell(char *out, size_t n, double v)
 
 static void bi_print(const char *label, const struct bi_row *r)
 {
-	char c[11][32];
+	char c[12][32];
 	bi_cell(c[0], 32, r->rs);
 	bi_cell(c[1], 32, r->cold);
 	bi_cell(c[2], 32, r->load);
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 7; i++)
 		bi_cell(c[3 + i], 32, r->st[i]);
-	bi_cell(c[9], 32, r->warm);
+	bi_cell(c[10], 32, r->warm);
 	if (r->rs > 0 && r->cold > 0)
-		snprintf(c[10], 32, "%.2fx / %.2fx", r->cold / r->rs, r->warm / r->rs);
+		snprintf(c[11], 32, "%.2fx / %.2fx", r->cold / r->rs, r->warm / r->rs);
 	else
-		snprintf(c[10], 32, "n/a");
-	printf("| %-6s | %10s | %10s | %8s | %5s | %5s | %5s | %5s | %8s | %5s | %11s | %15s |\n",
-	       label, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]);
+		snprintf(c[11], 32, "n/a");
+	printf("| %-6s | %10s | %10s | %8s | %5s | %5s | %5s | %5s | %8s | %5s | %6s | %11s | %15s "
+	       "|\n",
+	       label, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11]);
 	fflush(stdout);
 }
 
@@ -246,13 +251,15 @@ int zka_bench_import(int argc, char **argv)
 	       zkey, pk.curve->pretty, pk.log_domain, pk.n_vars, wtns, runs, un.nodename,
 	       un.machine, sysconf(_SC_NPROCESSORS_ONLN), la[0]);
 	printf("seconds; first: `zkarena prove%s` of the raw .zkey with an empty cache; key "
-	       "load: its import, whose stages follow; second: the same command again (the "
-	       "cached .zka)\n\n",
+	       "load: its import, whose stages follow (each its own duration; overlapped stages "
+	       "sum to more than wall, the import's start to its image filled, the points then "
+	       "validated beside the proof); second: the same command again (the cached .zka)"
+	       "\n\n",
 	       gpu ? " --gpu" : "");
 	printf("| run    | rapidsnark | zk. first  | key load | read  | parse | csr   | fill  | "
-	       "validate | write | zk. second  | first, second / rapidsnark |\n");
+	       "validate | write | wall   | zk. second  | first, second / rapidsnark |\n");
 	printf("|--------|------------|------------|----------|-------|-------|-------|-------|--"
-	       "--------|-------|-------------|-----------------|\n");
+	       "--------|-------|--------|-------------|-----------------|\n");
 	struct bi_row rows[64];
 	int status = 0;
 	char thr[32] = "";
@@ -260,7 +267,7 @@ int zka_bench_import(int argc, char **argv)
 		snprintf(thr, sizeof thr, " --threads %d", threads);
 	for (int i = 0; i < runs; i++) {
 		struct bi_row *r = &rows[i];
-		for (int k = 0; k < 6; k++)
+		for (int k = 0; k < 7; k++)
 			r->st[k] = -1;
 		r->rs = r->load = r->warm = -1;
 		if (rapid && pk.curve->id != ZKA_BN254) {
@@ -321,7 +328,7 @@ int zka_bench_import(int argc, char **argv)
 		BI_MED(cold);
 		BI_MED(load);
 		BI_MED(warm);
-		for (int k = 0; k < 6; k++)
+		for (int k = 0; k < 7; k++)
 			BI_MED(st[k]);
 #undef BI_MED
 		bi_print("median", &med);

@@ -137,10 +137,12 @@ int zka_cmd_import(int argc, char **argv)
 	zka_keys_last_times(&kt);
 	fprintf(stderr,
 		"zkarena import: %s -> %s in %.2f s (read %.2f, parse %.2f, csr %.2f, fill %.2f, "
-		"validate %.2f, write %.2f; points validated%s)\n",
+		"validate %.2f, write %.2f; %s %.2f; points validated%s)\n",
 		argv[optind], out,
 		(double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec), kt.read,
-		kt.parse, kt.csr, kt.fill, kt.validate, kt.write, zka_keys_validated_where());
+		kt.parse, kt.csr, kt.fill, kt.validate, kt.write,
+		kt.overlapped ? "overlapped, wall" : "sequential, wall", kt.wall,
+		zka_keys_validated_where());
 	return 0;
 }
 

@@ -674,8 +674,10 @@ int zka_cmd_prove(int argc, char **argv)
 			fprintf(
 			    stderr,
 			    "zkarena prove: import: read %.3f s, parse %.3f s, csr %.3f s, fill "
-			    "%.3f s, validate %.3f s, write %.3f s (points validated%s)\n",
+			    "%.3f s, validate %.3f s, write %.3f s, %s %.3f s (points "
+			    "validated%s)\n",
 			    kt.read, kt.parse, kt.csr, kt.fill, kt.validate, kt.write,
+			    kt.overlapped ? "overlapped: wall" : "sequential: wall", kt.wall,
 			    zka_keys_validated_where());
 		if (gpu) {
 			t.abc = gs.abc;

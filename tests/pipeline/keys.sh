@@ -109,7 +109,7 @@ check "  the O_DIRECT reference, the loader's phases and the verdict line" sh -c
 cp "$T/bn.zkey" "$T/fresh.zkey" # a file no resident region was loaded from
 printf '#!/bin/sh\nexec "%s" prove "$@"\n' "$ZK" >"$T/fake-rapidsnark" && chmod +x "$T/fake-rapidsnark"
 expect 0 "bench import runs" "$ZK" bench import "$T/fresh.zkey" --wtns "$T/bn.wtns" --runs 2 --rapidsnark "$T/fake-rapidsnark"
-check "  a row a run and the medians, every stage timed" sh -c "[ \$(grep -Ec '^\| (1|2|median) *( \| +[0-9.]+){10} \| +[0-9.]+x / [0-9.]+x \|$' '$T/out') = 3 ]"
+check "  a row a run and the medians, every stage and the wall timed" sh -c "[ \$(grep -Ec '^\| (1|2|median) *( \| +[0-9.]+){11} \| +[0-9.]+x / [0-9.]+x \|$' '$T/out') = 3 ]"
 expect 0 "params load the fresh .zkey" "$ZK" params load "$T/fresh.zkey"
 expect 2 "bench import refuses a resident key" "$ZK" bench import "$T/fresh.zkey" --wtns "$T/bn.wtns"
 check "  saying so" grep -q "fresh.zkey is resident (/zka-key\." "$T/out"
