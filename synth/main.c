@@ -132,10 +132,9 @@ static zka_wcg *job_graph(struct zka_arena *a, uint32_t circuit, char *err, size
 	snprintf(wg.path, sizeof wg.path, "%s", path);
 	size_t sb = zka_wcg_scratch_bytes(wg.g);
 	uint32_t ni = zka_wcg_n_inputs(wg.g) + 1;
-	if (sb > wg.scratch_cap) { /* on huge pages (zka_wcg_scratch_new) */
-		if (wg.scratch)
-			zka_wcg_scratch_free(wg.scratch, wg.scratch_cap);
-		wg.scratch = zka_wcg_scratch_new(sb);
+	if (sb > wg.scratch_cap) {
+		free(wg.scratch);
+		wg.scratch = aligned_alloc(64, (sb + 63) / 64 * 64);
 		wg.scratch_cap = wg.scratch ? sb : 0;
 	}
 	if (ni > wg.in_cap) {

@@ -70,7 +70,6 @@
 #include "witness/wcg_int.h"
 #include "witness/zka_wcg.h"
 #include "witness/zka_witness.h"
-#include "zk/abc.h"
 #include "zk/bls12_381.h"
 #include "zk/bn254.h"
 
@@ -1275,28 +1274,6 @@ size_t zka_wcg_scratch_bytes(const zka_wcg *g)
 	return (size_t)g->n_slots * (32 + 32 + 8 + 1); /* Montgomery, standard, integer, flags */
 }
 
-/* zka_abc_scratch's memory (2 MiB-aligned, MADV_HUGEPAGE) counted in its 32-byte units */
-static int scratch_huge(void)
-{
-	const char *e = getenv("ZKA_WCG_HUGE");
-	return !(e && !strcmp(e, "0"));
-}
-
-void *zka_wcg_scratch_new(size_t bytes)
-{
-	if (!scratch_huge())
-		return aligned_alloc(64, (bytes + 63) / 64 * 64);
-	return zka_abc_scratch(bytes / 32 + 1);
-}
-
-void zka_wcg_scratch_free(void *s, size_t bytes)
-{
-	if (!scratch_huge())
-		free(s);
-	else
-		zka_abc_scratch_free(s, bytes / 32 + 1);
-}
-
 /* ---- input.json ---- */
 
 /* Appends the scalars of v (nested arrays flattened in order) to list; returns -1 when the
@@ -1484,8 +1461,7 @@ out:
 int zka_wcg_eval(const zka_wcg *g, const uint64_t (*in)[4], uint64_t (*w)[4], void *scratch,
 		 char *err, size_t errlen)
 {
-	size_t sb = zka_wcg_scratch_bytes(g);
-	void *s = scratch ? scratch : zka_wcg_scratch_new(sb);
+	void *s = scratch ? scratch : malloc(zka_wcg_scratch_bytes(g));
 	if (!s) {
 		snprintf(err, errlen, "out of memory for %u graph values", g->n_slots);
 		return -ENOMEM;
@@ -1493,7 +1469,7 @@ int zka_wcg_eval(const zka_wcg *g, const uint64_t (*in)[4], uint64_t (*w)[4], vo
 	int rc = g->curve->id == ZKA_BN254 ? bn254_fr_wcg_eval(g, in, w, s, err, errlen)
 					   : bls12_381_fr_wcg_eval(g, in, w, s, err, errlen);
 	if (!scratch)
-		zka_wcg_scratch_free(s, sb);
+		free(s);
 	return rc;
 }
 

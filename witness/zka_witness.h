@@ -51,13 +51,6 @@ uint32_t zka_wcg_n_inputs(const zka_wcg *g);
 void zka_wcg_op_counts(const zka_wcg *g, uint32_t counts[256]);
 /* Bytes of scratch zka_wcg_eval needs (the graph's peak of live values, 73 bytes each). */
 size_t zka_wcg_scratch_bytes(const zka_wcg *g);
-/* A scratch of bytes bytes for zka_wcg_eval (at least zka_wcg_scratch_bytes(g)): 2 MiB-aligned,
- * its pages asked to be transparent huge pages (the evaluator reads and writes its values at
- * random; with 4 KiB pages a large graph's live set is also a TLB miss per access).
- * ZKA_WCG_HUGE=0 in the environment gives ordinary aligned memory instead, for A/B
- * measurements. NULL when out of memory. Free with zka_wcg_scratch_free(s, bytes). */
-void *zka_wcg_scratch_new(size_t bytes);
-void zka_wcg_scratch_free(void *s, size_t bytes);
 
 /* Parses input.json at path as snarkjs does (each top-level name an input signal of the main
  * component; nested arrays flattened in order; decimal or 0x/0o/0b strings, JSON numbers,
