@@ -355,6 +355,27 @@ const char *zka_keys_validated_where(void)
 	return checker_note;
 }
 
+/* 1 when the CPU's threads are expected to check ps's points in less than
+ * ZKA_VALIDATE_CPU_MAX_S, so that ZKA_VALIDATE_ON=auto leaves the device alone: starting a CUDA
+ * context and copying the points costs ~0.15-0.2 s however small the key. The per-point costs
+ * (one thread) and the bound come from the H100 machine (16 cores, 2026-12-07, bench import,
+ * docs/keys.md): BN254 keys of 2^16, 2^18, 2^20 constraints validated on the CPU in 0.062,
+ * 0.168, 0.734 s and on the device in 0.19-0.22, 0.15-0.27, 0.146 s (G1 points need only the
+ * curve equation, G2 points the batched test: ~0.5 and ~10 us a point); BLS12-381 points need
+ * a subgroup test each (44 us G1, 52 us G2 on one core), so its keys go to the device from a few
+ * thousand points. */
+#define ZKA_VALIDATE_CPU_MAX_S 0.12
+static int cpu_is_quicker(const struct pointsets *ps, int threads)
+{
+	const zka_curve *c = ps->c;
+	double us1 = c->id == ZKA_BN254 ? 0.5 : 44, us2 = c->id == ZKA_BN254 ? 10 : 52, us = 0;
+	for (int s = 0; s < 12; s++) {
+		size_t sz = sec_g2[s] ? zka_g2_bytes(c) : zka_g1_bytes(c);
+		us += (double)(ps->len[s] / sz) * (sec_g2[s] ? us2 : us1);
+	}
+	return us * 1e-6 / zka_par_threads(threads) < ZKA_VALIDATE_CPU_MAX_S;
+}
+
 /* Checks every point of the sections ps (an image's sections 0..11, or the parsed key's arrays
  * they are copied from); -EINVAL naming section and index; *on_dev: 1 when the device checker
  * made the checks. With a
@@ -374,8 +395,13 @@ static int validate_points(const char *path, const struct pointsets *ps, int thr
 	const char *on = getenv("ZKA_VALIDATE_ON");
 	if (!on || !*on)
 		on = ZKA_VALIDATE_ON_DEFAULT;
-	const int dev = !strcmp(on, "auto") || !strcmp(on, "gpu");
+	int dev = !strcmp(on, "auto") || !strcmp(on, "gpu");
 	*on_dev = 0;
+	if (checker && !exact && dev && !strcmp(on, "auto") && cpu_is_quicker(ps, threads)) {
+		dev = 0; /* a small key: the CPU's threads end before the device would start */
+		snprintf(checker_note, sizeof checker_note,
+			 " on the CPU (a small key: quicker than starting %s)", checker_name);
+	}
 	if (checker && !exact && dev) {
 		int ret = 0;
 		if (validate_dev(path, ps, &ret, err, errlen)) {
