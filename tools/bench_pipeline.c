@@ -800,8 +800,11 @@ static int bpp_start(struct bpipe *b)
 	       "%s; log %s\n",
 	       b->lib ? "libzkarena producers (`zkarena run --workers 0`)" : "the built-in workers",
 	       b->name, ap.nslots, (double)ap.slot_bytes / (1 << 20), b->njobs,
-	       b->lib	      ? "the library"
-	       : b->ab_prover ? "the prover (--ab prover: slots hold the witness)"
+	       b->lib ? "the library or the prover (ZKA_LIB_AB, default auto: the library says "
+			"which in one line)"
+	       : b->ab_prover ? (strcmp(b->ab, "auto")
+				     ? "the prover (--ab prover: slots hold the witness)"
+				     : "the prover (--ab auto with cuda: slots hold the witness)")
 			      : "the workers",
 	       b->log);
 	fflush(stdout);
