@@ -247,6 +247,43 @@ static int is_input_json(const char *path)
 
 /* Synthesises job into slot. Returns 0 (slot READY), 1 (job failed with a reason: bad input)
  * or -errno (arena trouble: the caller stops). */
+/* The job's witness into the slot's w: computed from its input.json with the key's graph, or
+ * read with pread from its .wtns opened as the submitter (a file swapped after submit is
+ * refused at the open; one truncated meanwhile is a short read that fails this job, where a
+ * mapping would have killed the worker with SIGBUS); then every value checked below r and
+ * w[0] = 1, copied into wm with its classes in cls when wm is not NULL (a and b made here).
+ * 0, or -1 with the job's reason in err. */
+static int witness_into_slot(struct zka_arena *a, const struct zka_job_info *ji,
+			     const zka_params *p, uint64_t (*w)[4], uint64_t (*wm)[4],
+			     uint64_t *cls, int threads, char *err, size_t errlen)
+{
+	if (is_input_json(ji->witness_path)) {
+		if (witness_from_input(a, ji, p, w, err, errlen))
+			return -1;
+	} else {
+		int fd = open_witness(ji, err, errlen);
+		if (fd < 0)
+			return -1;
+		int r =
+		    zka_wtns_pread(fd, ji->witness_path, p->pk.curve, p->pk.n_vars, w, err, errlen);
+		close(fd);
+		if (r)
+			return -1;
+	}
+	int64_t bad = zka_abc_witness_mem(p->pk.curve, (const uint64_t(*)[4])w, p->pk.n_vars, wm,
+					  cls, 1, threads);
+	if (bad) {
+		snprintf(err, errlen, "%.400s: witness value %lld is not below the prime",
+			 ji->witness_path, (long long)bad - 1);
+		return -1;
+	}
+	if (w[0][0] != 1 || w[0][1] || w[0][2] || w[0][3]) {
+		snprintf(err, errlen, "%.400s: witness value 0 is not 1", ji->witness_path);
+		return -1;
+	}
+	return 0;
+}
+
 /* Who computes a = A w and b = B w (--ab, synth/pipe.h): AUTO is the prover when every running
  * gpud of the arena is a cuda one. A key loaded with its r1cs is always done by the worker: its
  * satisfiability check reads a and b. */
@@ -277,45 +314,9 @@ static int synthesize(struct zka_arena *a, zka_params_cache *cache, uint32_t slo
 			 (unsigned long long)zka_params_slot_bytes(&p->pk));
 		goto fail;
 	}
-	/* form W: the witness alone into the slot, checked (each value below r, w[0] = 1);
-	 * the prover makes a and b (gpud/backend.h) */
+	/* form W: the witness alone into the slot; the prover makes a and b (gpud/backend.h) */
 	int w_only = !p->has_r1cs && zka_pipe_ab_prover(a, ab_mode, "zkarena-synth");
-	if (w_only) {
-		if (is_input_json(ji.witness_path)) {
-			if (witness_from_input(a, &ji, p, v.w, err, sizeof err))
-				goto fail;
-		} else {
-			int fd = open_witness(&ji, err, sizeof err);
-			if (fd < 0)
-				goto fail;
-			r = zka_wtns_pread(fd, ji.witness_path, p->pk.curve, p->pk.n_vars, v.w, err,
-					   sizeof err);
-			close(fd);
-			if (r)
-				goto fail;
-		}
-		int64_t bad = zka_abc_witness_mem(p->pk.curve, (const uint64_t(*)[4])v.w,
-						  p->pk.n_vars, NULL, NULL, 1, threads);
-		if (bad) {
-			snprintf(err, sizeof err,
-				 "%.400s: witness value %lld is not below the prime",
-				 ji.witness_path, (long long)bad - 1);
-			goto fail;
-		}
-		if (v.w[0][0] != 1 || v.w[0][1] || v.w[0][2] || v.w[0][3]) {
-			snprintf(err, sizeof err, "%.400s: witness value 0 is not 1",
-				 ji.witness_path);
-			goto fail;
-		}
-		if ((r = zka_job_witness_done(a, slot)))
-			return r;
-		zka_pipe_test_delay("ZKA_SYNTH_DELAY_MS");
-		if ((r = zka_slot_set_form(a, slot, ZKA_SLOT_FORM_W)) ||
-		    (r = zka_slot_set_used(a, slot, v.bytes)) || (r = zka_slot_ready(a, slot)))
-			return r;
-		return 0;
-	}
-	if (p->pk.n_vars > wm_cap) {
+	if (!w_only && p->pk.n_vars > wm_cap) {
 		zka_abc_scratch_free(wm, wm_cap);
 		wm = NULL;
 		wm_cap = 0;
@@ -326,57 +327,29 @@ static int synthesize(struct zka_arena *a, zka_params_cache *cache, uint32_t slo
 		}
 		wm_cap = p->pk.n_vars;
 	}
-	const uint64_t(*vs)[4] = zka_params_cache_values_std(cache, ji.circuit);
-	if (!vs) {
+	const uint64_t(*vs)[4] = w_only ? NULL : zka_params_cache_values_std(cache, ji.circuit);
+	if (!w_only && !vs) {
 		snprintf(err, sizeof err, "out of memory for the key's %u coefficient values",
 			 p->abc.n_vals);
 		goto fail;
 	}
-	/* the witness straight from the mapped file into the slot and wm, both in standard form
-	 * (no Montgomery conversion: a and b come out in standard form, zk/abc.h). The two hold
-	 * the same bytes: the row loop reads wm at random, and wm is on huge pages, where the
-	 * slot (POSIX shm) has none when the kernel's shmem THP is off, as on the H200 box (2^22:
-	 * 180 -> 149 ms a job from huge pages, docs/synthesis.md) */
-	uint64_t *cls = zka_abc_scratch_cls(wm, p->pk.n_vars);
-	if (is_input_json(ji.witness_path)) {
-		/* the witness computed straight into the slot, then wm and the classes from it */
-		if (witness_from_input(a, &ji, p, v.w, err, sizeof err))
-			goto fail;
-		int64_t bad = zka_abc_witness_mem(p->pk.curve, (const uint64_t(*)[4])v.w,
-						  p->pk.n_vars, wm, cls, 1, threads);
-		if (bad) {
-			snprintf(err, sizeof err, "witness value %lld is not below r",
-				 (long long)bad - 1);
-			goto fail;
-		}
-	} else {
-		/* read with pread from the descriptor opened as the submitter: a file swapped after
-		 * submit is refused at the open, one truncated meanwhile is a short read that fails
-		 * this job (a mapping would have killed the worker with SIGBUS) */
-		int fd = open_witness(&ji, err, sizeof err);
-		if (fd < 0)
-			goto fail;
-		r = zka_wtns_pread(fd, ji.witness_path, p->pk.curve, p->pk.n_vars, v.w, err,
-				   sizeof err);
-		close(fd);
-		if (r)
-			goto fail;
-		int64_t bad = zka_abc_witness_mem(p->pk.curve, (const uint64_t(*)[4])v.w,
-						  p->pk.n_vars, wm, cls, 1, threads);
-		if (bad) {
-			snprintf(err, sizeof err,
-				 "%.400s: witness value %lld is not below the prime",
-				 ji.witness_path, (long long)bad - 1);
-			goto fail;
-		}
-		if (v.w[0][0] != 1 || v.w[0][1] || v.w[0][2] || v.w[0][3]) {
-			snprintf(err, sizeof err, "%.400s: witness value 0 is not 1",
-				 ji.witness_path);
-			goto fail;
-		}
-	}
+	/* the witness straight into the slot (and, for a and b here, into wm in standard form
+	 * with its classes: no Montgomery conversion, a and b come out in standard form,
+	 * zk/abc.h). The two hold the same bytes: the row loop reads wm at random, and wm is on
+	 * huge pages, where the slot (POSIX shm) has none when the kernel's shmem THP is off, as
+	 * on the H200 box (2^22: 180 -> 149 ms a job from huge pages, docs/synthesis.md) */
+	uint64_t *cls = w_only ? NULL : zka_abc_scratch_cls(wm, p->pk.n_vars);
+	if (witness_into_slot(a, &ji, p, v.w, w_only ? NULL : wm, cls, threads, err, sizeof err))
+		goto fail;
 	if ((r = zka_job_witness_done(a, slot))) /* the witness stage ends: list, status, metrics */
 		return r;
+	if (w_only) {
+		zka_pipe_test_delay("ZKA_SYNTH_DELAY_MS");
+		if ((r = zka_slot_set_form(a, slot, ZKA_SLOT_FORM_W)) ||
+		    (r = zka_slot_set_used(a, slot, v.bytes)) || (r = zka_slot_ready(a, slot)))
+			return r;
+		return 0;
+	}
 	/* a and b only: the prover computes c = a .* b (the GPU on the device) */
 	if ((r = zka_abc_compute(&p->abc, (const uint64_t(*)[4])wm, cls, vs, v.a, v.b, NULL,
 				 threads))) {
