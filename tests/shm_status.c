@@ -1,8 +1,10 @@
 /* shm_status.c - the gpuds' status files (shm/zka_gpud_status.h): a round trip through write
  * and read, a FIFO and a link planted at status names neither block nor are followed, a
- * foreign or oversized file is refused, and destroying the arena removes every status file. */
+ * foreign or oversized file is refused, and destroying the arena removes every status file;
+ * zka_pipe_ab_prover's auto mode follows the gpuds those files describe. */
 #include "shm/zka_arena.h"
 #include "shm/zka_gpud_status.h"
+#include "synth/pipe.h"
 #include "tests/testutil.h"
 
 #include <errno.h>
@@ -12,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char name[64];
@@ -157,11 +161,54 @@ static void test_planted(void)
 	}
 }
 
+/* zka_pipe_ab_prover (synth/pipe.h), who makes a and b: auto is the prover only while at least
+ * one gpud runs and every running one is cuda, by their status files (read at most once a
+ * second: each step waits that long); a dead gpud's file is ignored; prover and worker are
+ * what they say. */
+static void test_ab_auto(void)
+{
+	mk();
+	struct zka_arena *a = NULL;
+	const char *msg;
+	CU_ASSERT_FATAL(zka_arena_open(name, 0, &a, &msg) == 0);
+	const struct timespec sec = {1, 50000000};
+	struct zka_gpud_status w;
+	CU_ASSERT(zka_pipe_ab_prover(a, ZKA_AB_AUTO, "shm_status") == 0); /* no gpud */
+	fill(&w, 0); /* a running cuda gpud (this process's pid) */
+	CU_ASSERT(zka_gpud_status_write(name, &w, NULL) == 0);
+	nanosleep(&sec, NULL);
+	CU_ASSERT(zka_pipe_ab_prover(a, ZKA_AB_AUTO, "shm_status") == 1);
+	fill(&w, 1); /* and a running cpu gpud */
+	snprintf(w.backend, sizeof w.backend, "cpu");
+	CU_ASSERT(zka_gpud_status_write(name, &w, NULL) == 0);
+	CU_ASSERT(zka_pipe_ab_prover(a, ZKA_AB_AUTO, "shm_status") == 1); /* within the second */
+	nanosleep(&sec, NULL);
+	CU_ASSERT(zka_pipe_ab_prover(a, ZKA_AB_AUTO, "shm_status") == 0);
+	pid_t dead = fork(); /* the cpu gpud dies: its file stays, its pid is gone */
+	if (dead == 0)
+		_exit(0);
+	CU_ASSERT_FATAL(dead > 0);
+	waitpid(dead, NULL, 0);
+	w.pid = (int)dead;
+	CU_ASSERT(zka_gpud_status_write(name, &w, NULL) == 0);
+	nanosleep(&sec, NULL);
+	CU_ASSERT(zka_pipe_ab_prover(a, ZKA_AB_AUTO, "shm_status") == 1);
+	CU_ASSERT(zka_pipe_ab_prover(a, ZKA_AB_WORKER, "shm_status") == 0);
+	CU_ASSERT(zka_pipe_ab_prover(a, ZKA_AB_PROVER, "shm_status") == 1);
+	enum zka_ab_mode m;
+	CU_ASSERT(zka_ab_mode_parse("prover", &m) == 0 && m == ZKA_AB_PROVER);
+	CU_ASSERT(zka_ab_mode_parse("auto", &m) == 0 && m == ZKA_AB_AUTO);
+	CU_ASSERT(zka_ab_mode_parse("Prover", &m) == -EINVAL);
+	zka_arena_close(a);
+	CU_ASSERT(zka_arena_destroy(name) == 0);
+}
+
 int main(void)
 {
 	static const zka_test_case cases[] = {
 	    {"write_read_round_trip", test_round_trip},
 	    {"planted_fifo_link_oversized_and_destroy", test_planted},
+	    {"ab_auto_follows_the_gpuds", test_ab_auto},
 	    {NULL, NULL}};
 	zka_test_suite("shm_status", cases);
 	return zka_test_run();
