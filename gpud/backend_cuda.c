@@ -23,6 +23,7 @@
 #include "gpud/backend.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,10 +42,19 @@ struct cuda {
 	zka_gpu *g[ZKA_LANES_MAX];
 	zka_devkey_cache *keys;
 	zka_gpu_pin *slots_pin; /* the arena's slots, registered at init */
+	/* slots of form W whose key's matrices do not fit on the device: a and b made here, per
+	 * lane (Montgomery form: wm the witness, ab a then b), said once (ab_warn, in status) */
+	uint64_t (*wm[ZKA_LANES_MAX])[4], (*ab[ZKA_LANES_MAX])[4];
+	size_t wcap[ZKA_LANES_MAX], abcap[ZKA_LANES_MAX];
+	_Atomic int ab_warned;
 	char device[384]; /* zka_gpu_device_desc of lane 0's device (logged at init), for status */
 };
 
 static void cuda_shutdown(void *ctx);
+
+static const char ab_warn[] =
+    "WARNING: a key's A and B do not fit on the device: slots holding only the witness get a "
+    "and b from the CPU (slower; `run --ab worker` avoids it)";
 
 static double mono_s(void)
 {
@@ -149,7 +159,45 @@ static void cuda_status(void *ctx, zka_backend_status *st)
 	}
 	snprintf(st->device, sizeof st->device, "%s", x->device); /* set once, at init */
 	zka_devkey_cache_warn(x->keys, st->warn, sizeof st->warn);
+	if (atomic_load(&x->ab_warned) && !st->warn[0]) /* the device's own warning first */
+		snprintf(st->warn, sizeof st->warn, "%s", ab_warn);
 	zka_devkey_cache_tick(x->keys); /* the tables' readiness said without further proofs */
+}
+
+/* a = A w, b = B w on the host into lane's buffers, in Montgomery form, for a slot of form W
+ * whose key's matrices the device cannot hold; the first time, one WARNING line in the log and
+ * the status note. 0, -ENOMEM or -EINVAL (a witness value not below r) with err set. */
+static int ab_on_host(struct cuda *x, int lane, const zka_params *p, const uint64_t (*w)[4],
+		      char *err, size_t errlen)
+{
+	size_t nv = p->pk.n_vars, nd = p->pk.domain_size;
+	if (!atomic_exchange(&x->ab_warned, 1))
+		fprintf(stderr, "zkarena-gpud: %s\n", ab_warn);
+	if (x->wcap[lane] < nv) {
+		zka_abc_scratch_free(x->wm[lane], x->wcap[lane]);
+		x->wcap[lane] = 0;
+		if (!(x->wm[lane] = zka_abc_scratch(nv)))
+			goto oom;
+		x->wcap[lane] = nv;
+	}
+	if (x->abcap[lane] < nd) {
+		free(x->ab[lane]);
+		x->abcap[lane] = 0;
+		if (!(x->ab[lane] = malloc(2 * nd * 32)))
+			goto oom;
+		x->abcap[lane] = nd;
+	}
+	uint64_t *cls = zka_abc_scratch_cls(x->wm[lane], nv);
+	int64_t bad = zka_abc_witness_mem(p->pk.curve, w, (uint32_t)nv, x->wm[lane], cls, 0, 0);
+	if (bad) {
+		snprintf(err, errlen, "witness value %lld is not below r", (long long)bad - 1);
+		return -EINVAL;
+	}
+	return zka_abc_compute(&p->abc, (const uint64_t(*)[4])x->wm[lane], cls, NULL, x->ab[lane],
+			       x->ab[lane] + nd, NULL, 0);
+oom:
+	snprintf(err, errlen, "out of memory for a and b of %zu rows on the host", nd);
+	return -ENOMEM;
 }
 
 static int cuda_prove(void *ctx, int lane, uint32_t circuit, const zka_params *p,
@@ -166,11 +214,17 @@ static int cuda_prove(void *ctx, int lane, uint32_t circuit, const zka_params *p
 	if (!k)
 		return -EIO;
 	/* a slot of form W (a = b = NULL): the key's A and B go to the device once, and a, b
-	 * are made there from the witness */
-	if (!a && zka_gpu_key_set_abc(x->g[lane], k, &p->abc, err, errlen))
-		return -EIO;
+	 * are made there from the witness; when they do not fit, here (said once, loudly) */
+	int ab_std = 1, r;
+	if (!a && (r = zka_gpu_key_set_abc(x->g[lane], k, &p->abc, err, errlen))) {
+		if (r != -ENOMEM || (r = ab_on_host(x, lane, p, w, err, errlen)))
+			return r == -ENOMEM ? r : -EIO;
+		a = (const uint64_t(*)[4])x->ab[lane];
+		b = (const uint64_t(*)[4])(x->ab[lane] + p->pk.domain_size);
+		ab_std = 0;
+	}
 	/* a slot's a, b (standard form; no c, synth/pipe.h): converted and c made on the device */
-	int r = zka_gpu_prove_ab(x->g[lane], k, a, b, 1, w, rs, proof, t, err, errlen);
+	r = zka_gpu_prove_ab(x->g[lane], k, a, b, ab_std, w, rs, proof, t, err, errlen);
 	zka_gpu_times gt;
 	zka_gpu_last_times(x->g[lane], &gt);
 	*copy_s = gt.h2d;
@@ -186,6 +240,10 @@ static void cuda_shutdown(void *ctx)
 		return;
 	zka_devkey_cache_free(x->keys); /* keys, then their regions' pins: before the unmaps */
 	zka_gpu_unpin(x->slots_pin);	/* before gpud unmaps the arena */
+	for (int i = 0; i < ZKA_LANES_MAX; i++) {
+		zka_abc_scratch_free(x->wm[i], x->wcap[i]);
+		free(x->ab[i]);
+	}
 	for (int i = x->lanes - 1; i >= 0; i--)
 		zka_gpu_close(x->g[i]);
 	free(x);
