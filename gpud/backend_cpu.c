@@ -67,25 +67,18 @@ static int cpu_prove(void *ctx, int lane, uint32_t circuit, const zka_params *p,
 	double t0 = mono();
 	int r;
 	if (!a) { /* form W: a, b and c from the witness here, in Montgomery form */
-		size_t nv = p->pk.n_vars;
-		if (x->wcap < nv) {
-			zka_abc_scratch_free(x->wm, x->wcap);
-			x->wcap = 0;
-			if (!(x->wm = zka_abc_scratch(nv))) {
-				snprintf(err, errlen, "out of memory for a %zu-value witness", nv);
-				return -ENOMEM;
-			}
-			x->wcap = nv;
+		if (zka_abc_scratch_reserve(&x->wm, &x->wcap, p->pk.n_vars)) {
+			snprintf(err, errlen, "out of memory for a %u-value witness", p->pk.n_vars);
+			return -ENOMEM;
 		}
-		uint64_t *cls = zka_abc_scratch_cls(x->wm, nv);
-		int64_t bad = zka_abc_witness_mem(p->pk.curve, w, (uint32_t)nv, x->wm, cls, 0, 0);
-		if (bad) {
+		int64_t bad = zka_abc_compute_w(&p->abc, w, x->wm, x->scratch, x->scratch + n,
+						x->scratch + 2 * n, 0);
+		if (bad > 0) {
 			snprintf(err, errlen, "witness value %lld is not below r",
 				 (long long)bad - 1);
 			return -EINVAL;
 		}
-		r = zka_abc_compute(&p->abc, (const uint64_t(*)[4])x->wm, cls, NULL, x->scratch,
-				    x->scratch + n, x->scratch + 2 * n, 0);
+		r = (int)bad;
 	} else { /* the slot's a and b are in standard form and it holds no c
 		  * (synth/slot_layout.h): a, b and c in Montgomery form into the scratch */
 		r = zka_abc_from_slot(p->pk.curve, a, b, x->scratch, (uint32_t)n, 0);

@@ -170,16 +170,11 @@ static void cuda_status(void *ctx, zka_backend_status *st)
 static int ab_on_host(struct cuda *x, int lane, const zka_params *p, const uint64_t (*w)[4],
 		      char *err, size_t errlen)
 {
-	size_t nv = p->pk.n_vars, nd = p->pk.domain_size;
+	size_t nd = p->pk.domain_size;
 	if (!atomic_exchange(&x->ab_warned, 1))
 		fprintf(stderr, "zkarena-gpud: %s\n", ab_warn);
-	if (x->wcap[lane] < nv) {
-		zka_abc_scratch_free(x->wm[lane], x->wcap[lane]);
-		x->wcap[lane] = 0;
-		if (!(x->wm[lane] = zka_abc_scratch(nv)))
-			goto oom;
-		x->wcap[lane] = nv;
-	}
+	if (zka_abc_scratch_reserve(&x->wm[lane], &x->wcap[lane], p->pk.n_vars))
+		goto oom;
 	if (x->abcap[lane] < nd) {
 		free(x->ab[lane]);
 		x->abcap[lane] = 0;
@@ -187,14 +182,13 @@ static int ab_on_host(struct cuda *x, int lane, const zka_params *p, const uint6
 			goto oom;
 		x->abcap[lane] = nd;
 	}
-	uint64_t *cls = zka_abc_scratch_cls(x->wm[lane], nv);
-	int64_t bad = zka_abc_witness_mem(p->pk.curve, w, (uint32_t)nv, x->wm[lane], cls, 0, 0);
-	if (bad) {
+	int64_t bad =
+	    zka_abc_compute_w(&p->abc, w, x->wm[lane], x->ab[lane], x->ab[lane] + nd, NULL, 0);
+	if (bad > 0) {
 		snprintf(err, errlen, "witness value %lld is not below r", (long long)bad - 1);
 		return -EINVAL;
 	}
-	return zka_abc_compute(&p->abc, (const uint64_t(*)[4])x->wm[lane], cls, NULL, x->ab[lane],
-			       x->ab[lane] + nd, NULL, 0);
+	return (int)bad;
 oom:
 	snprintf(err, errlen, "out of memory for a and b of %zu rows on the host", nd);
 	return -ENOMEM;

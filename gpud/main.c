@@ -496,8 +496,7 @@ static int prove_one(struct daemon *d, int lane, uint32_t slot, uint32_t job, st
 	}
 	double copy_s = 0;
 	/* a slot of form W holds only the witness: the backend makes a and b (NULL here) */
-	struct zka_slot_info si;
-	int w_only = zka_slot_info(a, slot, &si) == 0 && si.form == ZKA_SLOT_FORM_W;
+	int w_only = zka_slot_form(a, slot) == ZKA_SLOT_FORM_W;
 	busy_enter(d, lane, mono_ns());
 	r = d->be->prove(
 	    d->ctx, lane, ji->circuit, p, w_only ? NULL : (const uint64_t(*)[4])it->v.a,

@@ -505,13 +505,8 @@ static int commit_vectors(zka_lib_job *j, const zka_params *p, const zka_slot_vi
 		return zka_slot_set_form(lib->a, j->slot, ZKA_SLOT_FORM_W) ? refuse(j, "slot form")
 									   : 0;
 	}
-	if (pk->n_vars > lib->wm_cap) {
-		zka_abc_scratch_free(lib->wm, lib->wm_cap);
-		lib->wm_cap = 0;
-		if (!(lib->wm = zka_abc_scratch(pk->n_vars)))
-			return refuse(j, "out of memory for a witness of %u values", pk->n_vars);
-		lib->wm_cap = pk->n_vars;
-	}
+	if (zka_abc_scratch_reserve(&lib->wm, &lib->wm_cap, pk->n_vars))
+		return refuse(j, "out of memory for a witness of %u values", pk->n_vars);
 	uint64_t *cls = zka_abc_scratch_cls(lib->wm, pk->n_vars);
 	int64_t bad = zka_abc_witness_mem(pk->curve, (const uint64_t(*)[4])v->w, pk->n_vars,
 					  lib->wm, cls, 1, t);

@@ -949,6 +949,11 @@ int zka_slot_set_used(struct zka_arena *a, uint32_t s, uint64_t used)
 	return 0;
 }
 
+uint32_t zka_slot_form(const struct zka_arena *a, uint32_t s)
+{
+	return s < a->g.nslots ? atomic_load(&slot_rec(a, s)->form) : ZKA_SLOT_FORM_AB;
+}
+
 int zka_slot_set_form(struct zka_arena *a, uint32_t s, uint32_t form)
 {
 	if (s >= a->g.nslots)

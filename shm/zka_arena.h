@@ -155,6 +155,9 @@ int zka_slot_set_used(struct zka_arena *a, uint32_t slot, uint64_t used);
  * synthesis that owns the slot before zka_slot_ready. 0, -ERANGE (slot) or -EINVAL (form). */
 enum { ZKA_SLOT_FORM_AB = 0, ZKA_SLOT_FORM_W = 1 };
 int zka_slot_set_form(struct zka_arena *a, uint32_t slot, uint32_t form);
+/* The form word of slot's record, as zka_slot_info gives it without its owner lookup (the
+ * prover reads it for every proof); ZKA_SLOT_FORM_AB for a slot out of range. */
+uint32_t zka_slot_form(const struct zka_arena *a, uint32_t slot);
 /* NUMA node of the slot's pages (sampled with move_pages): >= 0 node; -EXDEV mixed; -ENOSYS
  * without NUMA support; other -errno from move_pages. */
 int zka_slot_numa_node(const struct zka_arena *a, uint32_t slot);

@@ -245,8 +245,6 @@ static int is_input_json(const char *path)
 	return l > 5 && !strcmp(path + l - 5, ".json");
 }
 
-/* Synthesises job into slot. Returns 0 (slot READY), 1 (job failed with a reason: bad input)
- * or -errno (arena trouble: the caller stops). */
 /* The job's witness into the slot's w: computed from its input.json with the key's graph, or
  * read with pread from its .wtns opened as the submitter (a file swapped after submit is
  * refused at the open; one truncated meanwhile is a short read that fails this job, where a
@@ -289,6 +287,8 @@ static int witness_into_slot(struct zka_arena *a, const struct zka_job_info *ji,
  * satisfiability check reads a and b. */
 static enum zka_ab_mode ab_mode = ZKA_AB_AUTO;
 
+/* Synthesises job into slot. Returns 0 (slot READY), 1 (job failed with a reason: bad input)
+ * or -errno (arena trouble: the caller stops). */
 static int synthesize(struct zka_arena *a, zka_params_cache *cache, uint32_t slot, uint32_t job,
 		      int threads)
 {
@@ -316,16 +316,9 @@ static int synthesize(struct zka_arena *a, zka_params_cache *cache, uint32_t slo
 	}
 	/* form W: the witness alone into the slot; the prover makes a and b (gpud/backend.h) */
 	int w_only = !p->has_r1cs && zka_pipe_ab_prover(a, ab_mode, "zkarena-synth");
-	if (!w_only && p->pk.n_vars > wm_cap) {
-		zka_abc_scratch_free(wm, wm_cap);
-		wm = NULL;
-		wm_cap = 0;
-		if (!(wm = zka_abc_scratch(p->pk.n_vars))) {
-			snprintf(err, sizeof err, "out of memory for a witness of %u values",
-				 p->pk.n_vars);
-			goto fail;
-		}
-		wm_cap = p->pk.n_vars;
+	if (!w_only && zka_abc_scratch_reserve(&wm, &wm_cap, p->pk.n_vars)) {
+		snprintf(err, sizeof err, "out of memory for a witness of %u values", p->pk.n_vars);
+		goto fail;
 	}
 	const uint64_t(*vs)[4] = w_only ? NULL : zka_params_cache_values_std(cache, ji.circuit);
 	if (!w_only && !vs) {

@@ -510,8 +510,8 @@ static int bpp_options(int argc, char **argv, struct bpipe *b)
 				return 2;
 			break;
 		case 'A':
-			if (strcmp(optarg, "auto") && strcmp(optarg, "prover") &&
-			    strcmp(optarg, "worker")) {
+			enum zka_ab_mode m;
+			if (zka_ab_mode_parse(optarg, &m)) {
 				fprintf(stderr, "%s: --ab: '%s' is not auto, prover or worker\n", P,
 					optarg);
 				return 2;

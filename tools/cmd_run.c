@@ -326,8 +326,8 @@ static int run_options(int argc, char **argv, struct run *r)
 				return 2;
 			break;
 		case 'A':
-			if (strcmp(optarg, "auto") && strcmp(optarg, "prover") &&
-			    strcmp(optarg, "worker")) {
+			enum zka_ab_mode m;
+			if (zka_ab_mode_parse(optarg, &m)) {
 				fprintf(stderr,
 					"zkarena run: --ab: '%s' is not auto, prover or worker\n",
 					optarg);

@@ -485,14 +485,32 @@ int zka_abc_compute_pk(const zka_pk *pk, const zka_witness *w, uint64_t (*a)[4],
 		zka_abc_free(&m);
 		return -ENOMEM;
 	}
-	uint64_t *cls = zka_abc_scratch_cls(wm, w->n);
-	int64_t bad =
-	    zka_abc_witness_mem(pk->curve, (const uint64_t(*)[4])w->w, w->n, wm, cls, 0, threads);
-	r = bad ? -EINVAL
-		: zka_abc_compute(&m, (const uint64_t(*)[4])wm, cls, NULL, a, b, c, threads);
+	int64_t c2 = zka_abc_compute_w(&m, (const uint64_t(*)[4])w->w, wm, a, b, c, threads);
 	zka_abc_scratch_free(wm, w->n);
 	zka_abc_free(&m);
-	return r;
+	return c2 > 0 ? -EINVAL : (int)c2;
+}
+
+int64_t zka_abc_compute_w(const zka_abc *m, const uint64_t (*w)[4], uint64_t (*wm)[4],
+			  uint64_t (*a)[4], uint64_t (*b)[4], uint64_t (*c)[4], int threads)
+{
+	uint64_t *cls = zka_abc_scratch_cls(wm, m->n_cols);
+	int64_t bad = zka_abc_witness_mem(m->curve, w, m->n_cols, wm, cls, 0, threads);
+	if (bad)
+		return bad;
+	return zka_abc_compute(m, (const uint64_t(*)[4])wm, cls, NULL, a, b, c, threads);
+}
+
+int zka_abc_scratch_reserve(uint64_t (**wm)[4], size_t *cap, size_t n)
+{
+	if (*wm && *cap >= n)
+		return 0;
+	zka_abc_scratch_free(*wm, *cap);
+	*cap = 0;
+	if (!(*wm = zka_abc_scratch(n)))
+		return -ENOMEM;
+	*cap = n;
+	return 0;
 }
 
 #define ZKA_ABC_HUGE ((size_t)2 << 20)

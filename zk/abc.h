@@ -158,6 +158,17 @@ uint64_t (*zka_abc_scratch(size_t n))[4];
 void zka_abc_scratch_free(uint64_t (*p)[4], size_t n);
 /* The class map that follows the n values of a zka_abc_scratch (ZKA_ABC_CLS_WORDS(n) words). */
 uint64_t *zka_abc_scratch_cls(uint64_t (*wm)[4], size_t n);
+/* Makes *wm a zka_abc_scratch of at least n values (*cap: its size, 0 for none): kept when
+ * large enough, else freed and replaced (the old contents are not kept). 0, or -ENOMEM with
+ * *wm NULL and *cap 0. */
+int zka_abc_scratch_reserve(uint64_t (**wm)[4], size_t *cap, size_t n);
+
+/* a = A w, b = B w and, when c is not NULL, c = a .* b, in Montgomery form, from the witness w
+ * in standard form (m->n_cols values, only read) through wm, a zka_abc_scratch of m->n_cols
+ * values: the witness pass (each value checked), then zka_abc_compute. Returns 0, 1 + the
+ * index of the first value of w not below r (a, b, c unspecified), or -EINVAL. */
+int64_t zka_abc_compute_w(const zka_abc *m, const uint64_t (*w)[4], uint64_t (*wm)[4],
+			  uint64_t (*a)[4], uint64_t (*b)[4], uint64_t (*c)[4], int threads);
 
 /* zka_compute_abc through the CSR path: builds the matrices, converts w, computes. For one-shot
  * provers; o->threads as in zka_prove_opts. Returns 0 or -errno. */
