@@ -232,6 +232,13 @@ static void bp_fill(const struct bpjob *bj, const struct zka_lib_regions *r, con
 	memcpy(r->witness, w, (bj->n_in + bj->n_aux) * 32);
 }
 
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 static int save_bin(const char *dir, const uint8_t *b, size_t n)
 {
 	char p[4096];
@@ -284,20 +291,32 @@ static int bp_main(zka_lib_key *key, const uint8_t *w, int argc, char **argv)
 			st = die("group");
 			goto out;
 		}
+		/* timed for tools/gpu-bp-group.sh: begin (waits for a free slot), the copy into
+		 * the slot, commit (the library's checks of lengths, densities and values) */
+		double t0 = now(), tb = 0, tf = 0, tc = 0, tl = t0;
 		for (uint32_t i = 0; i < gn; i++) {
-			if (zka_lib_group_begin(g, i, 60000, &r)) {
+			if (zka_lib_group_begin(g, i, 600000, &r)) {
 				st = die("group begin");
 				break;
 			}
+			double t1 = now();
 			bp_fill(&bj, &r, w);
+			double t2 = now();
 			if (zka_lib_group_commit_bellperson(g, i, &bc)) {
 				st = die("group commit");
 				break;
 			}
+			double t3 = now();
+			tb += t1 - tl, tf += t2 - t1, tc += t3 - t2, tl = t3;
 		}
-		rc = zka_lib_group_wait(g, 120000);
+		rc = zka_lib_group_wait(g, 1800000);
+		double te = now();
 		printf("group %016llx: %u jobs, %d failed\n",
 		       (unsigned long long)zka_lib_group_id(g), gn, rc);
+		printf("group timing: %u jobs, first begin to last commit %.3f s (begin, waiting "
+		       "for slots %.3f, fill %.3f, commit %.3f), to all DONE %.3f s: %.3f s per "
+		       "proof, %.3f proofs/s\n",
+		       gn, tl - t0, tb, tf, tc, te - t0, (te - t0) / gn, gn / (te - t0));
 		st = rc != 0;
 		for (uint32_t i = 0; i < gn && rc == 0; i++) {
 			zka_lib_job *gj = zka_lib_group_job(g, i);

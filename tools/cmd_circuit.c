@@ -21,7 +21,8 @@ static void usage(FILE *f)
 	       "\n"
 	       "Writes a random satisfiable circuit of N constraints (default 1024) with P public\n"
 	       "inputs (default 1) and a witness for it. A third of the constraints are boolean\n"
-	       "checks, so the witness is rich in 0/1 values like circom's. Key it with\n"
+	       "checks, and most products multiply bits, so the witness is rich in 0/1 values\n"
+	       "like circom's (about 94%%: the command says how many). Key it with\n"
 	       "`zkarena setup --insecure`.\n");
 }
 
@@ -97,6 +98,13 @@ int zka_cmd_circuit(int argc, char **argv)
 		fprintf(stderr, "zkarena circuit: %s\n", err);
 		unlink(argv[optind]);
 		status = 1;
+	} else {
+		uint64_t k = 0; /* standard form: 0 and 1 are one limb */
+		for (uint32_t i = 0; i < w.n; i++)
+			k += !(w.w[i][1] | w.w[i][2] | w.w[i][3]) && w.w[i][0] <= 1;
+		printf(
+		    "zkarena circuit: %lu constraints, %u signals, %.1f%% of the witness 0 or 1\n",
+		    m, w.n, 100.0 * (double)k / w.n);
 	}
 	zka_r1cs_free(&cs);
 	zka_witness_free(&w);
