@@ -314,7 +314,8 @@ static int bp_main(zka_lib_key *key, const uint8_t *w, int argc, char **argv)
 		printf("group %016llx: %u jobs, %d failed\n",
 		       (unsigned long long)zka_lib_group_id(g), gn, rc);
 		printf("group timing: %u jobs, first begin to last commit %.3f s (begin, waiting "
-		       "for slots %.3f, fill %.3f, commit %.3f), to all DONE %.3f s: %.3f s per "
+		       "for slots %.3f, fill %.3f, commit %.3f), to the last result %.3f s: %.3f s "
+		       "per "
 		       "proof, %.3f proofs/s\n",
 		       gn, tl - t0, tb, tf, tc, te - t0, (te - t0) / gn, gn / (te - t0));
 		st = rc != 0;
