@@ -314,9 +314,8 @@ static int bp_main(zka_lib_key *key, const uint8_t *w, int argc, char **argv)
 		printf("group %016llx: %u jobs, %d failed\n",
 		       (unsigned long long)zka_lib_group_id(g), gn, rc);
 		printf("group timing: %u jobs, first begin to last commit %.3f s (begin, waiting "
-		       "for slots %.3f, fill %.3f, commit %.3f), to the last result %.3f s: %.3f s "
-		       "per "
-		       "proof, %.3f proofs/s\n",
+		       "for slots %.3f, fill %.3f, commit %.3f), to the last result %.3f s: "
+		       "%.3f s per proof, %.3f proofs/s\n",
 		       gn, tl - t0, tb, tf, tc, te - t0, (te - t0) / gn, gn / (te - t0));
 		st = rc != 0;
 		for (uint32_t i = 0; i < gn && rc == 0; i++) {
@@ -380,15 +379,12 @@ static int bp_main(zka_lib_key *key, const uint8_t *w, int argc, char **argv)
 	} else if (!strcmp(mode, "bpcall")) {
 		st = expect_refused(j, zka_lib_commit(j, bj.n_in + bj.n_aux, bj.n, bj.n));
 	} else {
-		struct timespec t0, t1;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		double t0 = now();
 		if (zka_lib_commit_bellperson(j, &bc)) {
 			st = die("commit");
 			goto out;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		printf("commit %.4f s\n",
-		       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+		printf("commit %.4f s\n", now() - t0);
 		rc = zka_lib_wait(j, 120000);
 		if (rc != ZKA_LIB_DONE) {
 			fprintf(stderr, "lib_producer %s: job %llu: %d %s %s\n", mode,

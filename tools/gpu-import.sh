@@ -21,7 +21,7 @@ for ck in "${@:-bn128:20 bn128:22 bls12381:22}"; do
 		mkdir -p "$d"
 		t0=$(date +%s.%N)
 		gpu_random_key "$c" "$l" "$d" || { ko "$c 2^$l: key"; continue; }
-		echo "== $c 2^$l: test-only key in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+		echo "== $c 2^$l: test-only key in $(gpu_secs "$t0") s"
 		rs=()
 		[ "$c" = bn128 ] && rs=(--rapidsnark "$RS")
 		for mode in ${MODES:-gpu cpu}; do

@@ -1,7 +1,7 @@
 # gpu-lib.sh BINDIR - sourced by the tools/gpu-*.sh scripts that run prebuilt binaries on a GPU
 # machine (zkarena, zkarena-gpud, zkarena-synth in BINDIR/bin, the shared libraries the machine
 # lacks in BINDIR/lib). Sets ZK (BINDIR/bin/zkarena), FX (the circom fixtures of tests/data/fmt)
-# and LD_LIBRARY_PATH; gives the pass/fail counters with ok/ko, gpu_machine (one line: cores,
+# and LD_LIBRARY_PATH; gives the pass/fail counters with ok/ko, gpu_secs, gpu_machine (one line: cores,
 # the GPU, the time) and gpu_random_key.
 # shellcheck shell=bash
 export LD_LIBRARY_PATH=$1/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -10,6 +10,8 @@ FX=$(cd "$(dirname "${BASH_SOURCE[0]}")/../tests/data/fmt" && pwd)
 pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "ok   $*"; }
 ko() { fail=$((fail + 1)); echo "FAIL $*"; }
+# gpu_secs T0: seconds since T0 (a `date +%s.%N`), one decimal
+gpu_secs() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 gpu_machine() {
 	echo "machine: $(nproc) cores, $(nvidia-smi --query-gpu=name,clocks.sm,memory.total --format=csv,noheader 2>&1 | head -1), $(date -u '+%F %T') UTC"
 }

@@ -22,7 +22,7 @@ for c in ${CIRCUITS:-merkle sha16}; do
 	t0=$(date +%s.%N)
 	"$ZK" setup --insecure --gpu --seed 7 "$d/$c.r1cs" "$d/$c.zkey" "$d/$c.vk.json" >/dev/null 2>"$d/$c.setup.log" ||
 		{ ko "$c: setup: $(tail -1 "$d/$c.setup.log")"; continue; }
-	echo "$c: test-only key in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+	echo "$c: test-only key in $(gpu_secs "$t0") s"
 	mv "$d/$c.wcg" "$d/$c.zkey.wcg"
 	"$ZK" witness "$d/$c.zkey" "$d/$c.in.json" "$d/$c.wtns" && ok "$c: witness from input.json"
 	"$ZK" bench witness "$d/$c.zkey" "$d/$c.in.json" --cpp "$d/t-$c" --runs 9 2>&1 | tee "$OUT/bench-witness-$c.txt"
