@@ -166,6 +166,9 @@ void zka_keys_last_times(zka_keys_times *t)
  * parsed key's arrays they are copied from: zka_params_pk_points). */
 struct pointsets {
 	const zka_curve *c;
+	int n;					 /* sections 0..n-1 */
+	int g2[ZKA_PARAMS_NPOINTSECT];		 /* 1: section s holds G2 points */
+	const char *name[ZKA_PARAMS_NPOINTSECT]; /* for the refusal: "section NAME: point K" */
 	const void *pts[ZKA_PARAMS_NPOINTSECT];
 	uint64_t len[ZKA_PARAMS_NPOINTSECT];
 	/* not NULL: when set, the checks may stop early and validate_points then returns
@@ -282,11 +285,22 @@ void zka_keys_set_checker(zka_keys_check_fn check, void *arg, const char *name)
 	snprintf(checker_name, sizeof checker_name, "%s", name ? name : "the device");
 }
 
-/* the one-line refusal of point k of section s */
-static int bad_point(char *err, size_t errlen, const char *path, int s, uint64_t k, int code)
+/* ps names the key's 12 point sections (an image's, or the parsed key's arrays) */
+static void pointsets_of_key(struct pointsets *ps, const zka_curve *c)
 {
-	snprintf(err, errlen, "%s: section %s: point %llu %s", path, zka_params_section_name(s),
-		 (unsigned long long)k,
+	ps->c = c;
+	ps->n = ZKA_PARAMS_NPOINTSECT;
+	for (int s = 0; s < ZKA_PARAMS_NPOINTSECT; s++) {
+		ps->g2[s] = sec_g2[s];
+		ps->name[s] = zka_params_section_name(s);
+	}
+}
+
+/* the one-line refusal of point k of section name */
+static int bad_point(char *err, size_t errlen, const char *path, const char *name, uint64_t k,
+		     int code)
+{
+	snprintf(err, errlen, "%s: section %s: point %llu %s", path, name, (unsigned long long)k,
 		 code == ZKA_ENOTINGROUP ? "is not in the subgroup" : "is not on the curve");
 	return -EINVAL;
 }
@@ -294,7 +308,7 @@ static int bad_point(char *err, size_t errlen, const char *path, int s, uint64_t
 /* The point sections of the image at image, as its header in says. */
 static void pointsets_of_image(struct pointsets *ps, const void *image, const zka_params_info *in)
 {
-	ps->c = in->curve;
+	pointsets_of_key(ps, in->curve);
 	ps->cancel = NULL;
 	for (int s = 0; s < ZKA_PARAMS_NPOINTSECT; s++) {
 		ps->pts[s] = (const uint8_t *)image + in->off[s];
@@ -309,8 +323,8 @@ static int validate_dev(const char *path, const struct pointsets *ps, int *ret, 
 			size_t errlen)
 {
 	checker_note[0] = 0;
-	for (int s = 0; s < 12; s++) {
-		size_t sz = sec_g2[s] ? zka_g2_bytes(ps->c) : zka_g1_bytes(ps->c);
+	for (int s = 0; s < ps->n; s++) {
+		size_t sz = ps->g2[s] ? zka_g2_bytes(ps->c) : zka_g1_bytes(ps->c);
 		uint64_t n = ps->len[s] / sz, bad = UINT64_MAX;
 		int code = 0;
 		char e[160] = "";
@@ -321,7 +335,7 @@ static int validate_dev(const char *path, const struct pointsets *ps, int *ret, 
 			return 1;
 		}
 		int r =
-		    checker(checker_arg, ps->c, sec_g2[s], ps->pts[s], n, &bad, &code, e, sizeof e);
+		    checker(checker_arg, ps->c, ps->g2[s], ps->pts[s], n, &bad, &code, e, sizeof e);
 		if (r < 0) {
 			snprintf(checker_note, sizeof checker_note, " on the CPU (%s: %s)",
 				 checker_name, e);
@@ -334,7 +348,7 @@ static int validate_dev(const char *path, const struct pointsets *ps, int *ret, 
 			return 0;
 		}
 		if (bad != UINT64_MAX) {
-			*ret = bad_point(err, errlen, path, s, bad, code);
+			*ret = bad_point(err, errlen, path, ps->name[s], bad, code);
 			return 1;
 		}
 	}
@@ -369,9 +383,9 @@ static int cpu_is_quicker(const struct pointsets *ps, int threads)
 {
 	const zka_curve *c = ps->c;
 	double us1 = c->id == ZKA_BN254 ? 0.5 : 44, us2 = c->id == ZKA_BN254 ? 10 : 52, us = 0;
-	for (int s = 0; s < 12; s++) {
-		size_t sz = sec_g2[s] ? zka_g2_bytes(c) : zka_g1_bytes(c);
-		us += (double)(ps->len[s] / sz) * (sec_g2[s] ? us2 : us1);
+	for (int s = 0; s < ps->n; s++) {
+		size_t sz = ps->g2[s] ? zka_g2_bytes(c) : zka_g1_bytes(c);
+		us += (double)(ps->len[s] / sz) * (ps->g2[s] ? us2 : us1);
 	}
 	return us * 1e-6 / zka_par_threads(threads) < ZKA_VALIDATE_CPU_MAX_S;
 }
@@ -389,7 +403,7 @@ static int cpu_is_quicker(const struct pointsets *ps, int threads)
 static int validate_points(const char *path, const struct pointsets *ps, int threads, int progress,
 			   int *on_dev, char *err, size_t errlen)
 {
-	const int *g2 = sec_g2;
+	const int *g2 = ps->g2;
 	const zka_curve *c = ps->c;
 	const int exact = validate_exact();
 	const char *on = getenv("ZKA_VALIDATE_ON");
@@ -416,12 +430,12 @@ static int validate_points(const char *path, const struct pointsets *ps, int thr
 	const int batch = c->g2_check_batch && !exact;
 	_Atomic uint64_t done = 0;
 	uint64_t total = 0;
-	for (int s = 0; s < 12; s++)
+	for (int s = 0; s < ps->n; s++)
 		total += ps->len[s] / (g2[s] ? zka_g2_bytes(c) : zka_g1_bytes(c));
 	int t = zka_par_threads(threads);
 	double t0 = now();
 	int show = progress > 0 || (progress < 0 && isatty(2));
-	for (int s = 0; s < 12; s++) {
+	for (int s = 0; s < ps->n; s++) {
 		size_t sz = g2[s] ? zka_g2_bytes(c) : zka_g1_bytes(c);
 		uint64_t n = ps->len[s] / sz;
 		struct vctx v = {.c = c,
@@ -443,13 +457,43 @@ static int validate_points(const char *path, const struct pointsets *ps, int thr
 		if (atomic_load(&v.bad) != UINT64_MAX) {
 			if (show && now() - t0 > 1.0)
 				fputc('\n', stderr);
-			return bad_point(err, errlen, path, s, atomic_load(&v.bad),
+			return bad_point(err, errlen, path, ps->name[s], atomic_load(&v.bad),
 					 atomic_load(&v.code));
 		}
 	}
 	if (show && now() - t0 > 1.0)
 		fprintf(stderr, "\rzkarena: importing %s: validating points 100%%\n", path);
 	return 0;
+}
+
+/* the last zka_keys_check_sections of this thread: its duration and where it ran, for the
+ * import's line (a .params's sections are checked inside its parse) */
+static _Thread_local struct {
+	double secs;
+	int dev;
+} sect_last;
+
+/* See zka_keys.h. */
+int zka_keys_check_sections(const char *path, const zka_curve *c, int n, const char *const name[],
+			    const int g2[], const void *const pts[], const uint64_t count[],
+			    int threads, int progress, char *err, size_t errlen)
+{
+	struct pointsets ps = {.c = c, .n = n};
+	if (n < 0 || n > ZKA_PARAMS_NPOINTSECT) {
+		snprintf(err, errlen, "%s: %d point sections (at most %d)", path, n,
+			 ZKA_PARAMS_NPOINTSECT);
+		return -EINVAL;
+	}
+	for (int s = 0; s < n; s++) {
+		ps.g2[s] = !!g2[s];
+		ps.name[s] = name[s];
+		ps.pts[s] = pts[s];
+		ps.len[s] = count[s] * (g2[s] ? zka_g2_bytes(c) : zka_g1_bytes(c));
+	}
+	double t0 = now();
+	int ret = validate_points(path, &ps, threads, progress, &sect_last.dev, err, errlen);
+	sect_last.secs = now() - t0;
+	return ret;
 }
 
 /* ---- regions ---- */
@@ -773,7 +817,7 @@ static void *vjob_run(void *arg)
 static int vjob_start(struct vjob *v, const char *path, const zka_pk *pk, int threads, int progress)
 {
 	v->path = path;
-	v->ps.c = pk->curve;
+	pointsets_of_key(&v->ps, pk->curve);
 	v->ps.cancel = &v->cancel;
 	zka_params_pk_points(pk, v->ps.pts, v->ps.len);
 	v->threads = threads;
@@ -845,6 +889,7 @@ static int import_region(const char *zkey, const char *r1cs, uint32_t root, int 
 	}
 	zka_loader_count_open();
 	double t1 = now();
+	sect_last.secs = 0, sect_last.dev = 0;
 	if ((ret = zka_params_read_files_root(zkey, r1cs, root, &pk, &cs, err, errlen))) {
 		if (hjob_end(&hj)) { /* the read's failure comes first */
 			snprintf(err, errlen, "%s", hj.err);
@@ -854,8 +899,14 @@ static int import_region(const char *zkey, const char *r1cs, uint32_t root, int 
 	}
 	double t2 = now();
 	tm.parse = t2 - t1;
-	/* a .params's reader checked every point already (zka_bp_read, the same checks); a
-	 * deferred validation checks the region behind the first proof */
+	if (bp) { /* its sections were checked inside the read (zka_keys_check_sections) */
+		tm.validate = sect_last.secs;
+		tm.validate_dev = sect_last.dev;
+		tm.parse -= sect_last.secs;
+	}
+	/* a .params's reader checked every point already (keys/params.c: on the curve as it
+	 * decodes, then the subgroup by zka_keys_check_sections, the device where there is one);
+	 * a deferred validation checks the region behind the first proof */
 	if (!seq && !bp && !defer)
 		vjob_start(&vj, zkey, &pk, threads, progress);
 	const char *base = strrchr(zkey, '/');
@@ -913,10 +964,11 @@ static int import_region(const char *zkey, const char *r1cs, uint32_t root, int 
 	} else {
 		struct pointsets ps;
 		pointsets_of_image(&ps, rg->map, &pl.info);
-		ret = bp ? 0
-			 : validate_points(zkey, &ps, threads, progress, &tm.validate_dev, err,
-					   errlen);
-		tm.validate = now() - t4;
+		if (!bp) {
+			ret = validate_points(zkey, &ps, threads, progress, &tm.validate_dev, err,
+					      errlen);
+			tm.validate = now() - t4;
+		}
 	}
 	tm.wall = now() - t0;
 	last_times = tm;

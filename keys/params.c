@@ -30,6 +30,7 @@
  *   4. zka_params_create makes NAME appear only complete (rename is the commit).
  */
 #include "keys/params.h"
+#include "keys/zka_keys.h"
 #include "zk/bellperson.h"
 
 #include "zk/abc.h"
@@ -141,6 +142,18 @@ int zka_params_is_bellperson(const char *path)
 	return zka_bp_is_params(path);
 }
 
+/* The subgroup tests of bp's sections (its reader made every other check): on the device
+ * checker where there is one (zka_keys_check_sections), naming the .params's section and
+ * index; 0 or -EINVAL with err set. */
+static int check_bp_sections(const char *path, const zka_bp_params *bp, char *err, size_t errlen)
+{
+	static const char *const name[6] = {"ic", "h", "l", "a", "b_g1", "b_g2"};
+	static const int g2[6] = {0, 0, 0, 0, 0, 1};
+	const void *const pts[6] = {bp->ic, bp->h, bp->l, bp->a, bp->b1, bp->b2};
+	const uint64_t n[6] = {bp->n_ic, bp->n_h, bp->n_l, bp->n_a, bp->n_b1, bp->n_b2};
+	return zka_keys_check_sections(path, bp->curve, 6, name, g2, pts, n, 0, -1, err, errlen);
+}
+
 /* A .params key and its circuit (required: the densities of a, b_g1, b_g2 come from it),
  * its rows numbered by root (ZKA_ROOT_*) */
 static int read_bellperson(const char *path, const char *r1cs_path, uint32_t root, zka_pk *pk,
@@ -167,7 +180,14 @@ static int read_bellperson(const char *path, const char *r1cs_path, uint32_t roo
 		return -EINVAL;
 	}
 	char why[512] = "";
-	if (!(r = zka_bp_read(path, &bp, 0, why, sizeof why))) {
+	/* on the curve as it decodes; the subgroup (nearly all of the CPU's time) then on the
+	 * device where there is one */
+	if (!(r = zka_bp_read_flags(path, &bp, 0, ZKA_BP_READ_CURVE_ONLY, why, sizeof why))) {
+		if ((r = check_bp_sections(path, &bp, err, errlen))) {
+			zka_bp_free(&bp);
+			zka_r1cs_free(cs);
+			return r;
+		}
 		r = zka_bp_to_pk(&bp, cs, root, pk, why, sizeof why);
 		zka_bp_free(&bp);
 		if (r) /* why names ".params": say which */

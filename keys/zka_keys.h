@@ -99,6 +99,18 @@ typedef int (*zka_keys_check_fn)(void *arg, const struct zka_curve *c, int g2, c
 				 size_t n, uint64_t *bad, int *code, char *err, size_t errlen);
 void zka_keys_set_checker(zka_keys_check_fn check, void *arg, const char *name);
 
+/* Checks n (<= ZKA_PARAMS_NPOINTSECT) sections of affine Montgomery points of curve c, as an
+ * import checks a key's: section s is count[s] points at pts[s], G2 when g2[s]; on the device
+ * checker when one is installed (and ZKA_VALIDATE_ON allows), else on threads CPU threads.
+ * Returns 0 when every point is on the curve and in the order-r subgroup (or infinity), or
+ * -EINVAL with "path: section NAME: point K is not on the curve|in the subgroup" for the
+ * lowest failing point of the first failing section. progress: 1 show, 0 not, -1 when stderr
+ * is a terminal. keys/params.c checks a .params's h, l, a, b_g1, b_g2 and ic so. */
+int zka_keys_check_sections(const char *path, const struct zka_curve *c, int n,
+			    const char *const name[], const int g2[], const void *const pts[],
+			    const uint64_t count[], int threads, int progress, char *err,
+			    size_t errlen);
+
 /* Where the last import of this process checked its points, for its line: " on NAME" (the
  * device), " on the CPU (REASON)" when a checker is installed but did not check them, "" when
  * none is installed. Valid until the next import. */

@@ -12,6 +12,7 @@
 #include "keys/zka_loader.h"
 #include "tests/testutil.h"
 #include "zk/abc.h"
+#include "zk/bellperson.h"
 #include "zk/bls12_381.h"
 #include "zk/bn254.h"
 #include "zk/setup.h"
@@ -892,6 +893,127 @@ static int mappings_of(const char *name)
 	return n;
 }
 
+/* A stand-in for the device checker (zka_keys_set_checker): the curve's own per-point checks,
+ * counting its calls and points, so that the tests see which sections reach it. */
+static struct {
+	int calls;
+	uint64_t points;
+} fake_dev;
+
+static int fake_check(void *arg, const zka_curve *c, int g2, const void *pts, size_t n,
+		      uint64_t *bad, int *code, char *err, size_t errlen)
+{
+	(void)arg, (void)err, (void)errlen;
+	fake_dev.calls++;
+	fake_dev.points += n;
+	*bad = UINT64_MAX;
+	size_t sz = g2 ? zka_g2_bytes(c) : zka_g1_bytes(c);
+	for (size_t i = 0; i < n; i++) {
+		int r = g2 ? c->g2_check((const uint8_t *)pts + i * sz)
+			   : c->g1_check((const uint8_t *)pts + i * sz);
+		if (r) {
+			*bad = i, *code = r;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* A bellperson .params (setup --format bellperson's layout) with a point of the curve outside
+ * the order-r subgroup planted at a random index of a random section (ic, h, l, a, b_g1, b_g2):
+ * its reader checks only the curve (ZKA_BP_READ_CURVE_ONLY) and leaves the subgroup to
+ * zka_keys_check_sections, so the import must still refuse it naming that section and
+ * index, on the CPU and on the device checker (here fake_check, forced by
+ * ZKA_VALIDATE_ON=gpu), writing nothing; zka_bp_read's own checks name it too. The good file
+ * imports, its sections seen by the checker. 8 plants a run, each section G1/G2 by turns. */
+static void test_params_planted(void)
+{
+	static const char *name[6] = {"ic", "h", "l", "a", "b_g1", "b_g2"};
+	zka_r1cs cs;
+	zka_witness w;
+	zka_toxic tw;
+	zka_pk pk;
+	zka_bp_params bp, rd;
+	char err[1024] = "";
+	const zka_curve *c = &zka_curve_bls12_381;
+	CU_ASSERT_FATAL(!zka_synthetic_circuit(c, 200, 2, 11, &cs, &w));
+	zka_toxic_from_seed(&tw, c, 9);
+	CU_ASSERT_FATAL(!zka_setup_kind(&cs, &tw, &pk, NULL, 2, ZKA_H_MONOMIAL, ZKA_ROOT_GEN7));
+	CU_ASSERT_FATAL(!zka_bp_from_pk(&pk, &cs, &bp, err, sizeof err));
+	const char *good = tmp("pl-good.params"), *bad = tmp("pl-bad.params"), *r1 = tmp("pl.r1cs"),
+		   *out = tmp("pl.zka");
+	CU_ASSERT_FATAL(!zka_bp_write(good, &bp, err, sizeof err));
+	CU_ASSERT_FATAL(!zka_r1cs_write(r1, &cs, err, sizeof err));
+	/* the good file: imported, its six sections on the (fake) device */
+	setenv("ZKA_VALIDATE_ON", "gpu", 1);
+	zka_keys_set_checker(fake_check, NULL, "the fake device");
+	memset(&fake_dev, 0, sizeof fake_dev);
+	unlink(out);
+	CU_ASSERT(zka_keys_import(good, r1, out, 2, 0, err, sizeof err) == 0);
+	uint64_t all = (uint64_t)bp.n_ic + bp.n_h + bp.n_l + bp.n_a + bp.n_b1 + bp.n_b2;
+	CU_ASSERT(fake_dev.points == all && fake_dev.calls >= 5);
+	CU_ASSERT(access(out, F_OK) == 0);
+	size_t n = 0;
+	uint8_t *f = slurp(good, &n);
+	CU_ASSERT_FATAL(f != NULL);
+	uint32_t cnt[6] = {bp.n_ic, bp.n_h, bp.n_l, bp.n_a, bp.n_b1, bp.n_b2};
+	size_t off[6], o = 96 * 3 + 192 * 3;
+	for (int s = 0; s < 6; s++) {
+		off[s] = o + 4;
+		o += 4 + (size_t)cnt[s] * (s == 5 ? 192 : 96);
+	}
+	CU_ASSERT_FATAL(o == n);
+	for (int round = 0; round < 8; round++) {
+		/* b_g2 (G2) every other round, a G1 section at random otherwise */
+		int s = round & 1 ? 5 : (int)(zka_test_rand64() % 5);
+		uint32_t i = (uint32_t)(zka_test_rand64() % cnt[s]);
+		size_t ps = s == 5 ? 192 : 96;
+		uint8_t *at = f + off[s] + i * ps, keep[192], pt[192];
+		memcpy(keep, at, ps);
+		off_subgroup_point(c, s == 5, pt);
+		if (s == 5)
+			zka_bp_g2_encode(pt, at);
+		else
+			zka_bp_g1_encode(pt, at);
+		spit(bad, f, n);
+		memcpy(at, keep, ps);
+		char want[64];
+		/* zka_bp_read (every check on the CPU) */
+		err[0] = 0;
+		snprintf(want, sizeof want, "section %s index %u: not in the", name[s], i);
+		CU_ASSERT(zka_bp_read(bad, &rd, 2, err, sizeof err) == -EINVAL &&
+			  strstr(err, want) != NULL);
+		/* its curve-only read passes it: the subgroup is the caller's */
+		CU_ASSERT(zka_bp_read_flags(bad, &rd, 2, ZKA_BP_READ_CURVE_ONLY, err, sizeof err) ==
+			  0);
+		zka_bp_free(&rd);
+		/* the import: on the fake device, then on the CPU */
+		snprintf(want, sizeof want, "section %s: point %u is not in the subgroup", name[s],
+			 i);
+		for (int dev = 1; dev >= 0; dev--) {
+			setenv("ZKA_VALIDATE_ON", dev ? "gpu" : "cpu", 1);
+			memset(&fake_dev, 0, sizeof fake_dev);
+			unlink(out);
+			err[0] = 0;
+			int r = zka_keys_import(bad, r1, out, 2, 0, err, sizeof err);
+			CU_ASSERT(r == -EINVAL && strstr(err, want) && strstr(err, bad) &&
+				  !strchr(err, '\n'));
+			if (r != -EINVAL || !strstr(err, want))
+				fprintf(stderr, "\nwanted '%s' (%s), got %d: %s\n", want,
+					dev ? "device" : "cpu", r, err);
+			CU_ASSERT(dev ? fake_dev.calls > 0 : fake_dev.calls == 0);
+			CU_ASSERT(access(out, F_OK) != 0); /* nothing written */
+		}
+	}
+	zka_keys_set_checker(NULL, NULL, NULL);
+	unsetenv("ZKA_VALIDATE_ON");
+	free(f);
+	zka_bp_free(&bp);
+	zka_pk_free(&pk);
+	zka_r1cs_free(&cs);
+	zka_witness_free(&w);
+}
+
 /* An arena NAME with circuit entry 0 LOADED from params region shm. */
 static struct zka_arena *cache_arena(const char *name, const char *shm)
 {
@@ -993,6 +1115,8 @@ int main(void)
 	    {"import -> load -> prove == .zkey proof", test_identical_proofs},
 	    {"corrupt, truncated, mismatched files", test_bad_files},
 	    {"planted off-curve and off-subgroup points refused at import", test_planted},
+	    {".params: off-subgroup points refused naming section and index (device, CPU)",
+	     test_params_planted},
 	    {"batched G2 validation: same .zka, planted points named", test_planted_batched},
 	    {"the .zka does not depend on the import's threads, ZKA_VALIDATE_EXACT or overlap",
 	     test_import_identical},

@@ -200,8 +200,33 @@ void zka_bp_g2_encode(const uint8_t *pt, uint8_t out[192])
 	fq_to_be(out + 3 * FQB, &a.y.c0);
 }
 
-/* See zka_bp_g1_decode in bellperson.h. */
-const char *zka_bp_g1_decode(const uint8_t in[96], uint8_t *pt)
+/* 1 when the affine point a (not infinity) is on y^2 = x^3 + 4 */
+static int g1_on_curve(const g1a *a)
+{
+	fq l, r, b;
+	memcpy(b.v, BLS12_381_G1_B, sizeof b.v);
+	bls12_381_fq_sqr(&l, &a->y);
+	bls12_381_fq_sqr(&r, &a->x);
+	bls12_381_fq_mul(&r, &r, &a->x);
+	bls12_381_fq_add(&r, &r, &b);
+	return bls12_381_fq_eq(&l, &r);
+}
+
+/* 1 when the affine point a (not infinity) is on the twist y^2 = x^3 + 4(1 + u) */
+static int g2_on_curve(const g2a *a)
+{
+	fq2 l, r, b;
+	memcpy(b.c0.v, BLS12_381_G2_B0, sizeof b.c0.v);
+	memcpy(b.c1.v, BLS12_381_G2_B1, sizeof b.c1.v);
+	bls12_381_fq2_sqr(&l, &a->y);
+	bls12_381_fq2_sqr(&r, &a->x);
+	bls12_381_fq2_mul(&r, &r, &a->x);
+	bls12_381_fq2_add(&r, &r, &b);
+	return bls12_381_fq2_eq(&l, &r);
+}
+
+/* zka_bp_g1_decode; with curve_only the subgroup is not checked (the caller checks it) */
+static const char *g1_decode(const uint8_t in[96], uint8_t *pt, int curve_only)
 {
 	int inf;
 	const char *why = flags_ok(in, 96, 0, &inf);
@@ -211,15 +236,23 @@ const char *zka_bp_g1_decode(const uint8_t in[96], uint8_t *pt)
 		why = "coordinate not below q";
 	if (!why && !inf && bls12_381_g1_aff_is_inf(&a))
 		why = "not on the curve"; /* (0, 0) without the infinity flag */
-	if (!why)
+	if (!why && curve_only && !inf && !g1_on_curve(&a))
+		why = "not on the curve";
+	if (!why && !curve_only)
 		why = check_reason(zka_curve_bls12_381.g1_check(&a));
 	if (!why)
 		memcpy(pt, &a, sizeof a);
 	return why;
 }
 
-/* See zka_bp_g2_decode in bellperson.h. */
-const char *zka_bp_g2_decode(const uint8_t in[192], uint8_t *pt)
+/* See zka_bp_g1_decode in bellperson.h. */
+const char *zka_bp_g1_decode(const uint8_t in[96], uint8_t *pt)
+{
+	return g1_decode(in, pt, 0);
+}
+
+/* zka_bp_g2_decode; with curve_only the subgroup is not checked (the caller checks it) */
+static const char *g2_decode(const uint8_t in[192], uint8_t *pt, int curve_only)
 {
 	int inf;
 	const char *why = flags_ok(in, 192, 0, &inf);
@@ -231,11 +264,19 @@ const char *zka_bp_g2_decode(const uint8_t in[192], uint8_t *pt)
 		why = "coordinate not below q";
 	if (!why && !inf && bls12_381_g2_aff_is_inf(&a))
 		why = "not on the curve";
-	if (!why)
+	if (!why && curve_only && !inf && !g2_on_curve(&a))
+		why = "not on the curve";
+	if (!why && !curve_only)
 		why = check_reason(zka_curve_bls12_381.g2_check(&a));
 	if (!why)
 		memcpy(pt, &a, sizeof a);
 	return why;
+}
+
+/* See zka_bp_g2_decode in bellperson.h. */
+const char *zka_bp_g2_decode(const uint8_t in[192], uint8_t *pt)
+{
+	return g2_decode(in, pt, 0);
 }
 
 /* See zka_bp_g1_compress in bellperson.h. */
@@ -369,6 +410,7 @@ struct conv {
 	const uint8_t *src;
 	uint8_t *dst;
 	int g2;
+	int curve_only; /* the subgroup left to the caller (ZKA_BP_READ_CURVE_ONLY) */
 	pthread_mutex_t mu;
 	uint64_t bad; /* UINT64_MAX: none */
 	const char *why;
@@ -380,8 +422,9 @@ static void conv_fn(void *ctx, size_t begin, size_t end, int tid)
 	struct conv *c = ctx;
 	size_t in = c->g2 ? 192 : 96, out = c->g2 ? 192 : 96;
 	for (size_t i = begin; i < end; i++) {
-		const char *why = c->g2 ? zka_bp_g2_decode(c->src + i * in, c->dst + i * out)
-					: zka_bp_g1_decode(c->src + i * in, c->dst + i * out);
+		const char *why = c->g2
+				      ? g2_decode(c->src + i * in, c->dst + i * out, c->curve_only)
+				      : g1_decode(c->src + i * in, c->dst + i * out, c->curve_only);
 		if (!why)
 			continue;
 		pthread_mutex_lock(&c->mu);
@@ -394,9 +437,10 @@ static void conv_fn(void *ctx, size_t begin, size_t end, int tid)
 
 /* n points of section name from src into dst (threads); 0 or -EINVAL naming the index */
 static int conv_points(const char *path, const char *name, const uint8_t *src, uint8_t *dst,
-		       size_t n, int g2, int threads, char *err, size_t errlen)
+		       size_t n, int g2, int curve_only, int threads, char *err, size_t errlen)
 {
-	struct conv c = {.src = src, .dst = dst, .g2 = g2, .bad = UINT64_MAX};
+	struct conv c = {
+	    .src = src, .dst = dst, .g2 = g2, .curve_only = curve_only, .bad = UINT64_MAX};
 	pthread_mutex_init(&c.mu, NULL);
 	zka_par_for(n < 64 ? 1 : threads, n, conv_fn, &c);
 	pthread_mutex_destroy(&c.mu);
@@ -419,14 +463,21 @@ int zka_bp_is_params(const char *path)
 	return l > 7 && !strcmp(path + l - 7, ".params");
 }
 
-/* zka_bp_read, or with vk_only the vk and ic alone (the rest neither read nor checked) */
-static int bp_read(const char *path, zka_bp_params *p, int threads, int vk_only, char *err,
-		   size_t errlen);
+/* zka_bp_read_flags, or with vk_only the vk and ic alone (the rest neither read nor checked) */
+static int bp_read(const char *path, zka_bp_params *p, int threads, int vk_only, int flags,
+		   char *err, size_t errlen);
 
 /* See zka_bp_read in bellperson.h. */
 int zka_bp_read(const char *path, zka_bp_params *p, int threads, char *err, size_t errlen)
 {
-	return bp_read(path, p, threads, 0, err, errlen);
+	return bp_read(path, p, threads, 0, 0, err, errlen);
+}
+
+/* See zka_bp_read_flags in bellperson.h. */
+int zka_bp_read_flags(const char *path, zka_bp_params *p, int threads, int flags, char *err,
+		      size_t errlen)
+{
+	return bp_read(path, p, threads, 0, flags, err, errlen);
 }
 
 /* See zka_bp_read_vk in bellperson.h. */
@@ -434,7 +485,7 @@ int zka_bp_read_vk(const char *path, zka_vk *vk, char *err, size_t errlen)
 {
 	zka_bp_params p;
 	memset(vk, 0, sizeof *vk);
-	int r = bp_read(path, &p, 0, 1, err, errlen);
+	int r = bp_read(path, &p, 0, 1, 0, err, errlen);
 	if (r)
 		return r;
 	if (p.n_ic == 0) {
@@ -461,9 +512,10 @@ int zka_bp_read_vk(const char *path, zka_vk *vk, char *err, size_t errlen)
 	return 0;
 }
 
-static int bp_read(const char *path, zka_bp_params *p, int threads, int vk_only, char *err,
-		   size_t errlen)
+static int bp_read(const char *path, zka_bp_params *p, int threads, int vk_only, int flags,
+		   char *err, size_t errlen)
 {
+	const int curve_only = !!(flags & ZKA_BP_READ_CURVE_ONLY);
 	static const char *vk_name[6] = {"vk.alpha_g1", "vk.beta_g1",  "vk.beta_g2",
 					 "vk.gamma_g2", "vk.delta_g1", "vk.delta_g2"};
 	static const char *sect_name[6] = {"ic", "h", "l", "a", "b_g1", "b_g2"};
@@ -501,8 +553,8 @@ static int bp_read(const char *path, zka_bp_params *p, int threads, int vk_only,
 	uint8_t *vk_dst[6] = {p->alpha1, p->beta1, p->beta2, p->gamma2, p->delta1, p->delta2};
 	for (int i = 0; i < 6; i++) {
 		int g2 = i == 2 || i == 3 || i == 5;
-		if ((ret =
-			 conv_points(path, vk_name[i], m + off, vk_dst[i], 1, g2, 1, err, errlen)))
+		if ((ret = conv_points(path, vk_name[i], m + off, vk_dst[i], 1, g2, 0, 1, err,
+				       errlen)))
 			goto err;
 		off += g2 ? 192 : 96;
 	}
@@ -534,8 +586,8 @@ static int bp_read(const char *path, zka_bp_params *p, int threads, int vk_only,
 			zka_fmt_err(err, errlen, path, "out of memory");
 			goto err;
 		}
-		if ((ret = conv_points(path, sect_name[s], m + off, *dst[s], n, s == 5, threads,
-				       err, errlen)))
+		if ((ret = conv_points(path, sect_name[s], m + off, *dst[s], n, s == 5, curve_only,
+				       threads, err, errlen)))
 			goto err;
 		off += (size_t)n * ps;
 	}
