@@ -13,7 +13,10 @@
 #      assignment and densities (computed once from the .r1cs, copied into each slot), its
 #      timing; every proof's 192 bytes checked by `zkarena verify` against the vk.
 # STEP=keys or STEP=group runs one step (the files stay in $WORK, default /dev/shm/bpg, and
-# the .zka in $ZKA_DIR, default $HOME/bpg, between two device calls on a warm machine).
+# the .zka in $ZKA_DIR, default $HOME/bpg, between two device calls on a warm machine). The
+# .params goes to $PARAMS_DIR (default $WORK): at 2^26 the .r1cs (~9 GB) and the .zka (~48 GB)
+# fit the 64 GB disk and the .params (~27 GB) /dev/shm, so that the import's memory (the key
+# parsed, its image, the circuit) fits beside it.
 # Everything it prints is also in $OUT/bp-group-LOG2.txt when OUT is set.
 set -u
 B=$1 L=$2 N=${3:-10}
@@ -21,11 +24,12 @@ source "$(dirname "$0")/gpu-lib.sh" "$B" # ZK, ok/ko, gpu_machine
 LP=$B/bin/lib_producer
 W=${WORK:-/dev/shm/bpg}
 Z=${ZKA_DIR:-$HOME/bpg}
+P=${PARAMS_DIR:-$W}
 LOG=${OUT:+$OUT/bp-group-$L.txt}
 LOG=${LOG:-/dev/null}
-mkdir -p "$W" "$Z"
+mkdir -p "$W" "$Z" "$P"
 exec > >(tee -a "$LOG") 2>&1
-space() { echo "  space: $(df -h --output=avail "$W" | tail -1) free in $W, $(df -h --output=avail "$Z" | tail -1) in $Z; $(free -g | awk '/Mem:/ { print $7 " GiB available" }')"; }
+space() { echo "  space: $(df -h --output=avail "$W" | tail -1) free in $W, $(df -h --output=avail "$P" | tail -1) in $P, $(df -h --output=avail "$Z" | tail -1) in $Z; $(free -g | awk '/Mem:/ { print $7 " GiB available" }')"; }
 gpu_machine
 if [ "${STEP:-all}" != group ]; then
 	m=$(((1 << L) - 64))
@@ -34,14 +38,14 @@ if [ "${STEP:-all}" != group ]; then
 		{ ko "circuit"; exit 1; }
 	echo "circuit 2^$L - 64 = $m constraints: $(gpu_secs "$t") s; r1cs $(du -h "$W/c.r1cs" | cut -f1)"
 	t=$(date +%s.%N)
-	"$ZK" setup --insecure ${BP_SETUP_GPU---gpu} --seed 7 --format bellperson --no-progress "$W/c.r1cs" "$W/c.params" "$W/vk.json" ||
+	"$ZK" setup --insecure ${BP_SETUP_GPU---gpu} --seed 7 --format bellperson --no-progress "$W/c.r1cs" "$P/c.params" "$W/vk.json" ||
 		{ ko "setup --format bellperson"; space; exit 1; }
-	echo "setup --gpu --format bellperson: $(gpu_secs "$t") s; .params $(du -h "$W/c.params" | cut -f1)"
+	echo "setup --gpu --format bellperson: $(gpu_secs "$t") s; .params $(du -h "$P/c.params" | cut -f1)"
 	space
 	t=$(date +%s.%N)
-	"$ZK" import "$W/c.params" --r1cs "$W/c.r1cs" -o "$Z/c.zka" || { ko "import"; space; exit 1; }
+	"$ZK" import "$P/c.params" --r1cs "$W/c.r1cs" -o "$Z/c.zka" || { ko "import"; space; exit 1; }
 	echo "import --r1cs: $(gpu_secs "$t") s; .zka $(du -h "$Z/c.zka" | cut -f1)"
-	rm -f "$W/c.params"
+	rm -f "$P/c.params"
 	ok "2^$L bellperson key imported"
 	space
 fi
