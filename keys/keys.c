@@ -499,10 +499,32 @@ int zka_keys_check_sections(const char *path, const zka_curve *c, int n, const c
 /* ---- regions ---- */
 
 struct region {
-	char tmp[64]; /* a shm object under a temporary name, or "" (anonymous memory) */
+	char tmp[64]; /* a shm object under a temporary name, or "" (anonymous memory, or the
+		       * output file's temporary: region_of_file) */
 	uint8_t *map;
 	size_t size;
 };
+
+/* r made the mapping of fd (the output's temporary file: a wjob's, mapped), its size blocks
+ * allocated first (so that a full disk is an error here, never a SIGBUS in the fill). The
+ * image is then filled in the page cache, which the kernel writes back as it goes: an import
+ * to a file holds no anonymous copy of the image beside the parsed key (a BLS12-381 2^26
+ * .params import was killed for memory on the 128 GiB H100 machine, 2026-12-07, with one). */
+static int region_of_file(struct region *r, int fd, size_t size, char *err, size_t errlen)
+{
+	memset(r, 0, sizeof *r);
+	r->size = size;
+	int e = posix_fallocate(fd, 0, (off_t)size);
+	void *m = e ? MAP_FAILED : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (!e && m == MAP_FAILED)
+		e = errno;
+	if (e) {
+		snprintf(err, errlen, "cannot make the %zu-byte output: %s", size, strerror(e));
+		return -e;
+	}
+	r->map = m;
+	return 0;
+}
 
 static int region_new(struct region *r, size_t size, int named, char *err, size_t errlen)
 {
@@ -566,6 +588,8 @@ struct wjob {
 	_Atomic int stop; /* validation failed: stop writing */
 	int ret;	  /* 0 or -errno of the write (why in err) */
 	int open, thread;
+	int mapped; /* the image is the temporary file's mapping (region_of_file): no copy, an
+		     * msync at the end */
 	pthread_t th;
 	double t0;
 	char err[600];
@@ -574,6 +598,14 @@ struct wjob {
 static void *wjob_run(void *arg)
 {
 	struct wjob *w = arg;
+	if (w->mapped) { /* the pages are the file's: written back, then fsynced by the commit */
+		if (!atomic_load(&w->stop) && msync((void *)w->img, w->size, MS_SYNC))
+			w->ret = -errno;
+		if (w->ret)
+			snprintf(w->err, sizeof w->err, "%s: write: %s", w->path,
+				 strerror(-w->ret));
+		return NULL;
+	}
 	for (size_t done = 0; !w->ret && done < w->size && !atomic_load(&w->stop);) {
 		size_t k = w->size - done > (64u << 20) ? (64u << 20) : w->size - done;
 		w->ret = zka_atomic_write(&w->a, w->img + done, k);
@@ -595,6 +627,8 @@ static void wjob_start(struct wjob *w, const void *img, size_t size)
 	w->t0 = now();
 	w->img = img;
 	w->size = size;
+	if (w->mapped) /* opened by wjob_map; its msync waits for wjob_end */
+		return;
 	if ((w->ret = zka_atomic_open_mode(&w->a, w->path, w->mode))) {
 		snprintf(w->err, sizeof w->err, "%s: cannot create: %s", w->path,
 			 strerror(-w->ret));
@@ -602,6 +636,25 @@ static void wjob_start(struct wjob *w, const void *img, size_t size)
 	}
 	w->open = 1;
 	w->thread = pthread_create(&w->th, NULL, wjob_run, w) == 0;
+}
+
+/* Creates w's temporary file and makes rg its mapping of size bytes (region_of_file); 0, or
+ * -errno with err set and nothing left on disk. */
+static int wjob_map(struct wjob *w, struct region *rg, size_t size, char *err, size_t errlen)
+{
+	char why[300];
+	int ret = zka_atomic_open_mode(&w->a, w->path, w->mode);
+	if (ret) {
+		snprintf(err, errlen, "%s: cannot create: %s", w->path, strerror(-ret));
+		return ret;
+	}
+	if ((ret = region_of_file(rg, fileno(w->a.f), size, why, sizeof why))) {
+		zka_atomic_abort(&w->a);
+		snprintf(err, errlen, "%s: %s", w->path, why);
+		return ret;
+	}
+	w->open = w->mapped = 1;
+	return 0;
 }
 
 /* After validation (valid: it passed): joins the writer, then commits or aborts. Sets the
@@ -912,7 +965,11 @@ static int import_region(const char *zkey, const char *r1cs, uint32_t root, int 
 	const char *base = strrchr(zkey, '/');
 	ret = zka_params_plan_new(&pl, &pk, r1cs ? &cs : NULL, kid, r1cs ? &rid : NULL,
 				  base ? base + 1 : zkey, why, sizeof why);
-	if (!ret)
+	/* an import to a file fills the file's own pages (region_of_file); others a region */
+	const int to_file = w && w->path && !named && !defer;
+	if (!ret && to_file)
+		ret = wjob_map(w, rg, (size_t)pl.info.total, why, sizeof why);
+	else if (!ret)
 		ret = region_new(rg, (size_t)pl.info.total, named, why, sizeof why);
 	if (ret) {
 		if (hjob_end(&hj)) { /* the read's failure comes first */
@@ -978,6 +1035,8 @@ static int import_region(const char *zkey, const char *r1cs, uint32_t root, int 
 out:
 	if (ret) /* an earlier stage failed: the points' outcome is not needed */
 		atomic_store(&vj.cancel, 1);
+	if (ret && w && w->mapped && w->open)
+		wjob_end(w, 0); /* the mapped output's temporary file removed */
 	vjob_end(&vj); /* its thread reads pk: joined before pk is freed */
 	hjob_end(&hj);
 	if (ret && rg->map)

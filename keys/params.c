@@ -188,8 +188,7 @@ static int read_bellperson(const char *path, const char *r1cs_path, uint32_t roo
 			zka_r1cs_free(cs);
 			return r;
 		}
-		r = zka_bp_to_pk(&bp, cs, root, pk, why, sizeof why);
-		zka_bp_free(&bp);
+		r = zka_bp_to_pk_take(&bp, cs, root, pk, why, sizeof why); /* bp freed */
 		if (r) /* why names ".params": say which */
 			snprintf(err, errlen, "%s (with %s): %s", path, r1cs_path, why);
 	} else {

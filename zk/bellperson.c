@@ -702,8 +702,29 @@ static int domain_log(const zka_r1cs *cs)
 }
 
 /* See zka_bp_to_pk in bellperson.h. */
+/* zka_bp_to_pk; with take, p's buffers are moved into pk (ic, l, h) or freed as soon as their
+ * points are placed (a, b_g1, b_g2), and p is zeroed: the key is then never held twice */
+static int bp_to_pk(zka_bp_params *p, int take, const zka_r1cs *cs, uint32_t root, zka_pk *pk,
+		    char *err, size_t errlen);
+
+/* See zka_bp_to_pk in bellperson.h. */
 int zka_bp_to_pk(const zka_bp_params *p, const zka_r1cs *cs, uint32_t root, zka_pk *pk, char *err,
 		 size_t errlen)
+{
+	return bp_to_pk((zka_bp_params *)p, 0, cs, root, pk, err, errlen); /* not written */
+}
+
+/* See zka_bp_to_pk_take in bellperson.h. */
+int zka_bp_to_pk_take(zka_bp_params *p, const zka_r1cs *cs, uint32_t root, zka_pk *pk, char *err,
+		      size_t errlen)
+{
+	int ret = bp_to_pk(p, 1, cs, root, pk, err, errlen);
+	zka_bp_free(p);
+	return ret;
+}
+
+static int bp_to_pk(zka_bp_params *p, int take, const zka_r1cs *cs, uint32_t root, zka_pk *pk,
+		    char *err, size_t errlen)
 {
 	const char *what = ".params";
 	uint32_t nv = cs->n_wires, npub = cs->n_pub_out + cs->n_pub_in, na, nb;
@@ -766,12 +787,22 @@ int zka_bp_to_pk(const zka_bp_params *p, const zka_r1cs *cs, uint32_t root, zka_
 		zka_fmt_err(err, errlen, what, "too many coefficients");
 		goto err;
 	}
+	if (take) { /* ic, l, h moved (h one point longer: the last, infinity, zeroed) */
+		uint8_t *h = realloc(p->h, n * 96);
+		if (h) {
+			memset(h + (size_t)p->n_h * 96, 0, (n - p->n_h) * 96);
+			pk->H = h, pk->IC = p->ic, pk->C = p->l;
+			p->h = p->ic = p->l = NULL;
+		}
+	}
 	if (!(pk->alpha1 = malloc(96)) || !(pk->beta1 = malloc(96)) || !(pk->delta1 = malloc(96)) ||
 	    !(pk->beta2 = malloc(192)) || !(pk->gamma2 = malloc(192)) ||
-	    !(pk->delta2 = malloc(192)) || !(pk->IC = malloc((size_t)p->n_ic * 96)) ||
+	    !(pk->delta2 = malloc(192)) || (!pk->IC && !(pk->IC = malloc((size_t)p->n_ic * 96))) ||
 	    !(pk->A = calloc(nv, 96)) || !(pk->B1 = calloc(nv, 96)) ||
-	    !(pk->B2 = calloc(nv, 192)) || !(pk->C = malloc(p->n_l ? (size_t)p->n_l * 96 : 1)) ||
-	    !(pk->H = calloc(n, 96)) || !(pk->coefs = malloc(ncoef * sizeof *pk->coefs))) {
+	    !(pk->B2 = calloc(nv, 192)) ||
+	    (!pk->C && !(pk->C = malloc(p->n_l ? (size_t)p->n_l * 96 : 1))) ||
+	    (!pk->H && !(pk->H = calloc(n, 96))) ||
+	    !(pk->coefs = malloc(ncoef * sizeof *pk->coefs))) {
 		zka_fmt_err(err, errlen, what, "out of memory");
 		goto err;
 	}
@@ -781,17 +812,27 @@ int zka_bp_to_pk(const zka_bp_params *p, const zka_r1cs *cs, uint32_t root, zka_
 	memcpy(pk->beta2, p->beta2, 192);
 	memcpy(pk->gamma2, p->gamma2, 192);
 	memcpy(pk->delta2, p->delta2, 192);
-	memcpy(pk->IC, p->ic, (size_t)p->n_ic * 96);
-	memcpy(pk->C, p->l, (size_t)p->n_l * 96);
-	memcpy(pk->H, p->h, (size_t)p->n_h * 96);
-	for (uint32_t j = 0, ia = 0, ib = 0; j < nv; j++) {
+	if (!take) {
+		memcpy(pk->IC, p->ic, (size_t)p->n_ic * 96);
+		memcpy(pk->C, p->l, (size_t)p->n_l * 96);
+		memcpy(pk->H, p->h, (size_t)p->n_h * 96);
+	}
+	/* one section at a time, each source freed once placed when taken */
+	for (uint32_t j = 0, ia = 0; j < nv; j++)
 		if (in_a[j])
 			memcpy(pk->A + (size_t)j * 96, p->a + (size_t)ia++ * 96, 96);
-		if (in_b[j]) {
-			memcpy(pk->B1 + (size_t)j * 96, p->b1 + (size_t)ib * 96, 96);
+	if (take)
+		free(p->a), p->a = NULL;
+	for (uint32_t j = 0, ib = 0; j < nv; j++)
+		if (in_b[j])
+			memcpy(pk->B1 + (size_t)j * 96, p->b1 + (size_t)ib++ * 96, 96);
+	if (take)
+		free(p->b1), p->b1 = NULL;
+	for (uint32_t j = 0, ib = 0; j < nv; j++)
+		if (in_b[j])
 			memcpy(pk->B2 + (size_t)j * 192, p->b2 + (size_t)ib++ * 192, 192);
-		}
-	}
+	if (take)
+		free(p->b2), p->b2 = NULL;
 	uint32_t nc = 0;
 	for (int mi = 0; mi < 2; mi++)
 		for (uint32_t i = 0; i < cs->n_constraints; i++)

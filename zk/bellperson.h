@@ -88,6 +88,12 @@ int zka_bp_density(const zka_r1cs *cs, uint8_t **in_a, uint8_t **in_b, uint32_t 
 int zka_bp_to_pk(const zka_bp_params *p, const zka_r1cs *cs, uint32_t root, zka_pk *pk, char *err,
 		 size_t errlen);
 
+/* zka_bp_to_pk, consuming p: its buffers are moved into pk or freed as their points are
+ * placed, so that the key is not held twice (keys/params.c's import of a 2^26 .params);
+ * p is zeroed afterwards, on success or error. */
+int zka_bp_to_pk_take(zka_bp_params *p, const zka_r1cs *cs, uint32_t root, zka_pk *pk, char *err,
+		      size_t errlen);
+
 /* bellperson's h from a snarkjs key's H (bp_convert.c): H holds the 2^log_n coset points
  * [L'_{2i+1}(tau)/delta]_1 (affine, this project's layout), out receives the 2^log_n - 1
  * monomials [tau^j t(tau)/delta]_1, t = X^n - 1, by a DFT of the points over snarkjs's roots

@@ -54,8 +54,7 @@ int zka_atomic_tmpat(int dfd, const char *base, mode_t mode, char *tmp, size_t t
 		int k = snprintf(tmp, tmpsz, ".%.80s.tmp.%d.%s", base, (int)getpid(), hex);
 		if (k < 0 || (size_t)k >= tmpsz)
 			return -ENAMETOOLONG;
-		int fd =
-		    openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		int fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (fd >= 0 || errno != EEXIST)
 			return fd >= 0 ? fd : -errno;
 	}

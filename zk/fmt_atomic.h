@@ -23,8 +23,9 @@ int zka_atomic_open(zka_atomic *a, const char *path);
 /* The same with a creation mode (still masked by the umask): 0600 for private files. */
 int zka_atomic_open_mode(zka_atomic *a, const char *path, mode_t mode);
 
-/* Creates ".<base>.tmp.<pid>.<random>" in dfd (O_CREAT|O_EXCL|O_NOFOLLOW, mode), its name in
- * tmp; returns the descriptor or -errno. For writers that manage their own directory fd. */
+/* Creates ".<base>.tmp.<pid>.<random>" in dfd (O_RDWR, so that it may be mapped;
+ * O_CREAT|O_EXCL|O_NOFOLLOW, mode), its name in tmp; returns the descriptor or -errno. For writers
+ * that manage their own directory fd. */
 int zka_atomic_tmpat(int dfd, const char *base, mode_t mode, char *tmp, size_t tmpsz);
 
 /* Writes n bytes. Returns 0 or -errno (-EIO when the stream failed); errors are sticky. */
