@@ -16,8 +16,9 @@
  *   Invariants. Every point of a filled zka_bp_params is on its curve and in the order-r
  *   subgroup (or infinity): zka_bp_read checks each, by several threads, and names the
  *   section (vk.alpha_g1 ... vk.delta_g2, ic, h, l, a, b_g1, b_g2) and index of the first bad
- *   one. A file whose bytes end before a section's count says, or go on after b_g2, is
- *   refused.
+ *   one; zka_bp_read_flags(ZKA_BP_READ_CURVE_ONLY) leaves the sections' subgroup tests to its
+ *   caller, who then owns this invariant (keys/params.c: zka_keys_check_sections). A file
+ *   whose bytes end before a section's count says, or go on after b_g2, is refused.
  *   File format (bellperson's Parameters::write): vk = alpha_g1, beta_g1, beta_g2, gamma_g2,
  *   delta_g1, delta_g2 (uncompressed), u32 big-endian count and the ic points; then h, l, a,
  *   b_g1, b_g2, each a u32 big-endian count and its points. Points are Zcash's BLS12-381
