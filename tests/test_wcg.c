@@ -6,6 +6,7 @@
  * x (x - 1) == 0; inputs small and full-width. Every witness must be byte-identical, and an
  * assert must fail on both or on neither, with the same message. Fresh seeds every run. */
 #include "tests/testutil.h"
+#include "witness/wcg_ifma.h"
 #include "witness/wcg_int.h"
 #include "witness/zka_wcg.h"
 #include "witness/zka_witness.h"
@@ -404,6 +405,66 @@ static void test_lazy_arith(void)
 	LAZY_CHECK(bls12_381_fr, zka_curve_bls12_381.r);
 }
 
+/* The 8-lane conversions (witness/wcg_ifma.h) against F(redc) and from_mont, both Fr: batches
+ * of every length 1..70 (whole groups of 8 and every tail) of canonical values, random and at
+ * the edges (0, 1, the Montgomery one, p - 1 - k, small, top limb only), written to distinct
+ * scattered indices; the entries not named stay untouched. Where the CPU lacks AVX-512 IFMA
+ * the test says so and checks nothing of it (the evaluator then never calls it). */
+#define IFMA_CHECK(F, P)                                                                           \
+	do {                                                                                       \
+		zka_ifma_redc c;                                                                   \
+		zka_ifma_redc_init(&c, P);                                                         \
+		for (uint32_t n = 1; n <= 70; n++)                                                 \
+			for (int rep = 0; rep < 20; rep++) {                                       \
+				F##_t x[70], ref;                                                  \
+				uint64_t w[160][4], keep[160][4];                                  \
+				uint32_t idx[70], used[160] = {0};                                 \
+				zka_test_random(w, sizeof w);                                      \
+				memcpy(keep, w, sizeof w);                                         \
+				for (uint32_t k = 0; k < n; k++) {                                 \
+					int kind = (int)rnd(6);                                    \
+					memset(x[k].v, 0, 32);                                     \
+					if (kind == 0)                                             \
+						x[k].v[0] = rnd(2);                                \
+					else if (kind == 1)                                        \
+						F##_one(&x[k]);                                    \
+					else if (kind == 2)                                        \
+						zka_wi_sub(x[k].v, P,                              \
+							   (uint64_t[4]){1 + rnd(3), 0, 0, 0});    \
+					else if (kind == 3)                                        \
+						x[k].v[3] = zka_test_rand64() % P[3];              \
+					else                                                       \
+						zka_test_random(x[k].v, 32), x[k].v[3] %= P[3];    \
+					do                                                         \
+						idx[k] = rnd(160);                                 \
+					while (used[idx[k]]);                                      \
+					used[idx[k]] = 1;                                          \
+				}                                                                  \
+				zka_ifma_to_std(w, (const uint64_t(*)[4])x, idx, n, &c);           \
+				for (uint32_t k = 0; k < n; k++) {                                 \
+					F##_from_mont(&ref, &x[k]);                                \
+					CU_ASSERT(memcmp(w[idx[k]], ref.v, 32) == 0);              \
+					F##_redc(&ref, x[k].v);                                    \
+					CU_ASSERT(memcmp(w[idx[k]], ref.v, 32) == 0);              \
+				}                                                                  \
+				for (uint32_t i = 0; i < 160; i++)                                 \
+					if (!used[i])                                              \
+						CU_ASSERT(memcmp(w[i], keep[i], 32) == 0);         \
+			}                                                                          \
+	} while (0)
+
+static void test_ifma(void)
+{
+	if (!zka_ifma_available()) {
+		printf("\n  note: this CPU has no AVX-512 IFMA: the 8-lane conversions are not "
+		       "tested here ");
+		return;
+	}
+	IFMA_CHECK(bn254_fr, zka_curve_bn254.r);
+	IFMA_CHECK(bls12_381_fr, zka_curve_bls12_381.r);
+	printf("\n  witness conversions: %s ", zka_wcg_conversions());
+}
+
 /* One load of graph path through its kept form in dir, evaluated on in and compared with the
  * reference (rc, then the witness or the message); k: what the load did. */
 static void kept_check(const char *path, const char *dir, const uint64_t (*in)[4], int ref_rc,
@@ -559,6 +620,7 @@ int main(void)
 {
 	static const zka_test_case cases[] = {
 	    {"wide products and Montgomery reduction", test_lazy_arith},
+	    {"8-lane conversions (AVX-512 IFMA) = Montgomery reduction", test_ifma},
 	    {"fast paths = field-only evaluation", test_fast_vs_plain},
 	    {"compiled form kept between processes", test_kept},
 	    {NULL, NULL}};

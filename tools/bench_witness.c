@@ -243,9 +243,9 @@ int zka_bench_witness(int argc, char **argv)
 	struct utsname un;
 	uname(&un);
 	printf("zkarena bench witness: %s (%u witness values, %s), %s; %d runs, medians; %s %s, "
-	       "%ld CPUs; graph loaded in %.3f s\n\n",
+	       "%ld CPUs; graph loaded in %.3f s; standard forms: %s\n\n",
 	       gp, nw, zka_wcg_curve(g)->pretty, input, runs, un.nodename, un.machine,
-	       sysconf(_SC_NPROCESSORS_ONLN), tload);
+	       sysconf(_SC_NPROCESSORS_ONLN), tload, zka_wcg_conversions());
 	printf("| %-30s | %12s | %14s | %12s | %-9s |\n", "generator", "ms/witness", "witnesses/s",
 	       "vs circom C++", "witness");
 	printf("|--------------------------------|--------------|----------------|--------------|"

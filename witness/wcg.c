@@ -67,6 +67,7 @@
 #include <jansson.h>
 #include <xxhash.h>
 
+#include "witness/wcg_ifma.h"
 #include "witness/wcg_int.h"
 #include "witness/zka_wcg.h"
 #include "witness/zka_witness.h"
@@ -129,6 +130,37 @@ static void zka_wcg_divmod(uint64_t *z, const uint64_t *x, const uint64_t *y, in
 		mpz_export(z, NULL, -1, 8, 0, 0, c);
 	}
 	mpz_clears(a, b, c, NULL);
+}
+
+/* 1 when witness entries are converted 8 at a time with AVX-512 IFMA (wcg_ifma.h): the CPU
+ * has it and neither ZKA_WCG_PLAIN nor ZKA_WCG_IFMA=0 is set; decided once per process. */
+static int ifma_state = -1; /* -1 unknown, 0 off (ifma_why says why), 1 on */
+static const char *ifma_why = "";
+static int zka_wcg_ifma(void)
+{
+	if (ifma_state < 0) { /* a race here only recomputes the same answer */
+		const char *e = getenv("ZKA_WCG_IFMA");
+		int on = 0;
+		if (getenv("ZKA_WCG_PLAIN"))
+			ifma_why = " (ZKA_WCG_PLAIN)";
+		else if (e && !strcmp(e, "0"))
+			ifma_why = " (ZKA_WCG_IFMA=0)";
+		else if (!zka_ifma_available())
+			ifma_why = " (this CPU has no AVX-512 IFMA)";
+		else
+			on = 1;
+		ifma_state = on;
+	}
+	return ifma_state;
+}
+
+/* See zka_wcg.h. */
+const char *zka_wcg_conversions(void)
+{
+	static char buf[96];
+	snprintf(buf, sizeof buf, "%s%s", zka_wcg_ifma() ? "AVX-512 IFMA, 8 at a time" : "scalar",
+		 ifma_why);
+	return buf;
 }
 
 #define FR bn254_fr

@@ -80,8 +80,13 @@ static __attribute__((noinline)) void WF_(ws_mont)(WT *r, const WT *x)
 #endif
 
 /* w[idx[k]] = the standard form of the canonical Montgomery form x[k], k < n. */
-static void WF_(ws_batch)(uint64_t (*w)[4], const WT *x, const uint32_t *idx, uint32_t n)
+static void WF_(ws_batch)(uint64_t (*w)[4], const WT *x, const uint32_t *idx, uint32_t n,
+			  const zka_ifma_redc *ic)
 {
+	if (ic) { /* 8 at a time (wcg_ifma.h) */
+		zka_ifma_to_std(w, (const uint64_t(*)[4])x, idx, n, ic);
+		return;
+	}
 	WT one;
 	WF_(one)(&one);
 	for (uint32_t k = 0; k < n; k++) {
@@ -191,6 +196,9 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 	uint32_t ak = 0, wk = 0; /* the next assert check and witness entry (by instruction) */
 	WT pend[WCG_PEND]; /* witness values waiting for their standard forms, and their indices */
 	uint32_t pidx[WCG_PEND], np = 0;
+	zka_ifma_redc icv, *ic = zka_wcg_ifma() ? &icv : NULL;
+	if (ic)
+		zka_ifma_redc_init(ic, f->q);
 	WF_(one)(&one);
 	WF_(zero)(&zero);
 #define M(s) WF_(wm)(m, st, iv, fl, (s))
@@ -422,12 +430,12 @@ static int WF_(wcg_eval)(const struct zka_wcg *g, const uint64_t (*in)[4], uint6
 			pend[np] = m[d];
 			pidx[np++] = g->wlist[wk++];
 			if (np == WCG_PEND)
-				WF_(ws_batch)(w, pend, pidx, np), np = 0;
+				WF_(ws_batch)(w, pend, pidx, np, ic), np = 0;
 		}
 		for (; g->wnode[wk] == i; wk++)
 			memcpy(w[g->wlist[wk]], S(d), 32);
 	}
-	WF_(ws_batch)(w, pend, pidx, np);
+	WF_(ws_batch)(w, pend, pidx, np, ic);
 #undef M
 #undef S
 #undef T

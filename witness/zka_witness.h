@@ -44,6 +44,10 @@ int zka_wcg_load_kept(const char *path, const char *dir, zka_wcg **g, struct zka
 		      char *err, size_t errlen);
 
 const zka_curve *zka_wcg_curve(const zka_wcg *g);
+
+/* How this process converts witness entries to standard form, for bench and status lines:
+ * "AVX-512 IFMA, 8 at a time" or "scalar (WHY)" (wcg_ifma.h; ZKA_WCG_IFMA=0 turns it off). */
+const char *zka_wcg_conversions(void);
 uint32_t zka_wcg_n_witness(const zka_wcg *g);
 uint32_t zka_wcg_n_inputs(const zka_wcg *g);
 /* The compiled program's instructions by code (counts[op], op as in zka_wcg.h: an operator,
