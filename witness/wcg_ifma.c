@@ -37,19 +37,34 @@ int zka_ifma_available(void)
 
 #define IFMA __attribute__((target("avx512f,avx512ifma")))
 
-/* The standard forms of the lanes of mask: x's limbs gathered at xi (+ limb), written at wi */
-static IFMA void to_std8(uint64_t (*w)[4], const uint64_t (*x)[4], __m512i xi, __m512i wi,
-			 __mmask8 mask, const zka_ifma_redc *c)
+/* The standard forms of x[0..r-1] (r <= 8, one a lane) to w[idx[0..r-1]]. The values move
+ * in and out by loads, lane transposes (permutes) and 32-byte stores: gathers and scatters
+ * cost more, and a vector load of indices just stored piecewise stalled on store forwarding
+ * (perf on the 2-core box: 95% of the first version's time on that load). */
+static IFMA void to_std8(uint64_t (*w)[4], const uint64_t (*x)[4], const uint32_t *idx, uint32_t r,
+			 const zka_ifma_redc *c)
 {
 	const __m512i m52 = _mm512_set1_epi64((long long)M52), zero = _mm512_setzero_si512();
 	const long long *xb = (const long long *)x;
-	__m512i x0 = _mm512_mask_i64gather_epi64(zero, mask, xi, xb, 8);
-	__m512i x1 = _mm512_mask_i64gather_epi64(zero, mask,
-						 _mm512_add_epi64(xi, _mm512_set1_epi64(1)), xb, 8);
-	__m512i x2 = _mm512_mask_i64gather_epi64(zero, mask,
-						 _mm512_add_epi64(xi, _mm512_set1_epi64(2)), xb, 8);
-	__m512i x3 = _mm512_mask_i64gather_epi64(zero, mask,
-						 _mm512_add_epi64(xi, _mm512_set1_epi64(3)), xb, 8);
+	__m512i v[4]; /* v[i]: values 2i and 2i + 1, four limbs each */
+	for (int i = 0; i < 4; i++) {
+		uint32_t have = r > 2u * i ? r - 2u * i : 0;
+		__mmask8 m = have >= 2 ? 0xff : have == 1 ? 0x0f : 0;
+		v[i] = _mm512_maskz_loadu_epi64(m, xb + 8 * i);
+	}
+	/* transpose: x0..x3 hold limb 0..3 of the 8 values, lane k value k */
+	const __m512i s_lo = _mm512_set_epi64(13, 9, 5, 1, 12, 8, 4, 0);
+	const __m512i s_hi = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);
+	const __m512i j_lo = _mm512_set_epi64(11, 10, 9, 8, 3, 2, 1, 0);
+	const __m512i j_hi = _mm512_set_epi64(15, 14, 13, 12, 7, 6, 5, 4);
+	__m512i t0 = _mm512_permutex2var_epi64(v[0], s_lo, v[1]); /* a0 b0 c0 d0 a1 b1 c1 d1 */
+	__m512i t1 = _mm512_permutex2var_epi64(v[0], s_hi, v[1]); /* a2 .. d2 a3 .. d3 */
+	__m512i t2 = _mm512_permutex2var_epi64(v[2], s_lo, v[3]); /* e0 .. h0 e1 .. h1 */
+	__m512i t3 = _mm512_permutex2var_epi64(v[2], s_hi, v[3]);
+	__m512i x0 = _mm512_permutex2var_epi64(t0, j_lo, t2);
+	__m512i x1 = _mm512_permutex2var_epi64(t0, j_hi, t2);
+	__m512i x2 = _mm512_permutex2var_epi64(t1, j_lo, t3);
+	__m512i x3 = _mm512_permutex2var_epi64(t1, j_hi, t3);
 	/* 16 x in 52-bit limbs: bits 52 i - 4 .. 52 i + 47 of x */
 	__m512i a[6];
 	a[0] = _mm512_and_si512(_mm512_slli_epi64(x0, 4), m52);
@@ -92,33 +107,37 @@ static IFMA void to_std8(uint64_t (*w)[4], const uint64_t (*x)[4], __m512i xi, _
 	__mmask8 ge = _mm512_cmpeq_epi64_mask(b, zero);
 	for (int j = 0; j < 5; j++)
 		a[j] = _mm512_mask_mov_epi64(a[j], ge, d[j]);
-	/* four 64-bit limbs, scattered to the entries */
-	long long *wb = (long long *)w;
+	/* four 64-bit limbs, transposed back to one value per 256 bits, stored to the entries */
 	__m512i y0 = _mm512_or_si512(a[0], _mm512_slli_epi64(a[1], 52));
 	__m512i y1 = _mm512_or_si512(_mm512_srli_epi64(a[1], 12), _mm512_slli_epi64(a[2], 40));
 	__m512i y2 = _mm512_or_si512(_mm512_srli_epi64(a[2], 24), _mm512_slli_epi64(a[3], 28));
 	__m512i y3 = _mm512_or_si512(_mm512_srli_epi64(a[3], 36), _mm512_slli_epi64(a[4], 16));
-	_mm512_mask_i64scatter_epi64(wb, mask, wi, y0, 8);
-	_mm512_mask_i64scatter_epi64(wb, mask, _mm512_add_epi64(wi, _mm512_set1_epi64(1)), y1, 8);
-	_mm512_mask_i64scatter_epi64(wb, mask, _mm512_add_epi64(wi, _mm512_set1_epi64(2)), y2, 8);
-	_mm512_mask_i64scatter_epi64(wb, mask, _mm512_add_epi64(wi, _mm512_set1_epi64(3)), y3, 8);
+	const __m512i u_lo = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
+	const __m512i u_hi = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
+	const __m512i k_lo = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
+	const __m512i k_hi = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
+	__m512i q0 = _mm512_permutex2var_epi64(y0, u_lo, y1); /* a0 a1 b0 b1 c0 c1 d0 d1 */
+	__m512i q1 = _mm512_permutex2var_epi64(y0, u_hi, y1); /* e0 e1 .. h0 h1 */
+	__m512i q2 = _mm512_permutex2var_epi64(y2, u_lo, y3); /* a2 a3 .. d2 d3 */
+	__m512i q3 = _mm512_permutex2var_epi64(y2, u_hi, y3);
+	__m512i o[4];
+	o[0] = _mm512_permutex2var_epi64(q0, k_lo, q2); /* a0 a1 a2 a3 b0 b1 b2 b3 */
+	o[1] = _mm512_permutex2var_epi64(q0, k_hi, q2); /* c, d */
+	o[2] = _mm512_permutex2var_epi64(q1, k_lo, q3); /* e, f */
+	o[3] = _mm512_permutex2var_epi64(q1, k_hi, q3); /* g, h */
+	for (uint32_t k = 0; k < r; k++) {
+		__m256i e = k & 1 ? _mm512_extracti64x4_epi64(o[k >> 1], 1)
+				  : _mm512_castsi512_si256(o[k >> 1]);
+		_mm256_storeu_si256((__m256i *)w[idx[k]], e);
+	}
 }
 
 /* See wcg_ifma.h. */
 IFMA void zka_ifma_to_std(uint64_t (*w)[4], const uint64_t (*x)[4], const uint32_t *idx, uint32_t n,
 			  const zka_ifma_redc *c)
 {
-	const __m512i lanes = _mm512_set_epi64(28, 24, 20, 16, 12, 8, 4, 0);
-	for (uint32_t k = 0; k < n; k += 8) {
-		uint32_t r = n - k < 8 ? n - k : 8;
-		__mmask8 mask = (__mmask8)((1u << r) - 1);
-		uint32_t i8[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-		memcpy(i8, idx + k, r * sizeof *idx);
-		__m256i i32 = _mm256_loadu_si256((const __m256i *)i8);
-		__m512i wi = _mm512_slli_epi64(_mm512_cvtepu32_epi64(i32), 2);
-		__m512i xi = _mm512_add_epi64(lanes, _mm512_set1_epi64((long long)k * 4));
-		to_std8(w, x, xi, wi, mask, c);
-	}
+	for (uint32_t k = 0; k < n; k += 8)
+		to_std8(w, x + k, idx + k, n - k < 8 ? n - k : 8, c);
 }
 #else
 int zka_ifma_available(void)
