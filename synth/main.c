@@ -130,6 +130,12 @@ static zka_wcg *job_graph(struct zka_arena *a, uint32_t circuit, char *err, size
 		return NULL;
 	wg.circuit = circuit;
 	snprintf(wg.path, sizeof wg.path, "%s", path);
+	static int said; /* the slower conversions, once per worker */
+	if (!said++ && strncmp(zka_wcg_conversions(), "AVX-512", 7))
+		fprintf(stderr,
+			"zkarena-synth[%d]: WARNING: witness entries' standard forms: %s; witness "
+			"generation is slower than with the 8-lane path\n",
+			(int)getpid(), zka_wcg_conversions());
 	size_t sb = zka_wcg_scratch_bytes(wg.g);
 	uint32_t ni = zka_wcg_n_inputs(wg.g) + 1;
 	if (sb > wg.scratch_cap) {
