@@ -456,6 +456,18 @@ static uint32_t be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* See zka_bp_file_layout in bellperson.h. */
+size_t zka_bp_file_layout(const zka_bp_params *p, size_t off[6])
+{
+	const uint32_t cnt[6] = {p->n_ic, p->n_h, p->n_l, p->n_a, p->n_b1, p->n_b2};
+	size_t o = 96 * 3 + 192 * 3; /* the vk */
+	for (int s = 0; s < 6; s++) {
+		off[s] = o + 4;
+		o += 4 + (size_t)cnt[s] * (s == 5 ? 192 : 96);
+	}
+	return o;
+}
+
 /* See zka_bp_is_params in bellperson.h. */
 int zka_bp_is_params(const char *path)
 {

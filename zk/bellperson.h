@@ -46,6 +46,10 @@ typedef struct zka_bp_params {
 /* Frees the buffers and zeroes p. Safe on a zeroed p. */
 void zka_bp_free(zka_bp_params *p);
 
+/* The byte offsets in p's .params file of the first point of ic, h, l, a, b_g1 and b_g2 (after
+ * each section's count) into off[0..5]; returns the file's size. (Tests plant points there.) */
+size_t zka_bp_file_layout(const zka_bp_params *p, size_t off[6]);
+
 /* Reads a .params file into p, every point checked (threads threads, 0: one per CPU).
  * Returns 0, or -EINVAL (a malformed file: "path: section NAME index I: problem", or a
  * truncated or overlong file), -ENOMEM or an open/read -errno, with one line in err; p is
