@@ -590,6 +590,8 @@ struct wjob {
 	int open, thread;
 	int mapped; /* the image is the temporary file's mapping (region_of_file): no copy, an
 		     * msync at the end */
+	int map_ok; /* the caller drops the image right after (zka_keys_import_root): it may be
+		     * the file's mapping, which later writes to the image would change */
 	pthread_t th;
 	double t0;
 	char err[600];
@@ -966,7 +968,7 @@ static int import_region(const char *zkey, const char *r1cs, uint32_t root, int 
 	ret = zka_params_plan_new(&pl, &pk, r1cs ? &cs : NULL, kid, r1cs ? &rid : NULL,
 				  base ? base + 1 : zkey, why, sizeof why);
 	/* an import to a file fills the file's own pages (region_of_file); others a region */
-	const int to_file = w && w->path && !named && !defer;
+	const int to_file = w && w->path && w->map_ok && !named && !defer;
 	if (!ret && to_file)
 		ret = wjob_map(w, rg, (size_t)pl.info.total, why, sizeof why);
 	else if (!ret)
@@ -1058,7 +1060,7 @@ int zka_keys_import_root(const char *zkey, const char *r1cs, uint32_t bp_root, c
 {
 	struct region rg;
 	zka_file_id kid;
-	struct wjob w = {.path = out, .mode = 0666};
+	struct wjob w = {.path = out, .mode = 0666, .map_ok = 1};
 	int ret = import_region(zkey, r1cs, bp_root, 0, threads, progress, &rg, &kid, &w, NULL, err,
 				errlen);
 	if (ret)
