@@ -53,7 +53,10 @@
  *   2. An image becomes visible under a name (a region's, a .zka's, a cache entry's) only by a
  *      rename after it is complete: every point of an import validated (validate_points: on
  *      the curve, in the subgroup; either the image's sections or, overlapped, the very arrays
- *      of the parsed key they were copied from), every section of a load checksummed.
+ *      of the parsed key they were copied from; a .params's in its read: on the curve as it
+ *      is decoded, then zka_keys_check_sections on its sections), every section of a load
+ *      checksummed. `import -o` fills the output's temporary file itself (region_of_file):
+ *      it is renamed only after that, and removed on any failure.
  *   3. Every open(2) of a key file here is counted (zka_loader_count_open): finding a resident
  *      region opens none, and the tests hold it to that.
  *   4. A failed import or publish leaves nothing: no temporary object, no mapping.
