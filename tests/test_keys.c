@@ -487,6 +487,21 @@ static void off_subgroup_point(const zka_curve *c, int g2, uint8_t *out)
 	}
 }
 
+/* Entries of dir whose names start with prefix ("" : all but . and ..). */
+static int dir_entries(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	if (!d)
+		return -1;
+	for (struct dirent *e; (e = readdir(d));)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    !strncmp(e->d_name, prefix, strlen(prefix)))
+			n++;
+	closedir(d);
+	return n;
+}
+
 /* A .zkey with one bad point planted at a random section (IC, A, B1, B2, C, H) and a random
  * index, either moved off the curve (y + 1) or replaced by a point of the curve outside the
  * subgroup (for the groups with a cofactor: BN254 G2, BLS12-381 G1 and G2), is refused at
@@ -576,24 +591,10 @@ static void test_planted(void)
 		if (!strstr(err, want))
 			fprintf(stderr, "\n%s: wanted '%s', got: %s\n", name, want, err);
 		CU_ASSERT(access(out, F_OK) != 0);
+		CU_ASSERT(dir_entries(tmpdir, ".planted.zka.tmp") == 0); /* its mapped temporary */
 		free(f);
 	}
 	CU_ASSERT(seen_group[1][1] && seen_group[0][0] && seen_group[0][1]);
-}
-
-/* Entries of dir whose names start with prefix ("" : all but . and ..). */
-static int dir_entries(const char *dir, const char *prefix)
-{
-	DIR *d = opendir(dir);
-	int n = 0;
-	if (!d)
-		return -1;
-	for (struct dirent *e; (e = readdir(d));)
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-		    !strncmp(e->d_name, prefix, strlen(prefix)))
-			n++;
-	closedir(d);
-	return n;
 }
 
 /* This process's temporary regions in /dev/shm (/zka-load.PID.*: an import's before it is
@@ -999,6 +1000,7 @@ static void test_params_planted(void)
 					dev ? "device" : "cpu", r, err);
 			CU_ASSERT(dev ? fake_dev.calls > 0 : fake_dev.calls == 0);
 			CU_ASSERT(access(out, F_OK) != 0); /* nothing written */
+			CU_ASSERT(dir_entries(tmpdir, ".pl.zka.tmp") == 0);
 		}
 	}
 	zka_keys_set_checker(NULL, NULL, NULL);
