@@ -801,11 +801,13 @@ static int bp_to_pk(zka_bp_params *p, int take, const zka_r1cs *cs, uint32_t roo
 	}
 	if (take) { /* ic, l, h moved (h one point longer: the last, infinity, zeroed) */
 		uint8_t *h = realloc(p->h, n * 96);
-		if (h) {
-			memset(h + (size_t)p->n_h * 96, 0, (n - p->n_h) * 96);
-			pk->H = h, pk->IC = p->ic, pk->C = p->l;
-			p->h = p->ic = p->l = NULL;
+		if (!h) {
+			zka_fmt_err(err, errlen, what, "out of memory");
+			goto err;
 		}
+		memset(h + (size_t)p->n_h * 96, 0, (n - p->n_h) * 96);
+		pk->H = h, pk->IC = p->ic, pk->C = p->l;
+		p->h = p->ic = p->l = NULL;
 	}
 	if (!(pk->alpha1 = malloc(96)) || !(pk->beta1 = malloc(96)) || !(pk->delta1 = malloc(96)) ||
 	    !(pk->beta2 = malloc(192)) || !(pk->gamma2 = malloc(192)) ||
