@@ -147,11 +147,11 @@ int zka_params_is_bellperson(const char *path)
  * index; 0 or -EINVAL with err set. */
 static int check_bp_sections(const char *path, const zka_bp_params *bp, char *err, size_t errlen)
 {
-	static const char *const name[6] = {"ic", "h", "l", "a", "b_g1", "b_g2"};
 	static const int g2[6] = {0, 0, 0, 0, 0, 1};
 	const void *const pts[6] = {bp->ic, bp->h, bp->l, bp->a, bp->b1, bp->b2};
 	const uint64_t n[6] = {bp->n_ic, bp->n_h, bp->n_l, bp->n_a, bp->n_b1, bp->n_b2};
-	return zka_keys_check_sections(path, bp->curve, 6, name, g2, pts, n, 0, -1, err, errlen);
+	return zka_keys_check_sections(path, bp->curve, 6, zka_bp_section_name, g2, pts, n, 0, -1,
+				       err, errlen);
 }
 
 /* A .params key and its circuit (required: the densities of a, b_g1, b_g2 come from it),

@@ -131,7 +131,7 @@ static zka_wcg *job_graph(struct zka_arena *a, uint32_t circuit, char *err, size
 	wg.circuit = circuit;
 	snprintf(wg.path, sizeof wg.path, "%s", path);
 	static int said; /* the slower conversions, once per worker */
-	if (!said++ && strncmp(zka_wcg_conversions(), "AVX-512", 7))
+	if (!said++ && !zka_wcg_ifma())
 		fprintf(stderr,
 			"zkarena-synth[%d]: WARNING: witness entries' standard forms: %s; witness "
 			"generation is slower than with the 8-lane path\n",

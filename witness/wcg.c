@@ -132,13 +132,15 @@ static void zka_wcg_divmod(uint64_t *z, const uint64_t *x, const uint64_t *y, in
 	mpz_clears(a, b, c, NULL);
 }
 
-/* 1 when witness entries are converted 8 at a time with AVX-512 IFMA (wcg_ifma.h): the CPU
- * has it and neither ZKA_WCG_PLAIN nor ZKA_WCG_IFMA=0 is set; decided once per process. */
-static int ifma_state = -1; /* -1 unknown, 0 off (ifma_why says why), 1 on */
-static const char *ifma_why = "";
-static int zka_wcg_ifma(void)
+/* decided once per process: -1 unknown, 0 off (ifma_why says why), 1 on; ifma_why is set
+ * before ifma_state is stored (a race between two first calls only recomputes the same) */
+static _Atomic int ifma_state = -1;
+static const char *_Atomic ifma_why = "";
+
+/* See zka_witness.h. */
+int zka_wcg_ifma(void)
 {
-	if (ifma_state < 0) { /* a race here only recomputes the same answer */
+	if (ifma_state < 0) {
 		const char *e = getenv("ZKA_WCG_IFMA");
 		int on = 0;
 		if (getenv("ZKA_WCG_PLAIN"))

@@ -3,8 +3,6 @@
  * limbs and parallel in the lanes. */
 #include "witness/wcg_ifma.h"
 
-#include <string.h>
-
 #define M52 ((1ull << 52) - 1)
 
 /* See wcg_ifma.h. */
@@ -27,7 +25,7 @@ void zka_ifma_redc_init(zka_ifma_redc *c, const uint64_t p[4])
 /* See wcg_ifma.h. */
 int zka_ifma_available(void)
 {
-	static int ok = -1; /* a data race here only recomputes the same answer */
+	static _Atomic int ok = -1; /* two first calls only compute the same answer */
 	if (ok < 0) {
 		__builtin_cpu_init();
 		ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma");

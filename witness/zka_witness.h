@@ -48,6 +48,10 @@ const zka_curve *zka_wcg_curve(const zka_wcg *g);
 /* How this process converts witness entries to standard form, for bench and status lines:
  * "AVX-512 IFMA, 8 at a time" or "scalar (WHY)" (wcg_ifma.h; ZKA_WCG_IFMA=0 turns it off). */
 const char *zka_wcg_conversions(void);
+
+/* 1 when this process converts them 8 at a time with AVX-512 IFMA: the CPU has it and neither
+ * ZKA_WCG_PLAIN nor ZKA_WCG_IFMA=0 is set (decided at the first call). */
+int zka_wcg_ifma(void);
 uint32_t zka_wcg_n_witness(const zka_wcg *g);
 uint32_t zka_wcg_n_inputs(const zka_wcg *g);
 /* The compiled program's instructions by code (counts[op], op as in zka_wcg.h: an operator,

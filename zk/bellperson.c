@@ -200,31 +200,6 @@ void zka_bp_g2_encode(const uint8_t *pt, uint8_t out[192])
 	fq_to_be(out + 3 * FQB, &a.y.c0);
 }
 
-/* 1 when the affine point a (not infinity) is on y^2 = x^3 + 4 */
-static int g1_on_curve(const g1a *a)
-{
-	fq l, r, b;
-	memcpy(b.v, BLS12_381_G1_B, sizeof b.v);
-	bls12_381_fq_sqr(&l, &a->y);
-	bls12_381_fq_sqr(&r, &a->x);
-	bls12_381_fq_mul(&r, &r, &a->x);
-	bls12_381_fq_add(&r, &r, &b);
-	return bls12_381_fq_eq(&l, &r);
-}
-
-/* 1 when the affine point a (not infinity) is on the twist y^2 = x^3 + 4(1 + u) */
-static int g2_on_curve(const g2a *a)
-{
-	fq2 l, r, b;
-	memcpy(b.c0.v, BLS12_381_G2_B0, sizeof b.c0.v);
-	memcpy(b.c1.v, BLS12_381_G2_B1, sizeof b.c1.v);
-	bls12_381_fq2_sqr(&l, &a->y);
-	bls12_381_fq2_sqr(&r, &a->x);
-	bls12_381_fq2_mul(&r, &r, &a->x);
-	bls12_381_fq2_add(&r, &r, &b);
-	return bls12_381_fq2_eq(&l, &r);
-}
-
 /* zka_bp_g1_decode; with curve_only the subgroup is not checked (the caller checks it) */
 static const char *g1_decode(const uint8_t in[96], uint8_t *pt, int curve_only)
 {
@@ -236,7 +211,7 @@ static const char *g1_decode(const uint8_t in[96], uint8_t *pt, int curve_only)
 		why = "coordinate not below q";
 	if (!why && !inf && bls12_381_g1_aff_is_inf(&a))
 		why = "not on the curve"; /* (0, 0) without the infinity flag */
-	if (!why && curve_only && !inf && !g1_on_curve(&a))
+	if (!why && curve_only && !bls12_381_g1_aff_on_curve(&a))
 		why = "not on the curve";
 	if (!why && !curve_only)
 		why = check_reason(zka_curve_bls12_381.g1_check(&a));
@@ -264,7 +239,7 @@ static const char *g2_decode(const uint8_t in[192], uint8_t *pt, int curve_only)
 		why = "coordinate not below q";
 	if (!why && !inf && bls12_381_g2_aff_is_inf(&a))
 		why = "not on the curve";
-	if (!why && curve_only && !inf && !g2_on_curve(&a))
+	if (!why && curve_only && !bls12_381_g2_aff_on_curve(&a))
 		why = "not on the curve";
 	if (!why && !curve_only)
 		why = check_reason(zka_curve_bls12_381.g2_check(&a));
@@ -456,6 +431,9 @@ static uint32_t be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* See bellperson.h. */
+const char *const zka_bp_section_name[6] = {"ic", "h", "l", "a", "b_g1", "b_g2"};
+
 /* See zka_bp_file_layout in bellperson.h. */
 size_t zka_bp_file_layout(const zka_bp_params *p, size_t off[6])
 {
@@ -530,7 +508,6 @@ static int bp_read(const char *path, zka_bp_params *p, int threads, int vk_only,
 	const int curve_only = !!(flags & ZKA_BP_READ_CURVE_ONLY);
 	static const char *vk_name[6] = {"vk.alpha_g1", "vk.beta_g1",  "vk.beta_g2",
 					 "vk.gamma_g2", "vk.delta_g1", "vk.delta_g2"};
-	static const char *sect_name[6] = {"ic", "h", "l", "a", "b_g1", "b_g2"};
 	memset(p, 0, sizeof *p);
 	p->curve = &zka_curve_bls12_381;
 	threads = zka_par_threads(threads);
@@ -577,8 +554,8 @@ static int bp_read(const char *path, zka_bp_params *p, int threads, int vk_only,
 		if (size - off < 4) {
 			ret = -EINVAL;
 			zka_fmt_err(err, errlen, path,
-				    "truncated: no count of section %s at byte %zu", sect_name[s],
-				    off);
+				    "truncated: no count of section %s at byte %zu",
+				    zka_bp_section_name[s], off);
 			goto err;
 		}
 		uint32_t n = be32(m + off);
@@ -588,7 +565,8 @@ static int bp_read(const char *path, zka_bp_params *p, int threads, int vk_only,
 			zka_fmt_err(err, errlen, path,
 				    "section %s: count %u needs %llu bytes, %zu left (truncated or "
 				    "a bad count)",
-				    sect_name[s], n, (unsigned long long)n * ps, size - off);
+				    zka_bp_section_name[s], n, (unsigned long long)n * ps,
+				    size - off);
 			goto err;
 		}
 		*cnt[s] = n;
@@ -598,8 +576,8 @@ static int bp_read(const char *path, zka_bp_params *p, int threads, int vk_only,
 			zka_fmt_err(err, errlen, path, "out of memory");
 			goto err;
 		}
-		if ((ret = conv_points(path, sect_name[s], m + off, *dst[s], n, s == 5, curve_only,
-				       threads, err, errlen)))
+		if ((ret = conv_points(path, zka_bp_section_name[s], m + off, *dst[s], n, s == 5,
+				       curve_only, threads, err, errlen)))
 			goto err;
 		off += (size_t)n * ps;
 	}
@@ -713,7 +691,6 @@ static int domain_log(const zka_r1cs *cs)
 	return k + 1 > BLS12_381_FR_S ? -1 : k;
 }
 
-/* See zka_bp_to_pk in bellperson.h. */
 /* zka_bp_to_pk; with take, p's buffers are moved into pk (ic, l, h) or freed as soon as their
  * points are placed (a, b_g1, b_g2), and p is zeroed: the key is then never held twice */
 static int bp_to_pk(zka_bp_params *p, int take, const zka_r1cs *cs, uint32_t root, zka_pk *pk,

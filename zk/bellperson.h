@@ -46,6 +46,9 @@ typedef struct zka_bp_params {
 /* Frees the buffers and zeroes p. Safe on a zeroed p. */
 void zka_bp_free(zka_bp_params *p);
 
+/* The names of the sections after the vk, in file order: ic, h, l, a, b_g1, b_g2. */
+extern const char *const zka_bp_section_name[6];
+
 /* The byte offsets in p's .params file of the first point of ic, h, l, a, b_g1 and b_g2 (after
  * each section's count) into off[0..5]; returns the file's size. (Tests plant points there.) */
 size_t zka_bp_file_layout(const zka_bp_params *p, size_t off[6]);
